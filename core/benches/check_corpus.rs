@@ -3,11 +3,16 @@
 //! alone on documents already in memory, and one keystroke on a 2,000-line SKILL.md (the LSP's
 //! budget is 10 ms). Throughput is in skills per second; compare with skills-ref's figure from
 //! `tests/scripts/skills_ref_validate.py --time 3 ../shared/corpus`.
+//!
+//! For instruction counts, `SKILLWATCH_BENCH_PASSES=N` skips criterion and runs N plain passes
+//! of `check_skill_dir` over the corpus (default profile, one thread), so a profiler sees the
+//! check and nothing else: `valgrind --tool=callgrind <bench binary>` with N=1 and N=3 gives
+//! the cost of one pass (the difference over 2) apart from start-up and regex compilation.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use skillwatch_core::checks::{CheckOptions, Profile, check_skill_dir, check_skill_document};
 use skillwatch_core::skill::{SKILL_FILE, SkillDocument, discover, load_document};
 
@@ -90,5 +95,37 @@ fn keystroke(c: &mut Criterion) {
     });
 }
 
+/// `SKILLWATCH_BENCH_PASSES=N`: N passes of `check_skill_dir` over the corpus, for profilers.
+fn plain_passes(passes: usize) {
+    let dirs = discover(&corpus());
+    let options = CheckOptions::default();
+    let started = std::time::Instant::now();
+    let mut findings = 0;
+    for _ in 0..passes {
+        for dir in &dirs {
+            findings += check_skill_dir(dir, &options)
+                .iter()
+                .map(|r| r.diagnostics.len())
+                .sum::<usize>();
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{passes} passes over {} skills: {findings} findings, {:.0} skills/s",
+        dirs.len(),
+        (passes * dirs.len()) as f64 / seconds
+    );
+}
+
 criterion_group!(benches, whole_corpus, keystroke);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(passes) = std::env::var("SKILLWATCH_BENCH_PASSES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        return plain_passes(passes);
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

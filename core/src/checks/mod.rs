@@ -93,11 +93,12 @@ pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
         },
         Err(error) => unreadable(&skill.skill_md, error, options),
     };
+    let names = eval_files::names_of(dir, skill.document.as_ref().ok());
     let mut reports = vec![skill_md];
     reports.extend(
         crate::evalspec::find_eval_files(dir)
             .iter()
-            .map(|file| check_eval_file(&file.path, dir, options)),
+            .map(|file| eval_files::check_eval_file_of(&file.path, dir, names.clone(), options)),
     );
     reports.extend(security::scan_skill_files(dir, options));
     reports

@@ -136,7 +136,10 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError
 /// Turn file bytes into text: binary files (a NUL byte) and invalid UTF-8 are refused with the
 /// offset of the first bad byte.
 pub fn decode(bytes: Vec<u8>) -> Result<String, LoadError> {
-    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+    // `contains` on bytes is a memchr; the position is looked for only in the rare binary file.
+    if bytes.contains(&0)
+        && let Some(offset) = bytes.iter().position(|b| *b == 0)
+    {
         return Err(LoadError::Binary { offset });
     }
     String::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {
@@ -188,8 +191,13 @@ impl SkillDocument {
 }
 
 fn line_ending_of(text: &str) -> LineEnding {
-    let crlf = text.matches("\r\n").count();
-    let lf = text.matches('\n').count();
+    let bytes = text.as_bytes();
+    // Almost every file has no `\r` at all: one memchr pass decides, nothing is counted.
+    if !bytes.contains(&b'\r') {
+        return LineEnding::Lf;
+    }
+    let lf = bytes.iter().filter(|b| **b == b'\n').count();
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
     match (crlf, lf) {
         (0, _) => LineEnding::Lf,
         (c, l) if c == l => LineEnding::CrLf,
