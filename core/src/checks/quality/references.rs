@@ -3,8 +3,8 @@
 //! A reference must exist (SW211), use `/` (SW213), and not lead to files only reachable through
 //! another referenced file (SW212: keep references one level deep).
 
-use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -12,6 +12,7 @@ use regex::Regex;
 use super::super::context::Ctx;
 use super::super::markdown::{Body, links};
 use super::super::{Edit, Fix};
+use crate::skill::SKILL_FILE;
 use crate::text::Span;
 
 /// Referenced Markdown files larger than this are not scanned for further references.
@@ -262,20 +263,24 @@ fn license_file(ctx: &mut Ctx<'_>) {
 }
 
 /// SW212: referenced Markdown files that link on to files SKILL.md itself does not reference.
+///
+/// Paths are compared relative to the skill folder, resolved lexically (`a/../b` is `b`), so
+/// the result does not depend on how the folder was named on the command line (`.`, `../x`,
+/// an absolute path).
 fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
-    let root = ctx.dir.to_path_buf();
-    let direct: BTreeSet<PathBuf> = existing.iter().map(|t| normalize(&root.join(t))).collect();
-    let mut seen = BTreeSet::new();
+    let root = SkillRoot::new(ctx.dir);
+    let direct: HashSet<String> = existing.iter().filter_map(|t| root.inside(t)).collect();
+    let mut seen = HashSet::new();
     for r in refs.iter().take(MAX_SCANNED_REFERENCES * 4) {
         let target = r.target.replace('\\', "/");
-        let path = normalize(&root.join(&target));
+        let file = root.inside(&target).unwrap_or_else(|| normalize(&target));
         if !target.ends_with(".md")
-            || !seen.insert(path.clone())
+            || !seen.insert(file.clone())
             || seen.len() > MAX_SCANNED_REFERENCES
         {
             continue;
         }
-        let further = further_references(&root, &path, &direct);
+        let further = further_references(&root, &file, &direct);
         if let Some(first) = further.first() {
             let more = match further.len() {
                 1 => String::new(),
@@ -293,34 +298,34 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
     }
 }
 
-/// Skill-relative paths of existing files that `file` references and SKILL.md does not.
-fn further_references(root: &Path, file: &Path, direct: &BTreeSet<PathBuf>) -> Vec<String> {
-    let Ok(meta) = std::fs::metadata(file) else {
-        return Vec::new();
-    };
-    if !meta.is_file() || meta.len() > MAX_SCANNED_REFERENCE_BYTES {
-        return Vec::new();
-    }
-    let Ok(text) = std::fs::read_to_string(file) else {
+/// Skill-relative paths of existing files that `file` (skill-relative, normalized) links and
+/// SKILL.md does not.
+fn further_references(root: &SkillRoot<'_>, file: &str, direct: &HashSet<String>) -> Vec<String> {
+    let Some(text) = read_reference(&root.dir.join(file)) else {
         return Vec::new();
     };
     if !text.contains("](") && !text.contains("]:") {
         return Vec::new();
     }
     let body = Body::scan(&text, Span::new(0, text.len()));
-    let base = file.parent().unwrap_or(root);
+    let base = file.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut out = BTreeSet::new();
     // Links only: an agent follows a link to read on; a path mentioned in running text
     // ("run scripts/x.py") is an instruction, not a chain of reading.
     for target in links(&body).iter().filter_map(|l| clean(&l.target)) {
         let target = target.replace('\\', "/");
-        for candidate in [base.join(&target), root.join(&target)] {
-            let candidate = normalize(&candidate);
-            let inside =
-                candidate.starts_with(root) && candidate != normalize(&root.join("SKILL.md"));
-            if inside && candidate != *file && !direct.contains(&candidate) && candidate.is_file() {
-                let rel = candidate.strip_prefix(root).unwrap_or(&candidate);
-                out.insert(rel.to_string_lossy().replace('\\', "/"));
+        let from_file = if base.is_empty() {
+            root.inside(&target)
+        } else {
+            root.inside(&format!("{base}/{target}"))
+        };
+        for candidate in [from_file, root.inside(&target)].into_iter().flatten() {
+            if candidate != SKILL_FILE
+                && candidate != file
+                && !direct.contains(&candidate)
+                && root.dir.join(&candidate).is_file()
+            {
+                out.insert(candidate);
                 break;
             }
         }
@@ -328,19 +333,85 @@ fn further_references(root: &Path, file: &Path, direct: &BTreeSet<PathBuf>) -> V
     out.into_iter().collect()
 }
 
-/// Resolve `.` and `..` lexically (the files may not exist, and symlinks are not followed).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
+/// The skill folder, for resolving relative paths against it without touching the disk.
+struct SkillRoot<'a> {
+    dir: &'a Path,
+    /// The folder as an absolute, normalized path, computed when a path leaves the folder.
+    absolute: std::cell::OnceCell<Option<String>>,
+}
+
+impl<'a> SkillRoot<'a> {
+    fn new(dir: &'a Path) -> SkillRoot<'a> {
+        SkillRoot {
+            dir,
+            absolute: std::cell::OnceCell::new(),
         }
     }
-    out
+
+    /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
+    /// something inside the folder (not the folder itself). A path that leaves the folder can
+    /// come back in through the folder's own name (`../my-skill/x.md`).
+    fn inside(&self, rel: &str) -> Option<String> {
+        let normalized = normalize(rel);
+        if normalized.is_empty() {
+            return None;
+        }
+        let leaves = normalized == ".." || normalized.starts_with("../");
+        if !leaves && !normalized.starts_with('/') {
+            return Some(normalized);
+        }
+        let root = self
+            .absolute
+            .get_or_init(|| {
+                let absolute = std::path::absolute(self.dir).ok()?;
+                absolute.to_str().map(normalize)
+            })
+            .as_deref()?;
+        let joined = if leaves {
+            normalize(&format!("{root}/{normalized}"))
+        } else {
+            normalized
+        };
+        joined
+            .strip_prefix(root)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty())
+            .map(str::to_string)
+    }
+}
+
+/// A referenced file's text, if it is a readable UTF-8 file of at most
+/// [`MAX_SCANNED_REFERENCE_BYTES`].
+fn read_reference(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SCANNED_REFERENCE_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// Resolve `.` and `..` in a `/`-separated path lexically (the files may not exist, and
+/// symlinks are not followed). A relative path keeps the `..` that leave its start (`../x`);
+/// an absolute one stays absolute, and `..` at `/` is `/`.
+fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 #[cfg(test)]
@@ -395,5 +466,54 @@ mod tests {
             refs("Open references\\guide.md now\n"),
             vec!["references\\guide.md"]
         );
+    }
+
+    #[test]
+    fn paths_resolve_inside_the_folder_however_it_is_named() {
+        assert_eq!(normalize("a/./b/../c.md"), "a/c.md");
+        assert_eq!(normalize("../x/../../y"), "../../y");
+        assert_eq!(normalize("/a/../../b"), "/b");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("my-skill");
+        let root = SkillRoot::new(&dir);
+        assert_eq!(
+            root.inside("references/a.md").as_deref(),
+            Some("references/a.md")
+        );
+        assert_eq!(root.inside("../my-skill/a.md").as_deref(), Some("a.md"));
+        assert_eq!(root.inside("../other/a.md"), None);
+        assert_eq!(root.inside("./"), None);
+        let absolute = format!("{}/b.md", dir.display());
+        assert_eq!(root.inside(&absolute).as_deref(), Some("b.md"));
+        let dotted = tmp.path().join("my-skill/../my-skill");
+        assert_eq!(
+            SkillRoot::new(&dotted)
+                .inside("../my-skill/c.md")
+                .as_deref(),
+            Some("c.md")
+        );
+    }
+
+    #[test]
+    fn nested_references_are_found_through_a_dotted_folder_path() {
+        use super::super::super::test_support::GOOD;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("good-skill");
+        std::fs::create_dir_all(dir.join("references")).unwrap();
+        std::fs::write(dir.join("references/guide.md"), "See [deep](deep.md).\n").unwrap();
+        std::fs::write(dir.join("references/deep.md"), "# Deep\n").unwrap();
+        let text = format!("{GOOD}\nSee [guide](references/guide.md).\n");
+        let doc = crate::skill::SkillDocument::parse(text);
+        let options = super::super::super::CheckOptions::default();
+        for spelled in [dir.clone(), tmp.path().join("good-skill/../good-skill")] {
+            let found = super::super::super::check_skill_document(
+                &spelled,
+                &spelled.join(SKILL_FILE),
+                &doc,
+                &options,
+            );
+            let rules: Vec<_> = found.iter().map(|d| d.rule).collect();
+            assert_eq!(rules, vec!["SW212"], "{}", spelled.display());
+        }
     }
 }
