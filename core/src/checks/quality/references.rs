@@ -41,7 +41,7 @@ static LICENSE_FILE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Run SW211-SW213.
 pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
-    let layout = layout_dirs(ctx.dir);
+    let layout = layout_dirs(ctx);
     let refs = collect(&ctx.doc.text, body, &layout);
     let mut existing = Vec::new();
     let mut missing: Vec<(&FileRef, usize)> = Vec::new();
@@ -53,7 +53,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
         let normalized = r.target.replace('\\', "/");
         let found = *known
             .entry(normalized.clone())
-            .or_insert_with(|| exists(ctx.dir, &normalized));
+            .or_insert_with(|| ctx.exists(&normalized));
         if found {
             existing.push(normalized);
         } else if let Some((_, n)) = missing.iter_mut().find(|(m, _)| m.target == r.target) {
@@ -87,10 +87,10 @@ pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
 }
 
 /// The specification's folders that exist in the skill.
-fn layout_dirs(root: &Path) -> Vec<&'static str> {
+fn layout_dirs(ctx: &Ctx<'_>) -> Vec<&'static str> {
     ["scripts", "references", "assets"]
         .into_iter()
-        .filter(|d| root.join(d).is_dir())
+        .filter(|d| ctx.is_dir(d))
         .collect()
 }
 
@@ -216,10 +216,6 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn exists(dir: &Path, target: &str) -> bool {
-    dir.join(target).exists()
-}
-
 fn windows_path(ctx: &mut Ctx<'_>, r: &FileRef) {
     let source = ctx.doc.slice(r.span);
     let fix = source.contains('\\').then(|| Fix {
@@ -251,7 +247,7 @@ fn license_file(ctx: &mut Ctx<'_>) {
     for m in LICENSE_FILE.find_iter(source) {
         let name = m.as_str();
         let is_file_name = name.contains('.') || name.chars().all(|c| c.is_ascii_uppercase());
-        if is_file_name && !exists(ctx.dir, name) {
+        if is_file_name && !ctx.exists(name) {
             let start = entry.value.span.start + m.start();
             ctx.report(
                 "SW211",
@@ -280,7 +276,7 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
         {
             continue;
         }
-        let further = further_references(&root, &file, &direct);
+        let further = further_references(ctx, &root, &file, &direct);
         if let Some(first) = further.first() {
             let more = match further.len() {
                 1 => String::new(),
@@ -300,8 +296,13 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
 
 /// Skill-relative paths of existing files that `file` (skill-relative, normalized) links and
 /// SKILL.md does not.
-fn further_references(root: &SkillRoot<'_>, file: &str, direct: &HashSet<String>) -> Vec<String> {
-    let Some(text) = read_reference(&root.dir.join(file)) else {
+fn further_references(
+    ctx: &Ctx<'_>,
+    root: &SkillRoot<'_>,
+    file: &str,
+    direct: &HashSet<String>,
+) -> Vec<String> {
+    let Some(text) = ctx.text(file, MAX_SCANNED_REFERENCE_BYTES) else {
         return Vec::new();
     };
     if !text.contains("](") && !text.contains("]:") {
@@ -323,7 +324,7 @@ fn further_references(root: &SkillRoot<'_>, file: &str, direct: &HashSet<String>
             if candidate != SKILL_FILE
                 && candidate != file
                 && !direct.contains(&candidate)
-                && root.dir.join(&candidate).is_file()
+                && ctx.is_file(&candidate)
             {
                 out.insert(candidate);
                 break;
@@ -380,16 +381,6 @@ impl<'a> SkillRoot<'a> {
     }
 }
 
-/// A referenced file's text, if it is a readable UTF-8 file of at most
-/// [`MAX_SCANNED_REFERENCE_BYTES`].
-fn read_reference(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SCANNED_REFERENCE_BYTES {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
-}
-
 /// Resolve `.` and `..` in a `/`-separated path lexically (the files may not exist, and
 /// symlinks are not followed). A relative path keeps the `..` that leave its start (`../x`);
 /// an absolute one stays absolute, and `..` at `/` is `/`.
@@ -419,12 +410,8 @@ mod tests {
     use super::*;
 
     fn refs(text: &str) -> Vec<String> {
-        let tmp = tempfile::tempdir().unwrap();
-        for dir in ["scripts", "references", "assets"] {
-            std::fs::create_dir(tmp.path().join(dir)).unwrap();
-        }
         let body = Body::scan(text, Span::new(0, text.len()));
-        collect(text, &body, &layout_dirs(tmp.path()))
+        collect(text, &body, &["scripts", "references", "assets"])
             .into_iter()
             .map(|r| r.target)
             .collect()
