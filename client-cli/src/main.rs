@@ -3,6 +3,7 @@
 
 mod cmd;
 mod report;
+mod run_report;
 
 use std::process::ExitCode;
 
@@ -30,6 +31,10 @@ enum Command {
     Compare(cmd::compare::Args),
     /// Load trials from trial files (docs/trial-format.md) into the history store.
     Import(cmd::import::Args),
+    /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
+    Run(Box<cmd::run::Args>),
+    /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
+    Rejudge(cmd::rejudge::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +46,8 @@ fn main() -> ExitCode {
         Command::History(args) => cmd::history::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Import(args) => cmd::import::run(args),
+        Command::Run(args) => cmd::run::run(*args),
+        Command::Rejudge(args) => cmd::rejudge::run(args),
     };
     match result {
         Ok(code) => code,

@@ -2,4 +2,5 @@
 //! paired evaluations on agent harnesses, and serves clients over a Unix socket.
 
 pub mod harness;
+pub mod runner;
 pub mod store;

@@ -6,4 +6,6 @@ pub mod history;
 pub mod history_db;
 pub mod import;
 pub mod lsp;
+pub mod rejudge;
+pub mod run;
 pub mod schema;
