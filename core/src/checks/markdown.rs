@@ -30,13 +30,14 @@ pub(crate) struct Body<'t> {
 impl<'t> Body<'t> {
     /// Scan `text[span]`.
     pub fn scan(text: &'t str, span: Span) -> Body<'t> {
-        let mut lines = Vec::new();
+        let scanned = &text.as_bytes()[span.start..span.end];
+        // One vectorised count sizes the line list exactly; `memchr` then finds each end.
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', scanned).count() + 1);
         let mut open: Option<(char, usize)> = None;
         let mut code_blocks = 0;
         let mut pos = span.start;
         while pos < span.end {
-            let next = text[pos..span.end]
-                .find('\n')
+            let next = memchr::memchr(b'\n', &scanned[pos - span.start..])
                 .map_or(span.end, |i| pos + i + 1);
             let mut end = if next > pos && text.as_bytes()[next - 1] == b'\n' {
                 next - 1
@@ -173,7 +174,7 @@ pub(crate) fn links(body: &Body<'_>) -> Vec<Link> {
         }
     };
     let mut from = 0;
-    while let Some(i) = text[from..].find("](") {
+    while let Some(i) = memchr::memmem::find(&text.as_bytes()[from..], b"](") {
         let at = from + i;
         match inline_link_at(text, at) {
             Some((target, end)) => {
@@ -183,15 +184,14 @@ pub(crate) fn links(body: &Body<'_>) -> Vec<Link> {
             None => from = at + 1,
         }
     }
-    if text.contains("]:") {
-        let mut line_start = 0;
-        while line_start < text.len() {
+    if memchr::memmem::find(text.as_bytes(), b"]:").is_some() {
+        // A definition starts a line: try each line start.
+        let starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        for line_start in starts.filter(|s| *s < text.len()) {
             if let Some(target) = reference_def_at(text, line_start) {
                 push(target);
             }
-            line_start = text[line_start..]
-                .find('\n')
-                .map_or(text.len(), |i| line_start + i + 1);
         }
     }
     out.sort_by_key(|l| l.span.start);

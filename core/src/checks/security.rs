@@ -376,7 +376,7 @@ pub(crate) fn scan_skill_files(
                 reread.as_str()
             }
         };
-        if text.contains('\0') {
+        if memchr::memchr(0, text.as_bytes()).is_some() {
             continue;
         }
         let findings = credentials::scan_text(text);

@@ -136,10 +136,8 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError
 /// Turn file bytes into text: binary files (a NUL byte) and invalid UTF-8 are refused with the
 /// offset of the first bad byte.
 pub fn decode(bytes: Vec<u8>) -> Result<String, LoadError> {
-    // `contains` on bytes is a memchr; the position is looked for only in the rare binary file.
-    if bytes.contains(&0)
-        && let Some(offset) = bytes.iter().position(|b| *b == 0)
-    {
+    // The `memchr` crate's search is vectorised (`<[u8]>::contains` is not).
+    if let Some(offset) = memchr::memchr(0, &bytes) {
         return Err(LoadError::Binary { offset });
     }
     String::from_utf8(bytes).map_err(|e| LoadError::InvalidUtf8 {

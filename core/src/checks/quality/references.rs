@@ -183,7 +183,12 @@ fn clean(target: &str) -> Option<String> {
         return None;
     }
     let path = target.split(['#', '?']).next().unwrap_or("");
-    let path = percent_decode(path);
+    // Decoding allocates and re-validates UTF-8; almost no target has a `%`.
+    let path: std::borrow::Cow<'_, str> = if path.contains('%') {
+        percent_decode(path).into()
+    } else {
+        path.into()
+    };
     let path = path.trim_start_matches("./");
     (!path.is_empty() && path != ".").then(|| path.to_string())
 }
@@ -385,6 +390,10 @@ impl<'a> SkillRoot<'a> {
 /// symlinks are not followed). A relative path keeps the `..` that leave its start (`../x`);
 /// an absolute one stays absolute, and `..` at `/` is `/`.
 fn normalize(path: &str) -> String {
+    // Most paths are already normal (`references/x.md`): no empty, `.` or `..` part.
+    if path.split('/').all(|part| !matches!(part, "" | "." | "..")) {
+        return path.to_string();
+    }
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
