@@ -373,6 +373,9 @@ impl<'a> SkillRoot<'a> {
                 absolute.to_str().map(normalize)
             })
             .as_deref()?;
+        if leaves && root != "/" {
+            return back_inside(root, &normalized);
+        }
         let joined = if leaves {
             normalize(&format!("{root}/{normalized}"))
         } else {
@@ -384,6 +387,20 @@ impl<'a> SkillRoot<'a> {
             .filter(|rest| !rest.is_empty())
             .map(str::to_string)
     }
+}
+
+/// The part of `up` (a normalized relative path starting with `..`) that lies inside `root`
+/// (a normalized absolute path other than `/`), comparing path parts instead of joining and
+/// normalizing the whole absolute path: `../my-skill/x.md` from `/a/my-skill` is `x.md`.
+fn back_inside(root: &str, up: &str) -> Option<String> {
+    let root: Vec<&str> = root[1..].split('/').collect();
+    let parts: Vec<&str> = up.split('/').collect();
+    let ups = parts.iter().take_while(|p| **p == "..").count();
+    let rest = &parts[ups..];
+    // `..` past `/` stays at `/`, as `normalize` does for an absolute path.
+    let climbed = ups.min(root.len());
+    (rest.len() > climbed && rest[..climbed] == root[root.len() - climbed..])
+        .then(|| rest[climbed..].join("/"))
 }
 
 /// Resolve `.` and `..` in a `/`-separated path lexically (the files may not exist, and
@@ -478,6 +495,15 @@ mod tests {
         );
         assert_eq!(root.inside("../my-skill/a.md").as_deref(), Some("a.md"));
         assert_eq!(root.inside("../other/a.md"), None);
+        assert_eq!(root.inside("../my-skill"), None);
+        assert_eq!(root.inside("../../../../../../../../../../x"), None);
+        let parts: Vec<&str> = dir.to_str().unwrap()[1..].split('/').collect();
+        let from_top = format!(
+            "{}/{}/deep.md",
+            "../".repeat(parts.len() + 3),
+            parts.join("/")
+        );
+        assert_eq!(root.inside(&from_top).as_deref(), Some("deep.md"));
         assert_eq!(root.inside("./"), None);
         let absolute = format!("{}/b.md", dir.display());
         assert_eq!(root.inside(&absolute).as_deref(), Some("b.md"));
@@ -488,6 +514,32 @@ mod tests {
                 .as_deref(),
             Some("c.md")
         );
+    }
+
+    #[test]
+    fn climbing_back_in_matches_joining_and_normalizing() {
+        let slow = |root: &str, up: &str| {
+            normalize(&format!("{root}/{up}"))
+                .strip_prefix(root)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .filter(|rest| !rest.is_empty())
+                .map(str::to_string)
+        };
+        for root in ["/a", "/a/b", "/a/b/skill", "/x/skill"] {
+            for up in [
+                "..",
+                "../skill",
+                "../skill/x.md",
+                "../../b/skill/y/z.md",
+                "../skillx/a",
+                "../../../../a/b/skill/q",
+                "../../../..",
+                "../b",
+                "../../a/b",
+            ] {
+                assert_eq!(back_inside(root, up), slow(root, up), "{root} {up}");
+            }
+        }
     }
 
     #[test]
