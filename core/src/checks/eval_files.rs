@@ -20,18 +20,30 @@ use super::{CheckOptions, Diagnostic, Edit, FileReport, Fix, Severity, catalog};
 /// Check an eval file read from disk (for `skillwatch check`). An unreadable file is itself a
 /// finding (SW400).
 pub fn check_eval_file(path: &Path, skill_dir: &Path, options: &CheckOptions) -> FileReport {
-    check_eval_file_of(path, skill_dir, skill_names(skill_dir), options)
+    check_eval_file_of(path, skill_dir, skill_names(skill_dir), options, None)
 }
 
 /// [`check_eval_file`] for a skill whose names (see [`names_of`]) the caller already has, so
-/// the SKILL.md is not read and parsed again for every eval file.
+/// the SKILL.md is not read and parsed again for every eval file; `kept` is the file's text
+/// when the folder's walk already read it (then the file is not opened again).
 pub(crate) fn check_eval_file_of(
     path: &Path,
     skill_dir: &Path,
     names: Vec<String>,
     options: &CheckOptions,
+    kept: Option<&str>,
 ) -> FileReport {
-    match evalspec::read_eval_text(path) {
+    // What `read_eval_text` would give for that text: it refuses NUL bytes and large files.
+    let read = match kept {
+        Some(text)
+            if memchr::memchr(0, text.as_bytes()).is_none()
+                && text.len() as u64 <= evalspec::MAX_EVAL_FILE_BYTES =>
+        {
+            Ok(text.to_string())
+        }
+        _ => evalspec::read_eval_text(path),
+    };
+    match read {
         Ok(text) => FileReport {
             path: path.to_path_buf(),
             diagnostics: check_text(path, &text, skill_dir, names, options),

@@ -203,6 +203,18 @@ impl SkillFiles {
         }
     }
 
+    /// The text of the regular file at `rel` when the walk read it and keeps it in memory;
+    /// None means "read it from disk", never "it does not exist".
+    pub fn kept_text(&self, rel: &str) -> Option<&str> {
+        match self.lookup(rel) {
+            Known::Entry(e) if e.kind == Kind::File => match &e.content {
+                Content::Text(text) => Some(text),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The entries below the folder `rel` in walk order, or None when the listing does not
     /// hold all of them (a skipped folder or a symlink inside, or an incomplete walk).
     pub fn below(&self, rel: &str) -> Option<Vec<(&str, &Entry)>> {
@@ -260,7 +272,7 @@ impl SkillFiles {
 }
 
 /// `path` relative to `dir` as a `/`-separated string (None for non-UTF-8 names).
-fn relative(dir: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative(dir: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(dir).ok()?;
     let mut out = String::new();
     for part in rel.components() {

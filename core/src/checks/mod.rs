@@ -97,11 +97,10 @@ pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
     };
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
     let mut reports = vec![skill_md];
-    reports.extend(
-        crate::evalspec::find_eval_files(dir)
-            .iter()
-            .map(|file| eval_files::check_eval_file_of(&file.path, dir, names.clone(), options)),
-    );
+    reports.extend(crate::evalspec::find_eval_files(dir).iter().map(|file| {
+        let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
+        eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept)
+    }));
     reports.extend(security::scan_skill_files(&files, options));
     reports
 }
