@@ -3,11 +3,17 @@
 //! alone on documents already in memory, and one keystroke on a 2,000-line SKILL.md (the LSP's
 //! budget is 10 ms). Throughput is in skills per second; compare with skills-ref's figure from
 //! `tests/scripts/skills_ref_validate.py --time 3 ../shared/corpus`.
+//!
+//! For instruction counts, `SKILLWATCH_BENCH_PASSES=N` skips criterion and runs N plain passes
+//! of `check_skill_dir` over the corpus (default profile, one thread), so a profiler sees the
+//! check and nothing else: `valgrind --tool=callgrind <bench binary>` with N=1 and N=3 gives
+//! the cost of one pass (the difference over 2) apart from start-up and regex compilation.
+//! `SKILLWATCH_BENCH_KEYSTROKES=N` likewise runs N keystroke checks (the 2,000-line SKILL.md).
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use skillwatch_core::checks::{CheckOptions, Profile, check_skill_dir, check_skill_document};
 use skillwatch_core::skill::{SKILL_FILE, SkillDocument, discover, load_document};
 
@@ -62,8 +68,8 @@ fn whole_corpus(c: &mut Criterion) {
     group.finish();
 }
 
-/// A 2,000-line SKILL.md built from the corpus's largest one, repeated.
-fn keystroke(c: &mut Criterion) {
+/// A 2,000-line SKILL.md built from the corpus's largest one, repeated, with its folder.
+fn keystroke_document() -> (PathBuf, String) {
     let dirs = discover(&corpus());
     let (dir, text) = dirs
         .iter()
@@ -80,6 +86,12 @@ fn keystroke(c: &mut Criterion) {
         big.push_str(&text[body_start..]);
     }
     let big: String = big.lines().take(2_000).collect::<Vec<_>>().join("\n");
+    (dir, big)
+}
+
+/// One keystroke in the editor: parse and check the 2,000-line SKILL.md.
+fn keystroke(c: &mut Criterion) {
+    let (dir, big) = keystroke_document();
     let options = CheckOptions::default();
     let path = dir.join(SKILL_FILE);
     c.bench_function("keystroke/parse_and_check_2000_lines", |b| {
@@ -90,5 +102,60 @@ fn keystroke(c: &mut Criterion) {
     });
 }
 
+/// `SKILLWATCH_BENCH_PASSES=N`: N passes of `check_skill_dir` over the corpus, for profilers.
+fn plain_passes(passes: usize) {
+    let dirs = discover(&corpus());
+    let options = CheckOptions::default();
+    let started = std::time::Instant::now();
+    let mut findings = 0;
+    for _ in 0..passes {
+        for dir in &dirs {
+            findings += check_skill_dir(dir, &options)
+                .iter()
+                .map(|r| r.diagnostics.len())
+                .sum::<usize>();
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{passes} passes over {} skills: {findings} findings, {:.0} skills/s",
+        dirs.len(),
+        (passes * dirs.len()) as f64 / seconds
+    );
+}
+
+/// `SKILLWATCH_BENCH_KEYSTROKES=N`: N keystroke checks, for profilers.
+fn plain_keystrokes(n: usize) {
+    let (dir, big) = keystroke_document();
+    let options = CheckOptions::default();
+    let path = dir.join(SKILL_FILE);
+    let started = std::time::Instant::now();
+    let mut findings = 0;
+    for _ in 0..n {
+        let doc = SkillDocument::parse(black_box(big.clone()));
+        findings += check_skill_document(&dir, &path, &doc, &options).len();
+    }
+    println!(
+        "{n} keystrokes: {findings} findings, {:.3} ms each",
+        started.elapsed().as_secs_f64() * 1e3 / n as f64
+    );
+}
+
 criterion_group!(benches, whole_corpus, keystroke);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(passes) = std::env::var("SKILLWATCH_BENCH_PASSES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        return plain_passes(passes);
+    }
+    if let Some(n) = std::env::var("SKILLWATCH_BENCH_KEYSTROKES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        return plain_keystrokes(n);
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,9 +1,11 @@
 //! The state one SKILL.md check threads through the rule modules: what is checked, under which
 //! options, and the findings so far.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use super::files::SkillFiles;
 use super::{CheckOptions, Diagnostic, Fix, Severity, catalog};
 use crate::skill::SkillDocument;
 use crate::text::{LineIndex, Span};
@@ -22,6 +24,9 @@ pub(crate) struct Ctx<'a> {
     pub options: &'a CheckOptions,
     /// The folder's name as the spec compares it with `name` (None for `/` and the like).
     pub dir_name: Option<String>,
+    /// The folder's files as one walk found them (`skillwatch check`), or None to ask the
+    /// file system each time (the editor's check of one buffer).
+    files: Option<&'a SkillFiles>,
     lines: OnceLock<LineIndex>,
     out: Vec<Diagnostic>,
 }
@@ -33,6 +38,7 @@ impl<'a> Ctx<'a> {
         path: &'a Path,
         doc: &'a SkillDocument,
         options: &'a CheckOptions,
+        files: Option<&'a SkillFiles>,
     ) -> Ctx<'a> {
         Ctx {
             dir,
@@ -40,6 +46,7 @@ impl<'a> Ctx<'a> {
             doc,
             options,
             dir_name: folder_name(dir),
+            files,
             lines: OnceLock::new(),
             out: Vec::new(),
         }
@@ -99,6 +106,43 @@ impl<'a> Ctx<'a> {
             crate::skill::LineEnding::CrLf => "\r\n",
             _ => "\n",
         }
+    }
+
+    /// Whether `rel` (relative to the skill folder) is a file, symlinks followed.
+    pub fn is_file(&self, rel: &str) -> bool {
+        match self.files {
+            Some(files) => files.is_file(self.dir, rel),
+            None => self.dir.join(rel).is_file(),
+        }
+    }
+
+    /// Whether `rel` is a folder, symlinks followed.
+    pub fn is_dir(&self, rel: &str) -> bool {
+        match self.files {
+            Some(files) => files.is_dir(self.dir, rel),
+            None => self.dir.join(rel).is_dir(),
+        }
+    }
+
+    /// Whether anything is at `rel`, symlinks followed.
+    pub fn exists(&self, rel: &str) -> bool {
+        match self.files {
+            Some(files) => files.exists(self.dir, rel),
+            None => self.dir.join(rel).exists(),
+        }
+    }
+
+    /// The text of the file at `rel`, if it is UTF-8 and at most `limit` bytes.
+    pub fn text(&self, rel: &str, limit: u64) -> Option<Cow<'a, str>> {
+        match self.files {
+            Some(files) => files.text(self.dir, rel, limit),
+            None => super::files::read_limited(&self.dir.join(rel), limit),
+        }
+    }
+
+    /// The files below the folder `rel`, when the walk listed all of them.
+    pub fn listing_below(&self, rel: &str) -> Option<Vec<(&'a str, &'a super::files::Entry)>> {
+        self.files?.below(rel)
     }
 
     /// The findings, in the order reported.

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::evalspec::{self, Activation, FileKind, Format, schema, schema::SchemaViolation};
-use crate::skill::{Frontmatter, SKILL_FILE, discover, load_document};
+use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument, discover, load_document};
 use crate::text::{LineIndex, Span};
 use crate::yaml::{Node, Resolved};
 
@@ -20,10 +20,33 @@ use super::{CheckOptions, Diagnostic, Edit, FileReport, Fix, Severity, catalog};
 /// Check an eval file read from disk (for `skillwatch check`). An unreadable file is itself a
 /// finding (SW400).
 pub fn check_eval_file(path: &Path, skill_dir: &Path, options: &CheckOptions) -> FileReport {
-    match evalspec::read_eval_text(path) {
+    check_eval_file_of(path, skill_dir, skill_names(skill_dir), options, None)
+}
+
+/// [`check_eval_file`] for a skill whose names (see [`names_of`]) the caller already has, so
+/// the SKILL.md is not read and parsed again for every eval file; `kept` is the file's text
+/// when the folder's walk already read it (then the file is not opened again).
+pub(crate) fn check_eval_file_of(
+    path: &Path,
+    skill_dir: &Path,
+    names: Vec<String>,
+    options: &CheckOptions,
+    kept: Option<&str>,
+) -> FileReport {
+    // What `read_eval_text` would give for that text: it refuses NUL bytes and large files.
+    let read = match kept {
+        Some(text)
+            if memchr::memchr(0, text.as_bytes()).is_none()
+                && text.len() as u64 <= evalspec::MAX_EVAL_FILE_BYTES =>
+        {
+            Ok(text.to_string())
+        }
+        _ => evalspec::read_eval_text(path),
+    };
+    match read {
         Ok(text) => FileReport {
             path: path.to_path_buf(),
-            diagnostics: check_eval_text(path, &text, skill_dir, options),
+            diagnostics: check_text(path, &text, skill_dir, names, options),
             text: Some(text),
         },
         Err(error) => {
@@ -53,10 +76,23 @@ pub fn check_eval_text(
     skill_dir: &Path,
     options: &CheckOptions,
 ) -> Vec<Diagnostic> {
+    if FileKind::of_path(path).is_none() {
+        return Vec::new();
+    }
+    check_text(path, text, skill_dir, skill_names(skill_dir), options)
+}
+
+fn check_text(
+    path: &Path,
+    text: &str,
+    skill_dir: &Path,
+    names: Vec<String>,
+    options: &CheckOptions,
+) -> Vec<Diagnostic> {
     let Some(kind) = FileKind::of_path(path) else {
         return Vec::new();
     };
-    let mut ctx = Ctx::new(path, text, skill_dir, kind);
+    let mut ctx = Ctx::new(path, text, skill_dir, kind, names);
     match evalspec::parse_tree(kind, text) {
         Err(error) => ctx.push(
             "SW401",
@@ -103,14 +139,20 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(path: &'a Path, text: &'a str, skill_dir: &'a Path, kind: FileKind) -> Ctx<'a> {
+    fn new(
+        path: &'a Path,
+        text: &'a str,
+        skill_dir: &'a Path,
+        kind: FileKind,
+        names: Vec<String>,
+    ) -> Ctx<'a> {
         Ctx {
             path,
             text,
             skill_dir,
             kind,
             lines: LineIndex::new(text),
-            names: skill_names(skill_dir),
+            names,
             tree: None,
             out: Vec::new(),
         }
@@ -632,13 +674,20 @@ fn single_word_context(text: &str, start: usize, end: usize, before: Option<char
 /// The skill's own names: the folder name and the frontmatter `name` (last, as it is the
 /// name agents see).
 fn skill_names(skill_dir: &Path) -> Vec<String> {
+    let doc = load_document(&skill_dir.join(SKILL_FILE)).ok();
+    names_of(skill_dir, doc.as_ref())
+}
+
+/// The names of the skill in `skill_dir` whose SKILL.md is `doc` (None when it cannot be
+/// read): the folder name, then the frontmatter `name` when it differs.
+pub(crate) fn names_of(skill_dir: &Path, doc: Option<&SkillDocument>) -> Vec<String> {
     let mut names: Vec<String> = skill_dir
         .file_name()
         .and_then(|n| n.to_str())
         .map(str::to_string)
         .into_iter()
         .collect();
-    if let Some(name) = frontmatter_name(skill_dir)
+    if let Some(name) = doc.and_then(name_field)
         && !names.iter().any(|n| n == &name)
     {
         names.push(name);
@@ -647,8 +696,12 @@ fn skill_names(skill_dir: &Path) -> Vec<String> {
 }
 
 fn frontmatter_name(skill_dir: &Path) -> Option<String> {
-    let doc = load_document(&skill_dir.join(SKILL_FILE)).ok()?;
-    match doc.frontmatter {
+    name_field(&load_document(&skill_dir.join(SKILL_FILE)).ok()?)
+}
+
+/// The trimmed, non-empty `name` of a SKILL.md's frontmatter.
+fn name_field(doc: &SkillDocument) -> Option<String> {
+    match &doc.frontmatter {
         Frontmatter::Parsed { root, .. } => root
             .get("name")?
             .value

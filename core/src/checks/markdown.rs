@@ -2,9 +2,6 @@
 //! numbered steps, link targets and inline code. A line scanner rather than a CommonMark
 //! parser: the rules need spans and a few line kinds, and this runs on every keystroke.
 
-use regex::Regex;
-use std::sync::LazyLock;
-
 use crate::text::Span;
 
 /// One line of the body.
@@ -33,13 +30,14 @@ pub(crate) struct Body<'t> {
 impl<'t> Body<'t> {
     /// Scan `text[span]`.
     pub fn scan(text: &'t str, span: Span) -> Body<'t> {
-        let mut lines = Vec::new();
+        let scanned = &text.as_bytes()[span.start..span.end];
+        // One vectorised count sizes the line list exactly; `memchr` then finds each end.
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', scanned).count() + 1);
         let mut open: Option<(char, usize)> = None;
         let mut code_blocks = 0;
         let mut pos = span.start;
         while pos < span.end {
-            let next = text[pos..span.end]
-                .find('\n')
+            let next = memchr::memchr(b'\n', &scanned[pos - span.start..])
                 .map_or(span.end, |i| pos + i + 1);
             let mut end = if next > pos && text.as_bytes()[next - 1] == b'\n' {
                 next - 1
@@ -154,44 +152,127 @@ pub(crate) struct Link {
     pub span: Span,
 }
 
-static INLINE_LINK: LazyLock<Regex> = LazyLock::new(|| {
-    crate::checks::pattern::compile(
-        r#"\]\(\s*(?:<([^>\n]*)>|([^)\s]+))(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)"#,
-    )
-});
-static REFERENCE_DEF: LazyLock<Regex> = LazyLock::new(|| {
-    crate::checks::pattern::compile(r"(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?")
-});
-
-/// Every link target on the prose lines of `body`.
+/// Every link target on the prose lines of `body`: inline links and images (`](target)`,
+/// `](<target> "title")`) and reference definitions (`[id]: target` at a line start).
+///
+/// Hand-written matchers rather than regexes: this runs over SKILL.md on every keystroke and
+/// over every referenced file, and a regex with capture groups costs a backtracking pass per
+/// match. They match exactly what these patterns match (a property test holds them to it):
+/// inline `\]\(\s*(?:<([^>\n]*)>|([^)\s]+))(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`, reference
+/// definition `(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?`.
 pub(crate) fn links(body: &Body<'_>) -> Vec<Link> {
     let text = body.slice();
     let base = body.span.start;
     let mut out = Vec::new();
-    let mut push = |m: regex::Match<'_>| {
-        if !body.is_code_at(base + m.start()) {
+    let mut push = |target: Span| {
+        let span = target.shifted(base);
+        if !body.is_code_at(span.start) {
             out.push(Link {
-                target: m.as_str().to_string(),
-                span: Span::new(base + m.start(), base + m.end()),
+                target: text[target.start..target.end].to_string(),
+                span,
             });
         }
     };
-    if text.contains("](") {
-        for caps in INLINE_LINK.captures_iter(text) {
-            if let Some(m) = caps.get(1).or_else(|| caps.get(2)) {
-                push(m);
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(&text.as_bytes()[from..], b"](") {
+        let at = from + i;
+        match inline_link_at(text, at) {
+            Some((target, end)) => {
+                push(target);
+                from = end;
             }
+            None => from = at + 1,
         }
     }
-    if text.contains("]:") {
-        for caps in REFERENCE_DEF.captures_iter(text) {
-            if let Some(m) = caps.get(1) {
-                push(m);
+    if memchr::memmem::find(text.as_bytes(), b"]:").is_some() {
+        // A definition starts a line: try each line start.
+        let starts =
+            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        for line_start in starts.filter(|s| *s < text.len()) {
+            if let Some(target) = reference_def_at(text, line_start) {
+                push(target);
             }
         }
     }
     out.sort_by_key(|l| l.span.start);
     out
+}
+
+/// The first offset at or after `pos` that is not Unicode white space (`\s`).
+fn skip_space(text: &str, pos: usize) -> usize {
+    let rest = &text[pos..];
+    pos + (rest.len() - rest.trim_start().len())
+}
+
+/// An inline link's target span and the offset after its `)`, for `text[at..]` starting
+/// with `](`.
+fn inline_link_at(text: &str, at: usize) -> Option<(Span, usize)> {
+    let start = skip_space(text, at + 2);
+    let rest = &text[start..];
+    if let Some(inner) = rest.strip_prefix('<')
+        && let Some(close) = inner.find(['>', '\n'])
+        && inner.as_bytes()[close] == b'>'
+        && let Some(end) = link_tail(text, start + 1 + close + 1)
+    {
+        return Some((Span::new(start + 1, start + 1 + close), end));
+    }
+    let len = rest
+        .find(|c: char| c == ')' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    if len == 0 {
+        return None;
+    }
+    link_tail(text, start + len).map(|end| (Span::new(start, start + len), end))
+}
+
+/// After a link target at `pos`: an optional `"title"` or `'title'` after white space, then
+/// white space and `)`. The offset after the `)`.
+fn link_tail(text: &str, pos: usize) -> Option<usize> {
+    let gap = skip_space(text, pos);
+    if gap > pos
+        && let Some(quote @ ('"' | '\'')) = text[gap..].chars().next()
+        && let Some(close) = text[gap + 1..].find(quote)
+    {
+        let after = skip_space(text, gap + 1 + close + 1);
+        if text[after..].starts_with(')') {
+            return Some(after + 1);
+        }
+    }
+    text[gap..].starts_with(')').then_some(gap + 1)
+}
+
+/// The target span of a reference definition on the line starting at `line_start`.
+fn reference_def_at(text: &str, line_start: usize) -> Option<Span> {
+    let line = &text[line_start..];
+    let indent = line
+        .bytes()
+        .take_while(|b| *b == b' ' || *b == b'\t')
+        .count();
+    let label = line[indent..].strip_prefix('[').filter(|_| indent <= 3)?;
+    let close = label.find([']', '\n'])?;
+    if close == 0 || !label[close..].starts_with("]:") {
+        return None;
+    }
+    let after_colon = &label[close + 2..];
+    let blanks = after_colon
+        .bytes()
+        .take_while(|b| *b == b' ' || *b == b'\t')
+        .count();
+    let value_start = line_start + indent + 1 + close + 2 + blanks;
+    let value = &text[value_start..];
+    let target_len = |s: &str| {
+        s.find(|c: char| c == '>' || c.is_whitespace())
+            .unwrap_or(s.len())
+    };
+    // `<?` takes the bracket when a target follows it; otherwise the bracket is the target.
+    if let Some(inner) = value.strip_prefix('<') {
+        let n = target_len(inner);
+        if n > 0 {
+            return Some(Span::new(value_start + 1, value_start + 1 + n));
+        }
+    }
+    let n = target_len(value);
+    (n > 0).then(|| Span::new(value_start, value_start + n))
 }
 
 /// Rough token count as skill-validator estimates it: characters / 4.
@@ -266,5 +347,78 @@ mod tests {
         let body = scan(text);
         assert_eq!(body.lines[0].text, "a");
         assert_eq!(body.lines[1].text, "b");
+    }
+
+    /// The patterns the hand-written matchers replace, run the regex way.
+    fn links_by_regex(body: &Body<'_>) -> Vec<(String, Span)> {
+        let inline = regex::Regex::new(
+            r#"\]\(\s*(?:<([^>\n]*)>|([^)\s]+))(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)"#,
+        )
+        .unwrap();
+        let definition =
+            regex::Regex::new(r"(?m)^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?").unwrap();
+        let text = body.slice();
+        let base = body.span.start;
+        let mut out = Vec::new();
+        let caps = inline
+            .captures_iter(text)
+            .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+            .chain(definition.captures_iter(text).filter_map(|c| c.get(1)));
+        for m in caps {
+            if !body.is_code_at(base + m.start()) {
+                out.push((
+                    m.as_str().to_string(),
+                    Span::new(base + m.start(), base + m.end()),
+                ));
+            }
+        }
+        out.sort_by_key(|(_, span)| span.start);
+        out
+    }
+
+    fn same_links_as_regex(text: &str, start: usize) {
+        let body = Body::scan(text, Span::new(start, text.len()));
+        let found: Vec<(String, Span)> = links(&body)
+            .into_iter()
+            .map(|l| (l.target, l.span))
+            .collect();
+        assert_eq!(found, links_by_regex(&body), "{text:?}");
+    }
+
+    #[test]
+    fn link_matchers_agree_with_the_regexes_on_edge_cases() {
+        for text in [
+            "[a](<b> \"t\")",
+            "[a](<b>x)",
+            "[a](<b\nc>)",
+            "[a]( \u{a0}b\u{2003})",
+            "[a](b \"t\" x)",
+            "[a](b 'unclosed)",
+            "[a](b \"multi\nline\")",
+            "[a](<>)",
+            "[a]()",
+            "[x]: <>",
+            "[x]: <",
+            "   [x]:<y> z",
+            "    [x]: y",
+            "\t[x]:\ty",
+            "[]: y",
+            "[x]:",
+            "a](b)](c)",
+            "```\n[a](b)\n```\n[c](d)",
+        ] {
+            same_links_as_regex(text, 0);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn link_matchers_agree_with_the_regexes(
+            text in "[\\[\\]()<>\"' \t\n\r:ab.#`\u{a0}\u{2003}é]{0,60}",
+            start in 0usize..8,
+        ) {
+            let start = crate::text::floor_char_boundary(&text, start.min(text.len()));
+            same_links_as_regex(&text, start);
+        }
     }
 }

@@ -13,6 +13,7 @@ pub mod catalog;
 mod context;
 mod diagnostic;
 pub mod eval_files;
+mod files;
 mod markdown;
 mod pattern;
 #[cfg(test)]
@@ -85,21 +86,22 @@ pub struct FileReport {
 /// cannot be read is itself a finding.
 pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
     let skill = Skill::load(dir);
+    let files = files::SkillFiles::read(dir);
     let skill_md = match &skill.document {
         Ok(doc) => FileReport {
             path: skill.skill_md.clone(),
-            diagnostics: check_skill_document(dir, &skill.skill_md, doc, options),
+            diagnostics: check_document(dir, &skill.skill_md, doc, options, Some(&files)),
             text: Some(doc.text.clone()),
         },
         Err(error) => unreadable(&skill.skill_md, error, options),
     };
+    let names = eval_files::names_of(dir, skill.document.as_ref().ok());
     let mut reports = vec![skill_md];
-    reports.extend(
-        crate::evalspec::find_eval_files(dir)
-            .iter()
-            .map(|file| check_eval_file(&file.path, dir, options)),
-    );
-    reports.extend(security::scan_skill_files(dir, options));
+    reports.extend(crate::evalspec::find_eval_files(dir).iter().map(|file| {
+        let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
+        eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept)
+    }));
+    reports.extend(security::scan_skill_files(&files, options));
     reports
 }
 
@@ -135,7 +137,18 @@ pub fn check_skill_document(
     doc: &SkillDocument,
     options: &CheckOptions,
 ) -> Vec<Diagnostic> {
-    let mut ctx = context::Ctx::new(dir, path, doc, options);
+    check_document(dir, path, doc, options, None)
+}
+
+/// [`check_skill_document`] with the folder's files already listed and read.
+fn check_document(
+    dir: &Path,
+    path: &Path,
+    doc: &SkillDocument,
+    options: &CheckOptions,
+    files: Option<&files::SkillFiles>,
+) -> Vec<Diagnostic> {
+    let mut ctx = context::Ctx::new(dir, path, doc, options, files);
     spec::check(&mut ctx);
     let body = markdown::Body::scan(&doc.text, doc.body);
     quality::check(&mut ctx, &body);

@@ -25,10 +25,9 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Regex) -> Vec<(u
     let mut from = 0;
     // After a hit, resume at the next line: one search per anchored line, not per anchor.
     while let Some(m) = anchors.find_at(lower, from) {
-        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[m.end()..]
-            .find('\n')
-            .map_or(text.len(), |i| m.end() + i);
+        let bytes = text.as_bytes();
+        let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(text.len(), |i| m.end() + i);
         out.push((start, end));
         from = end + 1;
         if from >= text.len() {

@@ -14,6 +14,9 @@ use regex::Regex;
 
 use super::Severity;
 use super::context::Ctx;
+use super::files::{
+    Content, Kind, MAX_READ_BYTES, SkillFiles, is_binary_by_name, read_text_at_most,
+};
 use super::markdown::Body;
 use crate::text::Span;
 
@@ -298,24 +301,17 @@ const LISTED_SCRIPTS: usize = 3;
 const MAX_SCRIPT_ENTRIES: usize = 10_000;
 
 fn scripts(ctx: &mut Ctx<'_>) {
-    let dir = ctx.dir.join("scripts");
-    if !dir.is_dir() {
+    if !ctx.is_dir("scripts") {
         return;
     }
-    let mut files: Vec<String> = walkdir::WalkDir::new(&dir)
-        .follow_links(false)
-        .into_iter()
-        .take(MAX_SCRIPT_ENTRIES)
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_type().is_dir())
-        .filter_map(|e| {
-            e.path()
-                .strip_prefix(ctx.dir)
-                .ok()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-        })
-        .collect();
-    files.sort();
+    let files = match ctx.listing_below("scripts") {
+        Some(below) if below.len() < MAX_SCRIPT_ENTRIES => below
+            .into_iter()
+            .filter(|(_, e)| e.kind != Kind::Dir)
+            .map(|(rel, _)| rel.replace('\\', "/"))
+            .collect(),
+        _ => walk_scripts(ctx.dir),
+    };
     let mut listed = files
         .iter()
         .take(LISTED_SCRIPTS)
@@ -336,124 +332,58 @@ fn scripts(ctx: &mut Ctx<'_>) {
     );
 }
 
-/// Extensions of files that are never text: skipped unread.
-const BINARY_EXTENSIONS: &[&str] = &[
-    "png",
-    "jpg",
-    "jpeg",
-    "gif",
-    "webp",
-    "ico",
-    "bmp",
-    "tif",
-    "tiff",
-    "pdf",
-    "zip",
-    "gz",
-    "tgz",
-    "bz2",
-    "xz",
-    "zst",
-    "7z",
-    "tar",
-    "whl",
-    "jar",
-    "so",
-    "dylib",
-    "dll",
-    "exe",
-    "bin",
-    "o",
-    "a",
-    "pyc",
-    "onnx",
-    "pt",
-    "pth",
-    "safetensors",
-    "npy",
-    "npz",
-    "h5",
-    "parquet",
-    "mp3",
-    "mp4",
-    "wav",
-    "mov",
-    "woff",
-    "woff2",
-    "ttf",
-    "otf",
-    "sqlite",
-    "db",
-];
-
-fn is_binary_by_name(path: &std::path::Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| BINARY_EXTENSIONS.iter().any(|b| b.eq_ignore_ascii_case(e)))
+/// Every non-folder entry below `<dir>/scripts`, skill-relative and sorted, from the disk.
+fn walk_scripts(dir: &std::path::Path) -> Vec<String> {
+    let mut files: Vec<String> = walkdir::WalkDir::new(dir.join("scripts"))
+        .follow_links(false)
+        .into_iter()
+        .take(MAX_SCRIPT_ENTRIES)
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .filter_map(|e| {
+            e.path()
+                .strip_prefix(dir)
+                .ok()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+        })
+        .collect();
+    files.sort();
+    files
 }
-
-/// The file's bytes, or None when it cannot be read or is larger than `limit` (found by
-/// reading one byte past it, which saves a stat per file).
-fn read_at_most(path: &std::path::Path, limit: u64) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(limit + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() as u64 <= limit).then_some(bytes)
-}
-
-/// Text files of a skill larger than this are not scanned for credentials.
-const MAX_SCANNED_FILE_BYTES: u64 = 1024 * 1024;
-/// At most this many files of one skill are scanned.
-const MAX_SCANNED_FILES: usize = 2_000;
 
 /// SW301 over every other text file of the skill (scripts, references, assets): a key in
 /// `scripts/config.py` is as public as one in SKILL.md. Binary, non-UTF-8 and large files are
-/// skipped; only files with findings get a report.
+/// skipped; only files with findings get a report. The files are those the folder's walk
+/// read ([`SkillFiles`]); one it did not keep in memory is read again here.
 pub(crate) fn scan_skill_files(
-    dir: &std::path::Path,
+    files: &SkillFiles,
     options: &super::CheckOptions,
 ) -> Vec<super::FileReport> {
     let mut reports = Vec::new();
-    let entries = walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !(e.file_type().is_dir()
-                    && e.file_name()
-                        .to_str()
-                        .is_some_and(|n| crate::skill::SKIPPED_DIRS.contains(&n)))
-        })
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_type().is_file()
-                && !(e.depth() == 1 && e.file_name() == crate::skill::SKILL_FILE)
-        })
-        .take(MAX_SCANNED_FILES);
-    for entry in entries {
-        if is_binary_by_name(entry.path()) {
+    for entry in files.entries().iter().filter(|e| e.scanned) {
+        let reread;
+        let text = match &entry.content {
+            Content::Text(text) => text.as_str(),
+            Content::TooLarge | Content::NotUtf8 => continue,
+            Content::Unread => {
+                if is_binary_by_name(&entry.path) {
+                    continue;
+                }
+                let Some(text) = read_text_at_most(&entry.path, MAX_READ_BYTES) else {
+                    continue;
+                };
+                reread = text;
+                reread.as_str()
+            }
+        };
+        if memchr::memchr(0, text.as_bytes()).is_some() {
             continue;
         }
-        let Some(bytes) = read_at_most(entry.path(), MAX_SCANNED_FILE_BYTES) else {
-            continue;
-        };
-        // UTF-8 validation first (fast, and rejects most binaries), then the NUL test.
-        let Ok(text) = String::from_utf8(bytes) else {
-            continue;
-        };
-        if text.contains('\0') {
-            continue;
-        }
-        let findings = credentials::scan_text(&text);
+        let findings = credentials::scan_text(text);
         if findings.is_empty() {
             continue;
         }
-        let path = entry.path().to_path_buf();
+        let path = entry.path.clone();
         let mut diagnostics: Vec<super::Diagnostic> = findings
             .into_iter()
             .map(|f| super::Diagnostic {
@@ -469,7 +399,7 @@ pub(crate) fn scan_skill_files(
         if !diagnostics.is_empty() {
             reports.push(super::FileReport {
                 path,
-                text: Some(text),
+                text: Some(text.to_string()),
                 diagnostics,
             });
         }

@@ -113,6 +113,29 @@ fn good_files_have_no_findings() {
     assert_eq!(f.json(GOOD_JSON), vec![]);
 }
 
+/// `check_skill_dir` hands over the text its folder walk already read; the report must be
+/// the one reading the file again gives, NUL bytes and all.
+#[test]
+fn eval_text_from_the_folder_walk_matches_a_fresh_read() {
+    let f = Fixture::new();
+    let cases: [&[u8]; 3] = [
+        GOOD_JSON.as_bytes(),
+        b"{\"skill_name\": \"pdf-tools\", \"evals\": [\x00]}\n",
+        b"{\"skill_name\": \"pdf-tools\", \"evals\": 3}\n",
+    ];
+    for bytes in cases {
+        fs::write(f.json_path(), bytes).unwrap();
+        let fresh = check_eval_file(&f.json_path(), &f.skill, &CheckOptions::default());
+        let reports = crate::checks::check_skill_dir(&f.skill, &CheckOptions::default());
+        let walked = reports
+            .iter()
+            .find(|r| r.path == f.json_path())
+            .expect("evals.json checked");
+        assert_eq!(walked.diagnostics, fresh.diagnostics);
+        assert_eq!(walked.text, fresh.text);
+    }
+}
+
 #[test]
 fn sw400_unreadable_file() {
     let f = Fixture::new();

@@ -3,8 +3,8 @@
 //! A reference must exist (SW211), use `/` (SW213), and not lead to files only reachable through
 //! another referenced file (SW212: keep references one level deep).
 
-use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -12,6 +12,7 @@ use regex::Regex;
 use super::super::context::Ctx;
 use super::super::markdown::{Body, links};
 use super::super::{Edit, Fix};
+use crate::skill::SKILL_FILE;
 use crate::text::Span;
 
 /// Referenced Markdown files larger than this are not scanned for further references.
@@ -40,7 +41,7 @@ static LICENSE_FILE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Run SW211-SW213.
 pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
-    let layout = layout_dirs(ctx.dir);
+    let layout = layout_dirs(ctx);
     let refs = collect(&ctx.doc.text, body, &layout);
     let mut existing = Vec::new();
     let mut missing: Vec<(&FileRef, usize)> = Vec::new();
@@ -52,7 +53,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
         let normalized = r.target.replace('\\', "/");
         let found = *known
             .entry(normalized.clone())
-            .or_insert_with(|| exists(ctx.dir, &normalized));
+            .or_insert_with(|| ctx.exists(&normalized));
         if found {
             existing.push(normalized);
         } else if let Some((_, n)) = missing.iter_mut().find(|(m, _)| m.target == r.target) {
@@ -86,10 +87,10 @@ pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
 }
 
 /// The specification's folders that exist in the skill.
-fn layout_dirs(root: &Path) -> Vec<&'static str> {
+fn layout_dirs(ctx: &Ctx<'_>) -> Vec<&'static str> {
     ["scripts", "references", "assets"]
         .into_iter()
-        .filter(|d| root.join(d).is_dir())
+        .filter(|d| ctx.is_dir(d))
         .collect()
 }
 
@@ -182,7 +183,12 @@ fn clean(target: &str) -> Option<String> {
         return None;
     }
     let path = target.split(['#', '?']).next().unwrap_or("");
-    let path = percent_decode(path);
+    // Decoding allocates and re-validates UTF-8; almost no target has a `%`.
+    let path: std::borrow::Cow<'_, str> = if path.contains('%') {
+        percent_decode(path).into()
+    } else {
+        path.into()
+    };
     let path = path.trim_start_matches("./");
     (!path.is_empty() && path != ".").then(|| path.to_string())
 }
@@ -213,10 +219,6 @@ fn percent_decode(text: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-fn exists(dir: &Path, target: &str) -> bool {
-    dir.join(target).exists()
 }
 
 fn windows_path(ctx: &mut Ctx<'_>, r: &FileRef) {
@@ -250,7 +252,7 @@ fn license_file(ctx: &mut Ctx<'_>) {
     for m in LICENSE_FILE.find_iter(source) {
         let name = m.as_str();
         let is_file_name = name.contains('.') || name.chars().all(|c| c.is_ascii_uppercase());
-        if is_file_name && !exists(ctx.dir, name) {
+        if is_file_name && !ctx.exists(name) {
             let start = entry.value.span.start + m.start();
             ctx.report(
                 "SW211",
@@ -262,20 +264,24 @@ fn license_file(ctx: &mut Ctx<'_>) {
 }
 
 /// SW212: referenced Markdown files that link on to files SKILL.md itself does not reference.
+///
+/// Paths are compared relative to the skill folder, resolved lexically (`a/../b` is `b`), so
+/// the result does not depend on how the folder was named on the command line (`.`, `../x`,
+/// an absolute path).
 fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
-    let root = ctx.dir.to_path_buf();
-    let direct: BTreeSet<PathBuf> = existing.iter().map(|t| normalize(&root.join(t))).collect();
-    let mut seen = BTreeSet::new();
+    let root = SkillRoot::new(ctx.dir);
+    let direct: HashSet<String> = existing.iter().filter_map(|t| root.inside(t)).collect();
+    let mut seen = HashSet::new();
     for r in refs.iter().take(MAX_SCANNED_REFERENCES * 4) {
         let target = r.target.replace('\\', "/");
-        let path = normalize(&root.join(&target));
+        let file = root.inside(&target).unwrap_or_else(|| normalize(&target));
         if !target.ends_with(".md")
-            || !seen.insert(path.clone())
+            || !seen.insert(file.clone())
             || seen.len() > MAX_SCANNED_REFERENCES
         {
             continue;
         }
-        let further = further_references(&root, &path, &direct);
+        let further = further_references(ctx, &root, &file, &direct);
         if let Some(first) = further.first() {
             let more = match further.len() {
                 1 => String::new(),
@@ -293,34 +299,39 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
     }
 }
 
-/// Skill-relative paths of existing files that `file` references and SKILL.md does not.
-fn further_references(root: &Path, file: &Path, direct: &BTreeSet<PathBuf>) -> Vec<String> {
-    let Ok(meta) = std::fs::metadata(file) else {
-        return Vec::new();
-    };
-    if !meta.is_file() || meta.len() > MAX_SCANNED_REFERENCE_BYTES {
-        return Vec::new();
-    }
-    let Ok(text) = std::fs::read_to_string(file) else {
+/// Skill-relative paths of existing files that `file` (skill-relative, normalized) links and
+/// SKILL.md does not.
+fn further_references(
+    ctx: &Ctx<'_>,
+    root: &SkillRoot<'_>,
+    file: &str,
+    direct: &HashSet<String>,
+) -> Vec<String> {
+    let Some(text) = ctx.text(file, MAX_SCANNED_REFERENCE_BYTES) else {
         return Vec::new();
     };
     if !text.contains("](") && !text.contains("]:") {
         return Vec::new();
     }
     let body = Body::scan(&text, Span::new(0, text.len()));
-    let base = file.parent().unwrap_or(root);
+    let base = file.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut out = BTreeSet::new();
     // Links only: an agent follows a link to read on; a path mentioned in running text
     // ("run scripts/x.py") is an instruction, not a chain of reading.
     for target in links(&body).iter().filter_map(|l| clean(&l.target)) {
         let target = target.replace('\\', "/");
-        for candidate in [base.join(&target), root.join(&target)] {
-            let candidate = normalize(&candidate);
-            let inside =
-                candidate.starts_with(root) && candidate != normalize(&root.join("SKILL.md"));
-            if inside && candidate != *file && !direct.contains(&candidate) && candidate.is_file() {
-                let rel = candidate.strip_prefix(root).unwrap_or(&candidate);
-                out.insert(rel.to_string_lossy().replace('\\', "/"));
+        let from_file = if base.is_empty() {
+            root.inside(&target)
+        } else {
+            root.inside(&format!("{base}/{target}"))
+        };
+        for candidate in [from_file, root.inside(&target)].into_iter().flatten() {
+            if candidate != SKILL_FILE
+                && candidate != file
+                && !direct.contains(&candidate)
+                && ctx.is_file(&candidate)
+            {
+                out.insert(candidate);
                 break;
             }
         }
@@ -328,19 +339,96 @@ fn further_references(root: &Path, file: &Path, direct: &BTreeSet<PathBuf>) -> V
     out.into_iter().collect()
 }
 
-/// Resolve `.` and `..` lexically (the files may not exist, and symlinks are not followed).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
+/// The skill folder, for resolving relative paths against it without touching the disk.
+struct SkillRoot<'a> {
+    dir: &'a Path,
+    /// The folder as an absolute, normalized path, computed when a path leaves the folder.
+    absolute: std::cell::OnceCell<Option<String>>,
+}
+
+impl<'a> SkillRoot<'a> {
+    fn new(dir: &'a Path) -> SkillRoot<'a> {
+        SkillRoot {
+            dir,
+            absolute: std::cell::OnceCell::new(),
         }
     }
-    out
+
+    /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
+    /// something inside the folder (not the folder itself). A path that leaves the folder can
+    /// come back in through the folder's own name (`../my-skill/x.md`).
+    fn inside(&self, rel: &str) -> Option<String> {
+        let normalized = normalize(rel);
+        if normalized.is_empty() {
+            return None;
+        }
+        let leaves = normalized == ".." || normalized.starts_with("../");
+        if !leaves && !normalized.starts_with('/') {
+            return Some(normalized);
+        }
+        let root = self
+            .absolute
+            .get_or_init(|| {
+                let absolute = std::path::absolute(self.dir).ok()?;
+                absolute.to_str().map(normalize)
+            })
+            .as_deref()?;
+        if leaves && root != "/" {
+            return back_inside(root, &normalized);
+        }
+        let joined = if leaves {
+            normalize(&format!("{root}/{normalized}"))
+        } else {
+            normalized
+        };
+        joined
+            .strip_prefix(root)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty())
+            .map(str::to_string)
+    }
+}
+
+/// The part of `up` (a normalized relative path starting with `..`) that lies inside `root`
+/// (a normalized absolute path other than `/`), comparing path parts instead of joining and
+/// normalizing the whole absolute path: `../my-skill/x.md` from `/a/my-skill` is `x.md`.
+fn back_inside(root: &str, up: &str) -> Option<String> {
+    let root: Vec<&str> = root[1..].split('/').collect();
+    let parts: Vec<&str> = up.split('/').collect();
+    let ups = parts.iter().take_while(|p| **p == "..").count();
+    let rest = &parts[ups..];
+    // `..` past `/` stays at `/`, as `normalize` does for an absolute path.
+    let climbed = ups.min(root.len());
+    (rest.len() > climbed && rest[..climbed] == root[root.len() - climbed..])
+        .then(|| rest[climbed..].join("/"))
+}
+
+/// Resolve `.` and `..` in a `/`-separated path lexically (the files may not exist, and
+/// symlinks are not followed). A relative path keeps the `..` that leave its start (`../x`);
+/// an absolute one stays absolute, and `..` at `/` is `/`.
+fn normalize(path: &str) -> String {
+    // Most paths are already normal (`references/x.md`): no empty, `.` or `..` part.
+    if path.split('/').all(|part| !matches!(part, "" | "." | "..")) {
+        return path.to_string();
+    }
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 #[cfg(test)]
@@ -348,12 +436,8 @@ mod tests {
     use super::*;
 
     fn refs(text: &str) -> Vec<String> {
-        let tmp = tempfile::tempdir().unwrap();
-        for dir in ["scripts", "references", "assets"] {
-            std::fs::create_dir(tmp.path().join(dir)).unwrap();
-        }
         let body = Body::scan(text, Span::new(0, text.len()));
-        collect(text, &body, &layout_dirs(tmp.path()))
+        collect(text, &body, &["scripts", "references", "assets"])
             .into_iter()
             .map(|r| r.target)
             .collect()
@@ -395,5 +479,89 @@ mod tests {
             refs("Open references\\guide.md now\n"),
             vec!["references\\guide.md"]
         );
+    }
+
+    #[test]
+    fn paths_resolve_inside_the_folder_however_it_is_named() {
+        assert_eq!(normalize("a/./b/../c.md"), "a/c.md");
+        assert_eq!(normalize("../x/../../y"), "../../y");
+        assert_eq!(normalize("/a/../../b"), "/b");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("my-skill");
+        let root = SkillRoot::new(&dir);
+        assert_eq!(
+            root.inside("references/a.md").as_deref(),
+            Some("references/a.md")
+        );
+        assert_eq!(root.inside("../my-skill/a.md").as_deref(), Some("a.md"));
+        assert_eq!(root.inside("../other/a.md"), None);
+        assert_eq!(root.inside("../my-skill"), None);
+        assert_eq!(root.inside("../../../../../../../../../../x"), None);
+        let parts: Vec<&str> = dir.to_str().unwrap()[1..].split('/').collect();
+        let from_top = format!(
+            "{}/{}/deep.md",
+            "../".repeat(parts.len() + 3),
+            parts.join("/")
+        );
+        assert_eq!(root.inside(&from_top).as_deref(), Some("deep.md"));
+        assert_eq!(root.inside("./"), None);
+        let absolute = format!("{}/b.md", dir.display());
+        assert_eq!(root.inside(&absolute).as_deref(), Some("b.md"));
+        let dotted = tmp.path().join("my-skill/../my-skill");
+        assert_eq!(
+            SkillRoot::new(&dotted)
+                .inside("../my-skill/c.md")
+                .as_deref(),
+            Some("c.md")
+        );
+    }
+
+    #[test]
+    fn climbing_back_in_matches_joining_and_normalizing() {
+        let slow = |root: &str, up: &str| {
+            normalize(&format!("{root}/{up}"))
+                .strip_prefix(root)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .filter(|rest| !rest.is_empty())
+                .map(str::to_string)
+        };
+        for root in ["/a", "/a/b", "/a/b/skill", "/x/skill"] {
+            for up in [
+                "..",
+                "../skill",
+                "../skill/x.md",
+                "../../b/skill/y/z.md",
+                "../skillx/a",
+                "../../../../a/b/skill/q",
+                "../../../..",
+                "../b",
+                "../../a/b",
+            ] {
+                assert_eq!(back_inside(root, up), slow(root, up), "{root} {up}");
+            }
+        }
+    }
+
+    #[test]
+    fn nested_references_are_found_through_a_dotted_folder_path() {
+        use super::super::super::test_support::GOOD;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("good-skill");
+        std::fs::create_dir_all(dir.join("references")).unwrap();
+        std::fs::write(dir.join("references/guide.md"), "See [deep](deep.md).\n").unwrap();
+        std::fs::write(dir.join("references/deep.md"), "# Deep\n").unwrap();
+        let text = format!("{GOOD}\nSee [guide](references/guide.md).\n");
+        let doc = crate::skill::SkillDocument::parse(text);
+        let options = super::super::super::CheckOptions::default();
+        for spelled in [dir.clone(), tmp.path().join("good-skill/../good-skill")] {
+            let found = super::super::super::check_skill_document(
+                &spelled,
+                &spelled.join(SKILL_FILE),
+                &doc,
+                &options,
+            );
+            let rules: Vec<_> = found.iter().map(|d| d.rule).collect();
+            assert_eq!(rules, vec!["SW212"], "{}", spelled.display());
+        }
     }
 }
