@@ -42,9 +42,13 @@ impl JobTrigger {
 
     /// The trigger spelled `text`, if any.
     pub fn parse(text: &str) -> Option<JobTrigger> {
-        [JobTrigger::Manual, JobTrigger::Save, JobTrigger::ModelChange]
-            .into_iter()
-            .find(|t| t.as_str() == text)
+        [
+            JobTrigger::Manual,
+            JobTrigger::Save,
+            JobTrigger::ModelChange,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == text)
     }
 }
 
