@@ -1,5 +1,7 @@
 //! skillwatch-daemon: the long-running side of skillwatch. It owns the history store, runs
 //! paired evaluations on agent harnesses, and serves clients over a Unix socket.
 
+pub mod config;
+pub mod events;
 pub mod harness;
 pub mod store;
