@@ -4,4 +4,5 @@
 pub mod config;
 pub mod events;
 pub mod harness;
+pub mod scheduler;
 pub mod store;
