@@ -103,7 +103,8 @@ pub struct RunDefaults {
     pub judge_model: Option<String>,
 }
 
-/// `[harness.<name>]`: how to reach a harness and which models to track on it.
+/// `[harness.<name>]`: how to reach and run a harness (the runner's harness settings) and
+/// which models to track on it.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HarnessConfig {
@@ -111,6 +112,20 @@ pub struct HarnessConfig {
     pub base_url: Option<String>,
     /// The environment variable holding the API key.
     pub api_key_env: Option<String>,
+    /// The executable (`claude`, `codex`, or the `command` harness's program).
+    pub program: Option<PathBuf>,
+    /// Extra arguments (the whole argument list for `command`).
+    pub args: Vec<String>,
+    /// Further host environment variables the agent may see.
+    pub env_allow: Vec<String>,
+    /// `openai`: model calls per trial.
+    pub max_turns: Option<u32>,
+    /// `openai`: sampling temperature.
+    pub temperature: Option<f64>,
+    /// `command`: where skills are staged, relative to the workspace.
+    pub skills_dir: Option<PathBuf>,
+    /// `command`: the version recorded with trials.
+    pub version: Option<String>,
     /// Models tracked skills are measured on.
     pub models: Vec<String>,
     /// Runs at once on this harness (default 1).

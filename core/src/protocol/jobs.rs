@@ -134,6 +134,12 @@ pub struct RunRequest {
     pub timeout_secs: Option<u64>,
     /// Why the run is asked for.
     pub trigger: JobTrigger,
+    /// The complete runner request (`skillwatch_daemon::runner::RunRequest` as JSON), when
+    /// the client built one from its flags and `skillwatch.toml` (`skillwatch run` does); it
+    /// wins over the fields above except `skill_dir` and `trigger`. Without it the daemon
+    /// builds the request from the fields above and the skill's `skillwatch.toml`.
+    #[serde(default)]
+    pub runner: Option<serde_json::Value>,
 }
 
 impl RunRequest {
@@ -154,6 +160,7 @@ impl RunRequest {
             base_url: None,
             timeout_secs: None,
             trigger: JobTrigger::Manual,
+            runner: None,
         }
     }
 }
@@ -180,7 +187,8 @@ pub struct JobInfo {
     pub skill: Option<String>,
     /// Where it is.
     pub state: JobState,
-    /// The history run it is recording into (its id in `skillwatch history`), once started.
+    /// The history run it records into (its id in `skillwatch history`), once started; after
+    /// a restart, the run of the interrupted attempt until the job resumes it.
     pub run: Option<i64>,
     /// Trials done so far.
     pub progress: JobProgress,

@@ -153,14 +153,15 @@ impl Store {
         Ok((count("queued")?, count("running")?))
     }
 
-    /// A queued job takes a slot: `running`, one more attempt, progress reset. Fails when the
-    /// job is not queued (cancelled meanwhile).
+    /// A queued job takes a slot: `running`, one more attempt, progress reset. The run of an
+    /// earlier attempt stays recorded, so the executor can resume it. Fails when the job is
+    /// not queued (cancelled meanwhile).
     pub fn start_job(&mut self, id: JobId, skill: Option<&str>) -> Result<JobInfo> {
         let changed = self
             .conn
             .prepare_cached(
                 "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2,
-                        skill = coalesce(?3, skill), run_id = NULL, done = 0, total = 0,
+                        skill = coalesce(?3, skill), done = 0, total = 0,
                         reused = 0, error = NULL
                  WHERE id = ?1 AND state = 'queued'",
             )?
