@@ -28,6 +28,16 @@ enum Command {
     History(cmd::history::Args),
     /// Compare a skill's per-case lift on two models; exit 1 if it regressed.
     Compare(cmd::compare::Args),
+    /// Run the per-user daemon (foreground), or start, stop or ask the status of it.
+    Daemon(cmd::daemon::Args),
+    /// Show the daemon's jobs (queued, running, recent), or one job.
+    Status(cmd::status::Args),
+    /// Cancel a queued or running job (its agents are killed; finished trials are kept).
+    Cancel(cmd::cancel::Args),
+    /// Print the daemon's events: progress, finished runs, regressions, checked saves.
+    Events(cmd::events::Args),
+    /// Rerun every tracked skill on a new model and compare with the previous one.
+    Rerun(cmd::rerun::Args),
     /// Load trials from trial files (docs/trial-format.md) into the history store.
     Import(cmd::import::Args),
 }
@@ -40,6 +50,11 @@ fn main() -> ExitCode {
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Daemon(args) => cmd::daemon::run(args),
+        Command::Status(args) => cmd::status::run(args),
+        Command::Cancel(args) => cmd::cancel::run(args),
+        Command::Events(args) => cmd::events::run(args),
+        Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
     };
     match result {

@@ -11,6 +11,9 @@ use tarpc::tokio_serde::formats::Json;
 use tarpc::tokio_util::codec::LengthDelimitedCodec;
 use tokio::net::UnixStream;
 
+/// The call context clients pass (re-exported so they need no tarpc dependency).
+pub use tarpc::context::Context;
+
 use crate::server::{DaemonPaths, is_held};
 
 /// How long `connect_or_start` waits for a daemon it started to answer.
@@ -49,7 +52,7 @@ pub enum ClientError {
 }
 
 /// A context whose deadline is `timeout` from now.
-pub fn context(timeout: Duration) -> tarpc::context::Context {
+pub fn context(timeout: Duration) -> Context {
     let mut ctx = tarpc::context::current();
     ctx.deadline = Instant::now() + timeout;
     ctx

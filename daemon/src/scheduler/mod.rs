@@ -12,11 +12,13 @@ mod budget;
 mod executor;
 mod model_change;
 mod regression;
+mod runner_executor;
 
 pub use budget::{day_start, status as budget_status};
 pub use executor::{Executor, JobContext, Outcome, Reporter};
 pub use model_change::{plan as plan_model_changes, rerun_all};
 pub use regression::compare_with_previous;
+pub use runner_executor::RunnerExecutor;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

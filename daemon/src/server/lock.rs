@@ -93,6 +93,15 @@ pub fn holder_pid(path: &Path) -> Option<u32> {
     text.trim().parse().ok()
 }
 
+/// Ask the daemon whose pid is in the lock file to stop (SIGTERM), for `daemon stop` when it
+/// holds the lock but does not answer on its socket.
+pub fn terminate_holder(path: &Path) -> Option<u32> {
+    let pid = holder_pid(path)?;
+    // SAFETY: kill with a pid from our own private lock file; no memory is passed.
+    let rc = unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+    (rc == 0).then_some(pid)
+}
+
 /// Whether some process holds the lock at `path` now (without taking it for long).
 pub fn is_held(path: &Path) -> bool {
     let Ok(file) = File::open(path) else {

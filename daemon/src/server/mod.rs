@@ -17,7 +17,7 @@ mod paths;
 pub mod queries;
 mod service;
 
-pub use lock::{InstanceLock, LockError, holder_pid, is_held};
+pub use lock::{InstanceLock, LockError, holder_pid, is_held, terminate_holder};
 pub use paths::{DaemonPaths, PathError, default_log, uid};
 pub use service::{DaemonInfo, DaemonState, Service};
 
@@ -36,7 +36,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventLog;
-use crate::scheduler::{Executor, Scheduler, lock as lock_store};
+use crate::scheduler::{Executor, Scheduler, SharedStore, lock as lock_store};
 use crate::store::{self, Store, time::now_ms};
 use crate::watch::Watcher;
 
@@ -79,11 +79,16 @@ pub enum ServerError {
     },
 }
 
-/// Run the daemon until it is told to stop. Runs the jobs with `executor`.
-pub async fn serve(options: ServeOptions, executor: Arc<dyn Executor>) -> Result<(), ServerError> {
+/// Run the daemon until it is told to stop. Jobs run on the executor `executor` builds from
+/// the daemon's history handle.
+pub async fn serve<E>(options: ServeOptions, executor: E) -> Result<(), ServerError>
+where
+    E: FnOnce(SharedStore) -> Arc<dyn Executor>,
+{
     options.paths.prepare()?;
     let instance_lock = InstanceLock::acquire(&options.paths.lock)?;
-    let store = Arc::new(Mutex::new(Store::open(&options.db)?));
+    let store: SharedStore = Arc::new(Mutex::new(Store::open(&options.db)?));
+    let executor = executor(store.clone());
     let instance = format!("{}-{}", std::process::id(), now_ms());
     let events = Arc::new(EventLog::new(instance.clone()));
     let scheduler = Scheduler::start(store.clone(), executor, events.clone())?;
@@ -115,7 +120,7 @@ pub async fn serve(options: ServeOptions, executor: Arc<dyn Executor>) -> Result
 }
 
 /// Watch the roots asked for and those remembered (forgetting remembered ones that are gone).
-fn watch_roots(watcher: &Watcher, store: &crate::scheduler::SharedStore, roots: &[PathBuf]) {
+fn watch_roots(watcher: &Watcher, store: &SharedStore, roots: &[PathBuf]) {
     let remembered = lock_store(store).watched_roots().unwrap_or_default();
     for root in remembered.iter().chain(roots) {
         if let Err(e) = watcher.add_roots(std::slice::from_ref(root)) {
