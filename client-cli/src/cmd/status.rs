@@ -74,8 +74,8 @@ pub fn print_jobs(jobs: &[JobInfo]) {
     }
     let now = now_ms();
     println!(
-        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  {}",
-        "job", "state", "skill", "model (harness)", "trigger", "trials", "run", "lift", "queued"
+        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  queued",
+        "job", "state", "skill", "model (harness)", "trigger", "trials", "run", "lift"
     );
     for job in jobs {
         print_job(job, now);
