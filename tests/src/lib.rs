@@ -186,5 +186,6 @@ pub fn count_skill_files(root: &Path) -> usize {
 
 pub mod lsp;
 pub mod mock;
+pub mod run;
 pub mod trial;
 pub mod trials;

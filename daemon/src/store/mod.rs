@@ -56,9 +56,11 @@ mod error;
 mod history;
 mod import;
 mod jobs;
+mod judging;
 mod migrate;
 mod read;
 mod record;
+mod reuse;
 mod roots;
 mod summary;
 pub mod time;
@@ -80,12 +82,14 @@ pub use import::{
     parse_trial_file, read_trial_file,
 };
 pub use jobs::Recovered;
+pub use judging::{StoredJudgment, TrialRejudged};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
 pub use read::{RunFilter, RunInfo, SkillInfo, StoredTrial};
 pub use record::{
     AssertionResult, CaseSpec, DEFAULT_SCORING_PROFILE, Judgment, RunSpec, SkillIdentity,
     SuiteSpec, Tokens, Trajectory, TrialRecord, Verdict,
 };
+pub use reuse::{BaselineQuery, ReusableTrial};
 pub use summary::{
     RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts, inference_params,
     scoring_trial, summary_version,
@@ -286,6 +290,69 @@ impl Store {
         }
         tx.commit().map_err(|e| fail(e.into()))?;
         Ok(report)
+    }
+
+    /// Original baseline trials an earlier run recorded under the same `baseline_key` for the
+    /// same case version, newest first: what a new run may copy instead of re-running
+    /// (see the `reuse` module docs).
+    pub fn find_baselines(&self, query: &BaselineQuery<'_>) -> Result<Vec<ReusableTrial>> {
+        reuse::find_baselines(&self.conn, query)
+    }
+
+    /// Copy a trial (checks, metrics, independent judgments, trajectory) into a running run
+    /// as `attempt`, in one transaction.
+    pub fn copy_trial(&mut self, from: TrialId, to: RunId, attempt: u32) -> Result<TrialId> {
+        let tx = self.conn.transaction()?;
+        let id = reuse::copy_trial(&tx, from, to, attempt)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Set an interrupted, cancelled or failed run back to running, so a runner can add the
+    /// trials it is missing and finish it (resume after a crash).
+    pub fn reopen_run(&mut self, run: RunId) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        reuse::reopen_run(&tx, run)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The cases of a run's suite with their stored definitions, in suite order.
+    pub fn run_cases(&self, run: RunId) -> Result<Vec<CaseSpec>> {
+        judging::run_cases(&self.conn, run)
+    }
+
+    /// A trial's stored checks (assertions, constraints, judged expectations), in order.
+    pub fn trial_checks(&self, trial: TrialId) -> Result<Vec<AssertionResult>> {
+        judging::trial_checks(&self.conn, trial)
+    }
+
+    /// Every judgment of a run (independent and pairwise, errors included), oldest first.
+    pub fn run_judgments(&self, run: RunId) -> Result<Vec<StoredJudgment>> {
+        judging::run_judgments(&self.conn, run)
+    }
+
+    /// Replace a trial's judging results (re-judging without re-running the agent), in one
+    /// transaction. Works on finished runs; the run's summary is recomputed on next read.
+    pub fn replace_trial_judging(&mut self, run: RunId, update: &TrialRejudged) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        judging::replace_trial_judging(&tx, run, update)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Replace the pairwise verdicts of one (case, attempt), in one transaction.
+    pub fn replace_pairwise_judgments(
+        &mut self,
+        run: RunId,
+        case: &str,
+        attempt: u32,
+        judgments: &[Judgment],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        judging::replace_pairwise(&tx, run, case, attempt, judgments)?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// One run's identity.

@@ -328,7 +328,7 @@ pub fn record_pairwise(
     Ok(())
 }
 
-fn insert_judgment(
+pub(super) fn insert_judgment(
     conn: &Connection,
     run: RunId,
     case_id: i64,

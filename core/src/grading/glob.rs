@@ -1,0 +1,213 @@
+//! Glob patterns over the files of a trial's workspace, for the `file_*` assertions.
+//!
+//! skill-validator matches `path` globs relative to the work dir. Supported syntax: `*` (any
+//! characters within one path segment), `?` (one character), `[abc]`, `[a-z]`, `[!a]`,
+//! `{a,b}` alternatives and `**` (any number of whole segments, including none). Dot files
+//! are matched like any other file. Matching is on `/`-separated relative paths.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+/// The most files a glob looks at in one workspace: an agent that wrote millions of files
+/// must not stall grading.
+pub const MAX_WALKED_FILES: usize = 200_000;
+
+/// Whether the relative path `path` (segments separated by `/`) matches `pattern`.
+pub fn matches(pattern: &str, path: &str) -> bool {
+    expand_braces(pattern).iter().any(|p| {
+        let pat: Vec<&str> = p
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
+        let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        match_segments(&pat, &segs)
+    })
+}
+
+/// The files (not folders) under `root` whose relative path matches `pattern`, sorted.
+/// Symlinks are not followed; folders in `skip` (relative to `root`) are not entered.
+pub fn find(root: &Path, pattern: &str, skip: &[PathBuf]) -> Vec<PathBuf> {
+    let pattern = pattern.trim_start_matches("./");
+    let mut found = Vec::new();
+    let walker = WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+            e.depth() == 0 || !skip.iter().any(|s| rel == s)
+        });
+    for entry in walker.flatten().take(MAX_WALKED_FILES) {
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if matches(pattern, &rel) {
+            found.push(entry.path().to_path_buf());
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `a{b,c}d` -> `abd`, `acd`; nested and multiple groups expand fully. An unclosed `{` is
+/// kept literally.
+fn expand_braces(pattern: &str) -> Vec<String> {
+    let Some(open) = pattern.find('{') else {
+        return vec![pattern.to_owned()];
+    };
+    let mut depth = 0;
+    let mut close = None;
+    let mut splits = Vec::new();
+    for (i, c) in pattern[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            ',' if depth == 1 => splits.push(open + i),
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return vec![pattern.to_owned()];
+    };
+    let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
+    let mut bounds = vec![open];
+    bounds.extend(&splits);
+    bounds.push(close);
+    let mut out = Vec::new();
+    for w in bounds.windows(2) {
+        let alt = &pattern[w[0] + 1..w[1]];
+        out.extend(expand_braces(&format!("{head}{alt}{tail}")));
+    }
+    out
+}
+
+fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
+    match pat.split_first() {
+        None => segs.is_empty(),
+        Some((&"**", rest)) => (0..=segs.len()).any(|skip| match_segments(rest, &segs[skip..])),
+        Some((p, rest)) => match segs.split_first() {
+            Some((s, srest)) => match_segment(p, s) && match_segments(rest, srest),
+            None => false,
+        },
+    }
+}
+
+/// One segment: `*`, `?` and classes; backtracking over `*`.
+fn match_segment(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    match_from(&p, &t)
+}
+
+fn match_from(p: &[char], t: &[char]) -> bool {
+    match p.first() {
+        None => t.is_empty(),
+        Some('*') => (0..=t.len()).any(|i| match_from(&p[1..], &t[i..])),
+        Some('?') => !t.is_empty() && match_from(&p[1..], &t[1..]),
+        Some('[') => match class(p) {
+            Some((set, len)) => {
+                !t.is_empty() && set.contains(t[0]) && match_from(&p[len..], &t[1..])
+            }
+            None => t.first() == Some(&'[') && match_from(&p[1..], &t[1..]),
+        },
+        Some('\\') if p.len() > 1 => t.first() == Some(&p[1]) && match_from(&p[2..], &t[1..]),
+        Some(c) => t.first() == Some(c) && match_from(&p[1..], &t[1..]),
+    }
+}
+
+/// A character class at the start of `p`: the set and how many pattern chars it used.
+fn class(p: &[char]) -> Option<(CharSet, usize)> {
+    let mut i = 1;
+    let negated = matches!(p.get(i), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut ranges = Vec::new();
+    let start = i;
+    while i < p.len() && (p[i] != ']' || i == start) {
+        if i + 2 < p.len() && p[i + 1] == '-' && p[i + 2] != ']' {
+            ranges.push((p[i], p[i + 2]));
+            i += 3;
+        } else {
+            ranges.push((p[i], p[i]));
+            i += 1;
+        }
+    }
+    (i < p.len()).then_some((CharSet { ranges, negated }, i + 1))
+}
+
+struct CharSet {
+    ranges: Vec<(char, char)>,
+    negated: bool,
+}
+
+impl CharSet {
+    fn contains(&self, c: char) -> bool {
+        self.ranges.iter().any(|(a, b)| (*a..=*b).contains(&c)) != self.negated
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_wildcards_and_classes() {
+        assert!(matches("*.csv", "out.csv"));
+        assert!(!matches("*.csv", "dir/out.csv"), "* stays in one segment");
+        assert!(matches("out?.csv", "out1.csv"));
+        assert!(matches("out[0-9].csv", "out7.csv"));
+        assert!(!matches("out[!0-9].csv", "out7.csv"));
+        assert!(matches("[]x].txt", "].txt"));
+        assert!(matches("./report.md", "report.md"));
+        assert!(matches(".env", ".env"));
+        assert!(matches("a\\*b", "a*b") && !matches("a\\*b", "axb"));
+    }
+
+    #[test]
+    fn double_star_spans_zero_or_more_folders() {
+        assert!(matches("**/*.cs", "Program.cs"));
+        assert!(matches("**/*.cs", "src/a/b/Program.cs"));
+        assert!(matches("src/**/test_*.py", "src/test_a.py"));
+        assert!(matches("src/**/test_*.py", "src/x/y/test_a.py"));
+        assert!(!matches("src/**/test_*.py", "lib/test_a.py"));
+    }
+
+    #[test]
+    fn braces_expand_to_alternatives() {
+        assert!(matches("*.{yml,yaml}", "ci.yaml"));
+        assert!(matches("*.{yml,yaml}", "ci.yml"));
+        assert!(!matches("*.{yml,yaml}", "ci.json"));
+        assert!(matches("{a,b{c,d}}.txt", "bd.txt"));
+        assert!(
+            matches("weird{.txt", "weird{.txt"),
+            "unclosed brace is literal"
+        );
+    }
+
+    #[test]
+    fn find_walks_files_and_skips_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.join(".agents/skills/s")).unwrap();
+        std::fs::write(root.join("src/deep/a.rs"), "").unwrap();
+        std::fs::write(root.join("b.rs"), "").unwrap();
+        std::fs::write(root.join(".agents/skills/s/c.rs"), "").unwrap();
+        let all = find(root, "**/*.rs", &[]);
+        assert_eq!(all.len(), 3);
+        let skipped = find(root, "**/*.rs", &[PathBuf::from(".agents/skills")]);
+        assert_eq!(skipped, vec![root.join("b.rs"), root.join("src/deep/a.rs")]);
+        assert!(find(root, "src", &[]).is_empty(), "folders are not files");
+    }
+}

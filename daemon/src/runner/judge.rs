@@ -1,0 +1,166 @@
+//! Transports to the judge model: core::grading builds the prompts and reads the replies,
+//! these only carry one system prompt and one user message to a model and bring its text back.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skillwatch_core::grading::judge::{JudgeClient, JudgeFuture};
+
+use crate::harness::{Harness, HostEnv, TrialSpec, TrialStatus};
+
+use super::RunError;
+use super::request::{JudgeEndpoint, JudgeSettings};
+
+/// How long one judge call may take.
+pub const JUDGE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The judge client `settings` describe.
+pub fn client(
+    settings: &JudgeSettings,
+    host: &HostEnv,
+    temp_root: PathBuf,
+) -> Result<Arc<dyn JudgeClient>, RunError> {
+    Ok(match &settings.endpoint {
+        JudgeEndpoint::Openai {
+            base_url,
+            api_key_env,
+        } => {
+            let var = api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+            Arc::new(OpenAiJudge {
+                client: reqwest::Client::builder()
+                    .timeout(JUDGE_TIMEOUT)
+                    .build()
+                    .map_err(|e| RunError::Settings {
+                        message: format!("judge HTTP client: {e}"),
+                    })?,
+                url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+                api_key: host.get(var).map(str::to_owned),
+                model: settings.model.clone(),
+            })
+        }
+        JudgeEndpoint::Harness { settings: h } => Arc::new(HarnessJudge {
+            harness: h.build(host)?,
+            model: settings.model.clone(),
+            temp_root,
+        }),
+    })
+}
+
+/// A judge over an OpenAI-compatible chat-completions endpoint, temperature 0.
+pub struct OpenAiJudge {
+    client: reqwest::Client,
+    url: String,
+    api_key: Option<String>,
+    model: String,
+}
+
+impl OpenAiJudge {
+    async fn complete(&self, system: &str, user: &str) -> Result<String, String> {
+        let body = json!({"model": self.model, "temperature": 0,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]});
+        let mut req = self.client.post(&self.url).json(&body);
+        if let Some(key) = &self.api_key {
+            req = req.bearer_auth(key);
+        }
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| format!("POST {}: {e}", self.url))?;
+        let status = resp.status();
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| format!("POST {}: reading the response: {e}", self.url))?;
+        if !status.is_success() {
+            let head: String = text.chars().take(300).collect();
+            return Err(format!(
+                "POST {}: expected status 200, found {status}: {head}",
+                self.url
+            ));
+        }
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("POST {}: expected a JSON response, {e}", self.url))?;
+        v.pointer("/choices/0/message/content")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                format!(
+                    "POST {}: expected choices[0].message.content text, found none",
+                    self.url
+                )
+            })
+    }
+}
+
+impl JudgeClient for OpenAiJudge {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn ask<'a>(&'a self, system: &'a str, user: &'a str) -> JudgeFuture<'a> {
+        Box::pin(self.complete(system, user))
+    }
+}
+
+/// A judge that is an agent harness: the judge prompt becomes the task of a trial in an empty
+/// workspace with no skills; the agent's final answer is the reply.
+pub struct HarnessJudge {
+    harness: Arc<dyn Harness>,
+    model: String,
+    temp_root: PathBuf,
+}
+
+impl HarnessJudge {
+    async fn complete(&self, system: &str, user: &str) -> Result<String, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("judge-")
+            .tempdir_in(&self.temp_root)
+            .map_err(|e| {
+                format!(
+                    "creating a judge workspace in {}: {e}",
+                    self.temp_root.display()
+                )
+            })?;
+        let (workspace, scratch) = (dir.path().join("ws"), dir.path().join("scratch"));
+        for d in [&workspace, &scratch] {
+            std::fs::create_dir_all(d).map_err(|e| format!("creating {}: {e}", d.display()))?;
+        }
+        let spec = TrialSpec {
+            prompt: format!("{system}\n\n{user}"),
+            model: self.model.clone(),
+            workspace,
+            scratch,
+            skills: Vec::new(),
+            timeout: JUDGE_TIMEOUT,
+        };
+        let out = self.harness.run(&spec).await;
+        if out.status != TrialStatus::Ok {
+            let why: Vec<String> = out.errors.iter().map(|e| e.message.clone()).collect();
+            return Err(format!(
+                "judge harness {}: {}",
+                self.harness.name(),
+                why.join("; ")
+            ));
+        }
+        if out.final_output.trim().is_empty() {
+            return Err(format!(
+                "judge harness {}: expected an answer, found none",
+                self.harness.name()
+            ));
+        }
+        Ok(out.final_output)
+    }
+}
+
+impl JudgeClient for HarnessJudge {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn ask<'a>(&'a self, system: &'a str, user: &'a str) -> JudgeFuture<'a> {
+        Box::pin(self.complete(system, user))
+    }
+}

@@ -1,0 +1,388 @@
+//! One trial from start to record: a fresh workspace, the agent (retried into a pristine
+//! workspace when the workspace or the agent could not be started), grading, the independent
+//! judge, and the [`TrialRecord`] the store keeps.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::json;
+use skillwatch_core::evalspec::Case;
+use skillwatch_core::grading::judge::{self, JudgeClient, Response};
+use skillwatch_core::grading::{self, Check, Grading, IndependentScores, TrialInput, Workspace};
+use skillwatch_core::trajectory::Trajectory;
+
+use crate::harness::{
+    ErrorKind, Harness, HarnessInfo, HostEnv, SkillToStage, TrialError, TrialOutcome, TrialSpec,
+    TrialStatus as HarnessStatus,
+};
+use crate::store::{
+    AssertionResult, Condition, Judgment, JudgmentKind, Tokens, Trajectory as StoredTrajectory,
+    TrialRecord, TrialStatus, Verdict, time::now_ms,
+};
+
+use super::events::{ProgressSink, RunEvent};
+use super::report::GOAL_CRITERION;
+use super::workspace;
+
+/// Everything trials of one run share.
+pub(super) struct RunContext {
+    /// The harness.
+    pub harness: Arc<dyn Harness>,
+    /// The skill under test, staged in the with-skill condition.
+    pub target: SkillToStage,
+    /// Support and decoy skills, staged in both conditions.
+    pub support: Vec<SkillToStage>,
+    /// The skill folder (setup sources are relative to it).
+    pub skill_dir: PathBuf,
+    /// The suite's cases (with their run keys).
+    pub cases: Vec<(String, Case)>,
+    /// The agent's model.
+    pub model: String,
+    /// Retries of infrastructure failures.
+    pub retries: u32,
+    /// Per-trial timeout when the case sets none, in seconds.
+    pub timeout_secs: Option<u32>,
+    /// Where trial folders go.
+    pub temp_root: PathBuf,
+    /// The environment setup commands draw from.
+    pub host: HostEnv,
+    /// The judge, when the run is judged.
+    pub judge: Option<Arc<dyn JudgeClient>>,
+    /// Progress.
+    pub progress: ProgressSink,
+}
+
+/// A trial to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TrialJob {
+    /// Index into `RunContext::cases`.
+    pub case: usize,
+    /// Condition.
+    pub condition: Condition,
+    /// Attempt.
+    pub attempt: u32,
+}
+
+/// What the judge of a pair needs of one side.
+#[derive(Debug, Clone)]
+pub(super) struct SideOutput {
+    /// The final output.
+    pub output: String,
+    /// The trajectory.
+    pub trajectory: Option<Trajectory>,
+    /// Whether the trial produced an observation (not an infrastructure error).
+    pub observed: bool,
+}
+
+/// A finished trial.
+pub(super) struct FinishedTrial {
+    /// The job.
+    pub job: TrialJob,
+    /// The record to store.
+    pub record: TrialRecord,
+    /// Retries it took.
+    pub retries: u32,
+    /// For the pairwise judge.
+    pub side: SideOutput,
+    /// Trial folders to delete (off the hot path).
+    pub folders: Vec<PathBuf>,
+    /// The independent judge's failure, if any.
+    pub judge_error: Option<String>,
+}
+
+/// Run, grade and judge one trial. Never fails: failures are recorded in the trial.
+pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTrial {
+    let (key, case) = &ctx.cases[job.case];
+    (ctx.progress)(&RunEvent::TrialStarted {
+        case: key.clone(),
+        condition: job.condition,
+        attempt: job.attempt,
+    });
+    let started_ms = now_ms();
+    let mut folders = Vec::new();
+    let mut retries = 0;
+    let (outcome, workspace_dir) = loop {
+        let root = ctx.temp_root.join(format!(
+            "c{}-{}-a{}-try{retries}",
+            job.case,
+            job.condition.as_str(),
+            job.attempt
+        ));
+        folders.push(root.clone());
+        let (outcome, ws) = attempt(&ctx, case, job, &root).await;
+        if retries < ctx.retries && infrastructure_failure(&outcome) {
+            retries += 1;
+            continue;
+        }
+        break (outcome, ws);
+    };
+    let graded = (outcome.status != HarnessStatus::Error).then(|| {
+        let skip = [ctx.harness.skills_dir().to_path_buf()];
+        grading::grade(
+            case,
+            &ctx.target.name,
+            TrialInput {
+                output: &outcome.final_output,
+                trajectory: outcome.trajectory.as_ref(),
+                tokens: Some(outcome.tokens.input + outcome.tokens.output),
+                turns: outcome.turns,
+                finished: outcome.status == HarnessStatus::Ok,
+                workspace: Workspace {
+                    root: &workspace_dir,
+                    skip: &skip,
+                },
+            },
+        )
+    });
+    let (judged, judge_error) = match (&ctx.judge, &graded) {
+        (Some(j), Some(_)) => {
+            let response = Response {
+                output: &outcome.final_output,
+                trajectory: outcome.trajectory.as_ref(),
+            };
+            match judge::judge_independent(j.as_ref(), case, response).await {
+                Ok(s) => (Some(s), None),
+                Err(e) => (None, Some(e.message)),
+            }
+        }
+        _ => (None, None),
+    };
+    let judgments = ctx
+        .judge
+        .as_ref()
+        .filter(|_| graded.is_some())
+        .map(|j| independent_judgments(j.model(), judged.as_ref(), judge_error.as_deref()))
+        .unwrap_or_default();
+    let record = record(
+        key,
+        case,
+        job,
+        &outcome,
+        graded.as_ref(),
+        judged.as_ref(),
+        judgments,
+        started_ms,
+    );
+    FinishedTrial {
+        job,
+        side: SideOutput {
+            output: outcome.final_output.clone(),
+            trajectory: outcome.trajectory.clone(),
+            observed: outcome.status != HarnessStatus::Error,
+        },
+        record,
+        retries,
+        folders,
+        judge_error,
+    }
+}
+
+/// One attempt in a fresh folder: the workspace, then the agent.
+async fn attempt(
+    ctx: &RunContext,
+    case: &Case,
+    job: TrialJob,
+    root: &Path,
+) -> (TrialOutcome, PathBuf) {
+    let info = HarnessInfo {
+        name: ctx.harness.name().to_owned(),
+        version: ctx
+            .harness
+            .version()
+            .await
+            .unwrap_or_else(|_| "unknown".into()),
+    };
+    let folders = match workspace::prepare(root, case, &ctx.skill_dir, &ctx.host).await {
+        Ok(f) => f,
+        Err(e) => {
+            let outcome = TrialOutcome::not_started(info, TrialError::new(ErrorKind::Setup, e));
+            return (outcome, root.join("ws"));
+        }
+    };
+    let mut skills = ctx.support.clone();
+    if job.condition == Condition::Skill {
+        skills.push(ctx.target.clone());
+    }
+    let spec = TrialSpec {
+        prompt: case.prompt.clone(),
+        model: ctx.model.clone(),
+        workspace: folders.workspace.clone(),
+        scratch: folders.scratch.clone(),
+        skills,
+        timeout: timeout(ctx, case),
+    };
+    (ctx.harness.run(&spec).await, folders.workspace)
+}
+
+fn timeout(ctx: &RunContext, case: &Case) -> std::time::Duration {
+    let secs = case
+        .timeout_secs
+        .map(|t| t.get())
+        .or(ctx.timeout_secs)
+        .unwrap_or(super::request::DEFAULT_TIMEOUT_SECS);
+    std::time::Duration::from_secs(u64::from(secs))
+}
+
+/// Failures of the workspace or of starting the agent: retried into a pristine workspace.
+fn infrastructure_failure(outcome: &TrialOutcome) -> bool {
+    outcome.status == HarnessStatus::Error
+        && outcome
+            .errors
+            .iter()
+            .any(|e| matches!(e.kind, ErrorKind::Setup | ErrorKind::Spawn))
+}
+
+/// The independent judge's verdicts as stored rows: overall, goal, one per rubric criterion;
+/// or one failed row when the judge failed (a judge error, re-judgeable later).
+pub fn independent_judgments(
+    model: &str,
+    judged: Option<&IndependentScores>,
+    error: Option<&str>,
+) -> Vec<Judgment> {
+    let row = |criterion: Option<String>, verdict: Verdict, reasoning: Option<String>| Judgment {
+        kind: JudgmentKind::Independent,
+        judge_model: model.to_owned(),
+        criterion,
+        verdict,
+        reasoning,
+    };
+    let Some(j) = judged else {
+        let error = error.unwrap_or("the judge gave no verdict").to_owned();
+        return vec![row(None, Verdict::Failed { error }, None)];
+    };
+    let mut rows = vec![row(
+        None,
+        Verdict::Score { score: j.overall },
+        j.overall_reasoning.clone(),
+    )];
+    if let Some(goal) = j.goal {
+        rows.push(row(
+            Some(GOAL_CRITERION.into()),
+            Verdict::Score { score: goal },
+            None,
+        ));
+    }
+    rows.extend(j.rubric.iter().map(|c| {
+        row(
+            Some(c.criterion.clone()),
+            Verdict::Score { score: c.score },
+            c.reasoning.clone(),
+        )
+    }));
+    rows
+}
+
+/// Behavior checks as stored assertion rows (activation is stored as `skill_invoked` and in
+/// the metrics, not as an assertion).
+pub fn assertion_rows(checks: &[Check]) -> Vec<AssertionResult> {
+    checks
+        .iter()
+        .filter(|c| c.group.is_behavior())
+        .map(|c| AssertionResult {
+            kind: c.kind.clone(),
+            description: c.description.clone(),
+            passed: c.passed,
+            message: c.message.clone(),
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    key: &str,
+    case: &Case,
+    job: TrialJob,
+    outcome: &TrialOutcome,
+    graded: Option<&Grading>,
+    judged: Option<&IndependentScores>,
+    judgments: Vec<Judgment>,
+    started_ms: i64,
+) -> TrialRecord {
+    let mut r = TrialRecord::new(key, job.condition, job.attempt);
+    r.status = match outcome.status {
+        HarnessStatus::Ok => TrialStatus::Completed,
+        HarnessStatus::Error => TrialStatus::Error,
+        HarnessStatus::Timeout => TrialStatus::Timeout,
+    };
+    r.output = outcome.final_output.clone();
+    if !outcome.errors.is_empty() {
+        let msgs: Vec<String> = outcome
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", kind_word(e.kind), e.message))
+            .collect();
+        r.error_message = Some(msgs.join("; "));
+    }
+    let t = outcome.tokens;
+    r.tokens = Tokens {
+        input: Some(t.input),
+        output: Some(t.output),
+        cached: Some(t.cached.min(t.input)),
+    };
+    r.cost_usd = outcome.cost_usd.filter(|c| c.is_finite() && *c >= 0.0);
+    r.wall_ms = Some(outcome.wall_ms);
+    r.tool_calls = Some(outcome.tool_calls);
+    r.turns = Some(outcome.turns);
+    r.errors = Some(
+        outcome
+            .errors
+            .iter()
+            .filter(|e| e.kind == ErrorKind::Harness)
+            .count() as u32,
+    );
+    r.started_ms = Some(started_ms);
+    r.judgments = judgments;
+    if let Some(g) = graded {
+        r.passed = Some(g.passed(judged));
+        r.skill_invoked = outcome
+            .trajectory
+            .as_ref()
+            .map(|_| g.execution.target_invoked);
+        r.metrics = g.metrics(case, judged);
+        r.assertions = assertion_rows(&g.all_checks(judged));
+    }
+    r.trajectory = outcome
+        .trajectory
+        .as_ref()
+        .and_then(|t| stored_trajectory(t, outcome, graded));
+    r
+}
+
+/// The ATIF trajectory as stored: skillwatch's grading evidence (skills loaded, security
+/// findings, visible skills, harness notices) in the root `extra`, where ATIF keeps extensions.
+fn stored_trajectory(
+    t: &Trajectory,
+    outcome: &TrialOutcome,
+    graded: Option<&Grading>,
+) -> Option<StoredTrajectory> {
+    let mut t = t.clone();
+    let mut extra = t.extra.take().unwrap_or_default();
+    extra.insert(
+        "skillwatch".into(),
+        json!({
+            "grading_version": grading::GRADING_VERSION,
+            "loaded_skills": graded.map(|g| g.execution.loaded.clone()),
+            "security": graded.and_then(|g| g.security.clone()),
+            "visible_skills": outcome.visible_skills,
+            "notices": outcome.notices,
+        }),
+    );
+    t.extra = Some(extra);
+    let bytes = serde_json::to_vec(&t).ok()?;
+    Some(StoredTrajectory {
+        format: skillwatch_core::trajectory::SCHEMA_VERSION.to_ascii_lowercase(),
+        bytes,
+    })
+}
+
+/// The error kind as one word, the way `ErrorKind` serializes.
+fn kind_word(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Setup => "setup",
+        ErrorKind::Spawn => "spawn",
+        ErrorKind::Exit => "exit",
+        ErrorKind::Harness => "harness",
+        ErrorKind::Output => "output",
+        ErrorKind::Timeout => "timeout",
+    }
+}
