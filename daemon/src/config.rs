@@ -1,36 +1,31 @@
-//! `skillwatch.toml`: what the daemon does for the skills below it. Every field is optional
-//! with a documented default; an unknown key is an error (a typo must not silently turn a
-//! budget off), reported with its file, line and column.
+//! The daemon's part of `skillwatch.toml`: which models tracked skills are measured on, what
+//! a save does, how many runs at once, and the daily budget. Every field is optional with a
+//! documented default; an unknown key inside these tables is an error (a typo must not
+//! silently turn a budget off), reported with file, line and column. The run settings (`[run]`,
+//! `[harness.<name>]`, `[judge]`) belong to the runner (`crate::runner::RunConfig`) and are
+//! not read here.
 //!
 //! ```toml
-//! [watch]
+//! [models]                       # models tracked skills are measured on, per harness
+//! openai = ["qwen3:8b"]
+//!
+//! [daemon]
 //! rerun_on_save = false          # default for every skill below this file
 //! debounce_ms = 300              # quiet time after a save before acting
+//! parallel = { openai = 2 }      # runs at once per harness (default 1)
 //!
 //! [budget]                       # per day (UTC), counted over every trial recorded that day
 //! max_trials_per_day = 500       # default: no limit
 //! max_cost_usd_per_day = 5.0     # default: no limit
-//!
-//! [run]                          # defaults of every run (a request's own values win)
-//! runs = 1                       # attempts per case and condition
-//! jobs = 2                       # trials at once within a run
-//! timeout_secs = 600             # per trial
-//! judge_model = "gpt-4.1-mini"   # default: no LLM judge
-//!
-//! [harness.openai]               # one table per harness: openai, claude-code, codex, command
-//! base_url = "http://127.0.0.1:11434/v1"
-//! api_key_env = "OPENAI_API_KEY"
-//! models = ["qwen3:8b"]          # models tracked skills are measured on
-//! parallel = 1                   # runs at once on this harness (default 1)
 //!
 //! [skills.invoice-tables]        # per skill, by its SKILL.md name
 //! rerun_on_save = true
 //! ```
 //!
 //! The file that governs a skill is the nearest `skillwatch.toml` in the skill's folder or
-//! above it. A model listed under `[harness.X] models` that the history has not seen for a
-//! tracked skill (which has completed runs on another model of that harness) triggers a
-//! model-change rerun and a comparison with the previous model.
+//! above it. A model listed under `[models]` that the history has not seen for a tracked
+//! skill (which has completed runs on another model of that harness) triggers a model-change
+//! rerun and a comparison with the previous model.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,40 +36,44 @@ use skillwatch_core::text::LineIndex;
 /// The configuration file's name.
 pub const FILE_NAME: &str = "skillwatch.toml";
 
+/// The harness names `[models]` and `[daemon] parallel` accept.
+pub const HARNESSES: &[&str] = &["claude-code", "codex", "openai", "command"];
+
 /// Default quiet time after a save, in milliseconds.
 pub const DEFAULT_DEBOUNCE_MS: u64 = 300;
 
-/// One `skillwatch.toml`.
+/// The daemon's tables of one `skillwatch.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct Config {
-    /// `[watch]`.
-    pub watch: WatchConfig,
+    /// `[models]`: harness name to the models tracked skills are measured on.
+    pub models: BTreeMap<String, Vec<String>>,
+    /// `[daemon]`.
+    pub daemon: DaemonConfig,
     /// `[budget]`.
     pub budget: BudgetConfig,
-    /// `[run]`.
-    pub run: RunDefaults,
-    /// `[harness.<name>]`, by harness name.
-    pub harness: BTreeMap<String, HarnessConfig>,
     /// `[skills.<name>]`, by skill name.
     pub skills: BTreeMap<String, SkillConfig>,
 }
 
-/// `[watch]`: reacting to saves.
+/// `[daemon]`: reacting to saves, and parallelism.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct WatchConfig {
+pub struct DaemonConfig {
     /// Rerun a skill when its SKILL.md or eval file is saved (default false).
     pub rerun_on_save: bool,
     /// Quiet time after a save before acting, in ms (default 300).
     pub debounce_ms: u64,
+    /// Runs at once per harness (default 1 each).
+    pub parallel: BTreeMap<String, u32>,
 }
 
-impl Default for WatchConfig {
+impl Default for DaemonConfig {
     fn default() -> Self {
-        WatchConfig {
+        DaemonConfig {
             rerun_on_save: false,
             debounce_ms: DEFAULT_DEBOUNCE_MS,
+            parallel: BTreeMap::new(),
         }
     }
 }
@@ -89,54 +88,11 @@ pub struct BudgetConfig {
     pub max_cost_usd_per_day: Option<f64>,
 }
 
-/// `[run]`: defaults for every run below this file.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RunDefaults {
-    /// Attempts per case and condition.
-    pub runs: Option<u32>,
-    /// Trials at once within a run.
-    pub jobs: Option<u32>,
-    /// Per-trial timeout in seconds.
-    pub timeout_secs: Option<u64>,
-    /// The judge model.
-    pub judge_model: Option<String>,
-}
-
-/// `[harness.<name>]`: how to reach and run a harness (the runner's harness settings) and
-/// which models to track on it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HarnessConfig {
-    /// The endpoint (e.g. an OpenAI-compatible base URL, or ANTHROPIC_BASE_URL for claude-code).
-    pub base_url: Option<String>,
-    /// The environment variable holding the API key.
-    pub api_key_env: Option<String>,
-    /// The executable (`claude`, `codex`, or the `command` harness's program).
-    pub program: Option<PathBuf>,
-    /// Extra arguments (the whole argument list for `command`).
-    pub args: Vec<String>,
-    /// Further host environment variables the agent may see.
-    pub env_allow: Vec<String>,
-    /// `openai`: model calls per trial.
-    pub max_turns: Option<u32>,
-    /// `openai`: sampling temperature.
-    pub temperature: Option<f64>,
-    /// `command`: where skills are staged, relative to the workspace.
-    pub skills_dir: Option<PathBuf>,
-    /// `command`: the version recorded with trials.
-    pub version: Option<String>,
-    /// Models tracked skills are measured on.
-    pub models: Vec<String>,
-    /// Runs at once on this harness (default 1).
-    pub parallel: Option<u32>,
-}
-
 /// `[skills.<name>]`: one skill's settings.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SkillConfig {
-    /// Rerun this skill when its files are saved (overrides `[watch] rerun_on_save`).
+    /// Rerun this skill when its files are saved (overrides `[daemon] rerun_on_save`).
     pub rerun_on_save: Option<bool>,
 }
 
@@ -151,7 +107,7 @@ pub enum ConfigError {
         /// The OS reason.
         message: String,
     },
-    /// The file is not valid TOML or has a field of the wrong type or name.
+    /// The file is not valid TOML or a daemon table has a field of the wrong type or name.
     #[error("{path}:{line}:{column}: {message}")]
     Parse {
         /// The file.
@@ -168,7 +124,7 @@ pub enum ConfigError {
     Invalid {
         /// The file.
         path: PathBuf,
-        /// The field, e.g. `harness.openai.parallel`.
+        /// The field, e.g. `daemon.parallel.openai`.
         field: String,
         /// What would be accepted.
         expected: String,
@@ -210,21 +166,31 @@ impl Config {
             expected: expected.to_string(),
             found,
         };
-        for (name, h) in &self.harness {
-            if h.parallel == Some(0) {
+        let harnesses = self.models.keys().chain(self.daemon.parallel.keys());
+        for name in harnesses {
+            if !HARNESSES.contains(&name.as_str()) {
                 return Err(invalid(
-                    format!("harness.{name}.parallel"),
-                    "at least 1",
-                    "0".into(),
+                    format!("harness `{name}`"),
+                    &HARNESSES.join(" | "),
+                    name.clone(),
                 ));
             }
-            if let Some(m) = h.models.iter().find(|m| m.trim().is_empty()) {
+        }
+        for (name, models) in &self.models {
+            if let Some(m) = models.iter().find(|m| m.trim().is_empty()) {
                 return Err(invalid(
-                    format!("harness.{name}.models"),
+                    format!("models.{name}"),
                     "non-empty model names",
                     format!("{m:?}"),
                 ));
             }
+        }
+        if let Some((name, _)) = self.daemon.parallel.iter().find(|(_, n)| **n == 0) {
+            return Err(invalid(
+                format!("daemon.parallel.{name}"),
+                "at least 1",
+                "0".into(),
+            ));
         }
         if let Some(cost) = self.budget.max_cost_usd_per_day
             && !(cost.is_finite() && cost >= 0.0)
@@ -235,13 +201,6 @@ impl Config {
                 cost.to_string(),
             ));
         }
-        if self.run.runs == Some(0) || self.run.jobs == Some(0) {
-            return Err(invalid(
-                "run.runs / run.jobs".into(),
-                "at least 1",
-                "0".into(),
-            ));
-        }
         Ok(())
     }
 
@@ -250,23 +209,20 @@ impl Config {
         self.skills
             .get(skill)
             .and_then(|s| s.rerun_on_save)
-            .unwrap_or(self.watch.rerun_on_save)
+            .unwrap_or(self.daemon.rerun_on_save)
     }
 
-    /// Every (harness, model) pair the file lists, in file order per harness.
+    /// Every (harness, model) pair `[models]` lists, by harness, in file order per harness.
     pub fn models(&self) -> Vec<(String, String)> {
-        self.harness
+        self.models
             .iter()
-            .flat_map(|(h, c)| c.models.iter().map(move |m| (h.clone(), m.clone())))
+            .flat_map(|(h, ms)| ms.iter().map(move |m| (h.clone(), m.clone())))
             .collect()
     }
 
     /// Runs at once on `harness` (default 1).
     pub fn parallel(&self, harness: &str) -> usize {
-        self.harness
-            .get(harness)
-            .and_then(|h| h.parallel)
-            .unwrap_or(1) as usize
+        self.daemon.parallel.get(harness).copied().unwrap_or(1) as usize
     }
 }
 
@@ -308,15 +264,16 @@ mod tests {
         assert_eq!(config.budget.max_trials_per_day, Some(500));
         assert!(config.rerun_on_save("invoice-tables"));
         assert!(!config.rerun_on_save("other"));
-        assert_eq!(config.parallel("openai"), 1);
+        assert_eq!(config.parallel("openai"), 2);
         assert_eq!(config.parallel("codex"), 1);
     }
 
     #[test]
-    fn an_empty_file_is_all_defaults() {
-        let config = Config::parse("", Path::new("x.toml")).unwrap();
+    fn the_runners_tables_are_left_to_the_runner() {
+        let text = "[run]\nharness = \"openai\"\n[harness.openai]\nbase_url = \"http://h/v1\"\n[judge]\nmodel = \"j\"\n";
+        let config = Config::parse(text, Path::new("x.toml")).unwrap();
         assert_eq!(config, Config::default());
-        assert_eq!(config.watch.debounce_ms, DEFAULT_DEBOUNCE_MS);
+        assert_eq!(config.daemon.debounce_ms, DEFAULT_DEBOUNCE_MS);
     }
 
     #[test]
@@ -326,14 +283,18 @@ mod tests {
             .to_string();
         assert!(err.starts_with("s.toml:2:1:"), "{err}");
         assert!(err.contains("max_trial_per_day"), "{err}");
-        let err = Config::parse("[harness.openai]\nmodels = \"m\"\n", Path::new("s.toml"))
+        let err = Config::parse("[models]\nopenai = \"m\"\n", Path::new("s.toml"))
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("s.toml:2:"), "{err}");
-        let err = Config::parse("[harness.openai]\nparallel = 0\n", Path::new("s.toml"))
+        let err = Config::parse("[daemon]\nparallel = { openai = 0 }\n", Path::new("s.toml"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("harness.openai.parallel"), "{err}");
+        assert!(err.contains("daemon.parallel.openai"), "{err}");
+        let err = Config::parse("[models]\ngemini = [\"g\"]\n", Path::new("s.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("found gemini"), "{err}");
     }
 
     #[test]
@@ -344,12 +305,12 @@ mod tests {
         assert_eq!(for_dir(&skill).unwrap(), (None, Config::default()));
         std::fs::write(
             dir.path().join("a").join(FILE_NAME),
-            "[watch]\nrerun_on_save = true\n",
+            "[daemon]\nrerun_on_save = true\n",
         )
         .unwrap();
         let (path, config) = for_dir(&skill).unwrap();
         assert_eq!(path, Some(dir.path().join("a").join(FILE_NAME)));
-        assert!(config.watch.rerun_on_save);
+        assert!(config.daemon.rerun_on_save);
         std::fs::write(dir.path().join("a/b").join(FILE_NAME), "nonsense =").unwrap();
         assert!(for_dir(&skill).is_err());
     }

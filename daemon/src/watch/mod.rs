@@ -175,7 +175,7 @@ impl Watcher {
 
     fn watch(&self, root: &Path) -> notify::Result<RootWatcher> {
         let debounce = config::for_dir(root)
-            .map(|(_, c)| c.watch.debounce_ms)
+            .map(|(_, c)| c.daemon.debounce_ms)
             .unwrap_or(config::DEFAULT_DEBOUNCE_MS)
             .clamp(20, 10_000);
         let tx = self.inner.tx.clone();
