@@ -3,6 +3,7 @@
 
 mod cmd;
 mod report;
+mod run_report;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,10 @@ enum Command {
     Rerun(cmd::rerun::Args),
     /// Load trials from trial files (docs/trial-format.md) into the history store.
     Import(cmd::import::Args),
+    /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
+    Run(Box<cmd::run::Args>),
+    /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
+    Rejudge(cmd::rejudge::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +61,8 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::events::run(args),
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
+        Command::Run(args) => cmd::run::run(*args),
+        Command::Rejudge(args) => cmd::rejudge::run(args),
     };
     match result {
         Ok(code) => code,

@@ -98,9 +98,13 @@ async fn editing_the_skill_reruns_only_the_with_skill_condition() {
         (lift - 0.75).abs() < 1e-12,
         "pairs with reused baselines are scored: {lift}"
     );
-    let store = s.fx.store.lock().unwrap();
-    let old = store.run_trials(first.run.id).unwrap();
-    let new = store.run_trials(second.run.id).unwrap();
+    let (old, new) = {
+        let store = s.fx.store.lock().unwrap();
+        (
+            store.run_trials(first.run.id).unwrap(),
+            store.run_trials(second.run.id).unwrap(),
+        )
+    };
     for t in new.iter().filter(|t| t.condition == Condition::Baseline) {
         let original = old
             .iter()
@@ -117,7 +121,6 @@ async fn editing_the_skill_reruns_only_the_with_skill_condition() {
     }
     let reused = second.run.config["reused"].as_array().unwrap();
     assert_eq!(reused.len(), 4);
-    drop(store);
 
     // A third run reuses the originals of the first run, never the copies in the second, so
     // it still gets two distinct baselines per case.

@@ -10,6 +10,8 @@ pub mod history_db;
 pub mod import;
 pub mod link;
 pub mod lsp;
+pub mod rejudge;
 pub mod rerun;
+pub mod run;
 pub mod schema;
 pub mod status;

@@ -49,17 +49,23 @@
 //! run interrupted by a crash stays `running` until the daemon marks it `interrupted`; a
 //! request with `resume: Some(id)` reopens it and runs only the missing trials.
 
+mod config;
 mod error;
 mod events;
 mod judge;
+mod rejudge;
 mod report;
 mod request;
 mod trial;
 mod workspace;
 
+pub use config::{
+    CONFIG_FILE, ConfigError, HarnessTable, JudgeTable, RunConfig, RunTable, parse_kind,
+};
 pub use error::RunError;
 pub use events::{ProgressSink, RunEvent, no_progress};
 pub use judge::{HarnessJudge, JUDGE_TIMEOUT, OpenAiJudge, client as judge_client};
+pub use rejudge::{RejudgeScope, RejudgeTally, rejudge, stored_judge};
 pub use report::{
     CaseRow, GOAL_CRITERION, INCONSISTENT, RunReport, RunVerdict, SideRow, TrialTally,
 };
@@ -276,7 +282,8 @@ impl Plan {
                 "retries": r.retries,
                 "cases": r.cases,
                 "harness": r.harness,
-                "judge": r.judge.as_ref().map(|j| json!({"model": j.model, "mode": j.mode, "identity": j.identity()})),
+                "judge": r.judge,
+                "judge_identity": r.judge.as_ref().map(JudgeSettings::identity),
                 "support_skills": self.support.iter().map(|s| json!({"name": s.name, "path": s.source})).collect::<Vec<_>>(),
                 "grading_version": GRADING_VERSION,
                 "baseline_key": self.baseline_key,
@@ -505,7 +512,7 @@ impl Execution {
     }
 
     async fn run_all(&mut self, p: &PreparedRun) -> Result<(), RunError> {
-        let mut judging: JoinSet<Result<(), RunError>> = JoinSet::new();
+        let mut judging: JoinSet<Result<bool, RunError>> = JoinSet::new();
         for u in &p.reused {
             self.copy_reused(*u, &mut judging).await?;
         }
@@ -533,10 +540,11 @@ impl Execution {
                     self.record(done, &mut judging).await?;
                 }
                 Some(judged) = judging.join_next(), if !judging.is_empty() => {
-                    judged.map_err(|e| RunError::Io {
+                    let failed = judged.map_err(|e| RunError::Io {
                         context: "a judge task".into(),
                         source: std::io::Error::other(e.to_string()),
                     })??;
+                    self.tally.judge_errors += usize::from(failed);
                 }
             }
         }
@@ -568,7 +576,7 @@ impl Execution {
     async fn copy_reused(
         &mut self,
         u: Reuse,
-        judging: &mut JoinSet<Result<(), RunError>>,
+        judging: &mut JoinSet<Result<bool, RunError>>,
     ) -> Result<(), RunError> {
         let run = self.run;
         let pairwise = self.pairwise;
@@ -610,7 +618,7 @@ impl Execution {
     async fn record(
         &mut self,
         done: FinishedTrial,
-        judging: &mut JoinSet<Result<(), RunError>>,
+        judging: &mut JoinSet<Result<bool, RunError>>,
     ) -> Result<(), RunError> {
         let FinishedTrial {
             job,
@@ -673,7 +681,7 @@ impl Execution {
         attempt: u32,
         condition: Condition,
         side: SideOutput,
-        judging: &mut JoinSet<Result<(), RunError>>,
+        judging: &mut JoinSet<Result<bool, RunError>>,
     ) {
         let slot = self.sides.entry((case, attempt)).or_default();
         slot[usize::from(condition == Condition::Skill)] = Some(side);
@@ -718,7 +726,8 @@ impl Execution {
             with_store(&store, move |s| {
                 s.record_pairwise_judgments(run, &key, attempt, &rows)
             })
-            .await
+            .await?;
+            Ok(result.is_err())
         });
     }
 }

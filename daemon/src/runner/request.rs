@@ -121,7 +121,7 @@ impl RunRequest {
 }
 
 /// The harnesses skillwatch drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HarnessKind {
     /// The Claude Code CLI.

@@ -1,0 +1,436 @@
+//! `skillwatch run SKILL_DIR`: measure a skill's lift with a paired run (baseline without the
+//! skill, with the skill) on a real harness, store it in the history, print the summary.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, anyhow, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use skillwatch_daemon::runner::{
+    HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunConfig,
+    RunEvent, RunReport, RunRequest, RunVerdict, Runner, parse_kind,
+};
+use skillwatch_daemon::store::{RunId, RunStatus};
+use tokio_util::sync::CancellationToken;
+
+use super::history_db::DbArgs;
+use crate::run_report;
+
+/// Arguments of `skillwatch run`.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Settings come from flags, then skillwatch.toml (the nearest one above \
+the skill, or --config), then defaults. Exit status: 0 the run completed, 1 the skill \
+regresses (lift significantly below 0) or the run was cancelled, 2 bad usage or a failure."
+)]
+pub struct Args {
+    /// The skill folder (with SKILL.md and tests/eval.yaml or evals/evals.json).
+    skill: PathBuf,
+    /// Harness: claude-code, codex, openai (built-in loop over an OpenAI-compatible
+    /// endpoint) or command [default: [run] harness].
+    #[arg(long)]
+    harness: Option<String>,
+    /// The agent's model [default: [run] model].
+    #[arg(long)]
+    model: Option<String>,
+    /// Attempts per case and condition [default: 1].
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Trials in flight at once [default: 1].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Seconds per trial when the case sets no timeout [default: 120].
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u32>,
+    /// Run only this case (repeatable).
+    #[arg(long = "case", value_name = "ID")]
+    cases: Vec<String>,
+    /// A support or decoy skill installed in both conditions (repeatable).
+    #[arg(long = "support-skill", value_name = "DIR")]
+    support: Vec<PathBuf>,
+    /// API base URL of the harness (openai: `http://host/v1`; claude-code:
+    /// ANTHROPIC_BASE_URL; codex: a Responses endpoint).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Name of the environment variable holding the harness's API key [default:
+    /// OPENAI_API_KEY for openai and codex, ANTHROPIC_API_KEY for claude-code].
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// The harness executable (the program for `command`).
+    #[arg(long, value_name = "PATH")]
+    program: Option<PathBuf>,
+    /// An argument for the harness (repeatable; `{prompt}` placeholders for `command`).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// LLM judge model; enables accuracy, goal accuracy and judged expectations.
+    #[arg(long, value_name = "MODEL")]
+    judge_model: Option<String>,
+    /// Judge calls: independent (each trial scored) or pairwise (also baseline vs skill,
+    /// both orders) [default: pairwise].
+    #[arg(long, value_enum)]
+    judge_mode: Option<JudgeModeArg>,
+    /// OpenAI-compatible endpoint of the judge [default: [judge] base_url, else the openai
+    /// harness's endpoint].
+    #[arg(long, value_name = "URL")]
+    judge_url: Option<String>,
+    /// Judge through this harness instead of an endpoint.
+    #[arg(long, value_name = "HARNESS")]
+    judge_harness: Option<String>,
+    /// Variable holding the judge endpoint's API key [default: OPENAI_API_KEY].
+    #[arg(long, value_name = "VAR")]
+    judge_api_key_env: Option<String>,
+    /// Run every baseline again instead of reusing unchanged ones from the history.
+    #[arg(long)]
+    no_reuse: bool,
+    /// Resume an interrupted or cancelled run: only its missing trials run.
+    #[arg(long, value_name = "RUN")]
+    resume: Option<i64>,
+    /// Keep trial workspaces and logs (under the system temp dir).
+    #[arg(long)]
+    keep_workspaces: bool,
+    /// Seed of the run's statistics [default: 0].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// skillwatch.toml to read [default: the nearest one above the skill].
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Print the report as JSON on stdout (no progress bar).
+    #[arg(long)]
+    json: bool,
+    /// Also write a report: json:PATH, junit:PATH or markdown:PATH (repeatable; markdown fits
+    /// a pull request comment or $GITHUB_STEP_SUMMARY).
+    #[arg(long = "report", value_name = "FORMAT:PATH")]
+    reports: Vec<ReportTarget>,
+    #[command(flatten)]
+    db: DbArgs,
+}
+
+/// `--judge-mode`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum JudgeModeArg {
+    Independent,
+    Pairwise,
+}
+
+/// A `--report FORMAT:PATH`.
+#[derive(Clone, Debug)]
+struct ReportTarget {
+    format: ReportFormat,
+    path: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ReportFormat {
+    Json,
+    Junit,
+    Markdown,
+}
+
+impl FromStr for ReportTarget {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (format, path) = s.split_once(':').ok_or_else(|| {
+            format!("expected FORMAT:PATH (json, junit or markdown), found {s:?}")
+        })?;
+        let format = match format {
+            "json" => ReportFormat::Json,
+            "junit" => ReportFormat::Junit,
+            "markdown" | "md" => ReportFormat::Markdown,
+            other => {
+                return Err(format!(
+                    "expected json, junit or markdown before ':', found {other:?}"
+                ));
+            }
+        };
+        if path.is_empty() {
+            return Err(format!("expected a path after {format:?}:, found none"));
+        }
+        Ok(ReportTarget {
+            format,
+            path: path.into(),
+        })
+    }
+}
+
+/// Run the paired evaluation and print its summary.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = load_config(args.config.as_deref(), &args.skill)?;
+    let request = build_request(&args, &config)?;
+    let store = args.db.open_or_create()?;
+    let store = Arc::new(Mutex::new(store));
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let report = runtime.block_on(execute(&request, store, args.json))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", run_report::text(&report));
+    }
+    for target in &args.reports {
+        write_report(&report, target)?;
+    }
+    let failed =
+        report.verdict == RunVerdict::Regresses || report.run.status != RunStatus::Completed;
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The explicit `--config`, else the nearest skillwatch.toml above the skill, else defaults.
+fn load_config(explicit: Option<&Path>, skill: &Path) -> anyhow::Result<RunConfig> {
+    match explicit
+        .map(Path::to_path_buf)
+        .or_else(|| RunConfig::find(skill))
+    {
+        Some(path) => Ok(RunConfig::load(&path)?),
+        None => Ok(RunConfig::default()),
+    }
+}
+
+/// Flags over skillwatch.toml over defaults.
+fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
+    let from_file = config
+        .path
+        .as_ref()
+        .map_or(String::new(), |p| format!(" or [run] in {}", p.display()));
+    let kind_name = a
+        .harness
+        .clone()
+        .or(config.run.harness.clone())
+        .ok_or_else(|| {
+            anyhow!(
+                "expected --harness (claude-code, codex, openai or command){from_file}, found none"
+            )
+        })?;
+    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
+    let model = a
+        .model
+        .clone()
+        .or(config.run.model.clone())
+        .ok_or_else(|| anyhow!("expected --model{from_file}, found none"))?;
+    let harness = harness_settings(a, config, kind);
+    let mut r = RunRequest::new(&a.skill, harness.clone(), model);
+    r.runs = a.runs.or(config.run.runs).unwrap_or(1).max(1);
+    r.jobs = a.jobs.or(config.run.jobs).unwrap_or(1).max(1);
+    r.timeout_secs = a.timeout.or(config.run.timeout_secs);
+    r.cases = a.cases.clone();
+    r.support_skills = if a.support.is_empty() {
+        config.run.support_skills.clone()
+    } else {
+        a.support.clone()
+    };
+    r.reuse_baselines = !a.no_reuse && config.run.reuse_baselines.unwrap_or(true);
+    r.retries = config.run.retries.unwrap_or(2);
+    r.resume = a.resume.map(RunId);
+    r.keep_workspaces = a.keep_workspaces;
+    r.seed = a.seed.unwrap_or(0);
+    r.judge = judge_settings(a, config, &harness)?;
+    Ok(r)
+}
+
+fn harness_settings(a: &Args, config: &RunConfig, kind: HarnessKind) -> HarnessSettings {
+    let mut h = config.harness_settings(kind);
+    if a.base_url.is_some() {
+        h.base_url = a.base_url.clone();
+    }
+    if a.api_key_env.is_some() {
+        h.api_key_env = a.api_key_env.clone();
+    }
+    if a.program.is_some() {
+        h.program = a.program.clone();
+    }
+    if !a.args.is_empty() {
+        h.args = a.args.clone();
+    }
+    h
+}
+
+/// The judge: flags, then `[judge]`, then (for the openai harness) the agent's own endpoint.
+fn judge_settings(
+    a: &Args,
+    config: &RunConfig,
+    harness: &HarnessSettings,
+) -> anyhow::Result<Option<JudgeSettings>> {
+    let mode = a.judge_mode.map(|m| match m {
+        JudgeModeArg::Independent => JudgeMode::Independent,
+        JudgeModeArg::Pairwise => JudgeMode::Pairwise,
+    });
+    let flag_endpoint = match (&a.judge_url, &a.judge_harness) {
+        (Some(url), _) => Some(JudgeEndpoint::Openai {
+            base_url: url.clone(),
+            api_key_env: a.judge_api_key_env.clone(),
+        }),
+        (None, Some(h)) => Some(JudgeEndpoint::Harness {
+            settings: config
+                .harness_settings(parse_kind(h).map_err(|e| anyhow!("--judge-harness: {e}"))?),
+        }),
+        (None, None) => None,
+    };
+    let from_file = match config.judge_settings(a.judge_model.as_deref()) {
+        Ok(j) => j,
+        Err(_) if flag_endpoint.is_some() || harness.kind == HarnessKind::Openai => None,
+        Err(e) => bail!("{e} (or pass --judge-url / --judge-harness)"),
+    };
+    let Some(model) = a
+        .judge_model
+        .clone()
+        .or(from_file.as_ref().map(|j| j.model.clone()))
+    else {
+        return Ok(None);
+    };
+    let endpoint = flag_endpoint
+        .or(from_file.as_ref().map(|j| j.endpoint.clone()))
+        .or_else(|| {
+            (harness.kind == HarnessKind::Openai).then(|| JudgeEndpoint::Openai {
+                base_url: harness.base_url.clone().unwrap_or_default(),
+                api_key_env: harness.api_key_env.clone(),
+            })
+        })
+        .ok_or_else(|| anyhow!("judge {model}: expected --judge-url or --judge-harness (or [judge] in skillwatch.toml), found neither"))?;
+    Ok(Some(JudgeSettings {
+        model,
+        mode: mode
+            .or(from_file.map(|j| j.mode))
+            .unwrap_or(JudgeMode::Pairwise),
+        endpoint,
+    }))
+}
+
+/// Prepare and execute with a progress bar; Ctrl-C cancels (killing the agents in flight).
+async fn execute(
+    request: &RunRequest,
+    store: Arc<Mutex<skillwatch_daemon::store::Store>>,
+    json: bool,
+) -> anyhow::Result<RunReport> {
+    let runner = Runner::new(store);
+    let prepared = runner.prepare(request).await?;
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\ninterrupted: stopping the trials in flight…");
+            on_interrupt.cancel();
+        }
+    });
+    let progress = progress_sink(prepared.planned() as u64, json);
+    Ok(prepared.execute(progress, cancel).await?)
+}
+
+/// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`.
+fn progress_sink(planned: u64, json: bool) -> ProgressSink {
+    let tty = std::io::stderr().is_terminal();
+    let bar = if json || !tty {
+        ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden())
+    } else {
+        let bar = ProgressBar::new(planned);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} trials {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    };
+    let lines = !json && !tty;
+    Arc::new(move |event: &RunEvent| match event {
+        RunEvent::Started {
+            run,
+            skill,
+            harness,
+            harness_version,
+            model,
+            reused,
+            resumed,
+            ..
+        } => {
+            bar.inc((reused + resumed) as u64);
+            let line = format!("run {run}: {skill} on {model} ({harness} {harness_version})");
+            if lines {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
+        RunEvent::TrialStarted {
+            case,
+            condition,
+            attempt,
+        } => {
+            bar.set_message(format!("{case} ({condition} #{attempt})"));
+        }
+        RunEvent::TrialReused { .. } => {}
+        RunEvent::TrialFinished {
+            case,
+            condition,
+            attempt,
+            status,
+            passed,
+            wall_ms,
+            ..
+        } => {
+            bar.inc(1);
+            if lines {
+                let outcome = passed.map_or("ungraded", |p| if p { "passed" } else { "failed" });
+                eprintln!(
+                    "  {case} {condition} #{attempt}: {status}, {outcome}, {:.1} s",
+                    *wall_ms as f64 / 1000.0
+                );
+            }
+        }
+        RunEvent::JudgeFailed {
+            case,
+            attempt,
+            message,
+            ..
+        } => {
+            let line = format!("  judge error on {case} #{attempt}: {message}");
+            if lines || json {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
+        RunEvent::Finished { .. } => bar.finish_and_clear(),
+    })
+}
+
+fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow::Result<()> {
+    let text = match target.format {
+        ReportFormat::Json => serde_json::to_string_pretty(report)? + "\n",
+        ReportFormat::Junit => run_report::junit(report),
+        ReportFormat::Markdown => run_report::markdown(report),
+    };
+    if let Some(parent) = target.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(&target.path, text).with_context(|| format!("writing {}", target.path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_targets_parse_and_explain_mistakes() {
+        let t: ReportTarget = "markdown:out/summary.md".parse().unwrap();
+        assert!(matches!(t.format, ReportFormat::Markdown));
+        assert_eq!(t.path, PathBuf::from("out/summary.md"));
+        assert!(
+            "xml:a"
+                .parse::<ReportTarget>()
+                .unwrap_err()
+                .contains("expected json, junit or markdown")
+        );
+        assert!(
+            "junit"
+                .parse::<ReportTarget>()
+                .unwrap_err()
+                .contains("FORMAT:PATH")
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! Markdown for a pull request comment or `$GITHUB_STEP_SUMMARY`: the headline first, then the
+//! per-case table, then per-metric details folded away.
+
+use std::fmt::Write;
+
+use skillwatch_daemon::runner::RunReport;
+
+use super::{exclusions, harness_line, passes, score, tally_line, trouble};
+use crate::cmd::history_db::{interval, rate, signed};
+
+/// The run as markdown.
+pub fn markdown(r: &RunReport) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "## skillwatch: `{}` on `{}`\n",
+        escape(&r.run.skill),
+        escape(&r.run.model)
+    );
+    let _ = writeln!(o, "{}\n", headline(r));
+    let _ = writeln!(o, "| case | baseline | with skill | lift | skill invoked |");
+    let _ = writeln!(o, "|---|---|---|---:|---:|");
+    for c in &r.cases {
+        let cell = |s| {
+            let t = trouble(s);
+            let t = if t.is_empty() { t } else { format!(" ({t})") };
+            format!("{} · {}{t}", passes(s), score(s))
+        };
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {}/{} |",
+            escape(&c.case),
+            cell(&c.baseline),
+            cell(&c.skill),
+            signed(c.lift),
+            c.skill.invoked,
+            c.skill.trials
+        );
+    }
+    o.push('\n');
+    metrics(&mut o, r);
+    let _ = writeln!(
+        o,
+        "<sub>run {} · {} · {} · judge: {} · skill {} · {}</sub>",
+        r.run.id,
+        harness_line(r),
+        tally_line(r),
+        r.run.judge_model.as_deref().unwrap_or("none"),
+        &r.run.skill_hash.chars().take(15).collect::<String>(),
+        r.run.tool_version
+    );
+    o
+}
+
+fn headline(r: &RunReport) -> String {
+    let Some(s) = &r.summary else {
+        return format!(
+            "**Skill Lift not measured** ({}) · verdict **{}**",
+            r.summary_error.as_deref().unwrap_or("no scored pairs"),
+            r.verdict.word()
+        );
+    };
+    let h = &s.headline;
+    let mut line = format!(
+        "**Skill Lift {}** {} · verdict **{}** · utility U {} · skill invoked {}",
+        signed(h.lift),
+        interval(h.interval.as_ref()),
+        r.verdict.word(),
+        h.utility.map_or("—".into(), |u| format!("{u:.1}")),
+        rate(h.invocation_rate.as_ref()),
+    );
+    if h.excluded.total() > 0 {
+        let _ = write!(line, " · {}", exclusions(&h.excluded));
+    }
+    if let Some(c) = &r.compat {
+        let _ = write!(
+            line,
+            "\n\nskill-validator compat: improvement score {:+.3} — {}",
+            c.overall_improvement_score, c.reason
+        );
+    }
+    line
+}
+
+fn metrics(o: &mut String, r: &RunReport) {
+    let Some(s) = &r.summary else { return };
+    if s.lift.metrics.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "<details><summary>Lift per metric</summary>\n");
+    let _ = writeln!(o, "| metric | baseline | with skill | lift | interval |");
+    let _ = writeln!(o, "|---|---:|---:|---:|---|");
+    for m in &s.lift.metrics {
+        let _ = writeln!(
+            o,
+            "| {} | {:.2} | {:.2} | {} | {} |",
+            m.metric,
+            m.baseline_mean,
+            m.skill_mean,
+            signed(Some(m.lift)),
+            interval(m.summary.t_interval.as_ref())
+        );
+    }
+    let _ = writeln!(o, "\n</details>\n");
+}
+
+/// Table cells cannot hold `|` or newlines.
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
