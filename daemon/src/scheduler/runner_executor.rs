@@ -17,12 +17,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use skillwatch_core::protocol::{JobInfo, JobProgress, JobTrigger};
 
 use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
-use crate::config::{self, Config};
 use crate::harness::BoxFuture;
-use crate::runner::{
-    HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunError,
-    RunEvent, RunRequest, Runner,
-};
+use crate::runner::{ProgressSink, RunConfig, RunError, RunEvent, RunRequest, Runner, parse_kind};
 use crate::store::{RunId, RunStatus, TrialStatus, Trigger};
 
 /// Runs jobs with the paired runner on the shared history.
@@ -112,7 +108,8 @@ fn resumable(store: &SharedStore, job: &JobInfo) -> Option<RunId> {
     (info.status != RunStatus::Completed).then_some(run)
 }
 
-/// The runner request of a job: the client's own, or one built from the job and config.
+/// The runner request of a job: the client's own, or one built from the job and the run
+/// settings (`[run]`, `[harness.*]`, `[judge]`) of the skill's `skillwatch.toml`.
 pub fn runner_request(job: &JobInfo) -> Result<RunRequest, String> {
     let asked = &job.request;
     let mut request = match &asked.runner {
@@ -120,7 +117,10 @@ pub fn runner_request(job: &JobInfo) -> Result<RunRequest, String> {
             format!("the job's runner request is not one this daemon understands: {e}")
         })?,
         None => {
-            let (_, config) = config::for_dir(&asked.skill_dir).map_err(|e| e.to_string())?;
+            let config = match RunConfig::find(&asked.skill_dir) {
+                Some(path) => RunConfig::load(&path).map_err(|e| e.to_string())?,
+                None => RunConfig::default(),
+            };
             from_config(job, &config)?
         }
     };
@@ -133,49 +133,32 @@ pub fn runner_request(job: &JobInfo) -> Result<RunRequest, String> {
     Ok(request)
 }
 
-fn from_config(job: &JobInfo, config: &Config) -> Result<RunRequest, String> {
+/// The job's fields over the file's run settings over the runner's defaults (as
+/// `skillwatch run` does with its flags).
+fn from_config(job: &JobInfo, config: &RunConfig) -> Result<RunRequest, String> {
     let asked = &job.request;
-    let kind = HarnessKind::parse(&asked.harness).ok_or_else(|| {
-        format!(
-            "harness: expected claude-code | codex | openai | command, found `{}`",
-            asked.harness
-        )
-    })?;
-    let mut harness = HarnessSettings::new(kind);
-    if let Some(c) = config.harness.get(&asked.harness) {
-        harness.base_url = c.base_url.clone();
-        harness.api_key_env = c.api_key_env.clone();
-        harness.program = c.program.clone();
-        harness.args = c.args.clone();
-        harness.env_allow = c.env_allow.clone();
-        harness.max_turns = c.max_turns;
-        harness.temperature = c.temperature;
-        harness.skills_dir = c.skills_dir.clone();
-        harness.version = c.version.clone();
-    }
+    let kind = parse_kind(&asked.harness).map_err(|e| format!("harness: {e}"))?;
+    let mut harness = config.harness_settings(kind);
     if let Some(url) = &asked.base_url {
         harness.base_url = Some(url.clone());
     }
-    let mut request = RunRequest::new(&asked.skill_dir, harness.clone(), &asked.model);
-    request.runs = asked.runs.or(config.run.runs).unwrap_or(1);
-    request.jobs = asked.jobs.or(config.run.jobs).unwrap_or(1) as usize;
+    let mut request = RunRequest::new(&asked.skill_dir, harness, &asked.model);
+    request.runs = asked.runs.or(config.run.runs).unwrap_or(1).max(1);
+    request.jobs = asked
+        .jobs
+        .map(|j| j as usize)
+        .or(config.run.jobs)
+        .unwrap_or(1)
+        .max(1);
     request.timeout_secs = asked
         .timeout_secs
-        .or(config.run.timeout_secs)
-        .map(|s| s.min(u64::from(u32::MAX)) as u32);
+        .map(|s| s.min(u64::from(u32::MAX)) as u32)
+        .or(config.run.timeout_secs);
     request.cases = asked.cases.clone();
-    let judge_model = asked.judge_model.clone().or(config.run.judge_model.clone());
-    request.judge = judge_model.map(|model| JudgeSettings {
-        model,
-        mode: JudgeMode::Pairwise,
-        endpoint: match (kind, &harness.base_url) {
-            (HarnessKind::Openai, Some(base_url)) => JudgeEndpoint::Openai {
-                base_url: base_url.clone(),
-                api_key_env: harness.api_key_env.clone(),
-            },
-            _ => JudgeEndpoint::Harness { settings: harness },
-        },
-    });
+    request.support_skills = config.run.support_skills.clone();
+    request.reuse_baselines = config.run.reuse_baselines.unwrap_or(true);
+    request.retries = config.run.retries.unwrap_or(request.retries);
+    request.judge = config.judge_settings(asked.judge_model.as_deref())?;
     Ok(request)
 }
 
@@ -244,6 +227,7 @@ fn progress_sink(report: Reporter) -> ProgressSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::{HarnessKind, HarnessSettings, JudgeEndpoint};
     use skillwatch_core::protocol::{JobId, JobProgress, JobState};
 
     fn job(request: skillwatch_core::protocol::RunRequest) -> JobInfo {
@@ -270,8 +254,8 @@ mod tests {
         let skill = tmp.path().join("s");
         std::fs::create_dir_all(&skill).unwrap();
         std::fs::write(
-            tmp.path().join(config::FILE_NAME),
-            "[run]\nruns = 3\njudge_model = \"j\"\n[harness.openai]\nbase_url = \"http://h/v1\"\nmodels = [\"m\"]\n",
+            tmp.path().join(crate::config::FILE_NAME),
+            "[run]\nruns = 3\n[judge]\nmodel = \"j\"\nbase_url = \"http://j/v1\"\n[harness.openai]\nbase_url = \"http://h/v1\"\n[models]\nopenai = [\"m\"]\n",
         )
         .unwrap();
         let mut asked = skillwatch_core::protocol::RunRequest::new(&skill, "openai", "m");
@@ -287,7 +271,7 @@ mod tests {
         assert!(matches!(judge.endpoint, JudgeEndpoint::Openai { .. }));
         asked.harness = "gemini".into();
         let err = runner_request(&job(asked)).unwrap_err();
-        assert!(err.contains("found `gemini`"), "{err}");
+        assert!(err.contains("found \"gemini\""), "{err}");
     }
 
     #[test]
