@@ -7,7 +7,7 @@ mod run_report;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Check, measure and watch agent skills.
 #[derive(Parser)]
@@ -42,13 +42,24 @@ enum Command {
     /// Load trials from trial files (docs/trial-format.md) into the history store.
     Import(cmd::import::Args),
     /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
-    Run(Box<cmd::run::Args>),
+    Run(RunCmd),
     /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
     Rejudge(cmd::rejudge::Args),
 }
 
+/// `skillwatch run`'s flags plus `--no-daemon`: the run goes through the daemon (started on
+/// demand) unless told otherwise.
+#[derive(clap::Args)]
+struct RunCmd {
+    #[command(flatten)]
+    link: cmd::link::LinkArgs,
+    #[command(flatten)]
+    args: Box<cmd::run::Args>,
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
@@ -61,7 +72,10 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::events::run(args),
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
-        Command::Run(args) => cmd::run::run(*args),
+        Command::Run(run) => match matches.subcommand_matches("run") {
+            Some(m) => cmd::run_daemon::dispatch(m, *run.args, &run.link),
+            None => cmd::run::run(*run.args),
+        },
         Command::Rejudge(args) => cmd::rejudge::run(args),
     };
     match result {

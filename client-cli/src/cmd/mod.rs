@@ -13,5 +13,6 @@ pub mod lsp;
 pub mod rejudge;
 pub mod rerun;
 pub mod run;
+pub mod run_daemon;
 pub mod schema;
 pub mod status;
