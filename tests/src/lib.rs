@@ -184,6 +184,7 @@ pub fn count_skill_files(root: &Path) -> usize {
     n
 }
 
+pub mod daemon;
 pub mod lsp;
 pub mod mock;
 pub mod run;

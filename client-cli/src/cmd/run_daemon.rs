@@ -50,7 +50,10 @@ impl Flags<'_> {
             .try_get_raw(id)
             .ok()
             .flatten()
-            .map(|v| v.map(|s: &OsStr| s.to_string_lossy().into_owned()).collect())
+            .map(|v| {
+                v.map(|s: &OsStr| s.to_string_lossy().into_owned())
+                    .collect()
+            })
             .unwrap_or_default()
     }
     fn flag(&self, id: &str) -> bool {
@@ -81,7 +84,10 @@ fn run(matches: &ArgMatches, daemon: Daemon) -> anyhow::Result<ExitCode> {
     let skill = absolute(&skill)
         .canonicalize()
         .with_context(|| format!("{}: expected a skill folder", skill.display()))?;
-    let config = match flags.one::<PathBuf>("config").or_else(|| RunConfig::find(&skill)) {
+    let config = match flags
+        .one::<PathBuf>("config")
+        .or_else(|| RunConfig::find(&skill))
+    {
         Some(path) => RunConfig::load(&path)?,
         None => RunConfig::default(),
     };
@@ -195,7 +201,9 @@ fn build_request(f: &Flags<'_>, config: &RunConfig, skill: &Path) -> anyhow::Res
     let kind_name = f
         .one::<String>("harness")
         .or(config.run.harness.clone())
-        .ok_or_else(|| anyhow!("expected --harness (claude-code, codex, openai or command), found none"))?;
+        .ok_or_else(|| {
+            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
+        })?;
     let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
     let model = f
         .one::<String>("model")
@@ -246,7 +254,10 @@ fn judge(
         _ => None,
     };
     let judge_model = f.one::<String>("judge_model");
-    let flag_endpoint = match (f.one::<String>("judge_url"), f.one::<String>("judge_harness")) {
+    let flag_endpoint = match (
+        f.one::<String>("judge_url"),
+        f.one::<String>("judge_harness"),
+    ) {
         (Some(url), _) => Some(JudgeEndpoint::Openai {
             base_url: url,
             api_key_env: f.one("judge_api_key_env"),
@@ -295,7 +306,8 @@ fn write_report(report: &RunReport, target: &str) -> anyhow::Result<()> {
     };
     let path = Path::new(path);
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
