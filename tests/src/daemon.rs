@@ -15,6 +15,7 @@ use skillwatch_core::protocol::{
 use skillwatch_daemon::client;
 use tempfile::TempDir;
 
+use crate::lsp::LspClient;
 use crate::mock::{MockUsage, ModelReply, ModelRequest, Script};
 use crate::run::{eval_yaml, skill_md};
 use crate::skillwatch_bin;
@@ -168,6 +169,34 @@ impl DaemonFixture {
     /// The daemon log so far.
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(self.log()).unwrap_or_default()
+    }
+
+    /// `skillwatch lsp` connected to this daemon (polling of the database off, so lens
+    /// refreshes come from the daemon's events), initialized and linked.
+    pub fn lsp(&self) -> LspClient {
+        let runtime = self.runtime_dir.display().to_string();
+        let state = self.state_dir.display().to_string();
+        let db = self.db.display().to_string();
+        let mut client = LspClient::spawn_with_env(&[
+            ("SKILLWATCH_NO_DAEMON", "0"),
+            ("XDG_RUNTIME_DIR", &runtime),
+            ("XDG_STATE_HOME", &state),
+            ("SKILLWATCH_DB", &db),
+        ]);
+        client.initialize(json!({"historyDb": db, "historyPollMs": 0}));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !client
+            .stderr()
+            .contains("connected to the skillwatch daemon")
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the language server did not connect to the daemon:\n{}",
+                client.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        client
     }
 
     /// An RPC client (on the caller's runtime).
