@@ -42,7 +42,7 @@ pub struct Args {
     /// Trials in flight at once [default: 1].
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
-    /// Seconds per trial when the case sets no timeout [default: 120].
+    /// Seconds per trial, overriding the cases' own `timeout` [default: each case's, else 120].
     #[arg(long, value_name = "SECS")]
     timeout: Option<u32>,
     /// Run only this case (repeatable).

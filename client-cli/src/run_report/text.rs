@@ -100,6 +100,9 @@ fn headline(o: &mut String, r: &RunReport) {
         );
     }
     let _ = writeln!(o, "Verdict      {}", r.verdict.word());
+    if let Some(dir) = &r.workspaces {
+        let _ = writeln!(o, "Workspaces   kept in {}", dir.display());
+    }
 }
 
 fn shorten(s: &str, width: usize) -> String {

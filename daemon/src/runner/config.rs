@@ -10,7 +10,7 @@
 //! model = "qwen3:8b"
 //! runs = 3                      # attempts per case and condition (default 1)
 //! jobs = 2                      # trials in flight (default 1)
-//! timeout_secs = 300            # per trial when the case sets none (default 120)
+//! timeout_secs = 300            # per trial, overriding the cases' (default: theirs, else 120)
 //! support_skills = ["../auth"]  # installed in both conditions; relative to this file
 //! reuse_baselines = true        # default true
 //! retries = 2                   # infrastructure retries per trial (default 2)
@@ -109,7 +109,7 @@ pub struct RunTable {
     pub runs: Option<u32>,
     /// Trials in flight.
     pub jobs: Option<usize>,
-    /// Per-trial timeout when the case sets none.
+    /// Per-trial timeout, overriding the cases'.
     pub timeout_secs: Option<u32>,
     /// Support and decoy skills (relative to the file).
     #[serde(default)]

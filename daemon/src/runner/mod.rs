@@ -71,7 +71,7 @@ pub use report::{
 };
 pub use request::{
     DEFAULT_TIMEOUT_SECS, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings,
-    RunRequest,
+    RunRequest, trial_timeout,
 };
 pub use trial::{assertion_rows, independent_judgments};
 
@@ -435,11 +435,12 @@ impl PreparedRun {
             Err(e) => Err(e),
         })
         .await;
-        if self.plan.request.keep_workspaces {
-            let _ = temp.keep();
+        let kept = if self.plan.request.keep_workspaces {
+            Some(temp.keep())
         } else {
             let _ = tokio::task::spawn_blocking(move || drop(temp)).await;
-        }
+            None
+        };
         outcome?;
         finished?;
         let mut tally = exec.tally;
@@ -447,10 +448,11 @@ impl PreparedRun {
         tally.reused = self.reused.len();
         tally.resumed = self.recorded.len();
         let wall_ms = started.elapsed().as_millis() as u64;
-        let report = with_store(&self.store, move |s| {
+        let mut report = with_store(&self.store, move |s| {
             RunReport::load(s, run, tally, wall_ms)
         })
         .await?;
+        report.workspaces = kept;
         progress(&RunEvent::Finished {
             run,
             status: report.run.status,
@@ -904,4 +906,52 @@ async fn with_store<T: Send + 'static>(
             source: std::io::Error::other(e.to_string()),
         })?
         .map_err(RunError::Store)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The daemon spawns runs and re-judges on its runtime: their futures must be `Send`.
+    #[test]
+    fn runs_and_rejudges_can_be_spawned() {
+        fn spawnable<T: Send + 'static>(_: &T) {}
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Arc::new(Mutex::new(
+            Store::open(&tmp.path().join("h.sqlite3")).unwrap(),
+        ));
+        let runner = Runner::new(store.clone());
+        let request = RunRequest::new("s", HarnessSettings::new(HarnessKind::Openai), "m");
+        let run = async move {
+            runner
+                .run(&request, no_progress(), CancellationToken::new())
+                .await
+        };
+        spawnable(&run);
+        let judge: Arc<dyn JudgeClient> = Arc::new(NoJudge);
+        let again = rejudge(
+            store,
+            RunId(1),
+            judge,
+            JudgeMode::Pairwise,
+            RejudgeScope::Failed,
+            no_progress(),
+        );
+        spawnable(&again);
+    }
+
+    struct NoJudge;
+
+    impl JudgeClient for NoJudge {
+        fn model(&self) -> &str {
+            "j"
+        }
+        fn ask<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+        ) -> skillwatch_core::grading::judge::JudgeFuture<'a> {
+            Box::pin(async { Err("never called".to_owned()) })
+        }
+    }
 }

@@ -113,7 +113,7 @@ pub async fn rejudge(
         tally: RejudgeTally::default(),
     };
     let mut sides: BTreeMap<(String, u32), [Option<Side>; 2]> = BTreeMap::new();
-    for t in trials.iter().filter(|t| t.status != TrialStatus::Error) {
+    for t in trials.iter().filter(|t| t.status == TrialStatus::Completed) {
         let side = job.trial(t).await?;
         let slot = sides.entry((t.case.clone(), t.attempt)).or_default();
         slot[usize::from(t.condition == Condition::Skill)] = side;

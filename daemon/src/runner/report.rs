@@ -134,6 +134,9 @@ pub struct RunReport {
     pub compat: Option<CompatVerdict>,
     /// Wall time of this invocation.
     pub wall_ms: u64,
+    /// Where the trial workspaces and logs were kept (`keep_workspaces`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspaces: Option<std::path::PathBuf>,
 }
 
 impl RunReport {
@@ -173,6 +176,7 @@ impl RunReport {
             tally,
             compat,
             wall_ms,
+            workspaces: None,
         })
     }
 }

@@ -37,7 +37,8 @@ pub struct RunRequest {
     /// Trials in flight at once.
     #[serde(default = "one_usize")]
     pub jobs: usize,
-    /// Seconds per trial when the case sets no timeout ([`DEFAULT_TIMEOUT_SECS`] when `None`).
+    /// Seconds per trial, overriding the cases' own timeouts; `None` uses each case's
+    /// `timeout` (eval.yaml's default is 120 s), else [`DEFAULT_TIMEOUT_SECS`].
     #[serde(default)]
     pub timeout_secs: Option<u32>,
     /// Support and decoy skill folders, installed in both conditions.
@@ -112,12 +113,14 @@ impl RunRequest {
 
     /// The timeout of a trial of a case that sets `case_secs`.
     pub fn timeout(&self, case_secs: Option<u32>) -> Duration {
-        Duration::from_secs(u64::from(
-            case_secs
-                .or(self.timeout_secs)
-                .unwrap_or(DEFAULT_TIMEOUT_SECS),
-        ))
+        trial_timeout(self.timeout_secs, case_secs)
     }
+}
+
+/// A trial's timeout: the request's when it sets one, else the case's, else the default.
+pub fn trial_timeout(request_secs: Option<u32>, case_secs: Option<u32>) -> Duration {
+    let secs = request_secs.or(case_secs).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    Duration::from_secs(u64::from(secs))
 }
 
 /// The harnesses skillwatch drives.
@@ -380,6 +383,15 @@ mod tests {
         );
         assert_eq!(req.timeout(None), Duration::from_secs(120));
         assert_eq!(req.timeout(Some(5)), Duration::from_secs(5));
+        let set = RunRequest {
+            timeout_secs: Some(600),
+            ..req
+        };
+        assert_eq!(
+            set.timeout(Some(5)),
+            Duration::from_secs(600),
+            "the request overrides"
+        );
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub(super) struct RunContext {
     pub model: String,
     /// Retries of infrastructure failures.
     pub retries: u32,
-    /// Per-trial timeout when the case sets none, in seconds.
+    /// Per-trial timeout overriding the cases', in seconds.
     pub timeout_secs: Option<u32>,
     /// Where trial folders go.
     pub temp_root: PathBuf,
@@ -70,7 +70,8 @@ pub(super) struct SideOutput {
     pub output: String,
     /// The trajectory.
     pub trajectory: Option<Trajectory>,
-    /// Whether the trial produced an observation (not an infrastructure error).
+    /// Whether the trial finished (not an infrastructure error, not a timeout): only such
+    /// pairs are judged.
     pub observed: bool,
 }
 
@@ -134,8 +135,11 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
             },
         )
     });
-    let (judged, judge_error) = match (&ctx.judge, &graded) {
-        (Some(j), Some(_)) => {
+    // Only finished trials are judged: scores exclude timed-out pairs, so judging a partial
+    // trajectory would cost a call and change nothing.
+    let finished = outcome.status == HarnessStatus::Ok;
+    let (judged, judge_error) = match (&ctx.judge, finished) {
+        (Some(j), true) => {
             let response = Response {
                 output: &outcome.final_output,
                 trajectory: outcome.trajectory.as_ref(),
@@ -150,7 +154,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
     let judgments = ctx
         .judge
         .as_ref()
-        .filter(|_| graded.is_some())
+        .filter(|_| finished)
         .map(|j| independent_judgments(j.model(), judged.as_ref(), judge_error.as_deref()))
         .unwrap_or_default();
     let record = record(
@@ -168,7 +172,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         side: SideOutput {
             output: outcome.final_output.clone(),
             trajectory: outcome.trajectory.clone(),
-            observed: outcome.status != HarnessStatus::Error,
+            observed: finished,
         },
         record,
         retries,
@@ -215,12 +219,7 @@ async fn attempt(
 }
 
 fn timeout(ctx: &RunContext, case: &Case) -> std::time::Duration {
-    let secs = case
-        .timeout_secs
-        .map(|t| t.get())
-        .or(ctx.timeout_secs)
-        .unwrap_or(super::request::DEFAULT_TIMEOUT_SECS);
-    std::time::Duration::from_secs(u64::from(secs))
+    super::request::trial_timeout(ctx.timeout_secs, case.timeout_secs.map(|t| t.get()))
 }
 
 /// Failures of the workspace or of starting the agent: retried into a pristine workspace.
