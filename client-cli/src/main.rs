@@ -7,7 +7,7 @@ mod run_report;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Check, measure and watch agent skills.
 #[derive(Parser)]
@@ -29,24 +29,53 @@ enum Command {
     History(cmd::history::Args),
     /// Compare a skill's per-case lift on two models; exit 1 if it regressed.
     Compare(cmd::compare::Args),
+    /// Run the per-user daemon (foreground), or start, stop or ask the status of it.
+    Daemon(cmd::daemon::Args),
+    /// Show the daemon's jobs (queued, running, recent), or one job.
+    Status(cmd::status::Args),
+    /// Cancel a queued or running job (its agents are killed; finished trials are kept).
+    Cancel(cmd::cancel::Args),
+    /// Print the daemon's events: progress, finished runs, regressions, checked saves.
+    Events(cmd::events::Args),
+    /// Rerun every tracked skill on a new model and compare with the previous one.
+    Rerun(cmd::rerun::Args),
     /// Load trials from trial files (docs/trial-format.md) into the history store.
     Import(cmd::import::Args),
     /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
-    Run(Box<cmd::run::Args>),
+    Run(RunCmd),
     /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
     Rejudge(cmd::rejudge::Args),
 }
 
+/// `skillwatch run`'s flags plus `--no-daemon`: the run goes through the daemon (started on
+/// demand) unless told otherwise.
+#[derive(clap::Args)]
+struct RunCmd {
+    #[command(flatten)]
+    link: cmd::link::LinkArgs,
+    #[command(flatten)]
+    args: Box<cmd::run::Args>,
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Daemon(args) => cmd::daemon::run(args),
+        Command::Status(args) => cmd::status::run(args),
+        Command::Cancel(args) => cmd::cancel::run(args),
+        Command::Events(args) => cmd::events::run(args),
+        Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
-        Command::Run(args) => cmd::run::run(*args),
+        Command::Run(run) => match matches.subcommand_matches("run") {
+            Some(m) => cmd::run_daemon::dispatch(m, *run.args, &run.link),
+            None => cmd::run::run(*run.args),
+        },
         Command::Rejudge(args) => cmd::rejudge::run(args),
     };
     match result {

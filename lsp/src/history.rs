@@ -1,15 +1,20 @@
 //! Where code lenses get their numbers: the history of paired runs.
 //!
-//! [`History`] is an enum over the ways to reach that history. Today the server opens the
-//! SQLite store itself ([`History::Store`]); when the daemon exists, a `History::Daemon`
-//! variant holding its RPC client slots in beside it and the lens code does not change: lenses
-//! only see [`ModelLift`] and [`CaseResult`].
+//! [`History`] is an enum over the ways to reach that history: through the daemon
+//! ([`History::Daemon`], its `lenses` call) when the server is connected to one, else by
+//! opening the SQLite store read-only ([`History::Store`]). A daemon call that fails falls
+//! back to the store. Lenses only see [`ModelLift`] and [`CaseResult`], whichever way.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use skillwatch_core::protocol::{DaemonRpcClient, Lenses, ModelComparison};
 use skillwatch_core::skill::{SKILL_FILE, load_document};
+use skillwatch_daemon::client;
 use skillwatch_daemon::store::{Store, StoreError};
+
+/// How long a lens waits for the daemon before reading the store itself.
+const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The latest lift of a skill on one model.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,11 +72,62 @@ pub enum History {
     /// The SQLite history database at this path, opened per query (WAL lets the daemon and
     /// the CLI write meanwhile).
     Store(PathBuf),
+    /// The daemon, serving the database at `db`.
+    Daemon(DaemonHistory),
+}
+
+/// A connected daemon, callable from the blocking threads lenses are computed on.
+#[derive(Debug, Clone)]
+pub struct DaemonHistory {
+    /// The RPC client.
+    pub client: DaemonRpcClient,
+    /// The runtime the client's connection runs on.
+    pub runtime: tokio::runtime::Handle,
+    /// The daemon's database: polled for changes, and read directly when a call fails.
+    pub db: PathBuf,
+}
+
+impl DaemonHistory {
+    /// The daemon's answer for `skill_dir`, or `None` when the call failed at the transport
+    /// level (the caller falls back to the store). Call from a blocking thread.
+    fn lenses(&self, skill_dir: &Path) -> Option<Result<Lenses, HistoryError>> {
+        let call = self
+            .client
+            .lenses(client::context(DAEMON_TIMEOUT), skill_dir.to_path_buf());
+        match self.runtime.block_on(call) {
+            Ok(Ok(lenses)) => Some(Ok(lenses)),
+            Ok(Err(e)) => Some(Err(HistoryError::Store {
+                path: self.db.clone(),
+                message: e.to_string(),
+            })),
+            Err(e) => {
+                tracing::warn!("the daemon did not answer ({e}); reading the history directly");
+                None
+            }
+        }
+    }
 }
 
 impl History {
     /// The latest lift per model for the skill in `skill_dir`, sorted by model.
     pub fn skill_lifts(&self, skill_dir: &Path) -> Result<Vec<ModelLift>, HistoryError> {
+        if let History::Daemon(daemon) = self {
+            return match daemon.lenses(skill_dir) {
+                Some(lenses) => Ok(lenses?
+                    .lifts
+                    .into_iter()
+                    .map(|l| ModelLift {
+                        model: l.model,
+                        harness: l.harness,
+                        lift: l.lift,
+                        interval: l.interval.map(|i| (i.low, i.high)),
+                        runs: l.runs,
+                        finished_at: epoch_ms(l.finished_ms),
+                    })
+                    .collect()),
+                None => History::Store(daemon.db.clone()).skill_lifts(skill_dir),
+            };
+        }
         let (store, skill) = self.open(skill_dir)?;
         let Some(skill) = skill else {
             return Ok(Vec::new());
@@ -94,6 +150,22 @@ impl History {
 
     /// The last result of every case of the skill in `skill_dir`, per model.
     pub fn case_results(&self, skill_dir: &Path) -> Result<Vec<CaseResult>, HistoryError> {
+        if let History::Daemon(daemon) = self {
+            return match daemon.lenses(skill_dir) {
+                Some(lenses) => Ok(lenses?
+                    .cases
+                    .into_iter()
+                    .map(|c| CaseResult {
+                        case: c.case,
+                        model: c.model,
+                        lift: c.lift,
+                        stale: c.stale,
+                        finished_at: epoch_ms(c.finished_ms),
+                    })
+                    .collect()),
+                None => History::Store(daemon.db.clone()).case_results(skill_dir),
+            };
+        }
         let (store, skill) = self.open(skill_dir)?;
         let Some(skill) = skill else {
             return Ok(Vec::new());
@@ -113,11 +185,31 @@ impl History {
             .collect())
     }
 
+    /// The newest model comparison per harness of the skill in `skill_dir` (regressed ones
+    /// become SW501 warnings on its SKILL.md).
+    pub fn comparisons(&self, skill_dir: &Path) -> Result<Vec<ModelComparison>, HistoryError> {
+        if let History::Daemon(daemon) = self {
+            return match daemon.lenses(skill_dir) {
+                Some(lenses) => Ok(lenses?.comparisons),
+                None => History::Store(daemon.db.clone()).comparisons(skill_dir),
+            };
+        }
+        let (store, skill) = self.open(skill_dir)?;
+        let Some(skill) = skill else {
+            return Ok(Vec::new());
+        };
+        store
+            .latest_model_comparisons(&skill)
+            .map_err(|e| store_error(&store, e))
+    }
+
     /// Open the store and find the name the history knows the skill by: its folder name, or
     /// (when the folder was renamed) the `name` in its SKILL.md. `None`: the skill has no runs.
     fn open(&self, skill_dir: &Path) -> Result<(Store, Option<String>), HistoryError> {
-        let History::Store(path) = self else {
-            return Err(HistoryError::Unavailable("none configured".into()));
+        let path = match self {
+            History::Store(path) => path,
+            History::Daemon(daemon) => &daemon.db,
+            History::None => return Err(HistoryError::Unavailable("none configured".into())),
         };
         if !path.exists() {
             return Err(HistoryError::Unavailable(format!(
@@ -142,6 +234,7 @@ impl History {
         match self {
             History::None => None,
             History::Store(path) => file_generation(path),
+            History::Daemon(daemon) => file_generation(&daemon.db),
         }
     }
 }

@@ -10,6 +10,7 @@
 //!
 //! Entry points: [`serve_stdio`] (what `skillwatch lsp` runs) and [`serve`] (any byte streams).
 
+pub mod daemon;
 pub mod documents;
 pub mod ext;
 pub mod fields;
@@ -120,8 +121,13 @@ impl LanguageServer for Backend {
                 Err(e) => tracing::warn!("initializationOptions: {e}"),
             }
         }
+        self.state.set_workspace_roots(workspace_roots(&params));
         let poller = tokio::spawn(handlers::poll_history(self.state.clone()));
         self.state.add_background(poller.abort_handle());
+        if daemon::enabled(&self.state) {
+            let link = tokio::spawn(daemon::link(self.state.clone()));
+            self.state.add_background(link.abort_handle());
+        }
         Ok(InitializeResult {
             capabilities: capabilities(),
             server_info: Some(ServerInfo {
@@ -207,6 +213,23 @@ impl LanguageServer for Backend {
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
         commands::execute(self.state.clone(), &params.command, params.arguments).await
     }
+}
+
+/// The editor's workspace folders (or its root), as local paths.
+#[allow(deprecated)] // root_uri: still what single-folder clients send
+fn workspace_roots(params: &InitializeParams) -> Vec<std::path::PathBuf> {
+    let mut uris: Vec<&Uri> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .map(|f| &f.uri)
+        .collect();
+    if uris.is_empty() {
+        uris.extend(params.root_uri.as_ref());
+    }
+    uris.into_iter()
+        .filter_map(|u| u.to_file_path().map(|p| p.into_owned()))
+        .collect()
 }
 
 /// Serve one LSP session over `input` / `output` until the client sends `exit` or goes away.

@@ -7,7 +7,7 @@
 //! ```json
 //! { "profile": "default", "rules": { "SW205": "off", "SW101": "error" },
 //!   "historyDb": "/path/history.db", "cliPath": "/usr/local/bin/skillwatch",
-//!   "diagnosticsDelayMs": 0, "codeLens": true, "historyPollMs": 2000 }
+//!   "diagnosticsDelayMs": 0, "codeLens": true, "historyPollMs": 2000, "daemon": true }
 //! ```
 
 use std::collections::BTreeMap;
@@ -37,6 +37,10 @@ pub struct Settings {
     /// How often the history database is polled for new results, to refresh lenses; 0 turns
     /// polling off (default 2000).
     pub history_poll_ms: u64,
+    /// Connect to the skillwatch daemon (starting it when none runs) for lenses, runs, and
+    /// regression warnings (default true; `SKILLWATCH_NO_DAEMON=1` in the environment turns it
+    /// off). Without it the server reads the history database itself, read-only.
+    pub daemon: bool,
 }
 
 impl Default for Settings {
@@ -49,6 +53,7 @@ impl Default for Settings {
             diagnostics_delay_ms: 0,
             code_lens: true,
             history_poll_ms: 2000,
+            daemon: true,
         }
     }
 }

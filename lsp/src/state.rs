@@ -13,8 +13,10 @@ use tokio::sync::watch;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{ClientCapabilities, Uri};
 
-use crate::documents::Document;
-use crate::history::History;
+use skillwatch_core::protocol::ModelComparison;
+
+use crate::documents::{Document, DocumentKind};
+use crate::history::{DaemonHistory, History};
 use crate::settings::Settings;
 
 /// One open document and the channel that wakes its diagnostics worker.
@@ -70,6 +72,9 @@ pub struct State {
     support: RwLock<ClientSupport>,
     shutdown: AtomicBool,
     background: Mutex<Vec<tokio::task::AbortHandle>>,
+    daemon: RwLock<Option<DaemonHistory>>,
+    workspace_roots: RwLock<Vec<PathBuf>>,
+    regressions: Mutex<HashMap<PathBuf, Vec<ModelComparison>>>,
 }
 
 impl State {
@@ -82,6 +87,9 @@ impl State {
             support: RwLock::new(ClientSupport::default()),
             shutdown: AtomicBool::new(false),
             background: Mutex::new(Vec::new()),
+            daemon: RwLock::new(None),
+            workspace_roots: RwLock::new(Vec::new()),
+            regressions: Mutex::new(HashMap::new()),
         }
     }
 
@@ -139,11 +147,91 @@ impl State {
         *self.support.write().unwrap_or_else(|e| e.into_inner()) = support;
     }
 
-    /// Where lenses read the history, per the current settings.
+    /// Where lenses read the history: the daemon when connected, else the database the
+    /// settings name (read directly).
     pub fn history(&self) -> History {
-        match self.settings().history_db {
+        if let Some(daemon) = self.daemon() {
+            return History::Daemon(daemon);
+        }
+        match self.history_db() {
             Some(path) => History::Store(path),
-            None => default_history_db().map_or(History::None, History::Store),
+            None => History::None,
+        }
+    }
+
+    /// The history database the settings name, or the store's default.
+    pub fn history_db(&self) -> Option<PathBuf> {
+        self.settings().history_db.or_else(default_history_db)
+    }
+
+    /// The connected daemon, if any.
+    pub fn daemon(&self) -> Option<DaemonHistory> {
+        self.daemon
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Record the daemon connection (or its loss, with `None`).
+    pub fn set_daemon(&self, daemon: Option<DaemonHistory>) {
+        *self.daemon.write().unwrap_or_else(|e| e.into_inner()) = daemon;
+    }
+
+    /// The editor's workspace folders (from `initialize`).
+    pub fn workspace_roots(&self) -> Vec<PathBuf> {
+        self.workspace_roots
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Record the editor's workspace folders.
+    pub fn set_workspace_roots(&self, roots: Vec<PathBuf>) {
+        *self
+            .workspace_roots
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = roots;
+    }
+
+    /// The known model comparisons of the skill in `skill_dir`.
+    pub fn regressions(&self, skill_dir: &std::path::Path) -> Vec<ModelComparison> {
+        self.regressions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(skill_dir)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Replace the comparisons of a skill; true when they changed.
+    pub fn set_regressions(&self, skill_dir: PathBuf, found: Vec<ModelComparison>) -> bool {
+        let mut map = self.regressions.lock().unwrap_or_else(|e| e.into_inner());
+        if map.get(&skill_dir) == Some(&found) {
+            return false;
+        }
+        map.insert(skill_dir, found);
+        true
+    }
+
+    /// The skill folders of open SKILL.md documents.
+    pub fn open_skill_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self
+            .documents()
+            .values()
+            .filter(|d| d.doc.kind == DocumentKind::SkillMd)
+            .filter_map(|d| d.doc.skill_dir())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    }
+
+    /// Re-check the open documents of the skill in `skill_dir`.
+    pub fn recheck_skill(&self, skill_dir: &std::path::Path) {
+        for open in self.documents().values() {
+            if open.doc.skill_dir().as_deref() == Some(skill_dir) {
+                open.changes.send_replace(open.doc.clone());
+            }
         }
     }
 

@@ -48,12 +48,15 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Run `skillwatch` with `args` in `cwd` (the workspace root when None).
+/// Run `skillwatch` with `args` in `cwd` (the workspace root when None), in-process
+/// (`SKILLWATCH_NO_DAEMON=1`: no test starts a per-user daemon by accident; the daemon's own
+/// tests start theirs in private runtime folders).
 pub fn skillwatch(args: &[&str], cwd: Option<&Path>) -> Output {
     Command::new(skillwatch_bin())
         .args(args)
         .current_dir(cwd.map(Path::to_path_buf).unwrap_or_else(workspace_root))
         .env_remove("NO_COLOR")
+        .env("SKILLWATCH_NO_DAEMON", "1")
         .output()
         .expect("run skillwatch")
 }
@@ -181,6 +184,7 @@ pub fn count_skill_files(root: &Path) -> usize {
     n
 }
 
+pub mod daemon;
 pub mod lsp;
 pub mod mock;
 pub mod run;

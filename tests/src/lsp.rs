@@ -38,7 +38,9 @@ impl LspClient {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .env("SKILLWATCH_LOG", "info");
+            .env("SKILLWATCH_LOG", "info")
+            // no daemon unless a test asks for one (in its own runtime folder)
+            .env("SKILLWATCH_NO_DAEMON", "1");
         for (k, v) in env {
             command.env(k, v);
         }

@@ -15,13 +15,14 @@ fn example_file() -> PathBuf {
     repo_root().join("tests/fixtures/trials/example.json")
 }
 
-/// Run `skillwatch ARGS --db DB`.
+/// Run `skillwatch ARGS --db DB` in-process (the daemon path has its own tests).
 fn sw(db: &Path, args: &[&str]) -> Output {
     Command::new(skillwatch_bin())
         .args(args)
         .arg("--db")
         .arg(db)
         .env_remove("SKILLWATCH_DB")
+        .env("SKILLWATCH_NO_DAEMON", "1")
         .output()
         .expect("run skillwatch")
 }

@@ -2,16 +2,23 @@
 //! Per-case lift differences between the newest completed run on each model (or two given
 //! runs, e.g. two skill versions: `--run 12 --run 15`), with an interval and a verdict; exits 1
 //! when the skill regressed, so CI can gate on it.
+//!
+//! `skillwatch compare --all --since-model A [--model B]`: the same for every skill with a
+//! completed run on A (against B, or each skill's newest other model), one line per skill;
+//! exits 1 when any regressed.
 
 use std::process::ExitCode;
 
 use anyhow::bail;
+use skillwatch_core::protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
 use skillwatch_core::scoring::compare::VerdictInterval;
 use skillwatch_core::scoring::{CompareParams, CompareTarget, Metric, Verdict};
+use skillwatch_daemon::server::queries;
+use skillwatch_daemon::store::RunComparison;
 use skillwatch_daemon::store::time::format_rfc3339;
-use skillwatch_daemon::store::{RunComparison, RunId};
 
-use super::history_db::{DbArgs, interval, require_skill, short_hash, signed, skill_name};
+use super::history_db::{DbArgs, interval, short_hash, signed, skill_name};
+use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// The interval the verdict rests on.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -26,13 +33,21 @@ enum IntervalChoice {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The skill: its name, or its folder (the SKILL.md `name` is used).
-    skill: String,
-    /// The reference model, then the candidate model: `--model OLD --model NEW`.
+    #[arg(required_unless_present = "all")]
+    skill: Option<String>,
+    /// Every skill with a completed run on `--since-model`.
+    #[arg(long, requires = "since_model", conflicts_with_all = ["skill", "runs"])]
+    all: bool,
+    /// With `--all`: the reference model.
+    #[arg(long, value_name = "MODEL", requires = "all")]
+    since_model: Option<String>,
+    /// The reference model, then the candidate model: `--model OLD --model NEW` (with
+    /// `--all`: only the candidate, default each skill's newest other model).
     #[arg(
         long = "model",
         value_name = "MODEL",
         num_args = 1,
-        required_unless_present = "runs"
+        required_unless_present_any = ["runs", "all"]
     )]
     models: Vec<String>,
     /// Instead of models: two run ids (from `skillwatch history`), reference first, e.g. two
@@ -63,6 +78,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
     db: DbArgs,
 }
 
@@ -74,24 +91,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.level
         );
     }
-    let skill = skill_name(&args.skill)?;
-    let store = args.db.open_existing()?;
-    require_skill(&store, &skill)?;
-    let params = params(&args);
-    let result = if args.runs.is_empty() {
+    if args.all {
+        return compare_all(&args);
+    }
+    let skill = skill_name(args.skill.as_deref().unwrap_or_default())?;
+    let what = if args.runs.is_empty() {
         let [reference, candidate] = args.models.as_slice() else {
             bail!(
                 "expected exactly two models (--model REFERENCE --model CANDIDATE), found {}",
                 args.models.len()
             );
         };
-        store.compare_models(
-            &skill,
-            reference,
-            candidate,
-            args.harness.as_deref(),
-            &params,
-        )?
+        CompareWhat::Models(reference.clone(), candidate.clone())
     } else {
         let [reference, candidate] = args.runs.as_slice() else {
             bail!(
@@ -99,17 +110,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 args.runs.len()
             );
         };
-        let result = store.compare_runs(RunId(*reference), RunId(*candidate), &params)?;
-        for run in [&result.reference, &result.candidate] {
-            if run.skill != skill {
-                bail!(
-                    "run {} is a run of skill `{}`, not `{skill}`",
-                    run.id,
-                    run.skill
-                );
-            }
-        }
-        result
+        CompareWhat::Runs(*reference, *candidate)
+    };
+    let request = CompareRequest {
+        skill: skill.clone(),
+        what,
+        harness: args.harness.clone(),
+        params: params(&args),
+    };
+    let result: RunComparison = match daemon_for_reading(&args.link, &args.db)? {
+        Some(d) => serde_json::from_value(d.call(d.rpc.compare(ctx(), request))??)?,
+        None => queries::compare(&args.db.open_existing()?, &request)?,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
@@ -120,6 +131,82 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Verdict::Regressed => ExitCode::from(1),
         Verdict::Improved | Verdict::Unchanged => ExitCode::SUCCESS,
     })
+}
+
+/// `compare --all --since-model A [--model B]`.
+fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
+    if args.models.len() > 1 {
+        bail!(
+            "with --all, expected at most one --model (the candidate), found {}",
+            args.models.len()
+        );
+    }
+    let request = CompareAllRequest {
+        since_model: args.since_model.clone().unwrap_or_default(),
+        model: args.models.first().cloned(),
+        harness: args.harness.clone(),
+        params: params(args),
+    };
+    let rows = match daemon_for_reading(&args.link, &args.db)? {
+        Some(d) => d.call(d.rpc.compare_all(ctx(), request.clone()))??,
+        None => queries::compare_all(&args.db.open_existing()?, &request)?,
+    };
+    let regressed = rows
+        .iter()
+        .filter(|r| matches!(&r.outcome, Ok(c) if c.verdict == Verdict::Regressed))
+        .count();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print_all(&request, &rows, regressed);
+    }
+    Ok(if regressed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_all(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usize) {
+    let against = request
+        .model
+        .as_deref()
+        .unwrap_or("each skill's newest other model");
+    println!(
+        "Skills with a completed run on {}, compared with {against}",
+        request.since_model
+    );
+    if rows.is_empty() {
+        println!("  none");
+        return;
+    }
+    let width = rows.iter().map(|r| r.skill.len()).max().unwrap_or(5).max(5);
+    println!(
+        "  {:<width$}  {:<12}  {:<20}  {:>7}  {:>7}  {:>7}  {:<34}  verdict",
+        "skill", "harness", "candidate", "before", "after", "change", "interval"
+    );
+    for row in rows {
+        match &row.outcome {
+            Ok(c) => println!(
+                "  {:<width$}  {:<12}  {:<20}  {:>7}  {:>7}  {:>7}  {:<34}  {}",
+                row.skill,
+                c.harness,
+                c.candidate_model,
+                signed(c.reference_lift),
+                signed(c.candidate_lift),
+                signed(c.difference),
+                interval(c.interval.as_ref()),
+                c.verdict.as_str()
+            ),
+            Err(why) => println!("  {:<width$}  skipped: {why}", row.skill),
+        }
+    }
+    println!();
+    println!(
+        "{regressed} of {} skill{} regressed",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    );
 }
 
 /// The comparison settings the flags ask for.

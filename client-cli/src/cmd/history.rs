@@ -2,11 +2,13 @@
 
 use std::process::ExitCode;
 
-use serde::Serialize;
+use skillwatch_core::protocol::HistoryQuery;
+use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
-use skillwatch_daemon::store::{HistoryEntry, ModelLift, RunFilter, Store, StoredTrial};
+use skillwatch_daemon::store::{HistoryEntry, ModelLift, StoredTrial};
 
-use super::history_db::{DbArgs, interval, rate, require_skill, short_hash, signed, skill_name};
+use super::history_db::{DbArgs, interval, rate, short_hash, signed, skill_name};
+use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// Arguments of `skillwatch history`.
 #[derive(clap::Args, Debug)]
@@ -29,79 +31,43 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
     db: DbArgs,
-}
-
-/// The JSON document `history --json` prints.
-#[derive(Serialize)]
-struct Report<'a> {
-    skill: &'a str,
-    db: String,
-    latest_per_model: &'a [ModelLift],
-    runs: Vec<RunWithTrials<'a>>,
-}
-
-#[derive(Serialize)]
-struct RunWithTrials<'a> {
-    #[serde(flatten)]
-    entry: &'a HistoryEntry,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trials: Option<Vec<StoredTrial>>,
 }
 
 /// Print the skill's latest lift per model and its recent runs.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let skill = skill_name(&args.skill)?;
-    let store = args.db.open_existing()?;
-    require_skill(&store, &skill)?;
-    let filter = RunFilter {
-        model: args.model.as_deref(),
-        harness: args.harness.as_deref(),
-        status: None,
-        limit: Some(args.limit),
+    let query = HistoryQuery {
+        skill: skill_name(&args.skill)?,
+        model: args.model.clone(),
+        harness: args.harness.clone(),
+        limit: args.limit,
+        trials: args.trials,
     };
-    let mut latest = store.latest_lift_per_model(&skill)?;
-    latest.retain(|l| {
-        args.model.as_ref().is_none_or(|m| &l.run.model == m)
-            && args.harness.as_ref().is_none_or(|h| &l.run.harness == h)
-    });
-    let entries = store.history(&skill, &filter)?;
-    let runs = entries
-        .iter()
-        .map(|entry| {
-            let trials = if args.trials {
-                Some(store.run_trials(entry.run.id)?)
-            } else {
-                None
-            };
-            Ok(RunWithTrials { entry, trials })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let report: HistoryReport = match daemon_for_reading(&args.link, &args.db)? {
+        Some(d) => serde_json::from_value(d.call(d.rpc.history(ctx(), query))??)?,
+        None => queries::history(&args.db.open_existing()?, &query)?,
+    };
     if args.json {
-        let report = Report {
-            skill: &skill,
-            db: store.path().display().to_string(),
-            latest_per_model: &latest,
-            runs,
-        };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_tables(&store, &skill, &latest, &runs);
+        print_tables(&report);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_tables(store: &Store, skill: &str, latest: &[ModelLift], runs: &[RunWithTrials<'_>]) {
-    println!("{skill} — history in {}", store.path().display());
+fn print_tables(report: &HistoryReport) {
+    println!("{} — history in {}", report.skill, report.db);
     println!();
-    print_latest(latest);
+    print_latest(&report.latest_per_model);
     println!();
     println!(
         "{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<11}  status",
         "run", "started", "model", "harness", "version", "lift", "interval", "excluded"
     );
-    for r in runs {
-        print_run(r.entry);
+    for r in &report.runs {
+        print_run(&r.entry);
         if let Some(trials) = &r.trials {
             print_trials(trials);
         }

@@ -72,23 +72,6 @@ pub fn skill_name(arg: &str) -> anyhow::Result<String> {
     }
 }
 
-/// Fail with the list of known skills when the history has none of this name.
-pub fn require_skill(store: &Store, skill: &str) -> anyhow::Result<()> {
-    if store.has_skill(skill)? {
-        return Ok(());
-    }
-    let known: Vec<String> = store.skills()?.into_iter().map(|s| s.name).collect();
-    bail!(
-        "no history for skill `{skill}` in {} (skills with history: {})",
-        store.path().display(),
-        if known.is_empty() {
-            "none yet".to_string()
-        } else {
-            known.join(", ")
-        }
-    )
-}
-
 /// A signed lift such as `+0.213`, or `—` when there is none.
 pub fn signed(value: Option<f64>) -> String {
     value.map_or_else(|| "—".to_string(), |v| format!("{v:+.3}"))

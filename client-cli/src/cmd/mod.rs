@@ -1,11 +1,18 @@
 //! One module per subcommand.
 
+pub mod cancel;
 pub mod check;
 pub mod compare;
+pub mod daemon;
+pub mod events;
 pub mod history;
 pub mod history_db;
 pub mod import;
+pub mod link;
 pub mod lsp;
 pub mod rejudge;
+pub mod rerun;
 pub mod run;
+pub mod run_daemon;
 pub mod schema;
+pub mod status;

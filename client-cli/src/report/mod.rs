@@ -164,6 +164,7 @@ pub fn category_name(rule: &Rule) -> &'static str {
         Category::Quality => "quality",
         Category::Security => "security",
         Category::Eval => "eval",
+        Category::Results => "results",
     }
 }
 

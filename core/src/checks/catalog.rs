@@ -3,7 +3,8 @@
 //!
 //! Ranges: `SW1xx` the specification, `SW2xx` quality, `SW3xx` security (SKILL.md rules,
 //! in [`SKILL_MD_RULES`]); `SW4xx` eval files (in [`EVAL_FILE_RULES`]); `SW5xx` results
-//! over time (regressions), added by the daemon's issue.
+//! over time (in [`RESULT_RULES`]: reported by the daemon and the language server from the
+//! history, never by `skillwatch check`, which reads no history).
 
 use super::{Category, Profile, Rule, Severity};
 
@@ -445,6 +446,16 @@ pub static EVAL_FILE_RULES: &[Rule] = &[
     },
 ];
 
+/// Rules about measured results: emitted from the history of paired runs (the daemon's
+/// model-change comparisons), on the skill's SKILL.md.
+pub static RESULT_RULES: &[Rule] = &[Rule {
+    id: "SW501",
+    name: "lift-regressed",
+    category: Category::Results,
+    severity: Severity::Warning,
+    summary: "The skill's lift fell significantly on a new model compared with the previous one.",
+}];
+
 /// Severities that differ from a rule's default under a profile. The strict `agentskills`
 /// profile makes everything the reference validator `skills-ref` rejects an error.
 static PROFILE_SEVERITIES: &[(Profile, &str, Severity)] = &[
@@ -455,7 +466,10 @@ static PROFILE_SEVERITIES: &[(Profile, &str, Severity)] = &[
 
 /// Every rule, SKILL.md rules first.
 pub fn all_rules() -> impl Iterator<Item = &'static Rule> {
-    SKILL_MD_RULES.iter().chain(EVAL_FILE_RULES.iter())
+    SKILL_MD_RULES
+        .iter()
+        .chain(EVAL_FILE_RULES.iter())
+        .chain(RESULT_RULES.iter())
 }
 
 /// The rule with this id, if any.
@@ -485,6 +499,15 @@ pub fn explain(id: &str) -> Option<&'static str> {
 }
 
 static EXPLANATIONS: &[(&str, &str)] = &[
+    (
+        "SW501",
+        "After a model change (a new model in skillwatch.toml, or `skillwatch rerun --all --model M`) \
+the daemon reruns every tracked skill and compares each case's lift on the new model with the \
+previous one. The skill is flagged when the interval of the mean per-case change excludes 0 and \
+the drop is at least 0.05 (both, so neither a tiny significant drop nor a large noisy one \
+fails). Look at the cases that fell (`skillwatch compare SKILL --model OLD --model NEW`): the \
+new model may already do what the skill teaches, or follow its instructions differently.",
+    ),
     (
         "SW101",
         "Every Agent Skills client reads `name` and `description` from YAML frontmatter at the very \
@@ -574,12 +597,13 @@ mod tests {
 
     #[test]
     fn skill_md_rule_ids_match_their_category() {
-        for r in SKILL_MD_RULES {
+        for r in SKILL_MD_RULES.iter().chain(RESULT_RULES) {
             let expected = match r.category {
                 Category::Spec => '1',
                 Category::Quality => '2',
                 Category::Security => '3',
                 Category::Eval => '4',
+                Category::Results => '5',
             };
             assert_eq!(r.id.as_bytes()[2] as char, expected, "{}", r.id);
             assert!(

@@ -41,12 +41,15 @@ pub enum Category {
     Security,
     /// Eval files: tests/eval.yaml and evals/evals.json.
     Eval,
+    /// Measured results over time: a skill whose lift regressed on a new model.
+    Results,
 }
 
 /// One entry of the rule catalog. Ids are stable forever: they appear in user config and CI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Rule {
-    /// Stable id, `SW` + three digits: 1xx spec, 2xx quality, 3xx security, 4xx eval files.
+    /// Stable id, `SW` + three digits: 1xx spec, 2xx quality, 3xx security, 4xx eval files,
+    /// 5xx results.
     pub id: &'static str,
     /// A kebab-case name that says what the rule checks (`name-matches-folder`).
     pub name: &'static str,

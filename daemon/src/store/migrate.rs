@@ -29,6 +29,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0002_run_summaries.sql",
         sql: include_str!("../../../migrations/0002_run_summaries.sql"),
     },
+    Migration {
+        name: "0003_daemon_jobs.sql",
+        sql: include_str!("../../../migrations/0003_daemon_jobs.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

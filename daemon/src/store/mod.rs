@@ -51,14 +51,17 @@
 //! - A database written by a newer skillwatch is refused and not modified; an older one is
 //!   upgraded in place, one migration per transaction.
 
+mod comparisons;
 mod error;
 mod history;
 mod import;
+mod jobs;
 mod judging;
 mod migrate;
 mod read;
 mod record;
 mod reuse;
+mod roots;
 mod summary;
 pub mod time;
 mod trajectory;
@@ -71,12 +74,14 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags};
 use skillwatch_core::scoring::CompareParams;
 
+pub use comparisons::model_comparison;
 pub use error::{Result, StoreError};
 pub use history::{CASE_SCAN_RUNS, CaseResult, HistoryEntry, ModelLift, RunComparison};
 pub use import::{
     FORMAT as TRIAL_FILE_FORMAT, ImportError, ImportReport, ImportedRun, TrialFile, UNKNOWN_HASH,
     parse_trial_file, read_trial_file,
 };
+pub use jobs::Recovered;
 pub use judging::{StoredJudgment, TrialRejudged};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
 pub use read::{RunFilter, RunInfo, SkillInfo, StoredTrial};

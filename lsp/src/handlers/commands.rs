@@ -1,16 +1,21 @@
 //! workspace/executeCommand: the lens commands.
 //!
-//! Until the daemon exists, both run the `skillwatch` CLI as a child process: `skillwatch.runEval`
-//! runs `skillwatch run SKILL_DIR [--case NAME]` in the background with work-done progress, then
-//! refreshes lenses; `skillwatch.showHistory` runs `skillwatch history SKILL_DIR [--model M]`
-//! and opens its output. With the daemon, `run_eval` becomes an RPC call and the rest stays.
+//! `skillwatch.runEval` queues a paired run on the daemon when the server is connected to one
+//! and the skill's `skillwatch.toml` names a model (the first `[harness.X] models` entry),
+//! follows the job with work-done progress, then refreshes lenses; otherwise it runs
+//! `skillwatch run SKILL_DIR [--case NAME]` as a child process. `skillwatch.showHistory` runs
+//! `skillwatch history SKILL_DIR [--model M]` and opens its output.
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use std::time::Duration;
+
 use serde_json::Value;
+use skillwatch_core::protocol::{JobState, RunRequest};
+use skillwatch_daemon::client;
 use tokio::process::Command;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{
@@ -18,7 +23,7 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::ext::{RunFinished, RunFinishedParams};
-use crate::history::History;
+use crate::history::{DaemonHistory, History};
 use crate::state::State;
 
 /// Start a paired run of a skill (or of one case): arguments `[skillDir, caseName?]`.
@@ -76,33 +81,132 @@ pub fn run_args(skill_dir: &str, case: Option<&str>, history: &History) -> Vec<S
 }
 
 async fn run_eval(state: Arc<State>, skill_dir: String, case: Option<String>) {
+    if let Some(daemon) = state.daemon()
+        && let Some(request) = daemon_request(&skill_dir, case.as_deref())
+    {
+        return run_eval_on_daemon(state, daemon, request, skill_dir, case).await;
+    }
     let args = run_args(&skill_dir, case.as_deref(), &state.history());
-    let title = match &case {
-        Some(case) => format!("skillwatch: running `{case}`"),
-        None => "skillwatch: paired run".to_string(),
-    };
-    let progress = if state.support().work_done_progress {
-        let token = progress_token();
-        match state.client.create_work_done_progress(token.clone()).await {
-            Ok(()) => Some(
-                state
-                    .client
-                    .progress(token, title)
-                    .with_message(skill_dir.clone())
-                    .begin()
-                    .await,
-            ),
-            Err(_) => None,
-        }
-    } else {
-        None
-    };
+    let progress = begin_progress(&state, &skill_dir, case.as_deref()).await;
     let outcome = run_cli(&state.cli_path(), &args).await;
     let (success, message) = match &outcome {
         Ok(out) if out.success => (true, format!("Paired run finished: {}", out.last_line())),
         Ok(out) => (false, format!("Paired run failed: {}", out.last_line())),
         Err(e) => (false, format!("Paired run could not start: {e}")),
     };
+    finish_run(&state, progress, skill_dir, case, success, message).await;
+}
+
+/// The daemon request for a lens run: the skill, its first configured (harness, model).
+fn daemon_request(skill_dir: &str, case: Option<&str>) -> Option<RunRequest> {
+    let dir = std::path::Path::new(skill_dir).canonicalize().ok()?;
+    let (_, config) = skillwatch_daemon::config::for_dir(&dir).ok()?;
+    let (harness, model) = config.models().into_iter().next()?;
+    let mut request = RunRequest::new(dir, harness, model);
+    request.cases = case.map(str::to_string).into_iter().collect();
+    Some(request)
+}
+
+/// Queue the run on the daemon and follow the job to its end.
+async fn run_eval_on_daemon(
+    state: Arc<State>,
+    daemon: DaemonHistory,
+    request: RunRequest,
+    skill_dir: String,
+    case: Option<String>,
+) {
+    let progress = begin_progress(&state, &skill_dir, case.as_deref()).await;
+    let queued = daemon
+        .client
+        .enqueue_run(client::context(Duration::from_secs(30)), request)
+        .await;
+    let job = match queued {
+        Ok(Ok(job)) => job,
+        Ok(Err(e)) => {
+            let message = format!("Paired run could not start: {e}");
+            return finish_run(&state, progress, skill_dir, case, false, message).await;
+        }
+        Err(e) => {
+            let message = format!("Paired run could not start: the daemon did not answer ({e})");
+            return finish_run(&state, progress, skill_dir, case, false, message).await;
+        }
+    };
+    let mut last = job;
+    while last.state.is_live() {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let ctx = client::context(Duration::from_secs(30));
+        match daemon.client.run_status(ctx, last.id).await {
+            Ok(Ok(job)) => {
+                if let Some(p) = &progress
+                    && job.progress.total > 0
+                {
+                    let pct = job.progress.done * 100 / job.progress.total;
+                    let text = format!("{}/{} trials", job.progress.done, job.progress.total);
+                    p.report_with_message(text, pct.min(100)).await;
+                }
+                last = job;
+            }
+            Ok(Err(e)) => {
+                let message = format!("Paired run lost: {e}");
+                return finish_run(&state, progress, skill_dir, case, false, message).await;
+            }
+            Err(e) => {
+                let message = format!("Paired run lost: the daemon did not answer ({e})");
+                return finish_run(&state, progress, skill_dir, case, false, message).await;
+            }
+        }
+    }
+    let success = last.state == JobState::Completed;
+    let message = match (success, &last.error) {
+        (true, _) => format!(
+            "Paired run finished: job {} (run {}), lift {}",
+            last.id,
+            last.run.map_or_else(|| "?".into(), |r| r.to_string()),
+            last.lift
+                .map_or_else(|| "n/a".into(), |l| format!("{l:+.2}"))
+        ),
+        (false, Some(error)) => format!("Paired run {}: {error}", last.state),
+        (false, None) => format!("Paired run {}", last.state),
+    };
+    finish_run(&state, progress, skill_dir, case, success, message).await;
+}
+
+type RunProgress =
+    tower_lsp_server::OngoingProgress<tower_lsp_server::Bounded, tower_lsp_server::NotCancellable>;
+
+async fn begin_progress(state: &State, skill_dir: &str, case: Option<&str>) -> Option<RunProgress> {
+    let title = match case {
+        Some(case) => format!("skillwatch: running `{case}`"),
+        None => "skillwatch: paired run".to_string(),
+    };
+    if !state.support().work_done_progress {
+        return None;
+    }
+    let token = progress_token();
+    state
+        .client
+        .create_work_done_progress(token.clone())
+        .await
+        .ok()?;
+    Some(
+        state
+            .client
+            .progress(token, title)
+            .with_message(skill_dir.to_string())
+            .with_percentage(0)
+            .begin()
+            .await,
+    )
+}
+
+async fn finish_run(
+    state: &State,
+    progress: Option<RunProgress>,
+    skill_dir: String,
+    case: Option<String>,
+    success: bool,
+    message: String,
+) {
     if let Some(progress) = progress {
         progress.finish_with_message(message.clone()).await;
     }
@@ -121,7 +225,7 @@ async fn run_eval(state: Arc<State>, skill_dir: String, case: Option<String>) {
             message,
         })
         .await;
-    crate::handlers::refresh_lenses(&state).await;
+    crate::handlers::refresh_lenses(state).await;
 }
 
 async fn show_history(

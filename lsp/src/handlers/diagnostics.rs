@@ -164,8 +164,17 @@ async fn worker(state: Arc<State>, mut changes: watch::Receiver<Arc<Document>>) 
         }
         let doc = changes.borrow_and_update().clone();
         let options = state.settings().check_options();
+        let comparisons = doc
+            .skill_dir()
+            .map(|dir| state.regressions(&dir))
+            .unwrap_or_default();
         let task = tokio::task::spawn_blocking(move || {
-            let diagnostics = compute(&doc, &options);
+            let mut diagnostics = compute(&doc, &options);
+            diagnostics.extend(super::regressions::diagnostics(
+                &doc,
+                &comparisons,
+                &options,
+            ));
             (doc, diagnostics)
         });
         let (doc, diagnostics) = match task.await {

@@ -12,7 +12,7 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::documents::{Document, DocumentKind};
-use crate::handlers::diagnostics;
+use crate::handlers::{diagnostics, regressions};
 use crate::state::{OpenDocument, State};
 
 /// Track a newly opened skill file and start checking it.
@@ -34,11 +34,19 @@ pub fn did_open(state: &Arc<State>, params: DidOpenTextDocumentParams) {
         item.version,
         item.text,
     ));
+    let skill_md = (doc.kind == DocumentKind::SkillMd)
+        .then(|| doc.skill_dir())
+        .flatten();
     let (changes, receiver) = watch::channel(doc.clone());
     state
         .documents()
         .insert(item.uri, OpenDocument { doc, changes });
     diagnostics::spawn_worker(state.clone(), receiver);
+    if let Some(dir) = skill_md {
+        // regression warnings come from the history: fetched off the typing path
+        let state = state.clone();
+        tokio::spawn(async move { regressions::refresh(&state, dir).await });
+    }
 }
 
 /// Apply incremental (or full) changes and wake the document's diagnostics worker.

@@ -9,6 +9,7 @@ pub mod completion;
 pub mod diagnostics;
 pub mod documents;
 pub mod hover;
+pub mod regressions;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,6 +41,7 @@ pub async fn poll_history(state: Arc<State>) {
         let generation = generation(&state).await;
         if generation != last {
             tracing::info!("history changed; refreshing code lenses");
+            regressions::refresh_open(&state).await;
             refresh_lenses(&state).await;
         }
         last = generation;

@@ -1,0 +1,256 @@
+//! `skillwatch daemon`: run the per-user daemon in the foreground, or `start` it in the
+//! background, `stop` it, or ask its `status`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::json;
+use skillwatch_core::protocol::DaemonStatus;
+use skillwatch_daemon::client;
+use skillwatch_daemon::scheduler::RunnerExecutor;
+use skillwatch_daemon::server::{
+    self, DaemonPaths, ServeOptions, holder_pid, is_held, logging, terminate_holder,
+};
+use skillwatch_daemon::store::time::{format_age, now_ms};
+
+use super::history_db::DbArgs;
+use super::link::{absolute, ctx, running_daemon, runtime, start_command};
+
+/// Arguments of `skillwatch daemon`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    action: Option<Action>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Action {
+    /// Run in the foreground (the same as `skillwatch daemon` alone).
+    Run(ServeArgs),
+    /// Start in the background unless one runs already, then print its status.
+    Start(StartArgs),
+    /// Stop the running daemon gracefully (trials in flight may finish; jobs are kept).
+    Stop(JsonArg),
+    /// Is a daemon running, and what is it doing?
+    Status(JsonArg),
+}
+
+/// How the daemon runs.
+#[derive(clap::Args, Debug, Clone)]
+struct ServeArgs {
+    /// A workspace root to watch for saved skills and skillwatch.toml changes (repeatable;
+    /// roots are remembered across restarts).
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// The log file [default: <user state dir>/skillwatch/daemon.log].
+    #[arg(long, value_name = "PATH")]
+    log: Option<PathBuf>,
+    /// Seconds trials in flight may take to finish when the daemon stops, before they are
+    /// cancelled (their jobs are re-queued either way).
+    #[arg(long, default_value_t = 20)]
+    grace_secs: u64,
+    #[command(flatten)]
+    db: DbArgs,
+}
+
+#[derive(clap::Args, Debug)]
+struct StartArgs {
+    #[command(flatten)]
+    serve: ServeArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct JsonArg {
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Dispatch the action.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.action {
+        None => foreground(args.serve),
+        Some(Action::Run(serve)) => foreground(serve),
+        Some(Action::Start(start)) => start_background(start),
+        Some(Action::Stop(a)) => stop(a.json),
+        Some(Action::Status(a)) => status(a.json),
+    }
+}
+
+fn foreground(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let db = absolute(&args.db.path()?);
+    let log = args.log.clone().or_else(server::default_log);
+    if let Some(log) = &log {
+        logging::init(log).with_context(|| format!("opening the log file {}", log.display()))?;
+    }
+    let paths = DaemonPaths::for_user();
+    let options = ServeOptions {
+        paths: paths.clone(),
+        db: db.clone(),
+        log: log.clone(),
+        roots: args.roots.iter().map(|r| absolute(r)).collect(),
+        grace: Duration::from_secs(args.grace_secs),
+    };
+    eprintln!(
+        "skillwatch daemon: socket {}, history {}, log {}",
+        paths.socket.display(),
+        db.display(),
+        log.as_ref()
+            .map_or_else(|| "none".into(), |l| l.display().to_string())
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(16)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(server::serve(options, |store| RunnerExecutor::new(store)))?;
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn start_background(args: StartArgs) -> anyhow::Result<ExitCode> {
+    let db = absolute(&args.serve.db.path()?);
+    let mut start = start_command(&db)?;
+    for root in &args.serve.roots {
+        start
+            .args
+            .extend(["--root".into(), absolute(root).display().to_string()]);
+    }
+    if let Some(log) = &args.serve.log {
+        start
+            .args
+            .extend(["--log".into(), absolute(log).display().to_string()]);
+    }
+    start
+        .args
+        .extend(["--grace-secs".into(), args.serve.grace_secs.to_string()]);
+    let rt = runtime()?;
+    let paths = DaemonPaths::for_user();
+    let rpc = rt.block_on(client::connect_or_start(&paths, &start))?;
+    if !args.serve.roots.is_empty() {
+        let roots = args.serve.roots.iter().map(|r| absolute(r)).collect();
+        rt.block_on(rpc.watch_roots(ctx(), roots))??;
+    }
+    let status = rt.block_on(rpc.status(ctx()))?;
+    print_status(&status, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stop(json: bool) -> anyhow::Result<ExitCode> {
+    let paths = DaemonPaths::for_user();
+    let pid = match running_daemon()? {
+        Some(daemon) => {
+            let pid = daemon.call(daemon.rpc.status(ctx()))?.pid;
+            daemon.call(daemon.rpc.shutdown(ctx()))?;
+            Some(pid)
+        }
+        None if is_held(&paths.lock) => {
+            // it holds the lock but does not answer: ask the OS
+            let Some(pid) = terminate_holder(&paths.lock) else {
+                bail!(
+                    "a daemon holds {} but neither answers nor can be signalled (pid {:?})",
+                    paths.lock.display(),
+                    holder_pid(&paths.lock)
+                );
+            };
+            Some(pid)
+        }
+        None => None,
+    };
+    let Some(pid) = pid else {
+        report(
+            json,
+            json!({"running": false}),
+            "no skillwatch daemon is running",
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while is_held(&paths.lock) {
+        if Instant::now() > deadline {
+            bail!("the daemon (pid {pid}) did not stop within 120 s; see its log");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    report(
+        json,
+        json!({"running": false, "stopped": pid}),
+        &format!("stopped the skillwatch daemon (pid {pid})"),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(json: bool) -> anyhow::Result<ExitCode> {
+    match running_daemon()? {
+        Some(daemon) => {
+            let status = daemon.call(daemon.rpc.status(ctx()))?;
+            print_status(&status, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            report(
+                json,
+                json!({"running": false}),
+                "no skillwatch daemon is running",
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn report(json: bool, value: serde_json::Value, text: &str) {
+    if json {
+        println!("{value}");
+    } else {
+        println!("{text}");
+    }
+}
+
+fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
+    if json {
+        let mut value = serde_json::to_value(status)?;
+        value["running"] = json!(true);
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(());
+    }
+    println!(
+        "skillwatch daemon {} running (pid {}, up {})",
+        status.version,
+        status.pid,
+        format_age(status.started_ms, now_ms()).trim_end_matches(" ago")
+    );
+    println!("  socket   {}", status.socket.display());
+    println!("  history  {}", status.db.display());
+    if let Some(log) = &status.log {
+        println!("  log      {}", log.display());
+    }
+    println!(
+        "  jobs     {} queued, {} running",
+        status.queued, status.running
+    );
+    let b = &status.budget;
+    let limit = |v: Option<String>| v.unwrap_or_else(|| "no limit".into());
+    println!(
+        "  today    {} trials ({}), ${:.2} ({})",
+        b.trials_today,
+        limit(b.max_trials.map(|m| format!("max {m}"))),
+        b.cost_today_usd,
+        limit(b.max_cost_usd.map(|m| format!("max ${m:.2}")))
+    );
+    if status.roots.is_empty() {
+        println!("  watching nothing (add roots with `skillwatch daemon start --root DIR`)");
+    }
+    for root in &status.roots {
+        println!("  watching {}", root.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! `skillwatch status [JOB]`: the daemon's jobs (queued, running, recent), or one job.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+use skillwatch_core::protocol::{JobFilter, JobId, JobInfo, JobState};
+use skillwatch_daemon::store::time::{format_age, now_ms};
+
+use super::history_db::{DbArgs, signed};
+use super::link::{LinkArgs, ctx, daemon_for};
+
+/// Arguments of `skillwatch status`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// One job (its id from `skillwatch run` or this list).
+    job: Option<i64>,
+    /// Only queued and running jobs.
+    #[arg(long)]
+    live: bool,
+    /// At most this many jobs, newest first.
+    #[arg(long, default_value_t = 20)]
+    limit: u32,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
+    db: DbArgs,
+}
+
+/// Print the jobs.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let filter = JobFilter {
+        states: if args.live {
+            vec![JobState::Queued, JobState::Running]
+        } else {
+            Vec::new()
+        },
+        skill_dir: None,
+        limit: Some(args.limit),
+    };
+    let jobs = match (args.job, daemon_for(&args.link, &args.db)?) {
+        (Some(id), Some(d)) => vec![d.call(d.rpc.run_status(ctx(), JobId(id)))??],
+        (None, Some(d)) => d.call(d.rpc.list_runs(ctx(), filter))??,
+        (job, None) => {
+            let store = args.db.open_existing()?;
+            match job {
+                Some(id) => match store.job(JobId(id))? {
+                    Some(job) => vec![job],
+                    None => bail!("no job {id} in {}", store.path().display()),
+                },
+                None => store.jobs(&filter)?,
+            }
+        }
+    };
+    if args.json {
+        let value = match args.job {
+            Some(_) => serde_json::to_value(&jobs[0])?,
+            None => serde_json::to_value(&jobs)?,
+        };
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print_jobs(&jobs);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A table of jobs, one line each (and the error of failed ones).
+pub fn print_jobs(jobs: &[JobInfo]) {
+    if jobs.is_empty() {
+        println!("no jobs");
+        return;
+    }
+    let now = now_ms();
+    println!(
+        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  queued",
+        "job", "state", "skill", "model (harness)", "trigger", "trials", "run", "lift"
+    );
+    for job in jobs {
+        print_job(job, now);
+    }
+}
+
+fn print_job(job: &JobInfo, now: i64) {
+    let skill = job.skill.clone().unwrap_or_else(|| {
+        job.request
+            .skill_dir
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    });
+    let p = &job.progress;
+    let trials = match (p.total, p.reused) {
+        (0, _) => "—".to_string(),
+        (t, 0) => format!("{}/{t}", p.done),
+        (t, r) => format!("{}/{t} ({r} reused)", p.done),
+    };
+    println!(
+        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  {}",
+        job.id,
+        job.state.as_str(),
+        truncate(&skill, 20),
+        truncate(
+            &format!("{} ({})", job.request.model, job.request.harness),
+            24
+        ),
+        job.request.trigger.as_str(),
+        trials,
+        job.run.map_or_else(|| "—".into(), |r| r.to_string()),
+        signed(job.lift),
+        format_age(job.created_ms, now)
+    );
+    if let Some(error) = &job.error {
+        println!("{:>7}{error}", "");
+    }
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width - 1).collect();
+    cut.push('…');
+    cut
+}

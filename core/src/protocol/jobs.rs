@@ -1,0 +1,242 @@
+//! Jobs: a paired run asked of the daemon, from the request to its end.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// A job's id in the daemon's queue (its row in the `jobs` table): stable across restarts, so
+/// a client can ask about a job it queued before the daemon was restarted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JobId(pub i64);
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Why a job exists; recorded as the run's trigger so history can tell a deliberate run from
+/// an automatic one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobTrigger {
+    /// `skillwatch run` or an editor command.
+    Manual,
+    /// A saved SKILL.md or eval file of a skill with `rerun_on_save = true`.
+    Save,
+    /// A model the history had not seen for the skill (config change or `rerun --all`).
+    ModelChange,
+}
+
+impl JobTrigger {
+    /// The spelling used in the jobs table, JSON and the store's `runs.trigger`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobTrigger::Manual => "manual",
+            JobTrigger::Save => "save",
+            JobTrigger::ModelChange => "model_change",
+        }
+    }
+
+    /// The trigger spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<JobTrigger> {
+        [
+            JobTrigger::Manual,
+            JobTrigger::Save,
+            JobTrigger::ModelChange,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == text)
+    }
+}
+
+/// Where a job is in its life. `Queued` and `Running` are live; the others are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Waiting for a free slot on its harness (or for the daily budget).
+    Queued,
+    /// Its run is executing.
+    Running,
+    /// The run finished and was scored.
+    Completed,
+    /// The run could not be made (bad skill, no eval file, harness error...); see `error`.
+    Failed,
+    /// Cancelled by a client; its agent processes were killed.
+    Cancelled,
+    /// The daemon died during the job twice: it is not re-queued again.
+    Interrupted,
+}
+
+impl JobState {
+    /// Every state, in lifecycle order.
+    pub const ALL: [JobState; 6] = [
+        JobState::Queued,
+        JobState::Running,
+        JobState::Completed,
+        JobState::Failed,
+        JobState::Cancelled,
+        JobState::Interrupted,
+    ];
+
+    /// The spelling used in the jobs table and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Completed => "completed",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+            JobState::Interrupted => "interrupted",
+        }
+    }
+
+    /// The state spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<JobState> {
+        JobState::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// Whether the job can still change (queued or running).
+    pub fn is_live(self) -> bool {
+        matches!(self, JobState::Queued | JobState::Running)
+    }
+}
+
+impl fmt::Display for JobState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A paired run to make: what `skillwatch run` sends the daemon. Fields left `None` take the
+/// defaults of the `skillwatch.toml` governing the skill, then the runner's defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRequest {
+    /// The skill folder (absolute: the daemon's working directory is not the client's).
+    pub skill_dir: PathBuf,
+    /// Harness name: `openai`, `claude-code`, `codex`, `command`.
+    pub harness: String,
+    /// The agent model.
+    pub model: String,
+    /// The judge model, when LLM judging is wanted.
+    pub judge_model: Option<String>,
+    /// Attempts per case and condition.
+    pub runs: Option<u32>,
+    /// Trials at once within the run.
+    pub jobs: Option<u32>,
+    /// Only these cases (by name or id); empty means every case.
+    pub cases: Vec<String>,
+    /// Harness endpoint, e.g. `http://127.0.0.1:11434/v1` for `openai` (else from config).
+    pub base_url: Option<String>,
+    /// Per-trial timeout in seconds (else from the case or config).
+    pub timeout_secs: Option<u64>,
+    /// Why the run is asked for.
+    pub trigger: JobTrigger,
+    /// The complete runner request (`skillwatch_daemon::runner::RunRequest` as JSON), when
+    /// the client built one from its flags and `skillwatch.toml` (`skillwatch run` does); it
+    /// wins over the fields above except `skill_dir` and `trigger`. Without it the daemon
+    /// builds the request from the fields above and the skill's `skillwatch.toml`.
+    #[serde(default)]
+    pub runner: Option<serde_json::Value>,
+}
+
+impl RunRequest {
+    /// A manual run of every case with defaults for everything else.
+    pub fn new(
+        skill_dir: impl Into<PathBuf>,
+        harness: impl Into<String>,
+        model: impl Into<String>,
+    ) -> RunRequest {
+        RunRequest {
+            skill_dir: skill_dir.into(),
+            harness: harness.into(),
+            model: model.into(),
+            judge_model: None,
+            runs: None,
+            jobs: None,
+            cases: Vec::new(),
+            base_url: None,
+            timeout_secs: None,
+            trigger: JobTrigger::Manual,
+            runner: None,
+        }
+    }
+}
+
+/// How far a running job has got, in trials.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobProgress {
+    /// Trials finished (run or reused from a cached baseline).
+    pub done: u32,
+    /// Trials planned; 0 until the runner has planned the run.
+    pub total: u32,
+    /// Of `done`, baseline trials reused from the history instead of run.
+    pub reused: u32,
+}
+
+/// A job as clients see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobInfo {
+    /// Its id.
+    pub id: JobId,
+    /// What was asked.
+    pub request: RunRequest,
+    /// The skill's name, once known (read from its SKILL.md when the job starts).
+    pub skill: Option<String>,
+    /// Where it is.
+    pub state: JobState,
+    /// The history run it records into (its id in `skillwatch history`), once started; after
+    /// a restart, the run of the interrupted attempt until the job resumes it.
+    pub run: Option<i64>,
+    /// Trials done so far.
+    pub progress: JobProgress,
+    /// How many times it was started (a restart after a crash starts it again).
+    pub attempts: u32,
+    /// How many times the daemon died while it ran.
+    pub interruptions: u32,
+    /// Why it failed, was cancelled or interrupted.
+    pub error: Option<String>,
+    /// The run's overall lift, once completed.
+    pub lift: Option<f64>,
+    /// Queued at (epoch ms).
+    pub created_ms: i64,
+    /// Last started at (epoch ms).
+    pub started_ms: Option<i64>,
+    /// Ended at (epoch ms).
+    pub finished_ms: Option<i64>,
+}
+
+/// Which jobs `list_runs` returns, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobFilter {
+    /// Only jobs in these states (all when empty).
+    pub states: Vec<JobState>,
+    /// Only jobs of this skill folder.
+    pub skill_dir: Option<PathBuf>,
+    /// At most this many (default 50).
+    pub limit: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_round_trip() {
+        for s in JobState::ALL {
+            assert_eq!(JobState::parse(s.as_str()), Some(s));
+            assert_eq!(
+                serde_json::to_string(&s).unwrap(),
+                format!("\"{}\"", s.as_str())
+            );
+        }
+        assert_eq!(
+            JobTrigger::parse("model_change"),
+            Some(JobTrigger::ModelChange)
+        );
+        assert_eq!(JobTrigger::parse("import"), None);
+        assert!(JobState::Queued.is_live() && !JobState::Interrupted.is_live());
+    }
+}

@@ -1,0 +1,182 @@
+//! Results as the daemon serves them: code lens numbers, model comparisons (regressions), and
+//! the history and compare queries of the CLI.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scoring::{CompareParams, Interval, Verdict};
+
+/// The newest lift of a skill on one (harness, model): one SKILL.md code lens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LensLift {
+    /// The agent model.
+    pub model: String,
+    /// The harness the runs used.
+    pub harness: String,
+    /// Overall Skill Lift of the newest completed run; `None` when no case had a full pair.
+    pub lift: Option<f64>,
+    /// Its interval, when the run had enough cases.
+    pub interval: Option<Interval>,
+    /// Completed runs on this (harness, model).
+    pub runs: usize,
+    /// When the newest run finished (epoch ms).
+    pub finished_ms: i64,
+}
+
+/// The last result of one case on one (harness, model): one eval-file code lens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LensCase {
+    /// The case's name or id.
+    pub case: String,
+    /// The agent model.
+    pub model: String,
+    /// The harness.
+    pub harness: String,
+    /// The case's lift in that run.
+    pub lift: Option<f64>,
+    /// The case was edited since that run.
+    pub stale: bool,
+    /// When that run finished (epoch ms).
+    pub finished_ms: i64,
+}
+
+/// A skill compared across models: the outcome of a model-change rerun. `verdict ==
+/// Regressed` is what the SW501 diagnostic and the regression event report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelComparison {
+    /// The skill's name.
+    pub skill: String,
+    /// Its folder, when known.
+    pub skill_dir: Option<PathBuf>,
+    /// The harness both runs used.
+    pub harness: String,
+    /// The model compared against (the previous one).
+    pub reference_model: String,
+    /// The new model.
+    pub candidate_model: String,
+    /// The reference run's id in the history.
+    pub reference_run: i64,
+    /// The candidate run's id.
+    pub candidate_run: i64,
+    /// Mean per-case lift on the reference model (shared cases).
+    pub reference_lift: Option<f64>,
+    /// Mean per-case lift on the candidate model (shared cases).
+    pub candidate_lift: Option<f64>,
+    /// Mean per-case difference, candidate − reference.
+    pub difference: Option<f64>,
+    /// The interval of the difference the verdict rests on.
+    pub interval: Option<Interval>,
+    /// improved | unchanged | regressed.
+    pub verdict: Verdict,
+    /// One sentence with the numbers (from `core::scoring::compare`).
+    pub reason: String,
+    /// When it was computed (epoch ms).
+    pub compared_ms: i64,
+}
+
+impl ModelComparison {
+    /// "lift fell from +0.21 to -0.02 on model X: regressed", plus the interval: the text of
+    /// the SW501 diagnostic and of the CLI's regression lines.
+    pub fn headline(&self) -> String {
+        let lift = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:+.2}"));
+        let moved = match (self.reference_lift, self.candidate_lift) {
+            (Some(r), Some(c)) if c < r => "fell",
+            (Some(r), Some(c)) if c > r => "rose",
+            _ => "went",
+        };
+        let interval = self.interval.as_ref().map_or_else(String::new, |i| {
+            format!(
+                " (change {:+.2}, {:.0}% interval [{:+.2}, {:+.2}], n={}, vs {})",
+                i.estimate,
+                i.level * 100.0,
+                i.low,
+                i.high,
+                i.n,
+                self.reference_model
+            )
+        });
+        format!(
+            "lift {moved} from {} to {} on model {}: {}{interval}",
+            lift(self.reference_lift),
+            lift(self.candidate_lift),
+            self.candidate_model,
+            self.verdict.as_str()
+        )
+    }
+}
+
+/// Everything the editor shows about one skill: lens numbers, the latest model comparison per
+/// harness, and the skill's live jobs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Lenses {
+    /// The skill's name in the history (`None` when it has no runs).
+    pub skill: Option<String>,
+    /// Newest lift per (harness, model), by model.
+    pub lifts: Vec<LensLift>,
+    /// Last result per case and (harness, model).
+    pub cases: Vec<LensCase>,
+    /// The newest model comparison per harness; regressed ones become SW501 diagnostics.
+    pub comparisons: Vec<ModelComparison>,
+    /// Jobs of this skill that are queued or running.
+    pub jobs: Vec<super::JobInfo>,
+}
+
+/// `skillwatch history` through the daemon.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistoryQuery {
+    /// The skill's name.
+    pub skill: String,
+    /// Only this model.
+    pub model: Option<String>,
+    /// Only this harness.
+    pub harness: Option<String>,
+    /// At most this many runs.
+    pub limit: u32,
+    /// Include every trial of the runs listed.
+    pub trials: bool,
+}
+
+/// What two runs to compare.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum CompareWhat {
+    /// The newest completed run on each model: reference, candidate.
+    Models(String, String),
+    /// Two run ids: reference, candidate.
+    Runs(i64, i64),
+}
+
+/// `skillwatch compare SKILL` through the daemon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRequest {
+    /// The skill's name.
+    pub skill: String,
+    /// The runs or models.
+    pub what: CompareWhat,
+    /// Only runs on this harness.
+    pub harness: Option<String>,
+    /// Effect floor, level, interval and target.
+    pub params: CompareParams,
+}
+
+/// `skillwatch compare --all --since-model A`: every skill with history on A.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareAllRequest {
+    /// The reference model.
+    pub since_model: String,
+    /// The candidate model; default: each skill's newest other model with a completed run.
+    pub model: Option<String>,
+    /// Only runs on this harness.
+    pub harness: Option<String>,
+    /// Effect floor, level, interval and target.
+    pub params: CompareParams,
+}
+
+/// One skill's line of `compare --all`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareAllRow {
+    /// The skill.
+    pub skill: String,
+    /// The comparison, or why there is none.
+    pub outcome: Result<ModelComparison, String>,
+}

@@ -1,0 +1,148 @@
+//! Talking to the daemon: connect to its socket, start it on demand, and build call contexts
+//! whose deadline fits the call (tarpc's default of 10 s is too short for a long poll).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use skillwatch_core::protocol::{DaemonRpcClient, MAX_FRAME_BYTES, PROTOCOL_VERSION};
+use tarpc::serde_transport;
+use tarpc::tokio_serde::formats::Json;
+use tarpc::tokio_util::codec::LengthDelimitedCodec;
+use tokio::net::UnixStream;
+
+/// The call context clients pass (re-exported so they need no tarpc dependency).
+pub use tarpc::context::Context;
+
+use crate::server::{DaemonPaths, is_held};
+
+/// How long `connect_or_start` waits for a daemon it started to answer.
+pub const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Why there is no daemon to talk to.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// Nothing listens on the socket.
+    #[error("no skillwatch daemon is running (socket {socket}: {source})")]
+    NotRunning {
+        /// The socket tried.
+        socket: PathBuf,
+        /// The connect error.
+        source: std::io::Error,
+    },
+    /// The daemon could not be started.
+    #[error("could not start the skillwatch daemon ({program}): {reason}")]
+    Start {
+        /// The program run.
+        program: PathBuf,
+        /// What went wrong; see the daemon log for more.
+        reason: String,
+    },
+    /// A call failed at the transport level.
+    #[error("the skillwatch daemon did not answer: {0}")]
+    Rpc(#[from] tarpc::client::RpcError),
+    /// The daemon speaks another protocol version.
+    #[error(
+        "the running skillwatch daemon speaks protocol {found}, this client {PROTOCOL_VERSION}; restart it with `skillwatch daemon stop`"
+    )]
+    Protocol {
+        /// The daemon's version.
+        found: u32,
+    },
+}
+
+/// A context whose deadline is `timeout` from now.
+pub fn context(timeout: Duration) -> Context {
+    let mut ctx = tarpc::context::current();
+    ctx.deadline = Instant::now() + timeout;
+    ctx
+}
+
+/// Connect to the daemon at `socket`.
+pub async fn connect(socket: &Path) -> Result<DaemonRpcClient, ClientError> {
+    let stream = UnixStream::connect(socket)
+        .await
+        .map_err(|source| ClientError::NotRunning {
+            socket: socket.to_path_buf(),
+            source,
+        })?;
+    let framed = LengthDelimitedCodec::builder()
+        .max_frame_length(MAX_FRAME_BYTES)
+        .new_framed(stream);
+    let transport = serde_transport::new(framed, Json::default());
+    Ok(DaemonRpcClient::new(tarpc::client::Config::default(), transport).spawn())
+}
+
+/// Connect and check the protocol version.
+pub async fn connect_checked(socket: &Path) -> Result<DaemonRpcClient, ClientError> {
+    let client = connect(socket).await?;
+    let status = client.status(context(Duration::from_secs(10))).await?;
+    if status.protocol != PROTOCOL_VERSION {
+        return Err(ClientError::Protocol {
+            found: status.protocol,
+        });
+    }
+    Ok(client)
+}
+
+/// How to start a daemon when none runs: the `skillwatch` program and its arguments after
+/// `daemon` (e.g. `--db PATH`).
+#[derive(Debug, Clone)]
+pub struct StartCommand {
+    /// The `skillwatch` binary.
+    pub program: PathBuf,
+    /// Arguments of `skillwatch daemon`.
+    pub args: Vec<String>,
+}
+
+/// Connect to the daemon, starting it (detached, in its own session) when none runs.
+pub async fn connect_or_start(
+    paths: &DaemonPaths,
+    start: &StartCommand,
+) -> Result<DaemonRpcClient, ClientError> {
+    if let Ok(client) = connect_checked(&paths.socket).await {
+        return Ok(client);
+    }
+    if !is_held(&paths.lock) {
+        spawn_detached(start)?;
+    }
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        match connect_checked(&paths.socket).await {
+            Ok(client) => return Ok(client),
+            Err(e @ ClientError::Protocol { .. }) => return Err(e),
+            Err(e) if Instant::now() >= deadline => {
+                return Err(ClientError::Start {
+                    program: start.program.clone(),
+                    reason: format!("it did not answer within {START_TIMEOUT:?}: {e}"),
+                });
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// Start `skillwatch daemon ARGS` in a new session with no terminal; it outlives us.
+pub fn spawn_detached(start: &StartCommand) -> Result<(), ClientError> {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(&start.program);
+    cmd.arg("daemon")
+        .args(&start.args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and only detaches the child from our terminal.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|e| ClientError::Start {
+        program: start.program.clone(),
+        reason: e.to_string(),
+    })?;
+    // reap it when it exits, so a long-lived client (the language server) keeps no zombie
+    std::thread::spawn(move || child.wait());
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! `skillwatch daemon`: the per-user background process. It owns the history, runs the job
+//! queue and the file watcher, and serves [`DaemonRpc`](skillwatch_core::protocol::DaemonRpc)
+//! on a Unix socket.
+//!
+//! Safety of the socket, in depth: the runtime folder is private (0700, ours), the socket is
+//! 0600, and every connection's peer uid (`SO_PEERCRED`) must equal ours or the connection is
+//! closed unanswered. Frames are length-delimited with a size cap and decoded as JSON; a frame
+//! that does not decode ends that one connection, never the daemon.
+//!
+//! Shutdown (SIGTERM, SIGINT or the `shutdown` call): stop accepting, let trials in flight
+//! finish for a grace period, cancel the rest (their finished trials are already stored),
+//! put their jobs back in the queue, remove the socket.
+
+mod lock;
+pub mod logging;
+mod paths;
+pub mod queries;
+mod service;
+
+pub use lock::{InstanceLock, LockError, holder_pid, is_held, terminate_holder};
+pub use paths::{DaemonPaths, PathError, default_log, uid};
+pub use service::{DaemonInfo, DaemonState, Service};
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use skillwatch_core::protocol::{DaemonRpc, MAX_FRAME_BYTES};
+use tarpc::serde_transport;
+use tarpc::server::{BaseChannel, Channel};
+use tarpc::tokio_serde::formats::Json;
+use tarpc::tokio_util::codec::LengthDelimitedCodec;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+
+use crate::events::EventLog;
+use crate::scheduler::{Executor, Scheduler, SharedStore, lock as lock_store};
+use crate::store::{self, Store, time::now_ms};
+use crate::watch::Watcher;
+
+/// How the daemon is started.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Socket, lock and runtime folder.
+    pub paths: DaemonPaths,
+    /// The history database.
+    pub db: PathBuf,
+    /// The log file (for `status`; logging itself is set up by [`logging::init`]).
+    pub log: Option<PathBuf>,
+    /// Workspace roots to watch, besides those remembered from earlier runs.
+    pub roots: Vec<PathBuf>,
+    /// How long trials in flight may take to finish at shutdown before they are cancelled.
+    pub grace: Duration,
+}
+
+/// Why the daemon could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The runtime folder is unusable.
+    #[error(transparent)]
+    Paths(#[from] PathError),
+    /// Another daemon runs.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The history database could not be opened.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// The socket could not be set up.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// On which file.
+        path: PathBuf,
+        /// The OS reason.
+        source: std::io::Error,
+    },
+}
+
+/// Run the daemon until it is told to stop. Jobs run on the executor `executor` builds from
+/// the daemon's history handle.
+pub async fn serve<E>(options: ServeOptions, executor: E) -> Result<(), ServerError>
+where
+    E: FnOnce(SharedStore) -> Arc<dyn Executor>,
+{
+    options.paths.prepare()?;
+    let instance_lock = InstanceLock::acquire(&options.paths.lock)?;
+    let store: SharedStore = Arc::new(Mutex::new(Store::open(&options.db)?));
+    let executor = executor(store.clone());
+    let instance = format!("{}-{}", std::process::id(), now_ms());
+    let events = Arc::new(EventLog::new(instance.clone()));
+    let scheduler = Scheduler::start(store.clone(), executor, events.clone())?;
+    let watcher = Watcher::start(scheduler.clone(), events.clone());
+    watch_roots(&watcher, &store, &options.roots);
+    let listener = bind(&options.paths.socket)?;
+    let state = Arc::new(DaemonState {
+        store,
+        scheduler: scheduler.clone(),
+        watcher,
+        events,
+        shutdown: CancellationToken::new(),
+        info: DaemonInfo {
+            instance,
+            started_ms: now_ms(),
+            socket: options.paths.socket.clone(),
+            db: options.db.clone(),
+            log: options.log.clone(),
+        },
+    });
+    tracing::info!(pid = std::process::id(), socket = %options.paths.socket.display(), db = %options.db.display(), "daemon started");
+    accept_until_stopped(listener, state.clone()).await?;
+    tracing::info!("stopping");
+    let _ = std::fs::remove_file(&options.paths.socket);
+    scheduler.shutdown(options.grace).await;
+    tracing::info!("stopped");
+    drop(instance_lock);
+    Ok(())
+}
+
+/// Watch the roots asked for and those remembered (forgetting remembered ones that are gone).
+fn watch_roots(watcher: &Watcher, store: &SharedStore, roots: &[PathBuf]) {
+    let remembered = lock_store(store).watched_roots().unwrap_or_default();
+    for root in remembered.iter().chain(roots) {
+        if let Err(e) = watcher.add_roots(std::slice::from_ref(root)) {
+            tracing::warn!("not watching {}: {e}", root.display());
+            if remembered.contains(root) {
+                let _ = lock_store(store).remove_watched_root(root);
+            }
+        }
+    }
+}
+
+/// Bind the socket (replacing a stale one: we hold the lock, so no daemon serves it) with
+/// mode 0600.
+fn bind(socket: &Path) -> Result<UnixListener, ServerError> {
+    let io = |what, source| ServerError::Io {
+        what,
+        path: socket.to_path_buf(),
+        source,
+    };
+    match std::fs::remove_file(socket) {
+        Ok(()) => tracing::info!("removed a stale socket"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io("removing the stale socket", e)),
+    }
+    let listener = UnixListener::bind(socket).map_err(|e| io("binding", e))?;
+    paths::make_private(socket).map_err(|e| io("restricting", e))?;
+    Ok(listener)
+}
+
+async fn accept_until_stopped(
+    listener: UnixListener,
+    state: Arc<DaemonState>,
+) -> Result<(), ServerError> {
+    let signal_io = |source| ServerError::Io {
+        what: "installing a signal handler for",
+        path: PathBuf::from("SIGTERM/SIGINT"),
+        source,
+    };
+    let mut term = signal(SignalKind::terminate()).map_err(signal_io)?;
+    let mut int = signal(SignalKind::interrupt()).map_err(signal_io)?;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tokio::spawn(handle_connection(stream, state.clone()));
+                }
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            _ = term.recv() => { tracing::info!("SIGTERM"); break; }
+            _ = int.recv() => { tracing::info!("SIGINT"); break; }
+            _ = state.shutdown.cancelled() => break,
+        }
+    }
+    Ok(())
+}
+
+/// Serve one client: refuse other users, then answer its calls until it hangs up or sends a
+/// frame that does not decode.
+async fn handle_connection(stream: UnixStream, state: Arc<DaemonState>) {
+    match stream.peer_cred() {
+        Ok(cred) if cred.uid() == uid() => {}
+        Ok(cred) => {
+            tracing::warn!(
+                peer_uid = cred.uid(),
+                peer_pid = cred.pid(),
+                "refused a connection from another user"
+            );
+            return;
+        }
+        Err(e) => {
+            tracing::warn!("refused a connection whose peer is unknown: {e}");
+            return;
+        }
+    }
+    let framed = LengthDelimitedCodec::builder()
+        .max_frame_length(MAX_FRAME_BYTES)
+        .new_framed(stream);
+    let transport = serde_transport::new(framed, Json::default());
+    BaseChannel::with_defaults(transport)
+        .execute(Service(state).serve())
+        .for_each(|response| async move {
+            tokio::spawn(response);
+        })
+        .await;
+    tracing::debug!("client disconnected");
+}

@@ -1,0 +1,246 @@
+//! The read questions clients ask (history, compare, compare --all, lenses), answered from a
+//! [`Store`]. The daemon answers them over RPC and the CLI's `--no-daemon` path calls the same
+//! functions, so both print the same numbers.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use skillwatch_core::protocol::{
+    CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
+    LensLift, Lenses, ModelComparison,
+};
+use skillwatch_core::skill::{SKILL_FILE, load_document};
+
+use crate::store::{
+    self, HistoryEntry, ModelLift, RunComparison, RunFilter, RunId, RunStatus, Store, StoredTrial,
+    model_comparison,
+};
+
+/// Why a query has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The history has no skill of this name.
+    #[error("no history for skill `{skill}` in {db} (skills with history: {known})")]
+    NoSkill {
+        /// The name asked for.
+        skill: String,
+        /// The database.
+        db: PathBuf,
+        /// Skills it does have, comma-separated, or `none yet`.
+        known: String,
+    },
+    /// The request contradicts the history (e.g. a run of another skill).
+    #[error("{0}")]
+    Invalid(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+}
+
+/// `skillwatch history --json`: the latest lift per model and the recent runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryReport {
+    /// The skill.
+    pub skill: String,
+    /// The database read.
+    pub db: String,
+    /// Newest completed run per (harness, model), filtered like the runs.
+    pub latest_per_model: Vec<ModelLift>,
+    /// Runs, newest first.
+    pub runs: Vec<RunWithTrials>,
+}
+
+/// A history entry, with its trials when asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunWithTrials {
+    /// The run and its headline.
+    #[serde(flatten)]
+    pub entry: HistoryEntry,
+    /// Its trials (`history --trials`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<Vec<StoredTrial>>,
+}
+
+/// Fail with the known skills when the history has none named `skill`.
+pub fn require_skill(store: &Store, skill: &str) -> Result<(), QueryError> {
+    if store.has_skill(skill)? {
+        return Ok(());
+    }
+    let known: Vec<String> = store.skills()?.into_iter().map(|s| s.name).collect();
+    Err(QueryError::NoSkill {
+        skill: skill.to_string(),
+        db: store.path().to_path_buf(),
+        known: if known.is_empty() {
+            "none yet".to_string()
+        } else {
+            known.join(", ")
+        },
+    })
+}
+
+/// Answer `skillwatch history`.
+pub fn history(store: &Store, query: &HistoryQuery) -> Result<HistoryReport, QueryError> {
+    require_skill(store, &query.skill)?;
+    let filter = RunFilter {
+        model: query.model.as_deref(),
+        harness: query.harness.as_deref(),
+        status: None,
+        limit: Some(query.limit),
+    };
+    let mut latest = store.latest_lift_per_model(&query.skill)?;
+    latest.retain(|l| {
+        query.model.as_ref().is_none_or(|m| &l.run.model == m)
+            && query.harness.as_ref().is_none_or(|h| &l.run.harness == h)
+    });
+    let runs = store
+        .history(&query.skill, &filter)?
+        .into_iter()
+        .map(|entry| {
+            let trials = match query.trials {
+                true => Some(store.run_trials(entry.run.id)?),
+                false => None,
+            };
+            Ok(RunWithTrials { entry, trials })
+        })
+        .collect::<Result<Vec<_>, QueryError>>()?;
+    Ok(HistoryReport {
+        skill: query.skill.clone(),
+        db: store.path().display().to_string(),
+        latest_per_model: latest,
+        runs,
+    })
+}
+
+/// Answer `skillwatch compare SKILL`.
+pub fn compare(store: &Store, request: &CompareRequest) -> Result<RunComparison, QueryError> {
+    require_skill(store, &request.skill)?;
+    match &request.what {
+        CompareWhat::Models(reference, candidate) => Ok(store.compare_models(
+            &request.skill,
+            reference,
+            candidate,
+            request.harness.as_deref(),
+            &request.params,
+        )?),
+        CompareWhat::Runs(reference, candidate) => {
+            let result =
+                store.compare_runs(RunId(*reference), RunId(*candidate), &request.params)?;
+            for run in [&result.reference, &result.candidate] {
+                if run.skill != request.skill {
+                    return Err(QueryError::Invalid(format!(
+                        "run {} is a run of skill `{}`, not `{}`",
+                        run.id, run.skill, request.skill
+                    )));
+                }
+            }
+            Ok(result)
+        }
+    }
+}
+
+/// Answer `skillwatch compare --all --since-model A [--model B]`: one row per skill with a
+/// completed run on A, by skill name.
+pub fn compare_all(
+    store: &Store,
+    request: &CompareAllRequest,
+) -> Result<Vec<CompareAllRow>, QueryError> {
+    let mut rows = Vec::new();
+    for skill in store.skills()? {
+        let runs = store.runs(
+            &skill.name,
+            &RunFilter {
+                model: None,
+                harness: request.harness.as_deref(),
+                status: Some(RunStatus::Completed),
+                limit: None,
+            },
+        )?;
+        let Some(reference) = runs.iter().find(|r| r.model == request.since_model) else {
+            continue;
+        };
+        let candidate = runs.iter().find(|r| match &request.model {
+            Some(m) => &r.model == m && r.harness == reference.harness,
+            None => r.model != reference.model && r.harness == reference.harness,
+        });
+        let outcome = match candidate {
+            None => Err(match &request.model {
+                Some(m) => format!("no completed run on {m} ({})", reference.harness),
+                None => format!(
+                    "no completed run on another model than {} ({})",
+                    request.since_model, reference.harness
+                ),
+            }),
+            Some(candidate) => store
+                .compare_runs(reference.id, candidate.id, &request.params)
+                .map(|result| model_comparison(&result, skill.last_path.as_deref().map(Path::new)))
+                .map_err(|e| e.to_string()),
+        };
+        rows.push(CompareAllRow {
+            skill: skill.name,
+            outcome,
+        });
+    }
+    Ok(rows)
+}
+
+/// The names the history may know the skill in `skill_dir` by: its folder name, then its
+/// SKILL.md `name` (the two differ when a folder was renamed).
+pub fn candidate_names(skill_dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Some(dir) = skill_dir.file_name().and_then(|n| n.to_str()) {
+        names.push(dir.to_string());
+    }
+    if let Ok(doc) = load_document(&skill_dir.join(SKILL_FILE))
+        && let Some((name, _)) = doc.field_str("name")
+        && !names.iter().any(|n| n == name.trim())
+    {
+        names.push(name.trim().to_string());
+    }
+    names
+}
+
+/// What the editor shows for the skill in `skill_dir` (jobs left empty: the caller adds them).
+pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
+    let mut skill = None;
+    for name in candidate_names(skill_dir) {
+        if store.has_skill(&name)? {
+            skill = Some(name);
+            break;
+        }
+    }
+    let Some(skill) = skill else {
+        return Ok(Lenses::default());
+    };
+    let lifts = store
+        .latest_lift_per_model(&skill)?
+        .into_iter()
+        .map(|l| LensLift {
+            model: l.run.model,
+            harness: l.run.harness,
+            lift: l.headline.lift,
+            interval: l.headline.interval,
+            runs: l.completed_runs,
+            finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
+        })
+        .collect();
+    let cases = store
+        .case_results(&skill)?
+        .into_iter()
+        .map(|c| LensCase {
+            case: c.case,
+            model: c.model,
+            harness: c.harness,
+            lift: c.lift,
+            stale: c.stale,
+            finished_ms: c.finished_ms.unwrap_or(0),
+        })
+        .collect();
+    let comparisons: Vec<ModelComparison> = store.latest_model_comparisons(&skill)?;
+    Ok(Lenses {
+        skill: Some(skill),
+        lifts,
+        cases,
+        comparisons,
+        jobs: Vec::new(),
+    })
+}

@@ -1,0 +1,143 @@
+//! The language server's link to the skillwatch daemon: connect at start (starting the daemon
+//! when none runs), tell it the editor's workspace folders to watch, follow its events (runs
+//! that finished, model comparisons) to refresh lenses and regression warnings, and reconnect
+//! when it comes back. While there is no daemon, lenses read the history database directly
+//! (read-only) and lens commands run the CLI.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use skillwatch_core::protocol::{EventKind, MAX_EVENT_WAIT_MS};
+use skillwatch_daemon::client::{self, StartCommand};
+use skillwatch_daemon::server::DaemonPaths;
+
+use crate::handlers::{refresh_lenses, regressions};
+use crate::history::DaemonHistory;
+use crate::state::State;
+
+/// Pause between reconnection attempts after the daemon went away.
+const RECONNECT_EVERY: Duration = Duration::from_secs(5);
+
+/// Whether the settings and environment allow the daemon (`SKILLWATCH_NO_DAEMON=1` forbids it).
+pub fn enabled(state: &State) -> bool {
+    let forbidden = std::env::var("SKILLWATCH_NO_DAEMON")
+        .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"));
+    state.settings().daemon && !forbidden
+}
+
+/// Keep a daemon connection for the session: the first attempt may start the daemon; later
+/// ones only reconnect (a daemon the user stopped stays stopped).
+pub async fn link(state: Arc<State>) {
+    let mut may_start = true;
+    loop {
+        if !enabled(&state) {
+            return;
+        }
+        match connect(&state, may_start).await {
+            Ok(daemon) => {
+                tracing::info!(db = %daemon.db.display(), "connected to the skillwatch daemon");
+                state.set_daemon(Some(daemon.clone()));
+                on_connected(&state, &daemon).await;
+                follow_events(&state, &daemon).await;
+                state.set_daemon(None);
+                tracing::warn!("lost the skillwatch daemon; reading the history directly");
+                refresh_lenses(&state).await;
+            }
+            Err(e) => tracing::info!("no skillwatch daemon: {e}"),
+        }
+        may_start = false;
+        tokio::time::sleep(RECONNECT_EVERY).await;
+    }
+}
+
+async fn connect(state: &State, may_start: bool) -> Result<DaemonHistory, String> {
+    let paths = DaemonPaths::for_user();
+    let client = if may_start {
+        let db = state
+            .history_db()
+            .ok_or("no history database path is known (no HOME?)")?;
+        let start = StartCommand {
+            program: state.cli_path(),
+            args: vec!["--db".into(), db.display().to_string()],
+        };
+        client::connect_or_start(&paths, &start).await
+    } else {
+        client::connect_checked(&paths.socket).await
+    }
+    .map_err(|e| e.to_string())?;
+    let status = client
+        .status(client::context(Duration::from_secs(10)))
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(wanted) = state.settings().history_db
+        && !same_file(&wanted, &status.db)
+    {
+        return Err(format!(
+            "the running daemon serves {}, the settings name {}",
+            status.db.display(),
+            wanted.display()
+        ));
+    }
+    Ok(DaemonHistory {
+        client,
+        runtime: tokio::runtime::Handle::current(),
+        db: status.db,
+    })
+}
+
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+async fn on_connected(state: &Arc<State>, daemon: &DaemonHistory) {
+    let roots = state.workspace_roots();
+    if !roots.is_empty() {
+        let ctx = client::context(Duration::from_secs(30));
+        match daemon.client.watch_roots(ctx, roots).await {
+            Ok(Ok(all)) => tracing::info!(?all, "the daemon watches the workspace"),
+            Ok(Err(e)) => tracing::warn!("the daemon cannot watch the workspace: {e}"),
+            Err(e) => tracing::warn!("asking the daemon to watch the workspace failed: {e}"),
+        }
+    }
+    regressions::refresh_open(state).await;
+    refresh_lenses(state).await;
+}
+
+/// Read the daemon's events until the connection fails.
+async fn follow_events(state: &Arc<State>, daemon: &DaemonHistory) {
+    let mut cursor = 0;
+    let mut instance = None;
+    loop {
+        let ctx = client::context(Duration::from_millis(MAX_EVENT_WAIT_MS + 10_000));
+        let batch = match daemon
+            .client
+            .next_events(ctx, cursor, MAX_EVENT_WAIT_MS)
+            .await
+        {
+            Ok(batch) => batch,
+            Err(e) => {
+                tracing::debug!("event stream ended: {e}");
+                return;
+            }
+        };
+        if instance.as_ref().is_some_and(|i| i != &batch.instance) {
+            // the daemon restarted behind the same socket: start over with the new one
+            return;
+        }
+        instance = Some(batch.instance.clone());
+        cursor = batch.next;
+        let finished = batch.events.iter().any(|e| {
+            matches!(
+                e.kind,
+                EventKind::JobFinished { .. } | EventKind::Compared { .. }
+            )
+        });
+        if finished || batch.missed {
+            regressions::refresh_open(state).await;
+            refresh_lenses(state).await;
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Helpers for the daemon's end-to-end tests (`tests/tests/daemon_*.rs`): a private daemon
+//! (its own runtime folder, log, history and workspace) started as the real `skillwatch
+//! daemon` process, the CLI pointed at it, an RPC client, and skills measured against the mock
+//! OpenAI-compatible server.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use skillwatch_core::protocol::{
+    DaemonRpcClient, Event, EventKind, JobId, JobInfo, MAX_EVENT_WAIT_MS,
+};
+use skillwatch_daemon::client;
+use tempfile::TempDir;
+
+use crate::lsp::LspClient;
+use crate::mock::{MockUsage, ModelReply, ModelRequest, Script};
+use crate::run::{eval_yaml, skill_md};
+use crate::skillwatch_bin;
+use crate::trial::{SKILL_MARKER, SKILL_NAME};
+
+/// How long a test waits for the daemon to do something before failing.
+pub const PATIENCE: Duration = Duration::from_secs(120);
+
+/// A private daemon's files and process.
+pub struct DaemonFixture {
+    /// Holds everything.
+    pub root: TempDir,
+    /// `$XDG_RUNTIME_DIR` of the daemon and its clients.
+    pub runtime_dir: PathBuf,
+    /// `$XDG_STATE_HOME` (the log lives under it).
+    pub state_dir: PathBuf,
+    /// The history database.
+    pub db: PathBuf,
+    /// The watched workspace (skills and skillwatch.toml).
+    pub workspace: PathBuf,
+    /// The running daemon, when started by [`DaemonFixture::start`].
+    pub child: Option<Child>,
+}
+
+impl Default for DaemonFixture {
+    fn default() -> Self {
+        DaemonFixture::new()
+    }
+}
+
+impl DaemonFixture {
+    /// Empty folders; nothing runs yet.
+    pub fn new() -> DaemonFixture {
+        let root = tempfile::tempdir().expect("temp dir");
+        let runtime_dir = root.path().join("rt");
+        let state_dir = root.path().join("state");
+        let workspace = root.path().join("ws");
+        for dir in [&runtime_dir, &state_dir, &workspace] {
+            std::fs::create_dir_all(dir).expect("create folder");
+        }
+        DaemonFixture {
+            db: root.path().join("history.sqlite3"),
+            runtime_dir,
+            state_dir,
+            workspace,
+            root,
+            child: None,
+        }
+    }
+
+    /// The daemon's socket.
+    pub fn socket(&self) -> PathBuf {
+        self.runtime_dir.join("skillwatch").join("daemon.sock")
+    }
+
+    /// The daemon's log file.
+    pub fn log(&self) -> PathBuf {
+        self.state_dir.join("skillwatch").join("daemon.log")
+    }
+
+    /// The environment every process of this fixture gets.
+    pub fn env(&self, cmd: &mut Command) {
+        cmd.env("XDG_RUNTIME_DIR", &self.runtime_dir)
+            .env("XDG_STATE_HOME", &self.state_dir)
+            .env("SKILLWATCH_DB", &self.db)
+            .env("SKILLWATCH_LOG", "info")
+            .env_remove("SKILLWATCH_NO_DAEMON")
+            .env_remove("NO_COLOR");
+    }
+
+    /// Write `skillwatch.toml` at the workspace root.
+    pub fn write_config(&self, text: &str) {
+        std::fs::write(self.workspace.join("skillwatch.toml"), text).expect("write config");
+    }
+
+    /// A copy of the demo skill named `folder` under `ws/skills/` with `cases` eval cases.
+    pub fn add_skill(&self, folder: &str, cases: usize) -> PathBuf {
+        let dir = self.workspace.join("skills").join(folder);
+        std::fs::create_dir_all(dir.join("tests")).expect("skill folder");
+        let md = skill_md("pad cells so columns line up")
+            .replace(&format!("name: {SKILL_NAME}"), &format!("name: {folder}"));
+        std::fs::write(dir.join("SKILL.md"), md).expect("SKILL.md");
+        std::fs::write(dir.join("tests/eval.yaml"), eval_yaml(cases, "")).expect("eval.yaml");
+        dir
+    }
+
+    /// Start `skillwatch daemon --root WS` in the foreground as a child, and wait until it
+    /// answers.
+    pub fn start(&mut self) {
+        let mut cmd = Command::new(skillwatch_bin());
+        cmd.args(["daemon", "--grace-secs", "2", "--root"])
+            .arg(&self.workspace)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        self.env(&mut cmd);
+        self.child = Some(cmd.spawn().expect("spawn skillwatch daemon"));
+        self.wait_answering();
+    }
+
+    /// Wait until the daemon's socket answers `status`.
+    pub fn wait_answering(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let rt = runtime();
+        loop {
+            if rt.block_on(client::connect_checked(&self.socket())).is_ok() {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the daemon did not answer within 30 s; log:\n{}",
+                self.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The daemon's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("daemon started").id()
+    }
+
+    /// SIGKILL the daemon and reap it.
+    pub fn kill9(&mut self) {
+        let mut child = self.child.take().expect("daemon started");
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reap");
+    }
+
+    /// SIGTERM the daemon and wait for it to exit; its exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("daemon started");
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+        child.wait().expect("reap")
+    }
+
+    /// Run the CLI with this fixture's environment.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        self.cli_command(args).output().expect("run skillwatch")
+    }
+
+    /// The CLI as a command, to spawn.
+    pub fn cli_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(skillwatch_bin());
+        cmd.args(args).current_dir(self.root.path());
+        self.env(&mut cmd);
+        cmd
+    }
+
+    /// The daemon log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(self.log()).unwrap_or_default()
+    }
+
+    /// `skillwatch lsp` connected to this daemon (polling of the database off, so lens
+    /// refreshes come from the daemon's events), initialized and linked.
+    pub fn lsp(&self) -> LspClient {
+        let runtime = self.runtime_dir.display().to_string();
+        let state = self.state_dir.display().to_string();
+        let db = self.db.display().to_string();
+        let mut client = LspClient::spawn_with_env(&[
+            ("SKILLWATCH_NO_DAEMON", "0"),
+            ("XDG_RUNTIME_DIR", &runtime),
+            ("XDG_STATE_HOME", &state),
+            ("SKILLWATCH_DB", &db),
+        ]);
+        client.initialize(json!({"historyDb": db, "historyPollMs": 0}));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !client
+            .stderr()
+            .contains("connected to the skillwatch daemon")
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the language server did not connect to the daemon:\n{}",
+                client.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        client
+    }
+
+    /// An RPC client (on the caller's runtime).
+    pub async fn client(&self) -> DaemonRpcClient {
+        client::connect_checked(&self.socket())
+            .await
+            .expect("connect to the daemon")
+    }
+}
+
+impl Drop for DaemonFixture {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A current-thread runtime for blocking helpers.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// A call context with a generous deadline.
+pub fn ctx() -> client::Context {
+    client::context(Duration::from_secs(60))
+}
+
+/// Every event the daemon publishes from `cursor` on, read by long polls, until `done` says
+/// so (or [`PATIENCE`] runs out: a failure).
+pub async fn events_until(
+    rpc: &DaemonRpcClient,
+    cursor: &mut u64,
+    seen: &mut Vec<Event>,
+    mut done: impl FnMut(&[Event]) -> bool,
+) {
+    let deadline = Instant::now() + PATIENCE;
+    while !done(seen) {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for events; seen: {:#?}",
+            seen.iter().map(|e| &e.kind).collect::<Vec<_>>()
+        );
+        let ctx = client::context(Duration::from_secs(20));
+        let batch = rpc
+            .next_events(ctx, *cursor, 5_000.min(MAX_EVENT_WAIT_MS))
+            .await
+            .expect("next_events");
+        *cursor = batch.next;
+        seen.extend(batch.events);
+    }
+}
+
+/// The job's final state, polling `run_status`.
+pub async fn wait_finished(rpc: &DaemonRpcClient, job: JobId) -> JobInfo {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let info = rpc
+            .run_status(ctx(), job)
+            .await
+            .expect("run_status call")
+            .expect("job");
+        if !info.state.is_live() {
+            return info;
+        }
+        assert!(Instant::now() < deadline, "job {job} still {}", info.state);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Whether an event is the end of `job`.
+pub fn finished(event: &Event, job: JobId) -> bool {
+    matches!(&event.kind, EventKind::JobFinished { job: j } if j.id == job)
+}
+
+fn usage(input: u64, output: u64) -> MockUsage {
+    MockUsage {
+        input,
+        cached: 0,
+        output,
+    }
+}
+
+/// The scripted model. With the skill listed it loads it and, once its SKILL.md (with the
+/// marker) is back, answers GOOD; otherwise BAD. Models named in `ignores_skill` never load
+/// it except on `case-0`: there the skill stops helping. Each request sleeps `delay`.
+pub fn model(ignores_skill: &'static [&'static str], delay: Duration) -> Script {
+    Arc::new(move |req: &ModelRequest| {
+        std::thread::sleep(delay);
+        let model = req.body["model"].as_str().unwrap_or("");
+        let ignoring = ignores_skill.contains(&model) && !req.mentions("(0)");
+        if req.tool_result_mentions(SKILL_MARKER) {
+            return ModelReply::text("GOOD: aligned", usage(300, 20));
+        }
+        if !ignoring && req.turn == 0 {
+            let listed = req
+                .text
+                .lines()
+                .find(|l| l.starts_with("- ") && l.contains(": Formats Markdown tables"));
+            if let Some(line) = listed {
+                let name = line[2..].split(':').next().unwrap_or("").trim().to_string();
+                return ModelReply::tool("load_skill", json!({ "name": name }), usage(200, 12));
+            }
+        }
+        ModelReply::text("BAD: left as it was", usage(100, 8))
+    })
+}
+
+/// `skillwatch.toml` for the mock endpoint at `url`, tracking `models` on `openai`, plus
+/// `extra` lines.
+pub fn config(url: &str, models: &[&str], extra: &str) -> String {
+    let list = models
+        .iter()
+        .map(|m| format!("\"{m}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("[harness.openai]\nbase_url = \"{url}/v1\"\n\n[models]\nopenai = [{list}]\n\n{extra}\n")
+}
+
+/// `PRAGMA integrity_check` of the database file, as SQLite reports it.
+pub fn integrity(db: &Path) -> String {
+    let conn = rusqlite::Connection::open(db).expect("open db");
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
+        .expect("integrity_check")
+}
