@@ -72,10 +72,7 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::events::run(args),
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
-        Command::Run(run) => match matches.subcommand_matches("run") {
-            Some(m) => cmd::run_daemon::dispatch(m, *run.args, &run.link),
-            None => cmd::run::run(*run.args),
-        },
+        Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
         Command::Rejudge(args) => cmd::rejudge::run(args),
     };
     match result {

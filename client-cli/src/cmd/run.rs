@@ -28,7 +28,7 @@ regresses (lift significantly below 0) or the run was cancelled, 2 bad usage or 
 )]
 pub struct Args {
     /// The skill folder (with SKILL.md and tests/eval.yaml or evals/evals.json).
-    skill: PathBuf,
+    pub(crate) skill: PathBuf,
     /// Harness: claude-code, codex, openai (built-in loop over an OpenAI-compatible
     /// endpoint) or command [default: [run] harness].
     #[arg(long)]
@@ -99,13 +99,13 @@ pub struct Args {
     config: Option<PathBuf>,
     /// Print the report as JSON on stdout (no progress bar).
     #[arg(long)]
-    json: bool,
+    pub(crate) json: bool,
     /// Also write a report: json:PATH, junit:PATH or markdown:PATH (repeatable; markdown fits
     /// a pull request comment or $GITHUB_STEP_SUMMARY).
     #[arg(long = "report", value_name = "FORMAT:PATH")]
-    reports: Vec<ReportTarget>,
+    pub(crate) reports: Vec<ReportTarget>,
     #[command(flatten)]
-    db: DbArgs,
+    pub(crate) db: DbArgs,
 }
 
 /// `--judge-mode`.
@@ -117,7 +117,7 @@ enum JudgeModeArg {
 
 /// A `--report FORMAT:PATH`.
 #[derive(Clone, Debug)]
-struct ReportTarget {
+pub(crate) struct ReportTarget {
     format: ReportFormat,
     path: PathBuf,
 }
@@ -157,8 +157,7 @@ impl FromStr for ReportTarget {
 
 /// Run the paired evaluation and print its summary.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = load_config(args.config.as_deref(), &args.skill)?;
-    let request = build_request(&args, &config)?;
+    let request = request(&args)?;
     let store = args.db.open_or_create()?;
     let store = Arc::new(Mutex::new(store));
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
@@ -178,6 +177,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The runner's request for these arguments: flags over skillwatch.toml over defaults. The
+/// daemon path (`cmd::run_daemon`) queues it instead of running it here.
+pub(crate) fn request(args: &Args) -> anyhow::Result<RunRequest> {
+    let config = load_config(args.config.as_deref(), &args.skill)?;
+    build_request(args, &config)
 }
 
 /// The explicit `--config`, else the nearest skillwatch.toml above the skill, else defaults.
@@ -398,7 +404,7 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
     })
 }
 
-fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow::Result<()> {
+pub(crate) fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow::Result<()> {
     let text = match target.format {
         ReportFormat::Json => serde_json::to_string_pretty(report)? + "\n",
         ReportFormat::Junit => run_report::junit(report),

@@ -9,11 +9,10 @@
 
 use serde_json::Value;
 
-use super::atif::{Agent, Extra, Observation, ObservationResult, Step, StepSource, ToolCall};
+use super::atif::{Extra, Observation, ObservationResult, Step, StepSource, ToolCall};
 use super::tokens::TokenUsage;
 use super::{
-    Message, NormalizedRun, RunContext, Trajectory, arguments_object, json_lines, prompt_step,
-    set_final_metrics, str_at,
+    Message, NormalizedRun, RunContext, arguments_object, json_lines, set_final_metrics, str_at,
 };
 
 /// The harness name Claude Code runs are recorded under.
@@ -38,32 +37,8 @@ struct Parser {
 
 impl Parser {
     fn new(ctx: &RunContext) -> Parser {
-        let agent = Agent {
-            name: HARNESS.into(),
-            version: ctx
-                .harness_version
-                .clone()
-                .unwrap_or_else(|| "unknown".into()),
-            model_name: ctx.model.clone(),
-            tool_definitions: None,
-            extra: None,
-        };
-        let mut trajectory = Trajectory::new(agent);
-        if let Some(step) = prompt_step(ctx) {
-            trajectory.push(step);
-        }
         Parser {
-            run: NormalizedRun {
-                trajectory,
-                final_output: String::new(),
-                usage: TokenUsage::default(),
-                cost_usd: None,
-                errors: Vec::new(),
-                notices: Vec::new(),
-                warnings: Vec::new(),
-                visible_skills: None,
-                harness_version: None,
-            },
+            run: NormalizedRun::started(HARNESS, ctx),
             open_message: None,
             result_usage: None,
             result_text: None,

@@ -13,12 +13,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::atif::{Agent, Extra, Observation, ObservationResult, Step, StepSource, ToolCall};
+use super::atif::{Extra, Observation, ObservationResult, Step, StepSource, ToolCall};
 use super::tokens::TokenUsage;
-use super::{
-    Message, NormalizedRun, RunContext, Trajectory, json_lines, prompt_step, set_final_metrics,
-    str_at,
-};
+use super::{Message, NormalizedRun, RunContext, json_lines, set_final_metrics, str_at};
 
 /// The harness name Codex runs are recorded under.
 pub const HARNESS: &str = "codex";
@@ -43,32 +40,10 @@ struct Parser {
 
 impl Parser {
     fn new(ctx: &RunContext) -> Parser {
-        let agent = Agent {
-            name: HARNESS.into(),
-            version: ctx
-                .harness_version
-                .clone()
-                .unwrap_or_else(|| "unknown".into()),
-            model_name: ctx.model.clone(),
-            tool_definitions: None,
-            extra: None,
-        };
-        let mut trajectory = Trajectory::new(agent);
-        if let Some(step) = prompt_step(ctx) {
-            trajectory.push(step);
-        }
+        let mut run = NormalizedRun::started(HARNESS, ctx);
+        run.harness_version = ctx.harness_version.clone();
         Parser {
-            run: NormalizedRun {
-                trajectory,
-                final_output: String::new(),
-                usage: TokenUsage::default(),
-                cost_usd: None,
-                errors: Vec::new(),
-                notices: Vec::new(),
-                warnings: Vec::new(),
-                visible_skills: None,
-                harness_version: ctx.harness_version.clone(),
-            },
+            run,
             item_steps: HashMap::new(),
             pending_reasoning: None,
             last_message: None,

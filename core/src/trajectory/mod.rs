@@ -53,6 +53,37 @@ pub struct NormalizedRun {
 }
 
 impl NormalizedRun {
+    /// An empty run for a stream parser to fill, event by event: the agent as the context
+    /// knows it, and the prompt as the first step when the context has it. The harness
+    /// version is left for the parser to set (from the stream or the context).
+    fn started(harness: &str, ctx: &RunContext) -> NormalizedRun {
+        let agent = Agent {
+            name: harness.into(),
+            version: ctx
+                .harness_version
+                .clone()
+                .unwrap_or_else(|| "unknown".into()),
+            model_name: ctx.model.clone(),
+            tool_definitions: None,
+            extra: None,
+        };
+        let mut trajectory = Trajectory::new(agent);
+        if let Some(step) = prompt_step(ctx) {
+            trajectory.push(step);
+        }
+        NormalizedRun {
+            trajectory,
+            final_output: String::new(),
+            usage: TokenUsage::default(),
+            cost_usd: None,
+            errors: Vec::new(),
+            notices: Vec::new(),
+            warnings: Vec::new(),
+            visible_skills: None,
+            harness_version: None,
+        }
+    }
+
     /// The number of tool calls in the trajectory.
     pub fn tool_call_count(&self) -> usize {
         self.trajectory.tool_calls().count()

@@ -69,7 +69,7 @@ mod tests {
         std::fs::write(b.join("SKILL.md"), "no frontmatter").unwrap();
         std::fs::write(
             root.join(config::FILE_NAME),
-            "[harness.openai]\nmodels = [\"m1\"]\n[skills.alpha]\nrerun_on_save = true\n",
+            "[models]\nopenai = [\"m1\"]\n[skills.alpha]\nrerun_on_save = true\n",
         )
         .unwrap();
         let skills = tracked_skills(&[root.clone(), root.join("skills")]);

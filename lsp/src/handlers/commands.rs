@@ -1,7 +1,7 @@
 //! workspace/executeCommand: the lens commands.
 //!
 //! `skillwatch.runEval` queues a paired run on the daemon when the server is connected to one
-//! and the skill's `skillwatch.toml` names a model (the first `[harness.X] models` entry),
+//! and the skill's `skillwatch.toml` names a model (the first entry of its `[models]` table),
 //! follows the job with work-done progress, then refreshes lenses; otherwise it runs
 //! `skillwatch run SKILL_DIR [--case NAME]` as a child process. `skillwatch.showHistory` runs
 //! `skillwatch history SKILL_DIR [--model M]` and opens its output.
