@@ -1,7 +1,8 @@
 //! Speed of the static checks: the whole shared corpus (every skill folder, as `skillwatch
-//! check` runs it: SKILL.md rules plus the credential scan of every file), the SKILL.md rules
-//! alone on documents already in memory, and one keystroke on a 2,000-line SKILL.md (the LSP's
-//! budget is 10 ms). Throughput is in skills per second; compare with skills-ref's figure from
+//! check` runs it: SKILL.md rules plus the credential scan of every file; on one thread and on
+//! all cores as the CLI does), the floor under it (only listing and reading every file), the
+//! SKILL.md rules alone on documents already in memory, and one keystroke on a 2,000-line
+//! SKILL.md (the LSP's budget is 10 ms). Throughput is in skills per second; compare with skills-ref's figure from
 //! `tests/scripts/skills_ref_validate.py --time 3 ../shared/corpus`.
 //!
 //! For instruction counts, `SKILLWATCH_BENCH_PASSES=N` skips criterion and runs N plain passes
@@ -11,7 +12,8 @@
 //! `SKILLWATCH_BENCH_KEYSTROKES=N` likewise runs N keystroke checks (the 2,000-line SKILL.md).
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group};
 use skillwatch_core::checks::{CheckOptions, Profile, check_skill_dir, check_skill_document};
@@ -52,6 +54,17 @@ fn whole_corpus(c: &mut Criterion) {
         });
     }
     let options = CheckOptions::default();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    group.bench_function(format!("check_skill_dir/default/{threads}_threads"), |b| {
+        b.iter(|| check_in_parallel(&dirs, &options, threads))
+    });
+    group.bench_function("read_only_floor", |b| {
+        b.iter(|| {
+            for dir in &dirs {
+                black_box(read_every_file(dir));
+            }
+        })
+    });
     group.throughput(Throughput::Elements(docs.len() as u64));
     group.bench_function("check_skill_document/in_memory", |b| {
         b.iter(|| {
@@ -66,6 +79,41 @@ fn whole_corpus(c: &mut Criterion) {
         })
     });
     group.finish();
+}
+
+/// Check `dirs` on `threads` threads, each taking the next unchecked folder, as `skillwatch
+/// check` does; the total number of findings.
+fn check_in_parallel(dirs: &[PathBuf], options: &CheckOptions, threads: usize) -> usize {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut findings = 0;
+                    while let Some(dir) = dirs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        findings += check_skill_dir(dir, options)
+                            .iter()
+                            .map(|r| r.diagnostics.len())
+                            .sum::<usize>();
+                    }
+                    findings
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+    })
+}
+
+/// The floor under any check that scans every file: list the skill's folder and read each
+/// regular file, nothing else. Its skills/s bounds what `check_skill_dir` can reach.
+fn read_every_file(dir: &Path) -> usize {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| std::fs::read(e.path()).map_or(0, |b| b.len()))
+        .sum()
 }
 
 /// A 2,000-line SKILL.md built from the corpus's largest one, repeated, with its folder.
@@ -103,22 +151,27 @@ fn keystroke(c: &mut Criterion) {
 }
 
 /// `SKILLWATCH_BENCH_PASSES=N`: N passes of `check_skill_dir` over the corpus, for profilers.
+///
+/// `SKILLWATCH_BENCH_THREADS=N` checks on N threads; `SKILLWATCH_BENCH_FLOOR=1` only lists and
+/// reads the files (see [`read_every_file`]).
 fn plain_passes(passes: usize) {
     let dirs = discover(&corpus());
     let options = CheckOptions::default();
+    let threads = env_number("SKILLWATCH_BENCH_THREADS").unwrap_or(1);
+    let floor = env_number("SKILLWATCH_BENCH_FLOOR").is_some_and(|n| n > 0);
     let started = std::time::Instant::now();
     let mut findings = 0;
     for _ in 0..passes {
-        for dir in &dirs {
-            findings += check_skill_dir(dir, &options)
-                .iter()
-                .map(|r| r.diagnostics.len())
-                .sum::<usize>();
+        if floor {
+            findings += dirs.iter().map(|d| read_every_file(d)).sum::<usize>();
+        } else {
+            findings += check_in_parallel(&dirs, &options, threads);
         }
     }
     let seconds = started.elapsed().as_secs_f64();
+    let counted = if floor { "bytes read" } else { "findings" };
     println!(
-        "{passes} passes over {} skills: {findings} findings, {:.0} skills/s",
+        "{passes} passes over {} skills on {threads} thread(s): {findings} {counted}, {:.0} skills/s",
         dirs.len(),
         (passes * dirs.len()) as f64 / seconds
     );
@@ -141,19 +194,17 @@ fn plain_keystrokes(n: usize) {
     );
 }
 
+fn env_number(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
 criterion_group!(benches, whole_corpus, keystroke);
 
 fn main() {
-    if let Some(passes) = std::env::var("SKILLWATCH_BENCH_PASSES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-    {
+    if let Some(passes) = env_number("SKILLWATCH_BENCH_PASSES") {
         return plain_passes(passes);
     }
-    if let Some(n) = std::env::var("SKILLWATCH_BENCH_KEYSTROKES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-    {
+    if let Some(n) = env_number("SKILLWATCH_BENCH_KEYSTROKES") {
         return plain_keystrokes(n);
     }
     benches();
