@@ -93,6 +93,7 @@ impl SkillFiles {
             index: HashMap::new(),
             complete: true,
         };
+        let prefix = walk_prefix(dir);
         let mut scanned = 0;
         let mut kept = 0;
         let mut walk = WalkDir::new(dir)
@@ -112,7 +113,8 @@ impl SkillFiles {
                 files.complete = false;
                 break;
             }
-            let Some(rel) = relative(dir, e.path()) else {
+            let Some(rel) = relative_fast(&prefix, e.path()).or_else(|| relative(dir, e.path()))
+            else {
                 files.complete = false;
                 continue;
             };
@@ -284,6 +286,29 @@ pub(crate) fn relative(dir: &Path, path: &Path) -> Option<String> {
     Some(out)
 }
 
+/// The bytes every path the walk of `dir` yields starts with: `dir` and a separator (walkdir
+/// builds child paths with `Path::join`).
+fn walk_prefix(dir: &Path) -> Vec<u8> {
+    let mut prefix = dir.as_os_str().as_encoded_bytes().to_vec();
+    if !prefix.ends_with(b"/") {
+        prefix.push(b'/');
+    }
+    prefix
+}
+
+/// [`relative`] for a path the walk produced, by cutting `prefix` off its bytes: the walk calls
+/// this for every entry, and comparing components (what `strip_prefix` does) cost more than
+/// reading small files. None when the path does not start with `prefix` (then [`relative`]
+/// decides), has a `.`/`..` part or an empty part, or is not UTF-8.
+fn relative_fast(prefix: &[u8], path: &Path) -> Option<String> {
+    let rest = path.as_os_str().as_encoded_bytes().strip_prefix(prefix)?;
+    let rel = std::str::from_utf8(rest).ok()?;
+    if !cfg!(unix) || rel.split('/').any(|p| matches!(p, "" | "." | "..")) {
+        return None;
+    }
+    Some(rel.to_string())
+}
+
 /// Extensions of files that are never text: skipped unread.
 const BINARY_EXTENSIONS: &[&str] = &[
     "png",
@@ -346,7 +371,7 @@ pub(crate) fn read_text_at_most(path: &Path, limit: u64) -> Option<String> {
     String::from_utf8(read_bytes(path, limit).ok()?).ok()
 }
 
-/// Read a file of at most [`MAX_READ_BYTES`]: one open, one stat, one read to the end.
+/// Read a file of at most [`MAX_READ_BYTES`]: one open, one stat, one read.
 fn read_text(path: &Path) -> Content {
     match read_bytes(path, MAX_READ_BYTES) {
         Err(Unreadable::TooLarge) => Content::TooLarge,
@@ -370,13 +395,21 @@ fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Unreadable> {
     if size > limit {
         return Err(Unreadable::TooLarge);
     }
-    let mut bytes = Vec::with_capacity(size as usize + 1);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|_| Unreadable::Failed)?;
-    if bytes.len() as u64 > limit {
-        return Err(Unreadable::TooLarge);
+    // Read the `size` bytes the stat promised and stop: no extra read to find the end of the
+    // file (one system call per file, over thousands of files). A file that grows meanwhile
+    // is read as it was when stat ran; one that shrinks is cut where its data ends.
+    let mut bytes = vec![0; size as usize];
+    let mut filled = 0;
+    let mut file = file;
+    while filled < bytes.len() {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Unreadable::Failed),
+        }
     }
+    bytes.truncate(filled);
     Ok(bytes)
 }
 
@@ -402,6 +435,26 @@ mod tests {
             std::fs::write(path, content).unwrap();
         }
         tmp
+    }
+
+    #[test]
+    fn relative_fast_agrees_with_relative() {
+        for dir in ["skills/a", "skills/a/", "./skills/a", "/abs/a"] {
+            let dir = Path::new(dir);
+            let prefix = walk_prefix(dir);
+            for rel in ["x.md", "references/deep/y.md", "caf\u{e9}.txt"] {
+                let path = dir.join(rel);
+                assert_eq!(
+                    relative_fast(&prefix, &path),
+                    relative(dir, &path),
+                    "{path:?}"
+                );
+                assert_eq!(relative_fast(&prefix, &path).as_deref(), Some(rel));
+            }
+        }
+        let dir = Path::new("skills/a");
+        let odd = dir.join("./x/../y");
+        assert_eq!(relative_fast(&walk_prefix(dir), &odd), None);
     }
 
     #[test]

@@ -87,15 +87,16 @@ pub struct FileReport {
 pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
     let skill = Skill::load(dir);
     let files = files::SkillFiles::read(dir);
-    let skill_md = match &skill.document {
-        Ok(doc) => FileReport {
-            path: skill.skill_md.clone(),
-            diagnostics: check_document(dir, &skill.skill_md, doc, options, Some(&files)),
-            text: Some(doc.text.clone()),
-        },
-        Err(error) => unreadable(&skill.skill_md, error, options),
-    };
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
+    let skill_md = match skill.document {
+        Ok(doc) => FileReport {
+            diagnostics: check_document(dir, &skill.skill_md, &doc, options, Some(&files)),
+            path: skill.skill_md,
+            // The report keeps the checked text; the document is not needed after this.
+            text: Some(doc.text),
+        },
+        Err(error) => unreadable(&skill.skill_md, &error, options),
+    };
     let mut reports = vec![skill_md];
     reports.extend(crate::evalspec::find_eval_files(dir).iter().map(|file| {
         let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
