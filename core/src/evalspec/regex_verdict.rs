@@ -29,20 +29,22 @@ use fancy_regex::{Assertion, Expr};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// `None` when `pattern` compiles with `fancy_regex::Regex::new`, else fancy-regex's reason.
-/// Patterns the cheap path cannot vouch for are compiled, and those verdicts are cached
-/// process-wide (cleared when the cache grows past a bound, so a long editing session cannot
-/// grow it without limit).
+/// Verdicts are cached process-wide (one check of an eval file asks twice per pattern, once
+/// building the suite and once for SW404, and the editor re-checks on every keystroke); the
+/// cache is cleared when it grows past a bound, so a long editing session cannot grow it
+/// without limit.
 pub(crate) fn compile_verdict(pattern: &str) -> Option<String> {
-    if cheaply_compiles(pattern) {
-        return None;
-    }
     const MAX_CACHED: usize = 4096;
     static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(verdict) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return verdict;
     }
-    let verdict = full_compile_verdict(pattern);
+    let verdict = if cheaply_compiles(pattern) {
+        None
+    } else {
+        full_compile_verdict(pattern)
+    };
     if let Ok(mut c) = cache.lock() {
         if c.len() >= MAX_CACHED {
             c.clear();
