@@ -66,11 +66,17 @@ impl<'a> Fields<'a> {
     }
 
     pub fn path(&self, key: &str) -> String {
-        format!(
-            "{}/{}",
-            self.pointer,
-            key.replace('~', "~0").replace('/', "~1")
-        )
+        let mut out = String::with_capacity(self.pointer.len() + 1 + key.len());
+        out.push_str(&self.pointer);
+        out.push('/');
+        // JSON Pointer escaping; keys almost never need it, so skip the two copies `replace`
+        // would make.
+        if key.contains(['~', '/']) {
+            out.push_str(&key.replace('~', "~0").replace('/', "~1"));
+        } else {
+            out.push_str(key);
+        }
+        out
     }
 
     fn missing(&self, key: &str, expected: &str) -> ParseError {

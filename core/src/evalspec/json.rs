@@ -254,18 +254,22 @@ impl Reader<'_> {
         let mut out = String::new();
         loop {
             let run_start = self.pos;
-            while let Some(&b) = self.bytes.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
-            out.push_str(&self.text[run_start..self.pos]);
+            self.pos += plain_run_len(&self.bytes[run_start..]);
+            let run = &self.text[run_start..self.pos];
             match self.bytes.get(self.pos) {
+                // Most strings have no escape: copy them once, at their exact size.
+                Some(b'"') if out.is_empty() => {
+                    self.pos += 1;
+                    return Ok(run.to_string());
+                }
                 Some(b'"') => {
+                    out.push_str(run);
                     self.pos += 1;
                     return Ok(out);
                 }
+                _ => out.push_str(run),
+            }
+            match self.bytes.get(self.pos) {
                 Some(b'\\') => out.push(self.escape()?),
                 Some(_) => {
                     return Err(self.error(&format!(
@@ -358,6 +362,21 @@ impl Reader<'_> {
             }
             None => Err(self.error("expected four hexadecimal digits after `\\u`")),
         }
+    }
+}
+
+/// Length of the run of string content at the start of `bytes`: up to the first `"`, `\\` or
+/// control character (which JSON forbids unescaped), or the end. Same answer as a byte loop;
+/// memchr2 finds the quote or backslash with SIMD, and the control-character test over the run
+/// is a branch-free fold the compiler vectorises (a control character is rare, so its position
+/// is searched only when the fold finds one).
+fn plain_run_len(bytes: &[u8]) -> usize {
+    let end = memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len());
+    let run = &bytes[..end];
+    if run.iter().fold(false, |found, &b| found | (b < 0x20)) {
+        run.iter().position(|&b| b < 0x20).unwrap_or(end)
+    } else {
+        end
     }
 }
 

@@ -13,6 +13,7 @@ mod evals_json;
 mod fields;
 pub mod json;
 mod model;
+mod regex_verdict;
 pub mod schema;
 
 pub use discover::{find_eval_files, skill_dir_for_eval_file};

@@ -203,11 +203,12 @@ pub struct PatternError {
 }
 
 impl Pattern {
-    /// Check that `pattern` compiles. Verdicts are remembered (compiling a regex costs about
-    /// half a millisecond, and the editor re-checks an eval file on every keystroke).
+    /// Check that `pattern` compiles, without building it when a parse can vouch for it
+    /// (compiling costs about half a millisecond, paid on every check of an eval file; see
+    /// [`super::regex_verdict`]).
     pub fn new(pattern: impl Into<String>) -> Result<Pattern, PatternError> {
         let pattern = pattern.into();
-        match compile_verdict(&pattern) {
+        match super::regex_verdict::compile_verdict(&pattern) {
             None => Ok(Pattern(pattern)),
             Some(reason) => Err(PatternError { reason, pattern }),
         }
@@ -226,29 +227,6 @@ impl Pattern {
             .or_else(|_| fancy_regex::Regex::new(&self.0))
             .expect("a Pattern compiles: checked in Pattern::new")
     }
-}
-
-/// `None` when `pattern` compiles, else the engine's reason; cached process-wide (cleared when
-/// it grows past a bound, so a long editing session cannot grow it without limit).
-fn compile_verdict(pattern: &str) -> Option<String> {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    const MAX_CACHED: usize = 4096;
-    static CACHE: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(verdict) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
-        return verdict;
-    }
-    let verdict = fancy_regex::Regex::new(pattern)
-        .err()
-        .map(|e| e.to_string());
-    if let Ok(mut c) = cache.lock() {
-        if c.len() >= MAX_CACHED {
-            c.clear();
-        }
-        c.insert(pattern.to_string(), verdict.clone());
-    }
-    verdict
 }
 
 impl TryFrom<String> for Pattern {
