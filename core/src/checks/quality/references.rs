@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::context::Ctx;
-use super::super::markdown::{Body, links};
+use super::super::markdown::{Body, link_targets, links};
 use super::super::{Edit, Fix};
 use crate::skill::SKILL_FILE;
 use crate::text::Span;
@@ -301,6 +301,10 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
 
 /// Skill-relative paths of existing files that `file` (skill-relative, normalized) links and
 /// SKILL.md does not.
+///
+/// Most links in a referenced file are URLs, anchors or files SKILL.md links too, so the
+/// file's lines are scanned for code blocks only once a link survives every other test: a
+/// link inside a code block does not count, and asking that last gives the same set.
 fn further_references(
     ctx: &Ctx<'_>,
     root: &SkillRoot<'_>,
@@ -313,27 +317,36 @@ fn further_references(
     if !text.contains("](") && !text.contains("]:") {
         return Vec::new();
     }
-    let body = Body::scan(&text, Span::new(0, text.len()));
+    let body = std::cell::OnceCell::new();
     let base = file.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut out = BTreeSet::new();
     // Links only: an agent follows a link to read on; a path mentioned in running text
     // ("run scripts/x.py") is an instruction, not a chain of reading.
-    for target in links(&body).iter().filter_map(|l| clean(&l.target)) {
+    for span in link_targets(&text) {
+        let Some(target) = clean(&text[span.start..span.end]) else {
+            continue;
+        };
         let target = target.replace('\\', "/");
+        let keep = |candidate: &String| {
+            candidate != SKILL_FILE
+                && candidate != file
+                && !direct.contains(candidate)
+                && ctx.is_file(candidate)
+        };
         let from_file = if base.is_empty() {
             root.inside(&target)
         } else {
-            root.inside(&format!("{base}/{target}"))
+            root.inside_joined(base, &target)
         };
-        for candidate in [from_file, root.inside(&target)].into_iter().flatten() {
-            if candidate != SKILL_FILE
-                && candidate != file
-                && !direct.contains(&candidate)
-                && ctx.is_file(&candidate)
-            {
-                out.insert(candidate);
-                break;
-            }
+        let Some(candidate) = from_file
+            .filter(keep)
+            .or_else(|| root.inside(&target).filter(keep))
+        else {
+            continue;
+        };
+        let body = body.get_or_init(|| Body::scan(&text, Span::new(0, text.len())));
+        if !body.is_code_at(span.start) {
+            out.insert(candidate);
         }
     }
     out.into_iter().collect()
@@ -357,6 +370,16 @@ impl<'a> SkillRoot<'a> {
     /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
     /// something inside the folder (not the folder itself). A path that leaves the folder can
     /// come back in through the folder's own name (`../my-skill/x.md`).
+    /// [`SkillRoot::inside`] of `{base}/{rel}`, without building that string when both
+    /// halves are already normal (the usual `references/x.md` linking `y.md`): their join
+    /// is then normal too, and normalizing it would change nothing.
+    fn inside_joined(&self, base: &str, rel: &str) -> Option<String> {
+        if is_normal(base) && is_normal(rel) {
+            return Some(format!("{base}/{rel}"));
+        }
+        self.inside(&format!("{base}/{rel}"))
+    }
+
     fn inside(&self, rel: &str) -> Option<String> {
         let normalized = normalize(rel);
         if normalized.is_empty() {
@@ -403,12 +426,20 @@ fn back_inside(root: &str, up: &str) -> Option<String> {
         .then(|| rest[climbed..].join("/"))
 }
 
+/// Whether `path` is relative and already normal (`references/x.md`): no empty, `.` or `..`
+/// part (so it does not start with `/` either). Most paths are; [`normalize`] returns them
+/// as they are. A byte loop: this runs for every link of every referenced file.
+fn is_normal(path: &str) -> bool {
+    path.as_bytes()
+        .split(|b| *b == b'/')
+        .all(|part| !matches!(part, b"" | b"." | b".."))
+}
+
 /// Resolve `.` and `..` in a `/`-separated path lexically (the files may not exist, and
 /// symlinks are not followed). A relative path keeps the `..` that leave its start (`../x`);
 /// an absolute one stays absolute, and `..` at `/` is `/`.
 fn normalize(path: &str) -> String {
-    // Most paths are already normal (`references/x.md`): no empty, `.` or `..` part.
-    if path.split('/').all(|part| !matches!(part, "" | "." | "..")) {
+    if is_normal(path) {
         return path.to_string();
     }
     let absolute = path.starts_with('/');
