@@ -108,6 +108,17 @@ impl<'t> Body<'t> {
 }
 
 fn fence_of(line: &str) -> Option<(char, usize)> {
+    // Most lines start with an ASCII character that is neither white space nor a fence
+    // character: `trim_start` would keep it first, so no fence, without the Unicode walk.
+    if let Some(&b) = line.as_bytes().first()
+        && b.is_ascii()
+        && !b.is_ascii_whitespace()
+        && b != b'\x0b'
+        && b != b'`'
+        && b != b'~'
+    {
+        return None;
+    }
     let trimmed = line.trim_start();
     let c = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let n = trimmed.chars().take_while(|x| *x == c).count();

@@ -270,15 +270,20 @@ fn license_file(ctx: &mut Ctx<'_>) {
 /// an absolute path).
 fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
     let root = SkillRoot::new(ctx.dir);
-    let direct: HashSet<String> = existing.iter().filter_map(|t| root.inside(t)).collect();
+    // A skill can reference one file hundreds of times: resolve each path once.
+    let distinct: HashSet<&str> = existing.iter().map(String::as_str).collect();
+    let direct: HashSet<String> = distinct
+        .into_iter()
+        .filter_map(|t| root.inside(t))
+        .collect();
     let mut seen = HashSet::new();
     for r in refs.iter().take(MAX_SCANNED_REFERENCES * 4) {
+        if !r.target.ends_with(".md") {
+            continue;
+        }
         let target = r.target.replace('\\', "/");
         let file = root.inside(&target).unwrap_or_else(|| normalize(&target));
-        if !target.ends_with(".md")
-            || !seen.insert(file.clone())
-            || seen.len() > MAX_SCANNED_REFERENCES
-        {
+        if !seen.insert(file.clone()) || seen.len() > MAX_SCANNED_REFERENCES {
             continue;
         }
         let further = further_references(ctx, &root, &file, &direct);
@@ -357,6 +362,9 @@ struct SkillRoot<'a> {
     dir: &'a Path,
     /// The folder as an absolute, normalized path, computed when a path leaves the folder.
     absolute: std::cell::OnceCell<Option<String>>,
+    /// Answers for paths that are not normal so far: a skill's files link the same few such
+    /// paths (`../SKILL.md`, `../scripts/x.py`) over and over, and each costs a normalization.
+    resolved: std::cell::RefCell<std::collections::HashMap<String, Option<String>>>,
 }
 
 impl<'a> SkillRoot<'a> {
@@ -364,12 +372,10 @@ impl<'a> SkillRoot<'a> {
         SkillRoot {
             dir,
             absolute: std::cell::OnceCell::new(),
+            resolved: Default::default(),
         }
     }
 
-    /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
-    /// something inside the folder (not the folder itself). A path that leaves the folder can
-    /// come back in through the folder's own name (`../my-skill/x.md`).
     /// [`SkillRoot::inside`] of `{base}/{rel}`, without building that string when both
     /// halves are already normal (the usual `references/x.md` linking `y.md`): their join
     /// is then normal too, and normalizing it would change nothing.
@@ -380,7 +386,26 @@ impl<'a> SkillRoot<'a> {
         self.inside(&format!("{base}/{rel}"))
     }
 
+    /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
+    /// something inside the folder (not the folder itself). A path that leaves the folder can
+    /// come back in through the folder's own name (`../my-skill/x.md`).
     fn inside(&self, rel: &str) -> Option<String> {
+        // A normal path is its own answer (see `resolve`); others are remembered.
+        if is_normal(rel) {
+            return Some(rel.to_string());
+        }
+        if let Some(known) = self.resolved.borrow().get(rel) {
+            return known.clone();
+        }
+        let found = self.resolve(rel);
+        self.resolved
+            .borrow_mut()
+            .insert(rel.to_string(), found.clone());
+        found
+    }
+
+    /// [`SkillRoot::inside`], computed.
+    fn resolve(&self, rel: &str) -> Option<String> {
         let normalized = normalize(rel);
         if normalized.is_empty() {
             return None;
@@ -416,14 +441,21 @@ impl<'a> SkillRoot<'a> {
 /// (a normalized absolute path other than `/`), comparing path parts instead of joining and
 /// normalizing the whole absolute path: `../my-skill/x.md` from `/a/my-skill` is `x.md`.
 fn back_inside(root: &str, up: &str) -> Option<String> {
-    let root: Vec<&str> = root[1..].split('/').collect();
-    let parts: Vec<&str> = up.split('/').collect();
-    let ups = parts.iter().take_while(|p| **p == "..").count();
-    let rest = &parts[ups..];
+    let ups = up.split('/').take_while(|p| *p == "..").count();
+    // What follows the `..` parts (`up` is normalized: no `..` after them).
+    let rest = up.splitn(ups + 1, '/').nth(ups).unwrap_or("");
     // `..` past `/` stays at `/`, as `normalize` does for an absolute path.
-    let climbed = ups.min(root.len());
-    (rest.len() > climbed && rest[..climbed] == root[root.len() - climbed..])
-        .then(|| rest[climbed..].join("/"))
+    let climbed = ups.min(root[1..].split('/').count());
+    if climbed == 0 {
+        return (!rest.is_empty()).then(|| rest.to_string());
+    }
+    // The last `climbed` parts of the root, as one string: `rest` must start with them.
+    let tail_start = root
+        .rmatch_indices('/')
+        .nth(climbed - 1)
+        .map_or(0, |(i, _)| i + 1);
+    let inner = rest.strip_prefix(&root[tail_start..])?.strip_prefix('/')?;
+    (!inner.is_empty()).then(|| inner.to_string())
 }
 
 /// Whether `path` is relative and already normal (`references/x.md`): no empty, `.` or `..`
