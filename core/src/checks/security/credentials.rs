@@ -15,24 +15,46 @@ struct Pattern {
     what: &'static str,
     /// The regex; capture group 1, when present, is the secret part to redact and test.
     regex: Regex,
-    /// Literals one of which every match of `regex` contains (case-sensitively); empty when
-    /// there is no such literal (a case-insensitive pattern). A text without any of them
+    /// Literals one of which every match of `regex` contains. A text without any of them
     /// cannot match, so the regex is not run on it.
-    required: &'static [&'static str],
+    required: Required,
+}
+
+/// Where a pattern's required literals are looked for.
+#[derive(Clone, Copy)]
+enum Required {
+    /// In the text as it is.
+    Exact(&'static [&'static str]),
+    /// In the text with ASCII letters lowercased, for a case-insensitive pattern whose
+    /// literal has no `k` or `s` (the only ASCII letters with a non-ASCII case partner; see
+    /// `pattern::compile_folded`): any match's lowercase then contains the literal.
+    Folded(&'static str),
 }
 
 impl Pattern {
-    /// Whether `text` can hold a match at all.
-    fn may_match(&self, text: &str) -> bool {
-        self.required.is_empty() || self.required.iter().any(|l| text.contains(l))
+    /// Whether `text` can hold a match at all; `lower` gives its ASCII-lowercased form.
+    fn may_match(&self, text: &str, lower: &std::cell::OnceCell<String>) -> bool {
+        match self.required {
+            Required::Exact(literals) => literals.iter().any(|l| text.contains(l)),
+            Required::Folded(literal) => lower
+                .get_or_init(|| text.to_ascii_lowercase())
+                .contains(literal),
+        }
     }
 }
 
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let p = |what, re: &str, required| Pattern {
+    let p = |what, re: &str, literals| Pattern {
         what,
         regex: crate::checks::pattern::compile(re),
-        required,
+        required: Required::Exact(literals),
+    };
+    let aws_secret = Pattern {
+        what: "AWS secret access key",
+        regex: crate::checks::pattern::compile(
+            r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+        ),
+        required: Required::Folded("ecret"),
     };
     vec![
         p(
@@ -40,11 +62,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             r"\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b",
             &["AKIA", "ASIA", "ABIA", "ACCA"],
         ),
-        p(
-            "AWS secret access key",
-            r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
-            &[],
-        ),
+        aws_secret,
         p(
             "GitHub token",
             r"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b",
@@ -121,7 +139,11 @@ pub(crate) fn scan_text(text: &str) -> Vec<Finding> {
     // Without an anchor no pattern runs; with one, each pattern whose literal occurs. (A
     // pattern whose literal is absent finds nothing, so skipping it changes no finding.)
     let anchored = ANCHORS.is_match(text);
-    for pattern in PATTERNS.iter().filter(|p| anchored && p.may_match(text)) {
+    let lower = std::cell::OnceCell::new();
+    for pattern in PATTERNS
+        .iter()
+        .filter(|p| anchored && p.may_match(text, &lower))
+    {
         for caps in pattern.regex.captures_iter(text) {
             let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
                 continue;
@@ -280,7 +302,8 @@ mod tests {
                     proptest::sample::select(vec![
                         "AKIA", "ASIA", "ghp_", "gho_", "github_pat_", "sk-", "sk-ant-", "sk-proj-",
                         "T3BlbkFJ", "xoxb-", "xoxp-", "https://hooks.slack.com/services/T", "/B",
-                        "AIza", "hf_", "nvapi-", "aws_secret_access_key=", " ", "-", "_", "\n",
+                        "AIza", "hf_", "nvapi-", "aws_secret_access_key=", "Aws_SeCReT_AcceSS_KEY: ",
+                        "AWS\u{17F}ECRETACCE\u{17F}\u{17F}\u{212A}EY=", " ", "-", "_", "\n",
                     ]).prop_map(str::to_string),
                     "[A-Za-z0-9]{1,50}",
                 ],
@@ -289,7 +312,7 @@ mod tests {
         ) {
             let text = parts.concat();
             for pattern in PATTERNS.iter() {
-                if !pattern.may_match(&text) {
+                if !pattern.may_match(&text, &std::cell::OnceCell::new()) {
                     proptest::prop_assert!(
                         pattern.regex.find(&text).is_none(),
                         "{} in {text:?}",
