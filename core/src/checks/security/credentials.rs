@@ -112,6 +112,16 @@ static ANCHORS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid built-in regex")
 });
 
+/// Every pattern as one alternation: one pass over a file tells whether any credential shape
+/// occurs at all (most files with an anchor have none), before the patterns run one by one.
+static ANY: LazyLock<Regex> = LazyLock::new(|| {
+    let alternatives: Vec<String> = PATTERNS
+        .iter()
+        .map(|p| format!("(?:{})", p.regex.as_str()))
+        .collect();
+    Regex::new(&alternatives.join("|")).expect("valid built-in regex")
+});
+
 static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(
         r"-----BEGIN ((?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?)-----\r?\n([A-Za-z0-9+/=:\- ]+\r?\n)*?([A-Za-z0-9+/=]{40,})",
@@ -136,9 +146,10 @@ pub(super) fn check(ctx: &mut Ctx<'_>) {
 /// Every credential-looking string in `text` (SKILL.md or any other text file of the skill).
 pub(crate) fn scan_text(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    // Without an anchor no pattern runs; with one, each pattern whose literal occurs. (A
-    // pattern whose literal is absent finds nothing, so skipping it changes no finding.)
-    let anchored = ANCHORS.is_match(text);
+    // Without an anchor and a match of some pattern, no pattern runs; with them, each pattern
+    // whose literal occurs. (A pattern whose literal is absent finds nothing, so skipping it
+    // changes no finding.)
+    let anchored = ANCHORS.is_match(text) && ANY.is_match(text);
     let lower = std::cell::OnceCell::new();
     for pattern in PATTERNS
         .iter()
