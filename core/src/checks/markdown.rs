@@ -108,6 +108,17 @@ impl<'t> Body<'t> {
 }
 
 fn fence_of(line: &str) -> Option<(char, usize)> {
+    // Most lines start with an ASCII character that is neither white space nor a fence
+    // character: `trim_start` would keep it first, so no fence, without the Unicode walk.
+    if let Some(&b) = line.as_bytes().first()
+        && b.is_ascii()
+        && !b.is_ascii_whitespace()
+        && b != b'\x0b'
+        && b != b'`'
+        && b != b'~'
+    {
+        return None;
+    }
     let trimmed = line.trim_start();
     let c = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
     let n = trimmed.chars().take_while(|x| *x == c).count();
@@ -163,39 +174,48 @@ pub(crate) struct Link {
 pub(crate) fn links(body: &Body<'_>) -> Vec<Link> {
     let text = body.slice();
     let base = body.span.start;
-    let mut out = Vec::new();
-    let mut push = |target: Span| {
-        let span = target.shifted(base);
-        if !body.is_code_at(span.start) {
-            out.push(Link {
-                target: text[target.start..target.end].to_string(),
-                span,
-            });
-        }
-    };
-    let mut from = 0;
-    while let Some(i) = memchr::memmem::find(&text.as_bytes()[from..], b"](") {
-        let at = from + i;
-        match inline_link_at(text, at) {
-            Some((target, end)) => {
-                push(target);
-                from = end;
-            }
-            None => from = at + 1,
-        }
-    }
-    if memchr::memmem::find(text.as_bytes(), b"]:").is_some() {
-        // A definition starts a line: try each line start.
-        let starts =
-            std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        for line_start in starts.filter(|s| *s < text.len()) {
-            if let Some(target) = reference_def_at(text, line_start) {
-                push(target);
-            }
-        }
-    }
+    let mut out: Vec<Link> = link_targets(text)
+        .map(|target| target.shifted(base))
+        .filter(|span| !body.is_code_at(span.start))
+        .map(|span| Link {
+            target: text[span.start - base..span.end - base].to_string(),
+            span,
+        })
+        .collect();
     out.sort_by_key(|l| l.span.start);
     out
+}
+
+/// The spans (offsets into `text`) of every link target [`links`] would find, code blocks
+/// included, inline links first. Callers that only care about a few targets check
+/// [`Body::is_code_at`] for those alone, and so need not scan the lines of a whole file.
+pub(crate) fn link_targets(text: &str) -> impl Iterator<Item = Span> + '_ {
+    let mut from = 0;
+    let inline = std::iter::from_fn(move || {
+        while let Some(i) = memchr::memmem::find(&text.as_bytes()[from..], b"](") {
+            let at = from + i;
+            match inline_link_at(text, at) {
+                Some((target, end)) => {
+                    from = end;
+                    return Some(target);
+                }
+                None => from = at + 1,
+            }
+        }
+        from = text.len();
+        None
+    });
+    // A definition starts a line: try each line start, when there can be one at all.
+    let starts = memchr::memmem::find(text.as_bytes(), b"]:").map(|_| {
+        std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+            .filter(|s| *s < text.len())
+    });
+    let definitions = starts
+        .into_iter()
+        .flatten()
+        .filter_map(move |line_start| reference_def_at(text, line_start));
+    inline.chain(definitions)
 }
 
 /// The first offset at or after `pos` that is not Unicode white space (`\s`).

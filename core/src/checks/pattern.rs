@@ -11,35 +11,285 @@ pub(crate) fn compile(pattern: &str) -> Regex {
     Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).expect("valid built-in regex")
 }
 
-/// The lines of `text` that contain a match of `anchors`, each once, in order, as byte
-/// ranges without the line terminator. Expensive patterns (many alternatives, case folding,
-/// `[^\n]*` runs) then run on those few lines instead of the whole file: `anchors` is a plain
-/// literal alternation, which the regex crate scans at memchr speed.
+/// Compile a case-insensitive built-in pattern (`(?i)` in its flags) to run on text whose
+/// ASCII letters were lowercased (`str::to_ascii_lowercase`: same length, same offsets): it
+/// matches there exactly the spans the pattern matches in the original text.
 ///
-/// `lower` is `text` with ASCII letters lowercased (same length, same offsets), so the anchors
-/// can be lowercase literals matched case-sensitively: case folding would defeat the fast
-/// literal search.
-pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Regex) -> Vec<(usize, usize)> {
-    debug_assert_eq!(text.len(), lower.len());
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    let mut from = 0;
-    // After a hit, resume at the next line: one search per anchored line, not per anchor.
-    while let Some(m) = anchors.find_at(lower, from) {
-        let bytes = text.as_bytes();
-        let start = memchr::memrchr(b'\n', &bytes[..m.start()]).map_or(0, |i| i + 1);
-        let end = memchr::memchr(b'\n', &bytes[m.end()..]).map_or(text.len(), |i| m.end() + i);
-        out.push((start, end));
-        from = end + 1;
-        if from >= text.len() {
-            break;
+/// Why: Unicode case folding makes every letter a multi-byte class, and the regex crate
+/// builds such patterns several times slower (this is paid by every process that reaches
+/// the rule). How: `(?i)` is dropped and each letter outside a class becomes its lowercase
+/// form, except the two ASCII letters with a non-ASCII case partner: `k` (KELVIN SIGN
+/// U+212A) and `s` (LONG S U+017F), which become `[k\x{212A}]` and `[s\x{17F}]`. A letter
+/// of the original text matches a folded pattern letter exactly when its ASCII lowercase
+/// does; lowercasing changes nothing else. Classes (`\s`, `\w`, `[^|\n]`, ...) are closed
+/// under case folding already (the unit tests check it over every code point), and ASCII
+/// word boundaries do not care about case. Panics, caught by the unit tests, on a pattern
+/// this does not handle: a letter inside `[...]`.
+pub(crate) fn compile_folded(pattern: &str) -> Regex {
+    compile(&fold_ascii_case(pattern))
+}
+
+/// The rewrite [`compile_folded`] describes.
+fn fold_ascii_case(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() * 2);
+    let mut chars = pattern.chars().peekable();
+    let mut class_depth = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                out.extend(chars.next());
+            }
+            '[' => {
+                class_depth += 1;
+                out.push(c);
+            }
+            ']' if class_depth > 0 => {
+                class_depth -= 1;
+                out.push(c);
+            }
+            '(' if class_depth == 0 && chars.peek() == Some(&'?') => {
+                // A flag group `(?flags)` or `(?flags:`: copied without `i`.
+                let mut group = String::from("(");
+                for f in chars.by_ref() {
+                    group.push(f);
+                    if f == ')' || f == ':' {
+                        break;
+                    }
+                }
+                assert!(
+                    group.chars().all(|f| "(?-imsuxR:)".contains(f)),
+                    "not a flag group: {group} in {pattern}"
+                );
+                let group = group.replace('i', "");
+                if group != "(?)" {
+                    out.push_str(&group);
+                }
+            }
+            c if c.is_ascii_alphabetic() => {
+                assert!(class_depth == 0, "letter in a class: {pattern}");
+                match c.to_ascii_lowercase() {
+                    'k' => out.push_str("[k\\x{212A}]"),
+                    's' => out.push_str("[s\\x{17F}]"),
+                    lower => out.push(lower),
+                }
+            }
+            c => out.push(c),
         }
     }
     out
 }
 
+/// Literals that pick the lines an expensive pattern runs on (see [`anchored_lines`]).
+///
+/// Split by length because Teddy, the regex crate's multi-literal search, fingerprints every
+/// literal by its first bytes: with a two or three byte literal (`$(`, `rm `) in the set,
+/// almost every position of English text is a candidate to verify, and the scan of a whole
+/// file runs several times slower than with the long literals alone. Each short literal is
+/// searched on its own with `memmem` instead, which stays fast.
+pub(crate) struct Anchors {
+    /// Literals of at least [`Anchors::SHORT`] bytes, as one alternation.
+    long: Option<Regex>,
+    /// The shorter ones.
+    short: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Anchors {
+    /// Literals shorter than this are searched one by one.
+    const SHORT: usize = 4;
+
+    /// Anchors matching any of `literals` (plain text, matched case-sensitively).
+    pub(crate) fn new(literals: &[&str]) -> Anchors {
+        let (short, long): (Vec<&str>, Vec<&str>) =
+            literals.iter().partition(|l| l.len() < Self::SHORT);
+        let long = (!long.is_empty()).then(|| {
+            let alternation: Vec<String> = long.iter().map(|l| regex::escape(l)).collect();
+            Regex::new(&alternation.join("|")).expect("valid built-in regex")
+        });
+        let short = short
+            .iter()
+            .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+            .collect();
+        Anchors { long, short }
+    }
+}
+
+/// The lines of `text` that contain one of `anchors`, each once, in order, as byte ranges
+/// without the line terminator. Expensive patterns (many alternatives, case folding,
+/// `[^\n]*` runs) then run on those few lines instead of the whole file.
+///
+/// `lower` is `text` with ASCII letters lowercased (same length, same offsets), so the anchors
+/// can be lowercase literals matched case-sensitively: case folding would defeat the fast
+/// literal search.
+pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<(usize, usize)> {
+    debug_assert_eq!(text.len(), lower.len());
+    let bytes = lower.as_bytes();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    if let Some(long) = &anchors.long {
+        lines_with(
+            bytes,
+            |from| long.find_at(lower, from).map(|m| m.start()),
+            &mut out,
+        );
+    }
+    for finder in &anchors.short {
+        lines_with(
+            bytes,
+            |from| finder.find(&bytes[from..]).map(|i| from + i),
+            &mut out,
+        );
+    }
+    // Each search yields its lines in order; several searches need merging.
+    if !anchors.short.is_empty() {
+        out.sort_unstable();
+        out.dedup();
+    }
+    out
+}
+
+/// Push the line of every hit `find` (the first hit at or after an offset) reports in
+/// `bytes`. After a hit, resume at the next line: one search per anchored line, not per hit.
+fn lines_with(
+    bytes: &[u8],
+    mut find: impl FnMut(usize) -> Option<usize>,
+    out: &mut Vec<(usize, usize)>,
+) {
+    let mut from = 0;
+    while from < bytes.len()
+        && let Some(at) = find(from)
+    {
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        out.push((start, end));
+        from = end + 1;
+    }
+}
+
+/// Test support: texts close to what a folded pattern matches, and the check that the
+/// folded pattern agrees with the original on them.
+#[cfg(test)]
+pub(crate) mod folded_test {
+    use proptest::prelude::*;
+
+    /// Texts made of `seeds` (phrases the pattern matches) and the pattern's own words, each
+    /// with random letter case (`K` and `ſ` included) and random white space between words,
+    /// among assorted separators.
+    pub(crate) fn texts(
+        pattern: &'static str,
+        seeds: &'static [&'static str],
+    ) -> impl Strategy<Value = String> {
+        let separators = vec![
+            " ", "  ", "\t", "\n", "\r\n", "\u{a0}", "\u{2003}", "'", "\"", "\u{201c}", "`", "-",
+            "_", ".", ",", "|", "/", "=", "é", "0", "7", "$(", "<(", ":", ";", "&", "~", "*", "{",
+            "}", "(", ")", "e.g.", "x",
+        ];
+        let phrase = proptest::sample::select(seeds.to_vec())
+            .prop_union(proptest::sample::select(words(pattern)));
+        let piece = prop_oneof![
+            2 => (phrase, any::<u64>(), any::<u64>())
+                .prop_map(|(w, case, space)| mangle(w, case, space)),
+            1 => proptest::sample::select(separators).prop_map(str::to_string),
+        ];
+        proptest::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+    }
+
+    /// The ASCII words of `pattern` (letter runs not right after a backslash).
+    fn words(pattern: &'static str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let mut start = None;
+        let mut escaped = false;
+        for (i, c) in pattern.char_indices() {
+            if c.is_ascii_alphabetic() && !escaped {
+                start.get_or_insert(i);
+            } else if let Some(s) = start.take() {
+                out.push(&pattern[s..i]);
+            }
+            escaped = c == '\\' && !escaped;
+        }
+        out.extend(start.map(|s| &pattern[s..]));
+        out
+    }
+
+    /// `phrase` with each letter's case (or `k`/`s` partner) picked by `case`'s bits and
+    /// each space replaced by white space picked by `space`'s bits.
+    fn mangle(phrase: &str, case: u64, space: u64) -> String {
+        const SPACES: [&str; 8] = [" ", " ", "  ", "\t", "\u{a0}", "\u{2003}", "\n", ""];
+        let mut out = String::new();
+        for (i, c) in phrase.chars().enumerate() {
+            let bits = (i % 21) * 3;
+            match c {
+                ' ' => out.push_str(SPACES[((space >> bits) & 7) as usize]),
+                c => out.push(match (case >> bits) & 7 {
+                    0..=2 => c.to_ascii_lowercase(),
+                    3..=5 => c.to_ascii_uppercase(),
+                    _ if c.eq_ignore_ascii_case(&'k') => '\u{212A}',
+                    _ if c.eq_ignore_ascii_case(&'s') => '\u{17F}',
+                    _ => c,
+                }),
+            }
+        }
+        out
+    }
+
+    /// Every seed is matched by `pattern` (so the generated texts are not all misses).
+    pub(crate) fn seeds_match(pattern: &str, seeds: &[&str]) {
+        let plain = super::compile(pattern);
+        for seed in seeds {
+            assert!(plain.is_match(seed), "{seed:?} does not match");
+        }
+    }
+
+    /// The spans `pattern` finds in `text` equal those its folded form finds in the
+    /// lowercased text.
+    pub(crate) fn agree(pattern: &str, text: &str) -> Result<(), TestCaseError> {
+        let plain = super::compile(pattern);
+        let folded = super::compile_folded(pattern);
+        let lower = text.to_ascii_lowercase();
+        let a: Vec<_> = plain.find_iter(text).map(|m| m.range()).collect();
+        let b: Vec<_> = folded.find_iter(&lower).map(|m| m.range()).collect();
+        prop_assert_eq!(a, b, "{:?}", text);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folding_rewrites_letters_and_flags_only() {
+        assert_eq!(
+            fold_ascii_case(r"(?ix)\bSkip\s+(?:a|B)[\ \t]\S"),
+            r"(?x)\b[s\x{17F}][k\x{212A}]ip\s+(?:a|b)[\ \t]\S"
+        );
+        assert_eq!(fold_ascii_case("(?mi)x"), "(?m)x");
+    }
+
+    /// The facts [`compile_folded`] rests on, over every code point with a case mapping
+    /// (only those can have a case-folding partner): `k` and `s` are the only ASCII letters
+    /// with a non-ASCII partner, and the classes the patterns use are closed under folding.
+    #[test]
+    fn case_folding_facts_hold() {
+        let cased: Vec<String> = (0u32..0x11_0000)
+            .filter_map(char::from_u32)
+            .filter(|c| c.to_lowercase().ne([*c]) || c.to_uppercase().ne([*c]))
+            .map(String::from)
+            .collect();
+        let any_letter = Regex::new("(?i)^[a-z]$").unwrap();
+        let partners: Vec<&str> = cased
+            .iter()
+            .filter(|c| !c.is_ascii() && any_letter.is_match(c))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(partners, vec!["\u{17F}", "\u{212A}"]);
+        for class in [r"\s", r"\S", r"\w", r"\W", r"\d", r"[^|\n]", r"[^\n]"] {
+            let plain = Regex::new(&format!("^{class}$")).unwrap();
+            let folded = Regex::new(&format!("(?i)^{class}$")).unwrap();
+            for c in &cased {
+                assert_eq!(plain.is_match(c), folded.is_match(c), "{class} {c:?}");
+            }
+        }
+    }
 
     #[test]
     fn word_boundaries_work_next_to_non_ascii_text() {
@@ -51,10 +301,52 @@ mod tests {
     #[test]
     fn anchored_lines_are_whole_and_unique() {
         let text = "a curl b curl\nnothing\nwget x\n";
-        let lines: Vec<&str> = anchored_lines(text, text, &compile("curl|wget"))
+        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&["curl", "wget"]))
             .into_iter()
             .map(|(s, e)| &text[s..e])
             .collect();
         assert_eq!(lines, vec!["a curl b curl", "wget x"]);
+    }
+
+    #[test]
+    fn short_and_long_anchors_merge_into_ordered_unique_lines() {
+        let text = "x $(y) curl\nplain\nrm -rf\ncurl $(z)\nlast $(";
+        let anchors = Anchors::new(&["curl", "$(", "rm "]);
+        let lines: Vec<&str> = anchored_lines(text, text, &anchors)
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(lines, vec!["x $(y) curl", "rm -rf", "curl $(z)", "last $("]);
+        assert!(anchored_lines("", "", &anchors).is_empty());
+    }
+
+    /// The lines one regex alternation of every anchor finds (the way they were found before
+    /// the split by length).
+    fn lines_by_one_regex(text: &str, literals: &[&str]) -> Vec<(usize, usize)> {
+        let alternation: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
+        let re = Regex::new(&alternation.join("|")).unwrap();
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for m in re.find_iter(text) {
+            let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[m.end()..]
+                .find('\n')
+                .map_or(text.len(), |i| m.end() + i);
+            if out.last() != Some(&(start, end)) {
+                out.push((start, end));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn split_anchors_find_the_lines_one_alternation_finds(text in "[a-e $(<:)\n]{0,80}") {
+            let literals = ["abcd", "bcde", "a(", "$(", "ce ", ":()", "dd"];
+            let anchors = Anchors::new(&literals);
+            proptest::prop_assert_eq!(
+                anchored_lines(&text, &text, &anchors),
+                lines_by_one_regex(&text, &literals)
+            );
+        }
     }
 }

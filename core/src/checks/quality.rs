@@ -40,17 +40,19 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     references::check(ctx, body);
 }
 
-static TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
-    crate::checks::pattern::compile(
-        r"(?i)\b((use|used) (it |this |this skill |the skill |as )?(when|whenever|for|to|if|on|in|after|before|during)|when(ever)?\b|trigger|invoke|activate|applies (to|when)|if (the )?user|user (asks|wants|mentions|needs|says|requests)|for (tasks|requests|questions) )",
-    )
-});
+/// The pattern of [`TRIGGER`], case-insensitive.
+const TRIGGER_PATTERN: &str = r"(?i)\b((use|used) (it |this |this skill |the skill |as )?(when|whenever|for|to|if|on|in|after|before|during)|when(ever)?\b|trigger|invoke|activate|applies (to|when)|if (the )?user|user (asks|wants|mentions|needs|says|requests)|for (tasks|requests|questions) )";
 
-static VAGUE: LazyLock<Regex> = LazyLock::new(|| {
-    crate::checks::pattern::compile(
-        r"(?i)(^|[.!?]\s+)(a |this )?(skill |tool )?(that )?(helps?|assists?|is useful|useful|utilit(y|ies)|handles?|does) (with|for|you|in|stuff|things|various)\b|\b(various|miscellaneous|misc|general[- ]purpose|stuff|things|anything|everything)\b",
-    )
-});
+/// Run on ASCII-lowercased text (see [`crate::checks::pattern::compile_folded`]).
+static TRIGGER: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile_folded(TRIGGER_PATTERN));
+
+/// The pattern of [`VAGUE`], case-insensitive.
+const VAGUE_PATTERN: &str = r"(?i)(^|[.!?]\s+)(a |this )?(skill |tool )?(that )?(helps?|assists?|is useful|useful|utilit(y|ies)|handles?|does) (with|for|you|in|stuff|things|various)\b|\b(various|miscellaneous|misc|general[- ]purpose|stuff|things|anything|everything)\b";
+
+/// Run on ASCII-lowercased text (see [`crate::checks::pattern::compile_folded`]).
+static VAGUE: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile_folded(VAGUE_PATTERN));
 
 fn description(ctx: &mut Ctx<'_>) {
     let doc = ctx.doc;
@@ -77,7 +79,8 @@ fn description(ctx: &mut Ctx<'_>) {
             ),
         );
     }
-    if !has_when_to_use && !TRIGGER.is_match(text) {
+    let lower = text.to_ascii_lowercase();
+    if !has_when_to_use && !TRIGGER.is_match(&lower) {
         ctx.report(
             "SW201",
             span,
@@ -88,14 +91,14 @@ fn description(ctx: &mut Ctx<'_>) {
         );
     }
     if chars < 200
-        && let Some(m) = VAGUE.find(text)
+        && let Some(m) = VAGUE.find(&lower)
     {
         ctx.report(
             "SW203",
             span,
             format!(
                 "description is vague (`{}`); name the concrete tasks, inputs and keywords",
-                m.as_str().trim()
+                text[m.range()].trim()
             ),
         );
     }
@@ -191,11 +194,12 @@ fn first_content_line(ctx: &Ctx<'_>, body: &Body<'_>) -> Span {
         .unwrap_or_else(|| Span::empty(ctx.doc.text.len()))
 }
 
-static WORKFLOW_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    crate::checks::pattern::compile(
-        r"(?i)\b(workflow|steps?|process|procedure|instructions|how to|usage|quick ?start|phase|checklist)\b",
-    )
-});
+/// The pattern of [`WORKFLOW_HEADING`], case-insensitive.
+const WORKFLOW_HEADING_PATTERN: &str = r"(?i)\b(workflow|steps?|process|procedure|instructions|how to|usage|quick ?start|phase|checklist)\b";
+
+/// Run on ASCII-lowercased text (see [`crate::checks::pattern::compile_folded`]).
+static WORKFLOW_HEADING: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile_folded(WORKFLOW_HEADING_PATTERN));
 
 static EXAMPLE: LazyLock<Regex> =
     LazyLock::new(|| crate::checks::pattern::compile(r"(?i)\bexamples?\b"));
@@ -210,8 +214,10 @@ fn structure(ctx: &mut Ctx<'_>, body: &Body<'_>) {
             "body has no Markdown headings; sections (`## Workflow`, `## Examples`) help agent and author find their way".into(),
         );
     }
-    let workflow =
-        body.has_numbered_steps() || headings.iter().any(|h| WORKFLOW_HEADING.is_match(h));
+    let workflow = body.has_numbered_steps()
+        || headings
+            .iter()
+            .any(|h| WORKFLOW_HEADING.is_match(&h.to_ascii_lowercase()));
     if !workflow {
         ctx.report(
             "SW208",
@@ -231,6 +237,7 @@ fn structure(ctx: &mut Ctx<'_>, body: &Body<'_>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::pattern::folded_test;
     use super::super::test_support::*;
     use super::super::{Profile, Severity};
 
@@ -438,5 +445,87 @@ mod tests {
             0
         );
         assert_eq!(count(&with("Needs HF_TOKEN for gated models"), "SW214"), 0);
+    }
+
+    const TRIGGER_SEEDS: &[&str] = &[
+        "use when",
+        "used for",
+        "use this skill when",
+        "use the skill before",
+        "use as during",
+        "whenever",
+        "when",
+        "trigger",
+        "invoke",
+        "activate",
+        "applies to",
+        "if the user",
+        "user asks",
+        "user requests",
+        "for tasks ",
+    ];
+
+    #[test]
+    fn trigger_seeds_match() {
+        folded_test::seeds_match(super::TRIGGER_PATTERN, TRIGGER_SEEDS);
+    }
+
+    const VAGUE_SEEDS: &[&str] = &[
+        "helps with",
+        "a skill that helps with",
+        "x. this tool handles various",
+        "useful for",
+        "utilities for",
+        "is useful in",
+        "does stuff",
+        "various",
+        "general-purpose",
+        "misc",
+        "everything",
+        "assists you",
+    ];
+
+    #[test]
+    fn vague_seeds_match() {
+        folded_test::seeds_match(super::VAGUE_PATTERN, VAGUE_SEEDS);
+    }
+
+    const WORKFLOW_HEADING_SEEDS: &[&str] = &[
+        "workflow",
+        "steps",
+        "step",
+        "quick start",
+        "quickstart",
+        "how to",
+        "usage",
+        "checklist",
+        "phase",
+        "process",
+        "procedure",
+        "instructions",
+    ];
+
+    #[test]
+    fn workflow_heading_seeds_match() {
+        folded_test::seeds_match(super::WORKFLOW_HEADING_PATTERN, WORKFLOW_HEADING_SEEDS);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn folded_trigger_agrees(text in folded_test::texts(super::TRIGGER_PATTERN, TRIGGER_SEEDS)) {
+            folded_test::agree(super::TRIGGER_PATTERN, &text)?;
+        }
+
+        #[test]
+        fn folded_vague_agrees(text in folded_test::texts(super::VAGUE_PATTERN, VAGUE_SEEDS)) {
+            folded_test::agree(super::VAGUE_PATTERN, &text)?;
+        }
+
+        #[test]
+        fn folded_workflow_heading_agrees(
+            text in folded_test::texts(super::WORKFLOW_HEADING_PATTERN, WORKFLOW_HEADING_SEEDS)
+        ) {
+            folded_test::agree(super::WORKFLOW_HEADING_PATTERN, &text)?;
+        }
     }
 }

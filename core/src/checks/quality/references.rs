@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::context::Ctx;
-use super::super::markdown::{Body, links};
+use super::super::markdown::{Body, link_targets, links};
 use super::super::{Edit, Fix};
 use crate::skill::SKILL_FILE;
 use crate::text::Span;
@@ -270,15 +270,20 @@ fn license_file(ctx: &mut Ctx<'_>) {
 /// an absolute path).
 fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
     let root = SkillRoot::new(ctx.dir);
-    let direct: HashSet<String> = existing.iter().filter_map(|t| root.inside(t)).collect();
+    // A skill can reference one file hundreds of times: resolve each path once.
+    let distinct: HashSet<&str> = existing.iter().map(String::as_str).collect();
+    let direct: HashSet<String> = distinct
+        .into_iter()
+        .filter_map(|t| root.inside(t))
+        .collect();
     let mut seen = HashSet::new();
     for r in refs.iter().take(MAX_SCANNED_REFERENCES * 4) {
+        if !r.target.ends_with(".md") {
+            continue;
+        }
         let target = r.target.replace('\\', "/");
         let file = root.inside(&target).unwrap_or_else(|| normalize(&target));
-        if !target.ends_with(".md")
-            || !seen.insert(file.clone())
-            || seen.len() > MAX_SCANNED_REFERENCES
-        {
+        if !seen.insert(file.clone()) || seen.len() > MAX_SCANNED_REFERENCES {
             continue;
         }
         let further = further_references(ctx, &root, &file, &direct);
@@ -301,6 +306,10 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
 
 /// Skill-relative paths of existing files that `file` (skill-relative, normalized) links and
 /// SKILL.md does not.
+///
+/// Most links in a referenced file are URLs, anchors or files SKILL.md links too, so the
+/// file's lines are scanned for code blocks only once a link survives every other test: a
+/// link inside a code block does not count, and asking that last gives the same set.
 fn further_references(
     ctx: &Ctx<'_>,
     root: &SkillRoot<'_>,
@@ -313,27 +322,36 @@ fn further_references(
     if !text.contains("](") && !text.contains("]:") {
         return Vec::new();
     }
-    let body = Body::scan(&text, Span::new(0, text.len()));
+    let body = std::cell::OnceCell::new();
     let base = file.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut out = BTreeSet::new();
     // Links only: an agent follows a link to read on; a path mentioned in running text
     // ("run scripts/x.py") is an instruction, not a chain of reading.
-    for target in links(&body).iter().filter_map(|l| clean(&l.target)) {
+    for span in link_targets(&text) {
+        let Some(target) = clean(&text[span.start..span.end]) else {
+            continue;
+        };
         let target = target.replace('\\', "/");
+        let keep = |candidate: &String| {
+            candidate != SKILL_FILE
+                && candidate != file
+                && !direct.contains(candidate)
+                && ctx.is_file(candidate)
+        };
         let from_file = if base.is_empty() {
             root.inside(&target)
         } else {
-            root.inside(&format!("{base}/{target}"))
+            root.inside_joined(base, &target)
         };
-        for candidate in [from_file, root.inside(&target)].into_iter().flatten() {
-            if candidate != SKILL_FILE
-                && candidate != file
-                && !direct.contains(&candidate)
-                && ctx.is_file(&candidate)
-            {
-                out.insert(candidate);
-                break;
-            }
+        let Some(candidate) = from_file
+            .filter(keep)
+            .or_else(|| root.inside(&target).filter(keep))
+        else {
+            continue;
+        };
+        let body = body.get_or_init(|| Body::scan(&text, Span::new(0, text.len())));
+        if !body.is_code_at(span.start) {
+            out.insert(candidate);
         }
     }
     out.into_iter().collect()
@@ -344,6 +362,9 @@ struct SkillRoot<'a> {
     dir: &'a Path,
     /// The folder as an absolute, normalized path, computed when a path leaves the folder.
     absolute: std::cell::OnceCell<Option<String>>,
+    /// Answers for paths that are not normal so far: a skill's files link the same few such
+    /// paths (`../SKILL.md`, `../scripts/x.py`) over and over, and each costs a normalization.
+    resolved: std::cell::RefCell<std::collections::HashMap<String, Option<String>>>,
 }
 
 impl<'a> SkillRoot<'a> {
@@ -351,13 +372,40 @@ impl<'a> SkillRoot<'a> {
         SkillRoot {
             dir,
             absolute: std::cell::OnceCell::new(),
+            resolved: Default::default(),
         }
+    }
+
+    /// [`SkillRoot::inside`] of `{base}/{rel}`, without building that string when both
+    /// halves are already normal (the usual `references/x.md` linking `y.md`): their join
+    /// is then normal too, and normalizing it would change nothing.
+    fn inside_joined(&self, base: &str, rel: &str) -> Option<String> {
+        if is_normal(base) && is_normal(rel) {
+            return Some(format!("{base}/{rel}"));
+        }
+        self.inside(&format!("{base}/{rel}"))
     }
 
     /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
     /// something inside the folder (not the folder itself). A path that leaves the folder can
     /// come back in through the folder's own name (`../my-skill/x.md`).
     fn inside(&self, rel: &str) -> Option<String> {
+        // A normal path is its own answer (see `resolve`); others are remembered.
+        if is_normal(rel) {
+            return Some(rel.to_string());
+        }
+        if let Some(known) = self.resolved.borrow().get(rel) {
+            return known.clone();
+        }
+        let found = self.resolve(rel);
+        self.resolved
+            .borrow_mut()
+            .insert(rel.to_string(), found.clone());
+        found
+    }
+
+    /// [`SkillRoot::inside`], computed.
+    fn resolve(&self, rel: &str) -> Option<String> {
         let normalized = normalize(rel);
         if normalized.is_empty() {
             return None;
@@ -393,22 +441,37 @@ impl<'a> SkillRoot<'a> {
 /// (a normalized absolute path other than `/`), comparing path parts instead of joining and
 /// normalizing the whole absolute path: `../my-skill/x.md` from `/a/my-skill` is `x.md`.
 fn back_inside(root: &str, up: &str) -> Option<String> {
-    let root: Vec<&str> = root[1..].split('/').collect();
-    let parts: Vec<&str> = up.split('/').collect();
-    let ups = parts.iter().take_while(|p| **p == "..").count();
-    let rest = &parts[ups..];
+    let ups = up.split('/').take_while(|p| *p == "..").count();
+    // What follows the `..` parts (`up` is normalized: no `..` after them).
+    let rest = up.splitn(ups + 1, '/').nth(ups).unwrap_or("");
     // `..` past `/` stays at `/`, as `normalize` does for an absolute path.
-    let climbed = ups.min(root.len());
-    (rest.len() > climbed && rest[..climbed] == root[root.len() - climbed..])
-        .then(|| rest[climbed..].join("/"))
+    let climbed = ups.min(root[1..].split('/').count());
+    if climbed == 0 {
+        return (!rest.is_empty()).then(|| rest.to_string());
+    }
+    // The last `climbed` parts of the root, as one string: `rest` must start with them.
+    let tail_start = root
+        .rmatch_indices('/')
+        .nth(climbed - 1)
+        .map_or(0, |(i, _)| i + 1);
+    let inner = rest.strip_prefix(&root[tail_start..])?.strip_prefix('/')?;
+    (!inner.is_empty()).then(|| inner.to_string())
+}
+
+/// Whether `path` is relative and already normal (`references/x.md`): no empty, `.` or `..`
+/// part (so it does not start with `/` either). Most paths are; [`normalize`] returns them
+/// as they are. A byte loop: this runs for every link of every referenced file.
+fn is_normal(path: &str) -> bool {
+    path.as_bytes()
+        .split(|b| *b == b'/')
+        .all(|part| !matches!(part, b"" | b"." | b".."))
 }
 
 /// Resolve `.` and `..` in a `/`-separated path lexically (the files may not exist, and
 /// symlinks are not followed). A relative path keeps the `..` that leave its start (`../x`);
 /// an absolute one stays absolute, and `..` at `/` is `/`.
 fn normalize(path: &str) -> String {
-    // Most paths are already normal (`references/x.md`): no empty, `.` or `..` part.
-    if path.split('/').all(|part| !matches!(part, "" | "." | "..")) {
+    if is_normal(path) {
         return path.to_string();
     }
     let absolute = path.starts_with('/');

@@ -15,37 +15,91 @@ struct Pattern {
     what: &'static str,
     /// The regex; capture group 1, when present, is the secret part to redact and test.
     regex: Regex,
+    /// Literals one of which every match of `regex` contains. A text without any of them
+    /// cannot match, so the regex is not run on it.
+    required: Required,
+}
+
+/// Where a pattern's required literals are looked for.
+#[derive(Clone, Copy)]
+enum Required {
+    /// In the text as it is.
+    Exact(&'static [&'static str]),
+    /// In the text with ASCII letters lowercased, for a case-insensitive pattern whose
+    /// literal has no `k` or `s` (the only ASCII letters with a non-ASCII case partner; see
+    /// `pattern::compile_folded`): any match's lowercase then contains the literal.
+    Folded(&'static str),
+}
+
+impl Pattern {
+    /// Whether `text` can hold a match at all; `lower` gives its ASCII-lowercased form.
+    fn may_match(&self, text: &str, lower: &std::cell::OnceCell<String>) -> bool {
+        match self.required {
+            Required::Exact(literals) => literals.iter().any(|l| text.contains(l)),
+            Required::Folded(literal) => lower
+                .get_or_init(|| text.to_ascii_lowercase())
+                .contains(literal),
+        }
+    }
 }
 
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let p = |what, re: &str| Pattern {
+    let p = |what, re: &str, literals| Pattern {
         what,
         regex: crate::checks::pattern::compile(re),
+        required: Required::Exact(literals),
+    };
+    let aws_secret = Pattern {
+        what: "AWS secret access key",
+        regex: crate::checks::pattern::compile(
+            r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+        ),
+        required: Required::Folded("ecret"),
     };
     vec![
         p(
             "AWS access key id",
             r"\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b",
+            &["AKIA", "ASIA", "ABIA", "ACCA"],
+        ),
+        aws_secret,
+        p(
+            "GitHub token",
+            r"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b",
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
         ),
         p(
-            "AWS secret access key",
-            r#"(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+            "GitHub token",
+            r"\b(github_pat_[A-Za-z0-9_]{40,255})\b",
+            &["github_pat_"],
         ),
-        p("GitHub token", r"\b(gh[pousr]_[A-Za-z0-9]{36,255})\b"),
-        p("GitHub token", r"\b(github_pat_[A-Za-z0-9_]{40,255})\b"),
-        p("Anthropic API key", r"\b(sk-ant-[A-Za-z0-9_-]{32,})"),
+        p(
+            "Anthropic API key",
+            r"\b(sk-ant-[A-Za-z0-9_-]{32,})",
+            &["sk-ant-"],
+        ),
         p(
             "OpenAI API key",
             r"\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]+|sk-(?:proj-|svcacct-|admin-)[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})\b",
+            &["sk-"],
         ),
-        p("Slack token", r"\b(xox[abposr]-[0-9A-Za-z-]{10,})"),
+        p(
+            "Slack token",
+            r"\b(xox[abposr]-[0-9A-Za-z-]{10,})",
+            &["xox"],
+        ),
         p(
             "Slack webhook URL",
             r"(https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
+            &["https://hooks.slack.com/services/"],
         ),
-        p("Google API key", r"\b(AIza[0-9A-Za-z_-]{35})\b"),
-        p("Hugging Face token", r"\b(hf_[A-Za-z0-9]{34,})\b"),
-        p("NVIDIA API key", r"\b(nvapi-[A-Za-z0-9_-]{40,})\b"),
+        p("Google API key", r"\b(AIza[0-9A-Za-z_-]{35})\b", &["AIza"]),
+        p("Hugging Face token", r"\b(hf_[A-Za-z0-9]{34,})\b", &["hf_"]),
+        p(
+            "NVIDIA API key",
+            r"\b(nvapi-[A-Za-z0-9_-]{40,})\b",
+            &["nvapi-"],
+        ),
     ]
 });
 
@@ -59,7 +113,7 @@ static ANCHORS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Every pattern as one alternation: one pass over a file tells whether any credential shape
-/// occurs at all (most files have none), before the patterns run one by one.
+/// occurs at all (most files with an anchor have none), before the patterns run one by one.
 static ANY: LazyLock<Regex> = LazyLock::new(|| {
     let alternatives: Vec<String> = PATTERNS
         .iter()
@@ -92,8 +146,15 @@ pub(super) fn check(ctx: &mut Ctx<'_>) {
 /// Every credential-looking string in `text` (SKILL.md or any other text file of the skill).
 pub(crate) fn scan_text(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    let any = ANCHORS.is_match(text) && ANY.is_match(text);
-    for pattern in PATTERNS.iter().filter(|_| any) {
+    // Without an anchor and a match of some pattern, no pattern runs; with them, each pattern
+    // whose literal occurs. (A pattern whose literal is absent finds nothing, so skipping it
+    // changes no finding.)
+    let anchored = ANCHORS.is_match(text) && ANY.is_match(text);
+    let lower = std::cell::OnceCell::new();
+    for pattern in PATTERNS
+        .iter()
+        .filter(|p| anchored && p.may_match(text, &lower))
+    {
         for caps in pattern.regex.captures_iter(text) {
             let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
                 continue;
@@ -239,5 +300,37 @@ mod tests {
             "-----BEGIN RSA PRIVATE KEY-----"
         );
         assert!(!found[0].message.contains(&body));
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Skipping a pattern whose required literals are absent loses no match.
+        #[test]
+        fn required_literals_hold_for_every_match(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![
+                        "AKIA", "ASIA", "ghp_", "gho_", "github_pat_", "sk-", "sk-ant-", "sk-proj-",
+                        "T3BlbkFJ", "xoxb-", "xoxp-", "https://hooks.slack.com/services/T", "/B",
+                        "AIza", "hf_", "nvapi-", "aws_secret_access_key=", "Aws_SeCReT_AcceSS_KEY: ",
+                        "AWS\u{17F}ECRETACCE\u{17F}\u{17F}\u{212A}EY=", " ", "-", "_", "\n",
+                    ]).prop_map(str::to_string),
+                    "[A-Za-z0-9]{1,50}",
+                ],
+                0..12,
+            )
+        ) {
+            let text = parts.concat();
+            for pattern in PATTERNS.iter() {
+                if !pattern.may_match(&text, &std::cell::OnceCell::new()) {
+                    proptest::prop_assert!(
+                        pattern.regex.find(&text).is_none(),
+                        "{} in {text:?}",
+                        pattern.what
+                    );
+                }
+            }
+        }
     }
 }
