@@ -14,6 +14,7 @@ use skillwatch_tests::daemon::{
     DaemonFixture, config, events_until, integrity, model, wait_finished,
 };
 use skillwatch_tests::mock::openai_chat;
+use skillwatch_tests::trial::process_gone;
 
 fn wait_exit(child: &mut Child, within: Duration) -> std::process::ExitStatus {
     let deadline = Instant::now() + within;
@@ -23,19 +24,6 @@ fn wait_exit(child: &mut Child, within: Duration) -> std::process::ExitStatus {
         }
         assert!(Instant::now() < deadline, "a CLI client did not exit");
         std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // a zombie is dead, just not reaped yet
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
     }
 }
 
@@ -146,7 +134,7 @@ fn queue_cancel_crash_and_restart() {
         .trim()
         .parse()
         .unwrap();
-    assert!(alive(agent_pid));
+    assert!(!process_gone(agent_pid));
     let cancel = fx.cli(&["cancel", &job_c.to_string(), "--json"]);
     assert!(
         cancel.status.success(),
@@ -156,7 +144,7 @@ fn queue_cancel_crash_and_restart() {
     let cancelled: serde_json::Value = serde_json::from_slice(&cancel.stdout).unwrap();
     assert_eq!(cancelled["state"], "cancelled", "{cancelled}");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while alive(agent_pid) {
+    while !process_gone(agent_pid) {
         assert!(
             Instant::now() < deadline,
             "the cancelled job's agent {agent_pid} still runs"
