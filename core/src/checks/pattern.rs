@@ -24,7 +24,8 @@ pub(crate) fn compile(pattern: &str) -> Regex {
 /// does; lowercasing changes nothing else. Classes (`\s`, `\w`, `[^|\n]`, ...) are closed
 /// under case folding already (the unit tests check it over every code point), and ASCII
 /// word boundaries do not care about case. Panics, caught by the unit tests, on a pattern
-/// this does not handle: a letter inside `[...]`.
+/// this does not handle: a letter inside `[...]`, a non-ASCII letter, or an escape with an
+/// argument (`\p{..}`, `\x{..}`).
 pub(crate) fn compile_folded(pattern: &str) -> Regex {
     compile(&fold_ascii_case(pattern))
 }
@@ -37,8 +38,15 @@ fn fold_ascii_case(pattern: &str) -> String {
     while let Some(c) = chars.next() {
         match c {
             '\\' => {
+                // An escape with an argument (`\p{Lu}`, `\x{..}`, `\u..`) would have its
+                // letters folded below.
+                let escaped = chars.next();
+                assert!(
+                    !matches!(escaped, Some('p' | 'P' | 'x' | 'u' | 'U')),
+                    "escape with an argument: {pattern}"
+                );
                 out.push(c);
-                out.extend(chars.next());
+                out.extend(escaped);
             }
             '[' => {
                 class_depth += 1;
@@ -65,6 +73,9 @@ fn fold_ascii_case(pattern: &str) -> String {
                 if group != "(?)" {
                     out.push_str(&group);
                 }
+            }
+            c if c.is_alphabetic() && !c.is_ascii() => {
+                panic!("non-ASCII letter, which lowercasing the text does not fold: {pattern}")
             }
             c if c.is_ascii_alphabetic() => {
                 assert!(class_depth == 0, "letter in a class: {pattern}");
