@@ -255,21 +255,14 @@ impl Reader<'_> {
         loop {
             let run_start = self.pos;
             self.pos += plain_run_len(&self.bytes[run_start..]);
-            let run = &self.text[run_start..self.pos];
+            // A string without escapes is one run: pushed into the empty `out`, it is copied
+            // once, into an allocation of its size.
+            out.push_str(&self.text[run_start..self.pos]);
             match self.bytes.get(self.pos) {
-                // Most strings have no escape: copy them once, at their exact size.
-                Some(b'"') if out.is_empty() => {
-                    self.pos += 1;
-                    return Ok(run.to_string());
-                }
                 Some(b'"') => {
-                    out.push_str(run);
                     self.pos += 1;
                     return Ok(out);
                 }
-                _ => out.push_str(run),
-            }
-            match self.bytes.get(self.pos) {
                 Some(b'\\') => out.push(self.escape()?),
                 Some(_) => {
                     return Err(self.error(&format!(

@@ -341,7 +341,7 @@ fn further_references(
         let from_file = if base.is_empty() {
             root.inside(&target)
         } else {
-            root.inside_joined(base, &target)
+            root.inside(&format!("{base}/{target}"))
         };
         let Some(candidate) = from_file
             .filter(keep)
@@ -374,16 +374,6 @@ impl<'a> SkillRoot<'a> {
             absolute: std::cell::OnceCell::new(),
             resolved: Default::default(),
         }
-    }
-
-    /// [`SkillRoot::inside`] of `{base}/{rel}`, without building that string when both
-    /// halves are already normal (the usual `references/x.md` linking `y.md`): their join
-    /// is then normal too, and normalizing it would change nothing.
-    fn inside_joined(&self, base: &str, rel: &str) -> Option<String> {
-        if is_normal(base) && is_normal(rel) {
-            return Some(format!("{base}/{rel}"));
-        }
-        self.inside(&format!("{base}/{rel}"))
     }
 
     /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
