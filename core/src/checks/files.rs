@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use crate::skill::{SKILL_FILE, SKIPPED_DIRS};
+use crate::skill::{LoadError, SKILL_FILE, SKIPPED_DIRS};
 
 /// At most this many files of one skill are read (and scanned for credentials).
 pub(crate) const MAX_SCANNED_FILES: usize = 2_000;
@@ -389,28 +389,10 @@ enum Unreadable {
 }
 
 fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Unreadable> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|_| Unreadable::Failed)?;
-    let size = file.metadata().map_err(|_| Unreadable::Failed)?.len();
-    if size > limit {
-        return Err(Unreadable::TooLarge);
-    }
-    // Read the `size` bytes the stat promised and stop: no extra read to find the end of the
-    // file (one system call per file, over thousands of files). A file that grows meanwhile
-    // is read as it was when stat ran; one that shrinks is cut where its data ends.
-    let mut bytes = vec![0; size as usize];
-    let mut filled = 0;
-    let mut file = file;
-    while filled < bytes.len() {
-        match file.read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return Err(Unreadable::Failed),
-        }
-    }
-    bytes.truncate(filled);
-    Ok(bytes)
+    crate::skill::read_bounded(path, limit).map_err(|e| match e {
+        LoadError::TooLarge { .. } => Unreadable::TooLarge,
+        _ => Unreadable::Failed,
+    })
 }
 
 /// A regular file's text from disk if it is UTF-8 and at most `limit` bytes (symlinks

@@ -6,6 +6,7 @@ mod document;
 mod hash;
 
 pub use discover::{SKIPPED_DIRS, discover};
+pub(crate) use document::read_bounded;
 pub use document::{
     Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };
