@@ -7,38 +7,35 @@ use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use skillwatch_core::checks::{Diagnostic, FileReport, Fix, Rule, Severity, catalog};
-use skillwatch_core::text::{LineCol, LineIndex, Span};
+use skillwatch_core::checks::{Diagnostic, FileReport, Rule, catalog};
+use skillwatch_core::text::{LineCol, LineIndex};
 
-use super::{Outcome, category_name};
+use super::{Counts, Outcome, category_name};
 
 /// Version of this JSON shape; bumped on any incompatible change.
 pub const JSON_FORMAT_VERSION: u32 = 1;
 
 /// Write the report. The document is serialized from borrowed structs, not built as a
 /// `serde_json::Value` tree first: over a corpus that tree (a map per finding) cost more than
-/// the checks it reports. Field order is alphabetical, as the `Value` maps printed it.
+/// the checks it reports.
 pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
-    let counts = outcome.counts();
     let doc = Document {
+        version: JSON_FORMAT_VERSION,
+        tool: Tool {
+            name: "skillwatch",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        profile: outcome.profile_name(),
+        summary: Summary {
+            skills: outcome.skills,
+            files: outcome.files.len(),
+            counts: outcome.counts(),
+        },
         files: outcome
             .files
             .iter()
             .map(|f| file_json(f, outcome))
             .collect(),
-        profile: outcome.profile_name(),
-        summary: Summary {
-            errors: counts.errors,
-            files: outcome.files.len(),
-            infos: counts.infos,
-            skills: outcome.skills,
-            warnings: counts.warnings,
-        },
-        tool: Tool {
-            name: "skillwatch",
-            version: env!("CARGO_PKG_VERSION"),
-        },
-        version: JSON_FORMAT_VERSION,
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
@@ -46,20 +43,19 @@ pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
 
 #[derive(Serialize)]
 struct Document<'a> {
-    files: Vec<FileJson<'a>>,
+    version: u32,
+    tool: Tool,
     profile: &'a str,
     summary: Summary,
-    tool: Tool,
-    version: u32,
+    files: Vec<FileJson<'a>>,
 }
 
 #[derive(Serialize)]
 struct Summary {
-    errors: usize,
-    files: usize,
-    infos: usize,
     skills: usize,
-    warnings: usize,
+    files: usize,
+    #[serde(flatten)]
+    counts: Counts,
 }
 
 #[derive(Serialize)]
@@ -70,28 +66,24 @@ struct Tool {
 
 #[derive(Serialize)]
 struct FileJson<'a> {
-    diagnostics: Vec<DiagnosticJson<'a>>,
     path: &'a Path,
+    diagnostics: Vec<DiagnosticJson<'a>>,
 }
 
-/// A core [`Diagnostic`]'s fields plus the rule's name and category and line:column positions.
+/// A core [`Diagnostic`] as it serializes (so the finding reads back as one), plus the rule's
+/// name and category and line:column positions.
 #[derive(Serialize)]
 struct DiagnosticJson<'a> {
+    #[serde(flatten)]
+    diagnostic: &'a Diagnostic,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     category: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    end: Option<LineCol>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fix: Option<&'a Fix>,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'static str>,
-    path: &'a Path,
-    rule: &'static str,
-    severity: Severity,
-    span: Span,
-    #[serde(skip_serializing_if = "Option::is_none")]
     start: Option<LineCol>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<LineCol>,
 }
 
 fn file_json<'a>(file: &'a FileReport, outcome: &Outcome<'_>) -> FileJson<'a> {
@@ -108,8 +100,8 @@ fn file_json<'a>(file: &'a FileReport, outcome: &Outcome<'_>) -> FileJson<'a> {
         .map(|d| diagnostic_json(d, text, index.as_ref()))
         .collect();
     FileJson {
-        diagnostics,
         path: &file.path,
+        diagnostics,
     }
 }
 
@@ -121,16 +113,11 @@ fn diagnostic_json<'a>(
     let rule = catalog::rule(d.rule);
     let at = |offset| Some(index?.line_col(text?, offset));
     DiagnosticJson {
-        category: rule.map(category_name),
-        end: at(d.span.end),
-        fix: d.fix.as_ref(),
-        message: &d.message,
+        diagnostic: d,
         name: rule.map(|r| r.name),
-        path: &d.path,
-        rule: d.rule,
-        severity: d.severity,
-        span: d.span,
+        category: rule.map(category_name),
         start: at(d.span.start),
+        end: at(d.span.end),
     }
 }
 
