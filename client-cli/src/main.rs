@@ -9,6 +9,12 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+/// mimalloc instead of glibc's malloc: a check allocates many small strings and vectors per
+/// skill, and mimalloc serves them with ~9% fewer instructions per pass over the corpus (and
+/// without glibc's arena contention when `check` runs on every core).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Check, measure and watch agent skills.
 #[derive(Parser)]
 #[command(name = "skillwatch", version, about, propagate_version = true)]

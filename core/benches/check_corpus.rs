@@ -2,22 +2,27 @@
 //! check` runs it: SKILL.md rules plus the credential scan of every file; on one thread and on
 //! all cores as the CLI does), the floor under it (only listing and reading every file), the
 //! SKILL.md rules alone on documents already in memory, and one keystroke on a 2,000-line
-//! SKILL.md (the LSP's budget is 10 ms). Throughput is in skills per second; compare with skills-ref's figure from
-//! `tests/scripts/skills_ref_validate.py --time 3 ../shared/corpus`.
+//! SKILL.md (the LSP's budget is 10 ms). Throughput is in skills per second; compare with
+//! skills-ref's figure from `tests/scripts/skills_ref_validate.py --time 3 ../shared/corpus`.
 //!
 //! For instruction counts, `SKILLWATCH_BENCH_PASSES=N` skips criterion and runs N plain passes
-//! of `check_skill_dir` over the corpus (default profile, one thread), so a profiler sees the
+//! of `check_skill_dirs` over the corpus (default profile, one thread), so a profiler sees the
 //! check and nothing else: `valgrind --tool=callgrind <bench binary>` with N=1 and N=3 gives
 //! the cost of one pass (the difference over 2) apart from start-up and regex compilation.
 //! `SKILLWATCH_BENCH_KEYSTROKES=N` likewise runs N keystroke checks (the 2,000-line SKILL.md).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group};
-use skillwatch_core::checks::{CheckOptions, Profile, check_skill_dir, check_skill_document};
+use skillwatch_core::checks::{
+    CheckOptions, Profile, check_skill_dir, check_skill_dirs, check_skill_document,
+};
 use skillwatch_core::skill::{SKILL_FILE, SkillDocument, discover, load_document};
+
+/// The allocator the `skillwatch` binary uses, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
@@ -45,18 +50,22 @@ fn whole_corpus(c: &mut Criterion) {
             profile,
             overrides: Vec::new(),
         };
-        group.bench_function(format!("check_skill_dir/{label}"), |b| {
-            b.iter(|| {
-                for dir in &dirs {
-                    black_box(check_skill_dir(dir, &options));
-                }
-            })
+        group.bench_function(format!("check_skill_dirs/{label}/1_thread"), |b| {
+            b.iter(|| black_box(check_skill_dirs(&dirs, &options, 1)))
         });
     }
     let options = CheckOptions::default();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    group.bench_function(format!("check_skill_dir/default/{threads}_threads"), |b| {
-        b.iter(|| check_in_parallel(&dirs, &options, threads))
+    group.bench_function(format!("check_skill_dirs/default/{threads}_threads"), |b| {
+        b.iter(|| black_box(check_skill_dirs(&dirs, &options, threads)))
+    });
+    // One folder at a time, as the daemon and the editor check: nothing shared between skills.
+    group.bench_function("check_skill_dir/default", |b| {
+        b.iter(|| {
+            for dir in &dirs {
+                black_box(check_skill_dir(dir, &options));
+            }
+        })
     });
     group.bench_function("read_only_floor", |b| {
         b.iter(|| {
@@ -79,29 +88,6 @@ fn whole_corpus(c: &mut Criterion) {
         })
     });
     group.finish();
-}
-
-/// Check `dirs` on `threads` threads, each taking the next unchecked folder, as `skillwatch
-/// check` does; the total number of findings.
-fn check_in_parallel(dirs: &[PathBuf], options: &CheckOptions, threads: usize) -> usize {
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut findings = 0;
-                    while let Some(dir) = dirs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        findings += check_skill_dir(dir, options)
-                            .iter()
-                            .map(|r| r.diagnostics.len())
-                            .sum::<usize>();
-                    }
-                    findings
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
-    })
 }
 
 /// The floor under any check that scans every file: list the skill's folder and read each
@@ -150,7 +136,8 @@ fn keystroke(c: &mut Criterion) {
     });
 }
 
-/// `SKILLWATCH_BENCH_PASSES=N`: N passes of `check_skill_dir` over the corpus, for profilers.
+/// `SKILLWATCH_BENCH_PASSES=N`: N passes of `check_skill_dirs` over the corpus (one
+/// `skillwatch check` run each), for profilers.
 ///
 /// `SKILLWATCH_BENCH_THREADS=N` checks on N threads; `SKILLWATCH_BENCH_FLOOR=1` only lists and
 /// reads the files (see [`read_every_file`]).
@@ -165,7 +152,10 @@ fn plain_passes(passes: usize) {
         if floor {
             findings += dirs.iter().map(|d| read_every_file(d)).sum::<usize>();
         } else {
-            findings += check_in_parallel(&dirs, &options, threads);
+            findings += check_skill_dirs(&dirs, &options, threads)
+                .iter()
+                .map(|r| r.diagnostics.len())
+                .sum::<usize>();
         }
     }
     let seconds = started.elapsed().as_secs_f64();

@@ -2,11 +2,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, bail};
 use skillwatch_core::checks::{
-    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dir,
+    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs,
 };
 use skillwatch_core::skill::discover;
 
@@ -116,7 +115,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         dirs.extend(found);
     }
     let skills = dirs.len();
-    let mut files: Vec<FileReport> = check_all(&dirs, &options, args.jobs);
+    let threads = args
+        .jobs
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1);
+    let mut files: Vec<FileReport> = check_skill_dirs(&dirs, &options, threads);
     if deny_warnings {
         for d in files.iter_mut().flat_map(|f| f.diagnostics.iter_mut()) {
             if d.severity == Severity::Warning {
@@ -149,40 +152,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Check every skill folder on `jobs` threads (each takes the next unchecked folder), keeping
-/// the reports in folder order so output is the same on every run.
-fn check_all(dirs: &[PathBuf], options: &CheckOptions, jobs: Option<usize>) -> Vec<FileReport> {
-    let threads = jobs
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1)
-        .clamp(1, dirs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let mut results: Vec<(usize, Vec<FileReport>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(dir) = dirs.get(i) else { break };
-                        done.push((i, check_skill_dir(dir, options)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a check thread panicked"))
-            .collect()
-    });
-    results.sort_by_key(|(i, _)| *i);
-    results
-        .into_iter()
-        .flat_map(|(_, reports)| reports)
-        .collect()
 }
 
 fn options(args: &Args) -> anyhow::Result<CheckOptions> {

@@ -26,7 +26,9 @@ pub use diagnostic::{Category, Diagnostic, Edit, Fix, Rule, Severity};
 pub use eval_files::{check_eval_file, check_eval_text};
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::evalspec::{AboveSkills, find_eval_files_in};
 use crate::skill::{LoadError, SKILL_FILE, Skill, SkillDocument};
 
 /// Which rule set applies. Profiles change severities and which fields are known, never the
@@ -85,6 +87,48 @@ pub struct FileReport {
 /// Check one skill folder from disk: its SKILL.md and its eval files. Never fails: a file that
 /// cannot be read is itself a finding.
 pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
+    check_dir(dir, options, &AboveSkills::ask_disk())
+}
+
+/// Check many skill folders on `threads` threads, each taking the next unchecked folder, as
+/// `skillwatch check` does: every folder's reports, in folder order, so the output is the same
+/// on every run. The folders share what is learnt about the folders above them
+/// ([`AboveSkills::remembered`]), which a single check asks the disk for each time.
+pub fn check_skill_dirs(
+    dirs: &[PathBuf],
+    options: &CheckOptions,
+    threads: usize,
+) -> Vec<FileReport> {
+    let above = AboveSkills::remembered();
+    let threads = threads.clamp(1, dirs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, Vec<FileReport>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(dir) = dirs.get(i) else { break };
+                        done.push((i, check_dir(dir, options, &above)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a check thread panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results
+        .into_iter()
+        .flat_map(|(_, reports)| reports)
+        .collect()
+}
+
+fn check_dir(dir: &Path, options: &CheckOptions, above: &AboveSkills) -> Vec<FileReport> {
     let skill = Skill::load(dir);
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
@@ -98,7 +142,8 @@ pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
         Err(error) => unreadable(&skill.skill_md, &error, options),
     };
     let mut reports = vec![skill_md];
-    reports.extend(crate::evalspec::find_eval_files(dir).iter().map(|file| {
+    let eval_files = find_eval_files_in(dir, |rel| files.is_file(dir, rel), above);
+    reports.extend(eval_files.iter().map(|file| {
         let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
         eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept)
     }));

@@ -5,8 +5,10 @@
 //! (its `--tests-dir` lookup: flat `tests/<skill>/`, then one level of subfolders). ACES and
 //! skill-creator read `<skill>/evals/evals.json`.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
@@ -21,34 +23,112 @@ const MAX_LEVELS_UP: usize = 5;
 /// The eval files of the skill in `skill_dir`, eval.yaml before evals.json. Never fails: an
 /// unreadable folder just has no eval files.
 pub fn find_eval_files(skill_dir: &Path) -> Vec<EvalFile> {
-    let mut found = Vec::new();
-    let in_tree = skill_dir.join("tests").join("eval.yaml");
-    if in_tree.is_file() {
-        found.push(in_tree);
-    } else if let Some(path) = tests_tree_eval(skill_dir) {
-        found.push(path);
-    }
-    let mut files: Vec<EvalFile> = found
-        .into_iter()
-        .map(|path| EvalFile {
-            path,
-            kind: FileKind::EvalYaml,
-        })
-        .collect();
-    let json = skill_dir.join("evals").join("evals.json");
-    if json.is_file() {
+    find_eval_files_in(
+        skill_dir,
+        |rel| skill_dir.join(rel).is_file(),
+        &AboveSkills::ask_disk(),
+    )
+}
+
+/// [`find_eval_files`] for a check that has listed the skill's folder already: `is_file`
+/// answers whether a `/`-separated path inside the skill is a file (following symlinks), and
+/// `above` is shared with the other skills checked in the same run.
+pub(crate) fn find_eval_files_in(
+    skill_dir: &Path,
+    is_file: impl Fn(&str) -> bool,
+    above: &AboveSkills,
+) -> Vec<EvalFile> {
+    let mut files = Vec::new();
+    let in_tree = if is_file("tests/eval.yaml") {
+        Some(skill_dir.join("tests").join("eval.yaml"))
+    } else {
+        tests_tree_eval(skill_dir, above)
+    };
+    files.extend(in_tree.map(|path| EvalFile {
+        path,
+        kind: FileKind::EvalYaml,
+    }));
+    if is_file("evals/evals.json") {
         files.push(EvalFile {
-            path: json,
+            path: skill_dir.join("evals").join("evals.json"),
             kind: FileKind::EvalsJson,
         });
     }
     files
 }
 
+/// What the folders above skills hold, as far as finding a tests tree needs: a `tests` folder
+/// with its subfolders, and whether the folder is a repository root.
+///
+/// A single check (the editor's, the daemon's) asks the disk each time, so a tests folder made
+/// a moment ago is seen. One `skillwatch check` run remembers the answers for all its skills:
+/// the skills of a repository share the same few folders above them, and asking again for each
+/// cost a corpus of 376 skills ~3,500 failed `stat`s (a tenth of its system calls).
+pub struct AboveSkills {
+    memo: Option<Mutex<HashMap<PathBuf, Arc<Folder>>>>,
+}
+
+/// One folder above a skill.
+struct Folder {
+    /// The subfolders of `<folder>/tests`, sorted, when that is a folder.
+    tests: Option<Vec<PathBuf>>,
+    /// Whether the folder holds `.git`: the search stops there.
+    repo_root: bool,
+}
+
+impl AboveSkills {
+    /// Answers from the disk, every time.
+    pub fn ask_disk() -> AboveSkills {
+        AboveSkills { memo: None }
+    }
+
+    /// Answers from the disk once per folder, then from memory: for one run over many skills.
+    pub fn remembered() -> AboveSkills {
+        AboveSkills {
+            memo: Some(Mutex::new(HashMap::new())),
+        }
+    }
+
+    fn folder(&self, path: &Path) -> Arc<Folder> {
+        let Some(memo) = &self.memo else {
+            return Arc::new(Folder::read(path));
+        };
+        if let Some(known) = memo.lock().ok().and_then(|m| m.get(path).cloned()) {
+            return known;
+        }
+        let folder = Arc::new(Folder::read(path));
+        if let Ok(mut m) = memo.lock() {
+            m.insert(path.to_path_buf(), folder.clone());
+        }
+        folder
+    }
+}
+
+impl Folder {
+    fn read(path: &Path) -> Folder {
+        let tests = path.join("tests");
+        let tests = tests.is_dir().then(|| {
+            let mut subdirs: Vec<PathBuf> = fs::read_dir(&tests)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            subdirs.sort();
+            subdirs
+        });
+        Folder {
+            tests,
+            repo_root: path.join(".git").exists(),
+        }
+    }
+}
+
 /// `tests/<plugin>/<skill>/eval.yaml` (the dotnet/skills convention), else skill-validator's
 /// flat `tests/<skill>/eval.yaml` or nested `tests/<any>/<skill>/eval.yaml`, searched in the
 /// folders above the skill up to the repository root.
-fn tests_tree_eval(skill_dir: &Path) -> Option<PathBuf> {
+fn tests_tree_eval(skill_dir: &Path, above: &AboveSkills) -> Option<PathBuf> {
     let skill = skill_dir.file_name()?;
     if let Some((root, plugin)) = plugin_layout(skill_dir) {
         let conventional = root
@@ -61,20 +141,12 @@ fn tests_tree_eval(skill_dir: &Path) -> Option<PathBuf> {
         }
     }
     for ancestor in skill_dir.ancestors().skip(1).take(MAX_LEVELS_UP) {
-        let tests = ancestor.join("tests");
-        if tests.is_dir() {
-            let flat = tests.join(skill).join("eval.yaml");
+        let folder = above.folder(ancestor);
+        if let Some(subdirs) = &folder.tests {
+            let flat = ancestor.join("tests").join(skill).join("eval.yaml");
             if flat.is_file() {
                 return Some(flat);
             }
-            let mut subdirs: Vec<PathBuf> = fs::read_dir(&tests)
-                .into_iter()
-                .flatten()
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect();
-            subdirs.sort();
             if let Some(nested) = subdirs
                 .iter()
                 .map(|d| d.join(skill).join("eval.yaml"))
@@ -83,7 +155,7 @@ fn tests_tree_eval(skill_dir: &Path) -> Option<PathBuf> {
                 return Some(nested);
             }
         }
-        if ancestor.join(".git").exists() {
+        if folder.repo_root {
             break;
         }
     }

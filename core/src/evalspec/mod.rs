@@ -16,7 +16,8 @@ mod model;
 mod regex_verdict;
 pub mod schema;
 
-pub use discover::{find_eval_files, skill_dir_for_eval_file};
+pub(crate) use discover::find_eval_files_in;
+pub use discover::{AboveSkills, find_eval_files, skill_dir_for_eval_file};
 pub use eval_yaml::{ASSERTION_TYPES, DEFAULT_TIMEOUT_SECS};
 pub use evals_json::{TYPED_ASSERTIONS, files_source};
 pub use model::{
