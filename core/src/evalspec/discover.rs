@@ -283,6 +283,50 @@ mod tests {
     }
 
     #[test]
+    fn a_run_that_remembers_finds_what_the_disk_says() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir(root.join(".git")).unwrap();
+        let skills: Vec<PathBuf> = [
+            "plugins/p/skills/a",
+            "plugins/p/skills/b",
+            "skills/c",
+            "skills/d",
+        ]
+        .iter()
+        .map(|s| root.join(s))
+        .collect();
+        for skill in &skills {
+            touch(&skill.join(SKILL_FILE), "---\nname: x\n---\n");
+        }
+        touch(&root.join("tests/p/a/eval.yaml"), "scenarios: []\n");
+        touch(&root.join("tests/q/b/eval.yaml"), "scenarios: []\n");
+        touch(&root.join("tests/c/eval.yaml"), "scenarios: []\n");
+        touch(&skills[3].join("evals/evals.json"), "[]");
+        let above = AboveSkills::remembered();
+        for skill in &skills {
+            let remembered = find_eval_files_in(skill, |rel| skill.join(rel).is_file(), &above);
+            let paths =
+                |files: Vec<EvalFile>| files.into_iter().map(|f| f.path).collect::<Vec<_>>();
+            assert_eq!(
+                paths(remembered),
+                paths(find_eval_files(skill)),
+                "{}",
+                skill.display()
+            );
+        }
+        assert_eq!(
+            find_eval_files(&skills[1])[0].path,
+            root.join("tests/q/b/eval.yaml")
+        );
+        // The memo holds the folders above, not the answers per skill: a skill's own new eval
+        // file is still seen by the same run.
+        touch(&skills[2].join("tests/eval.yaml"), "scenarios: []\n");
+        let own = find_eval_files_in(&skills[2], |rel| skills[2].join(rel).is_file(), &above);
+        assert_eq!(own[0].path, skills[2].join("tests/eval.yaml"));
+    }
+
+    #[test]
     fn flat_tests_dir_and_no_files() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
