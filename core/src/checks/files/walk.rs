@@ -146,8 +146,8 @@ impl Walk {
         }
     }
 
-    /// The bytes of the regular file `name` at `path`, an entry (at `depth`) of the folder
-    /// listed last, if it holds at most `limit` bytes: one `openat`, one `fstat`, one `read`,
+    /// The bytes of the regular file `name` at `path` and `depth`, the entry [`Walk::next`]
+    /// returned last, if it holds at most `limit` bytes: one `openat`, one `fstat`, one `read`,
     /// as `crate::skill::read_bounded` does by path (the size is the `fstat`'s; a file that
     /// grows meanwhile is read up to that size).
     pub fn read(
@@ -182,8 +182,9 @@ impl Walk {
         Ok(bytes)
     }
 
-    /// Open the entry `name` at `path` of the folder at `depth - 1` relative to that
-    /// folder's descriptor, or by path past [`MAX_HELD`] levels.
+    /// Open the entry `name` at `path` relative to the descriptor of its folder (the level
+    /// at `depth - 1`, whether or not the entry was entered since), or by path past
+    /// [`MAX_HELD`] levels.
     fn open(
         &self,
         depth: usize,
