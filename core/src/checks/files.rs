@@ -13,9 +13,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+#[cfg(any(not(any(target_os = "linux", target_os = "android")), test))]
 use walkdir::WalkDir;
 
 use crate::skill::{LoadError, SKILL_FILE, SKIPPED_DIRS};
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod walk;
 
 /// At most this many files of one skill are read (and scanned for credentials).
 pub(crate) const MAX_SCANNED_FILES: usize = 2_000;
@@ -83,41 +87,141 @@ enum Known<'a> {
     Unknown,
 }
 
+/// The listing being built by a walk, with the credential scan's budget.
+struct Collect {
+    files: SkillFiles,
+    /// Scanned files so far (at most [`MAX_SCANNED_FILES`]).
+    scanned: usize,
+    /// Bytes of text kept so far.
+    kept: usize,
+}
+
+impl Collect {
+    fn new() -> Collect {
+        Collect {
+            files: SkillFiles {
+                entries: Vec::new(),
+                index: HashMap::new(),
+                complete: true,
+            },
+            scanned: 0,
+            kept: 0,
+        }
+    }
+
+    /// Whether [`MAX_SCANNED_FILES`] files are taken: the credential scan stops there, and
+    /// so does the listing (which is then incomplete). Asked before each entry.
+    fn full(&mut self) -> bool {
+        if self.scanned == MAX_SCANNED_FILES {
+            self.files.complete = false;
+        }
+        self.scanned == MAX_SCANNED_FILES
+    }
+
+    /// Record the entry at `path` (`rel` relative to the folder; an entry whose relative
+    /// path is not UTF-8 is left out and makes the listing incomplete). `read` gives a
+    /// scanned file's content, and is called only when the file is to be read.
+    fn add(
+        &mut self,
+        rel: Option<String>,
+        path: PathBuf,
+        kind: Kind,
+        skipped: bool,
+        skill_md: bool,
+        read: impl FnOnce(&Path) -> Content,
+    ) {
+        let Some(rel) = rel else {
+            self.files.complete = false;
+            return;
+        };
+        let scanned = kind == Kind::File && !skill_md;
+        self.scanned += usize::from(scanned);
+        let content = if scanned && !is_binary_by_name(&path) && self.kept <= MAX_KEPT_BYTES {
+            read(&path)
+        } else {
+            Content::Unread
+        };
+        if let Content::Text(text) = &content {
+            self.kept += text.len();
+        }
+        self.files.index.insert(rel, self.files.entries.len());
+        self.files.entries.push(Entry {
+            path,
+            kind,
+            listed: kind == Kind::Dir && !skipped,
+            scanned,
+            content,
+        });
+    }
+}
+
 impl SkillFiles {
     /// Walk `dir` (sorted, symlinks not followed, [`SKIPPED_DIRS`] not entered) and read its
     /// files other than SKILL.md, at most [`MAX_SCANNED_FILES`] of them, skipping files whose
     /// extension says they are binary.
     pub fn read(dir: &Path) -> SkillFiles {
-        let mut files = SkillFiles {
-            entries: Vec::new(),
-            index: HashMap::new(),
-            complete: true,
-        };
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        return Self::read_by_descriptor(dir);
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        return Self::read_with_walkdir(dir);
+    }
+
+    /// [`SkillFiles::read`] with [`walk::Walk`], which lists and reads relative to each
+    /// folder's descriptor (`getdents64` is Linux's). It yields what walkdir yields, so the
+    /// loop is [`SkillFiles::read_with_walkdir`]'s.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn read_by_descriptor(dir: &Path) -> SkillFiles {
+        let mut collect = Collect::new();
+        let mut walk = walk::Walk::new(dir);
+        while let Some(item) = walk.next() {
+            if collect.full() {
+                break;
+            }
+            let skipped = item.kind == Kind::Dir
+                && item.name.to_str().is_ok_and(|n| SKIPPED_DIRS.contains(&n));
+            if item.kind == Kind::Dir && !skipped {
+                walk.enter(&item);
+            }
+            let skill_md = item.depth == 1 && item.name.as_bytes() == SKILL_FILE.as_bytes();
+            let walk::Item {
+                path,
+                name,
+                depth,
+                kind,
+                rel,
+            } = item;
+            collect.add(rel, path, kind, skipped, skill_md, |path| {
+                text_content(walk.read(depth, &name, path, MAX_READ_BYTES))
+            });
+        }
+        // walkdir's errors (a folder not opened or listed, an entry's type not read) only
+        // clear `complete`, wherever they fall in the walk: one flag at the end is the same.
+        collect.files.complete &= !walk.failed();
+        collect.files
+    }
+
+    /// [`SkillFiles::read`] with walkdir, where the descriptor walk is not built (and in tests,
+    /// to compare the two).
+    #[cfg(any(not(any(target_os = "linux", target_os = "android")), test))]
+    fn read_with_walkdir(dir: &Path) -> SkillFiles {
+        let mut collect = Collect::new();
         let prefix = walk_prefix(dir);
-        let mut scanned = 0;
-        let mut kept = 0;
         let mut walk = WalkDir::new(dir)
             .follow_links(false)
             .sort_by_file_name()
             .into_iter();
         while let Some(item) = walk.next() {
             let Ok(e) = item else {
-                files.complete = false;
+                collect.files.complete = false;
                 continue;
             };
             if e.depth() == 0 {
                 continue;
             }
-            if scanned == MAX_SCANNED_FILES {
-                // The credential scan stops here; so does the listing.
-                files.complete = false;
+            if collect.full() {
                 break;
             }
-            let Some(rel) = relative_fast(&prefix, e.path()).or_else(|| relative(dir, e.path()))
-            else {
-                files.complete = false;
-                continue;
-            };
+            let rel = relative_fast(&prefix, e.path()).or_else(|| relative(dir, e.path()));
             let file_type = e.file_type();
             let kind = if file_type.is_file() {
                 Kind::File
@@ -135,26 +239,12 @@ impl SkillFiles {
             if skipped {
                 walk.skip_current_dir();
             }
-            let is_scanned = kind == Kind::File && !(e.depth() == 1 && e.file_name() == SKILL_FILE);
-            scanned += usize::from(is_scanned);
-            let content = if is_scanned && !is_binary_by_name(e.path()) && kept <= MAX_KEPT_BYTES {
-                read_text(e.path())
-            } else {
-                Content::Unread
-            };
-            if let Content::Text(text) = &content {
-                kept += text.len();
-            }
-            files.index.insert(rel, files.entries.len());
-            files.entries.push(Entry {
-                path: e.into_path(),
-                kind,
-                listed: kind == Kind::Dir && !skipped,
-                scanned: is_scanned,
-                content,
+            let skill_md = e.depth() == 1 && e.file_name() == SKILL_FILE;
+            collect.add(rel, e.into_path(), kind, skipped, skill_md, |path| {
+                text_content(read_bytes(path, MAX_READ_BYTES))
             });
         }
-        files
+        collect.files
     }
 
     /// The entries in walk order.
@@ -288,6 +378,7 @@ pub(crate) fn relative(dir: &Path, path: &Path) -> Option<String> {
 
 /// The bytes every path the walk of `dir` yields starts with: `dir` and a separator (walkdir
 /// builds child paths with `Path::join`).
+#[cfg(any(not(any(target_os = "linux", target_os = "android")), test))]
 fn walk_prefix(dir: &Path) -> Vec<u8> {
     let mut prefix = dir.as_os_str().as_encoded_bytes().to_vec();
     if !prefix.ends_with(b"/") {
@@ -300,6 +391,7 @@ fn walk_prefix(dir: &Path) -> Vec<u8> {
 /// this for every entry, and comparing components (what `strip_prefix` does) cost more than
 /// reading small files. None when the path does not start with `prefix` (then [`relative`]
 /// decides), has a `.`/`..` part or an empty part, or is not UTF-8.
+#[cfg(any(not(any(target_os = "linux", target_os = "android")), test))]
 fn relative_fast(prefix: &[u8], path: &Path) -> Option<String> {
     let rest = path.as_os_str().as_encoded_bytes().strip_prefix(prefix)?;
     let rel = std::str::from_utf8(rest).ok()?;
@@ -371,9 +463,9 @@ pub(crate) fn read_text_at_most(path: &Path, limit: u64) -> Option<String> {
     String::from_utf8(read_bytes(path, limit).ok()?).ok()
 }
 
-/// Read a file of at most [`MAX_READ_BYTES`]: one open, one stat, one read.
-fn read_text(path: &Path) -> Content {
-    match read_bytes(path, MAX_READ_BYTES) {
+/// What a bounded read of a scanned file gave, as [`Content`].
+fn text_content(read: Result<Vec<u8>, Unreadable>) -> Content {
+    match read {
         Err(Unreadable::TooLarge) => Content::TooLarge,
         Err(Unreadable::Failed) => Content::Unread,
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -383,8 +475,11 @@ fn read_text(path: &Path) -> Content {
     }
 }
 
+/// Why a bounded read gave no bytes.
 enum Unreadable {
+    /// Larger than the limit.
     TooLarge,
+    /// Not opened or not read.
     Failed,
 }
 
@@ -536,5 +631,203 @@ mod tests {
             files.is_file(tmp.path(), &last),
             "beyond the limit, found on disk"
         );
+    }
+
+    /// Both walks of `dir` give the same listing: entries (path, kind, listed, scanned,
+    /// content), index and completeness. Returns the listing.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn assert_same_listing(dir: &Path) -> SkillFiles {
+        let by_fd = SkillFiles::read_by_descriptor(dir);
+        let by_walkdir = SkillFiles::read_with_walkdir(dir);
+        assert_eq!(by_fd.entries.len(), by_walkdir.entries.len(), "{dir:?}");
+        for (a, b) in by_fd.entries.iter().zip(&by_walkdir.entries) {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "in {dir:?}");
+        }
+        let sorted = |f: &SkillFiles| {
+            let mut index: Vec<(String, usize)> =
+                f.index.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            index.sort();
+            index
+        };
+        assert_eq!(sorted(&by_fd), sorted(&by_walkdir), "index of {dir:?}");
+        assert_eq!(by_fd.complete, by_walkdir.complete, "complete of {dir:?}");
+        by_fd
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn the_descriptor_walk_lists_like_walkdir() {
+        use std::os::unix::ffi::OsStrExt;
+        let big = vec![b'x'; MAX_READ_BYTES as usize + 1];
+        let tmp = tree(&[
+            ("SKILL.md", b"---\nname: a\n---\n"),
+            ("empty.md", b""),
+            ("references/SKILL.md", b"nested, so scanned"),
+            ("references/deep/deeper/deepest/a.md", b"# A\n"),
+            ("references/deep/empty.txt", b""),
+            ("node_modules/x.js", b"x"),
+            ("scripts/.git/config", b"[core]"),
+            ("scripts/target/out.txt", b"out"),
+            ("assets/logo.PNG", b"\x89PNG"),
+            ("data.bin", b"a\0b"),
+            ("nul.txt", b"a\0b"),
+            ("latin1.txt", b"caf\xe9"),
+            ("big.txt", &big),
+            // Byte order, not char, case or natural order: "B" < "_" < "a", "a" < "a-" < "a.",
+            // "10" < "9", U+E000 (3 bytes) < U+10000 (4 bytes) though UTF-16 sorts them the
+            // other way.
+            ("a", b"1"),
+            ("a-b", b"2"),
+            ("a.b", b"3"),
+            ("a_b", b"4"),
+            ("B", b"5"),
+            ("10", b"6"),
+            ("9", b"7"),
+            ("\u{e000}", b"8"),
+            ("\u{10000}", b"9"),
+            ("caf\u{e9}/x.md", b"accented folder"),
+        ]);
+        let dir = tmp.path();
+        std::os::unix::fs::symlink(dir.join("references"), dir.join("linked-dir")).unwrap();
+        std::os::unix::fs::symlink(dir.join("a"), dir.join("linked-file")).unwrap();
+        std::os::unix::fs::symlink(dir.join("gone"), dir.join("dangling")).unwrap();
+        let _socket = std::os::unix::net::UnixListener::bind(dir.join("socket")).unwrap();
+        let files = assert_same_listing(dir);
+        assert!(files.complete);
+        let kind = |rel: &str| files.entries[files.index[rel]].kind;
+        assert_eq!(kind("linked-dir"), Kind::Symlink);
+        assert_eq!(kind("linked-file"), Kind::Symlink);
+        assert_eq!(kind("socket"), Kind::Other);
+        assert!(!files.index.contains_key("node_modules/x.js"));
+        let sorted = [
+            "10",
+            "9",
+            "B",
+            "a",
+            "a-b",
+            "a.b",
+            "a_b",
+            "\u{e000}",
+            "\u{10000}",
+        ];
+        let order: Vec<&str> = files
+            .entries
+            .iter()
+            .filter_map(|e| e.path.strip_prefix(dir).ok()?.to_str())
+            .filter(|rel| sorted.contains(rel))
+            .collect();
+        assert_eq!(order, sorted);
+
+        // A name that is not UTF-8 is left out, and makes the listing incomplete.
+        let odd = dir.join(std::ffi::OsStr::from_bytes(b"odd\xff"));
+        std::fs::create_dir(&odd).unwrap();
+        std::fs::write(odd.join("inside.md"), "x").unwrap();
+        assert!(!assert_same_listing(dir).complete);
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn the_descriptor_walk_fails_like_walkdir() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tree(&[("a/x.md", b"x"), ("b/y.md", b"y"), ("c/z.md", b"z")]);
+        let dir = tmp.path();
+        // Roots: missing, a file, a symlink to the folder, a path with a trailing slash.
+        assert!(!assert_same_listing(&dir.join("missing")).complete);
+        assert!(assert_same_listing(&dir.join("a/x.md")).complete);
+        std::os::unix::fs::symlink(dir.join("a"), dir.join("root-link")).unwrap();
+        assert_eq!(assert_same_listing(&dir.join("root-link")).entries.len(), 1);
+        assert_eq!(assert_same_listing(&dir.join("a/")).entries.len(), 1);
+        let mode = |path: &str, mode: u32| {
+            std::fs::set_permissions(dir.join(path), std::fs::Permissions::from_mode(mode)).unwrap()
+        };
+        // An unreadable folder (the root may read anything: then there is nothing to see).
+        mode("b", 0o000);
+        // A folder that can be listed but not searched: its files cannot be opened.
+        mode("c", 0o444);
+        if std::fs::read_dir(dir.join("b")).is_err() {
+            let files = assert_same_listing(dir);
+            assert!(!files.complete);
+            assert!(files.index.contains_key("b") && !files.index.contains_key("b/y.md"));
+            let z = &files.entries[files.index["c/z.md"]];
+            assert!(matches!(z.content, Content::Unread));
+        } else {
+            assert_same_listing(dir);
+        }
+        mode("b", 0o755);
+        mode("c", 0o755);
+    }
+
+    /// Make `names` nested folders under `dir` (by descriptor, so the path may be longer
+    /// than the kernel takes) with a file in the deepest.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn nest(dir: &Path, names: &[String]) {
+        use rustix::fs::{Mode, OFlags};
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut fd = rustix::fs::open(dir, dir_flags, Mode::empty()).unwrap();
+        for name in names {
+            rustix::fs::mkdirat(&fd, name.as_str(), Mode::RWXU).unwrap();
+            fd = rustix::fs::openat(&fd, name.as_str(), dir_flags, Mode::empty()).unwrap();
+        }
+        let file_flags = OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC;
+        let file = rustix::fs::openat(&fd, "deepest.md", file_flags, Mode::RUSR).unwrap();
+        rustix::io::write(&file, b"# Deep\n").unwrap();
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn deep_trees_list_like_walkdir() {
+        // Deeper than the folders the walk holds open: the rest is opened by path.
+        let tmp = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (0..walk::MAX_HELD + 4).map(|i| format!("d{i}")).collect();
+        nest(tmp.path(), &names);
+        let files = assert_same_listing(tmp.path());
+        assert!(files.complete);
+        let deepest = format!("{}/deepest.md", names.join("/"));
+        assert!(matches!(
+            files.entries[files.index[&deepest]].content,
+            Content::Text(_)
+        ));
+        // Paths longer than the kernel takes: walkdir cannot open them, nor does the walk,
+        // though it could by descriptor (255-byte names reach 4096 bytes by depth 16, while
+        // the walk still holds every folder open).
+        let tmp = tempfile::tempdir().unwrap();
+        let names: Vec<String> = (0..walk::MAX_HELD + 1)
+            .map(|i| format!("{i:0>255}"))
+            .collect();
+        nest(tmp.path(), &names);
+        assert!(!assert_same_listing(tmp.path()).complete);
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn the_descriptor_walk_stops_at_the_file_limit_like_walkdir() {
+        let many: Vec<(String, &[u8])> = (0..MAX_SCANNED_FILES + 2)
+            .map(|i| (format!("f/{i:05}.txt"), &b"x"[..]))
+            .collect();
+        let refs: Vec<(&str, &[u8])> = many.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+        let tmp = tree(&refs);
+        assert!(!assert_same_listing(tmp.path()).complete);
+        // Exactly at the limit, with nothing after: complete.
+        std::fs::remove_file(tmp.path().join("f/02001.txt")).unwrap();
+        std::fs::remove_file(tmp.path().join("f/02000.txt")).unwrap();
+        assert!(assert_same_listing(tmp.path()).complete);
+    }
+
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn the_descriptor_walk_lists_every_corpus_skill_like_walkdir() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let skills = crate::skill::discover(&corpus);
+        assert!(!skills.is_empty(), "no skill under {corpus:?}");
+        let mut texts = 0;
+        for dir in &skills {
+            let files = assert_same_listing(dir);
+            texts += files
+                .entries
+                .iter()
+                .filter(|e| matches!(e.content, Content::Text(_)))
+                .count();
+        }
+        assert!(texts > 0, "no file read under {corpus:?}");
     }
 }
