@@ -483,11 +483,17 @@ enum Unreadable {
     Failed,
 }
 
+impl From<LoadError> for Unreadable {
+    fn from(error: LoadError) -> Unreadable {
+        match error {
+            LoadError::TooLarge { .. } => Unreadable::TooLarge,
+            _ => Unreadable::Failed,
+        }
+    }
+}
+
 fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Unreadable> {
-    crate::skill::read_bounded(path, limit).map_err(|e| match e {
-        LoadError::TooLarge { .. } => Unreadable::TooLarge,
-        _ => Unreadable::Failed,
-    })
+    crate::skill::read_bounded(path, limit).map_err(Unreadable::from)
 }
 
 /// A regular file's text from disk if it is UTF-8 and at most `limit` bytes (symlinks

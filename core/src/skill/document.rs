@@ -117,8 +117,14 @@ pub fn load_document(path: &Path) -> Result<SkillDocument, LoadError> {
 /// that grows meanwhile is read as it was when the stat ran; one that shrinks is cut where
 /// its data ends.
 pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
+    let file = File::open(path).map_err(|e| LoadError::Io(e.to_string()))?;
+    read_bounded_file(file, limit)
+}
+
+/// [`read_bounded`] for a file already open (the skill folder's walk opens files relative to
+/// their folder).
+pub(crate) fn read_bounded_file(mut file: File, limit: u64) -> Result<Vec<u8>, LoadError> {
     let io = |e: std::io::Error| LoadError::Io(e.to_string());
-    let mut file = File::open(path).map_err(io)?;
     let size = file.metadata().map_err(io)?.len();
     if size > limit {
         return Err(LoadError::TooLarge { size, limit });

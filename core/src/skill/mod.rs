@@ -6,10 +6,10 @@ mod document;
 mod hash;
 
 pub use discover::{SKIPPED_DIRS, discover};
-pub(crate) use document::read_bounded;
 pub use document::{
     Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };
+pub(crate) use document::{read_bounded, read_bounded_file};
 pub use hash::{content_hash, hash_bytes};
 
 use std::path::{Path, PathBuf};

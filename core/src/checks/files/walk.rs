@@ -11,7 +11,6 @@
 //! yields (see [`Walk`]), so [`super::SkillFiles`] is the same whichever walk built it.
 
 use std::ffi::{CStr, CString, OsStr};
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -147,9 +146,9 @@ impl Walk {
     }
 
     /// The bytes of the regular file `name` at `path` and `depth`, the entry [`Walk::next`]
-    /// returned last, if it holds at most `limit` bytes: one `openat`, one `fstat`, one `read`,
-    /// as `crate::skill::read_bounded` does by path (the size is the `fstat`'s; a file that
-    /// grows meanwhile is read up to that size).
+    /// returned last, if it holds at most `limit` bytes: one `openat`, then
+    /// `crate::skill::read_bounded_file`'s one `fstat` and one `read` (the size is the
+    /// `fstat`'s; a file that grows meanwhile is read up to that size).
     pub fn read(
         &self,
         depth: usize,
@@ -161,25 +160,7 @@ impl Walk {
         let fd = self
             .open(depth, name, path, flags)
             .map_err(|_| Unreadable::Failed)?;
-        let size = rustix::fs::fstat(&fd)
-            .map_err(|_| Unreadable::Failed)?
-            .st_size as u64;
-        if size > limit {
-            return Err(Unreadable::TooLarge);
-        }
-        let mut file = std::fs::File::from(fd);
-        let mut bytes = vec![0; size as usize];
-        let mut filled = 0;
-        while filled < bytes.len() {
-            match file.read(&mut bytes[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(Unreadable::Failed),
-            }
-        }
-        bytes.truncate(filled);
-        Ok(bytes)
+        crate::skill::read_bounded_file(std::fs::File::from(fd), limit).map_err(Unreadable::from)
     }
 
     /// Open the entry `name` at `path` relative to the descriptor of its folder (the level
