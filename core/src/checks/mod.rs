@@ -102,24 +102,25 @@ pub fn check_skill_dirs(
     let above = AboveSkills::remembered();
     let threads = threads.clamp(1, dirs.len().max(1));
     let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(dir) = dirs.get(i) else { break };
+            done.push((i, check_dir(dir, options, &above)));
+        }
+        done
+    };
+    // The calling thread is one of the workers: with one thread nothing is spawned, and a
+    // long-lived caller (the bench, the daemon) keeps its warm allocator heap instead of
+    // starting a new one per run (a fresh thread's first allocations fault in new pages).
     let mut results: Vec<(usize, Vec<FileReport>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(dir) = dirs.get(i) else { break };
-                        done.push((i, check_dir(dir, options, &above)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a check thread panicked"))
-            .collect()
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut results = work();
+        for helper in helpers {
+            results.extend(helper.join().expect("a check thread panicked"));
+        }
+        results
     });
     results.sort_by_key(|(i, _)| *i);
     results
