@@ -520,6 +520,15 @@ mod tests {
         tmp
     }
 
+    /// A tree of `n` one-byte files `f/00000.txt`, `f/00001.txt`, ...
+    fn numbered_files(n: usize) -> tempfile::TempDir {
+        let many: Vec<(String, &[u8])> = (0..n)
+            .map(|i| (format!("f/{i:05}.txt"), &b"x"[..]))
+            .collect();
+        let refs: Vec<(&str, &[u8])> = many.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+        tree(&refs)
+    }
+
     #[test]
     fn relative_fast_agrees_with_relative() {
         for dir in ["skills/a", "skills/a/", "./skills/a", "/abs/a"] {
@@ -622,11 +631,7 @@ mod tests {
 
     #[test]
     fn an_incomplete_walk_asks_the_file_system() {
-        let many: Vec<(String, &[u8])> = (0..MAX_SCANNED_FILES + 5)
-            .map(|i| (format!("f/{i:05}.txt"), &b"x"[..]))
-            .collect();
-        let refs: Vec<(&str, &[u8])> = many.iter().map(|(p, c)| (p.as_str(), *c)).collect();
-        let tmp = tree(&refs);
+        let tmp = numbered_files(MAX_SCANNED_FILES + 5);
         let files = SkillFiles::read(tmp.path());
         assert_eq!(
             files.entries().iter().filter(|e| e.scanned).count(),
@@ -807,11 +812,7 @@ mod tests {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     #[test]
     fn the_descriptor_walk_stops_at_the_file_limit_like_walkdir() {
-        let many: Vec<(String, &[u8])> = (0..MAX_SCANNED_FILES + 2)
-            .map(|i| (format!("f/{i:05}.txt"), &b"x"[..]))
-            .collect();
-        let refs: Vec<(&str, &[u8])> = many.iter().map(|(p, c)| (p.as_str(), *c)).collect();
-        let tmp = tree(&refs);
+        let tmp = numbered_files(MAX_SCANNED_FILES + 2);
         assert!(!assert_same_listing(tmp.path()).complete);
         // Exactly at the limit, with nothing after: complete.
         std::fs::remove_file(tmp.path().join("f/02001.txt")).unwrap();
