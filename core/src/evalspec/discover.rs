@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
@@ -68,12 +68,17 @@ pub struct AboveSkills {
     memo: Option<Mutex<HashMap<PathBuf, Arc<Folder>>>>,
 }
 
-/// One folder above a skill.
+/// One folder above a skill. Each answer is asked of the disk when the search first needs it
+/// (a flat `tests/<skill>/eval.yaml` ends the search before the subfolders are listed), so a
+/// single check does no more I/O than the search itself.
 struct Folder {
-    /// The subfolders of `<folder>/tests`, sorted, when that is a folder.
-    tests: Option<Vec<PathBuf>>,
+    path: PathBuf,
+    /// Whether `<folder>/tests` is a folder.
+    has_tests: bool,
+    /// The subfolders of `<folder>/tests`, sorted.
+    test_subdirs: OnceLock<Vec<PathBuf>>,
     /// Whether the folder holds `.git`: the search stops there.
-    repo_root: bool,
+    repo_root: OnceLock<bool>,
 }
 
 impl AboveSkills {
@@ -106,9 +111,17 @@ impl AboveSkills {
 
 impl Folder {
     fn read(path: &Path) -> Folder {
-        let tests = path.join("tests");
-        let tests = tests.is_dir().then(|| {
-            let mut subdirs: Vec<PathBuf> = fs::read_dir(&tests)
+        Folder {
+            path: path.to_path_buf(),
+            has_tests: path.join("tests").is_dir(),
+            test_subdirs: OnceLock::new(),
+            repo_root: OnceLock::new(),
+        }
+    }
+
+    fn test_subdirs(&self) -> &[PathBuf] {
+        self.test_subdirs.get_or_init(|| {
+            let mut subdirs: Vec<PathBuf> = fs::read_dir(self.path.join("tests"))
                 .into_iter()
                 .flatten()
                 .filter_map(Result::ok)
@@ -117,11 +130,13 @@ impl Folder {
                 .collect();
             subdirs.sort();
             subdirs
-        });
-        Folder {
-            tests,
-            repo_root: path.join(".git").exists(),
-        }
+        })
+    }
+
+    fn is_repo_root(&self) -> bool {
+        *self
+            .repo_root
+            .get_or_init(|| self.path.join(".git").exists())
     }
 }
 
@@ -142,12 +157,13 @@ fn tests_tree_eval(skill_dir: &Path, above: &AboveSkills) -> Option<PathBuf> {
     }
     for ancestor in skill_dir.ancestors().skip(1).take(MAX_LEVELS_UP) {
         let folder = above.folder(ancestor);
-        if let Some(subdirs) = &folder.tests {
+        if folder.has_tests {
             let flat = ancestor.join("tests").join(skill).join("eval.yaml");
             if flat.is_file() {
                 return Some(flat);
             }
-            if let Some(nested) = subdirs
+            if let Some(nested) = folder
+                .test_subdirs()
                 .iter()
                 .map(|d| d.join(skill).join("eval.yaml"))
                 .find(|p| p.is_file())
@@ -155,7 +171,7 @@ fn tests_tree_eval(skill_dir: &Path, above: &AboveSkills) -> Option<PathBuf> {
                 return Some(nested);
             }
         }
-        if folder.repo_root {
+        if folder.is_repo_root() {
             break;
         }
     }
