@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use skillwatch_core::checks::{
-    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs,
+    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs_each,
 };
 use skillwatch_core::skill::discover;
 
-use crate::report::{self, Color, Format, Outcome};
+use crate::report::{self, Color, Counts, Format, Outcome};
 
 /// Arguments of `skillwatch check`.
 #[derive(clap::Args)]
@@ -119,39 +119,85 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
-    let mut files: Vec<FileReport> = check_skill_dirs(&dirs, &options, threads);
-    if deny_warnings {
-        for d in files.iter_mut().flat_map(|f| f.diagnostics.iter_mut()) {
-            if d.severity == Severity::Warning {
-                d.severity = Severity::Error;
+    let min_severity = match args.level {
+        Level::Info => Severity::Info,
+        Level::Warning => Severity::Warning,
+        Level::Error => Severity::Error,
+    };
+    let promote = |reports: &mut Vec<FileReport>| {
+        if deny_warnings {
+            for d in reports.iter_mut().flat_map(|f| f.diagnostics.iter_mut()) {
+                if d.severity == Severity::Warning {
+                    d.severity = Severity::Error;
+                }
             }
         }
-    }
-    let outcome = Outcome {
-        skills,
-        files: &files,
-        profile: options.profile,
-        min_severity: match args.level {
-            Level::Info => Severity::Info,
-            Level::Warning => Severity::Warning,
-            Level::Error => Severity::Error,
-        },
     };
-    if let Err(error) = report::render(&outcome, format, args.color) {
+    let (counts, written) = if format == Format::Human {
+        human(&dirs, &options, threads, min_severity, args.color, promote)
+    } else {
+        let mut files = Vec::new();
+        check_skill_dirs_each(&dirs, &options, threads, |mut reports| {
+            promote(&mut reports);
+            files.extend(reports);
+        });
+        let outcome = Outcome {
+            skills,
+            files: &files,
+            profile: options.profile,
+            min_severity,
+        };
+        (
+            outcome.counts(),
+            report::render(&outcome, format, args.color),
+        )
+    };
+    if let Err(error) = written {
         // `skillwatch check ... | head` closes the pipe early; that is not a failure.
         if error.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(error).context("writing the report");
         }
     }
-    let errors = files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .any(|d| d.severity == Severity::Error);
-    Ok(if errors {
+    Ok(if counts.errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Check and print in human form, each folder's findings as soon as it and the folders before
+/// it are checked (so a long run shows findings at once, and no checked text is held longer
+/// than needed), then the summary line. The counts are of every finding, shown or not.
+fn human(
+    dirs: &[PathBuf],
+    options: &CheckOptions,
+    threads: usize,
+    min_severity: Severity,
+    color: Color,
+    promote: impl Fn(&mut Vec<FileReport>) + Sync,
+) -> (Counts, std::io::Result<()>) {
+    let out = std::io::BufWriter::new(std::io::stdout());
+    let mut printer = report::human::Printer::new(out, color.enabled(), min_severity);
+    let mut counts = Counts::default();
+    let mut files = 0;
+    // The first write error (a closed pipe) stops the printing, not the counting: the exit
+    // status still says whether any error was found.
+    let mut written = Ok(());
+    check_skill_dirs_each(dirs, options, threads, |mut reports| {
+        promote(&mut reports);
+        for file in &reports {
+            counts.add(&file.diagnostics);
+            if written.is_ok() {
+                written = printer.file(file);
+            }
+        }
+        files += reports.len();
+    });
+    if written.is_ok() {
+        let line = report::summary_of(dirs.len(), files, options.profile, counts);
+        written = printer.summary(&line);
+    }
+    (counts, written)
 }
 
 fn options(args: &Args) -> anyhow::Result<CheckOptions> {

@@ -38,22 +38,53 @@ impl Style {
 
 /// Write every shown finding, then the summary line.
 pub fn render(out: &mut impl Write, outcome: &Outcome<'_>, color: bool) -> io::Result<()> {
-    let style = Style { on: color };
+    let mut printer = Printer::new(out, color, outcome.min_severity);
     for file in outcome.files {
+        printer.file(file)?;
+    }
+    printer.summary(&summary_line(outcome))
+}
+
+/// Human output written file by file, so `skillwatch check` can show a folder's findings
+/// while later folders are still being checked.
+pub struct Printer<W> {
+    out: W,
+    style: Style,
+    min_severity: Severity,
+}
+
+impl<W: Write> Printer<W> {
+    /// A printer of findings at or above `min_severity`.
+    pub fn new(out: W, color: bool, min_severity: Severity) -> Self {
+        Printer {
+            out,
+            style: Style { on: color },
+            min_severity,
+        }
+    }
+
+    /// Write the file's shown findings.
+    pub fn file(&mut self, file: &FileReport) -> io::Result<()> {
         let shown: Vec<&Diagnostic> = file
             .diagnostics
             .iter()
-            .filter(|d| d.severity <= outcome.min_severity)
+            .filter(|d| d.severity <= self.min_severity)
             .collect();
         if shown.is_empty() {
-            continue;
+            return Ok(());
         }
         let index = file.text.as_deref().map(LineIndex::new);
         for d in shown {
-            diagnostic(out, &style, file, index.as_ref(), d)?;
+            diagnostic(&mut self.out, &self.style, file, index.as_ref(), d)?;
         }
+        Ok(())
     }
-    writeln!(out, "{}", style.paint("1", &summary_line(outcome)))
+
+    /// Write the closing summary line and flush.
+    pub fn summary(&mut self, line: &str) -> io::Result<()> {
+        writeln!(self.out, "{}", self.style.paint("1", line))?;
+        self.out.flush()
+    }
 }
 
 fn diagnostic(

@@ -1,13 +1,13 @@
 //! Renderers for `skillwatch check`: human (compiler-style), JSON and SARIF 2.1.0, plus the
 //! rule list and `--explain`. They only format: every finding arrives as a core `FileReport`.
 
-mod human;
+pub mod human;
 mod json;
 mod sarif;
 
 use std::io::{self, IsTerminal, Write};
 
-use skillwatch_core::checks::{FileReport, Profile, Rule, Severity, catalog};
+use skillwatch_core::checks::{Diagnostic, FileReport, Profile, Rule, Severity, catalog};
 
 /// Output formats of `skillwatch check`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -32,7 +32,8 @@ pub enum Color {
 }
 
 impl Color {
-    fn enabled(self) -> bool {
+    /// Whether to color, deciding `auto` by the terminal and `NO_COLOR`.
+    pub fn enabled(self) -> bool {
         match self {
             Color::Always => true,
             Color::Never => false,
@@ -64,17 +65,24 @@ pub struct Counts {
     pub infos: usize,
 }
 
+impl Counts {
+    /// Count `diagnostics` in.
+    pub fn add<'a>(&mut self, diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+    }
+}
+
 impl Outcome<'_> {
     /// Counts over every file.
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
-        for d in self.files.iter().flat_map(|f| &f.diagnostics) {
-            match d.severity {
-                Severity::Error => counts.errors += 1,
-                Severity::Warning => counts.warnings += 1,
-                Severity::Info => counts.infos += 1,
-            }
-        }
+        counts.add(self.files.iter().flat_map(|f| &f.diagnostics));
         counts
     }
 
@@ -179,13 +187,21 @@ fn plural(n: usize, word: &str) -> String {
 
 /// The summary line shared by the human output and the progress of long runs.
 pub fn summary_line(outcome: &Outcome<'_>) -> String {
-    let c = outcome.counts();
-    let files = outcome.files.len();
+    summary_of(
+        outcome.skills,
+        outcome.files.len(),
+        outcome.profile,
+        outcome.counts(),
+    )
+}
+
+/// [`summary_line`] from the totals alone, for output written while the run goes on.
+pub fn summary_of(skills: usize, files: usize, profile: Profile, c: Counts) -> String {
     format!(
         "checked {} ({}, profile {}): {}, {}, {}",
-        plural(outcome.skills, "skill"),
+        plural(skills, "skill"),
         plural(files, "file"),
-        outcome.profile_name(),
+        profile_name(profile),
         plural(c.errors, "error"),
         plural(c.warnings, "warning"),
         plural(c.infos, "info")
