@@ -5,13 +5,14 @@
 //! to hear about the invalid regex in the next one. Order: syntax (nothing else runs on text
 //! that does not parse), schema, then the semantic rules the schema cannot express.
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use tree_names::TreeNames;
 
 use crate::evalspec::{self, Activation, FileKind, Format, schema, schema::SchemaViolation};
-use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument, discover, load_document};
+use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument, load_document};
 use crate::text::{LineIndex, Span};
 use crate::yaml::{Node, Resolved};
 
@@ -212,8 +213,10 @@ impl<'a> Ctx<'a> {
         if self.out.iter().any(|d| d.severity == Severity::Error) {
             return;
         }
-        let file = evalspec::relative_path(self.skill_dir, self.path);
-        if let Err(e) = evalspec::suite_from_tree(self.kind, root, &file) {
+        // The file name only goes into each case's origin, never into an error, so the
+        // readers' verdict does not depend on it (and `relative_path` asks the OS for the
+        // current directory).
+        if let Err(e) = evalspec::suite_from_tree(self.kind, root, "") {
             self.push("SW402", e.span, e.message);
         }
     }
@@ -508,13 +511,24 @@ impl Ctx<'_> {
         let Some(scalar) = prompt.as_scalar() else {
             return;
         };
-        for name in self.names.clone() {
-            let raw = &self.text[prompt.span.start..prompt.span.end];
-            let span = match mention(raw, &name) {
+        // Each text is lower-cased once for all the names (not once per name and text).
+        let raw = Haystack::new(&self.text[prompt.span.start..prompt.span.end]);
+        let mut value: Option<Haystack<'_>> = None;
+        let found = self.names.iter().find_map(|name| {
+            let span = match raw.mention(name) {
                 Some((s, e)) => Span::new(prompt.span.start + s, prompt.span.start + e),
-                None if mention(&scalar.text, &name).is_some() => prompt.span,
-                None => continue,
+                None if value
+                    .get_or_insert_with(|| Haystack::new(&scalar.text))
+                    .mention(name)
+                    .is_some() =>
+                {
+                    prompt.span
+                }
+                None => return None,
             };
+            Some((name.clone(), span))
+        });
+        if let Some((name, span)) = found {
             self.push(
                 "SW407",
                 span,
@@ -523,7 +537,6 @@ impl Ctx<'_> {
                      instruction, not whether the agent finds the skill on its own"
                 ),
             );
-            return;
         }
     }
 
@@ -630,16 +643,33 @@ fn case_key(value: &Node) -> Option<String> {
     }
 }
 
-/// Where `text` names the skill `name`, as a byte range. A multi-word name (`dump-collect`)
-/// counts anywhere as a whole token; a one-word name (`pdf`) only as `$pdf`, `/pdf`, or next
-/// to the word "skill", since the word alone is usually just the subject of the task.
-fn mention(text: &str, name: &str) -> Option<(usize, usize)> {
-    let lower = text.to_lowercase();
-    if lower.len() != text.len() {
-        // Lowercasing changed byte lengths (rare scripts): offsets would not map back.
-        return mention_exact(text, name);
+/// A prompt's text prepared for [`Haystack::mention`]: lower-cased once.
+struct Haystack<'t> {
+    text: &'t str,
+    /// `text` lower-cased, when that keeps every byte offset (None for the rare scripts
+    /// whose lower case changes byte lengths: offsets would not map back).
+    lower: Option<String>,
+}
+
+impl<'t> Haystack<'t> {
+    fn new(text: &'t str) -> Haystack<'t> {
+        let lower = text.to_lowercase();
+        Haystack {
+            text,
+            lower: (lower.len() == text.len()).then_some(lower),
+        }
     }
-    mention_exact(&lower, &name.to_lowercase())
+
+    /// Where the text names the skill `name`, as a byte range. A multi-word name
+    /// (`dump-collect`) counts anywhere as a whole token; a one-word name (`pdf`) only as
+    /// `$pdf`, `/pdf`, or next to the word "skill", since the word alone is usually just the
+    /// subject of the task. Case-insensitive, except in the rare scripts above.
+    fn mention(&self, name: &str) -> Option<(usize, usize)> {
+        match &self.lower {
+            Some(lower) => mention_exact(lower, &name.to_lowercase()),
+            None => mention_exact(self.text, name),
+        }
+    }
 }
 
 fn mention_exact(text: &str, name: &str) -> Option<(usize, usize)> {
@@ -695,90 +725,14 @@ pub(crate) fn names_of(skill_dir: &Path, doc: Option<&SkillDocument>) -> Vec<Str
     names
 }
 
-fn frontmatter_name(skill_dir: &Path) -> Option<String> {
-    name_field(&load_document(&skill_dir.join(SKILL_FILE)).ok()?)
-}
-
 /// The trimmed, non-empty `name` of a SKILL.md's frontmatter.
 fn name_field(doc: &SkillDocument) -> Option<String> {
     match &doc.frontmatter {
-        Frontmatter::Parsed { root, .. } => root
-            .get("name")?
-            .value
-            .as_str()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty()),
+        Frontmatter::Parsed { root, .. } => tree_names::name_in(root),
         _ => None,
     }
 }
 
-/// The skills of the repository a skill lives in, by folder and frontmatter name (lower
-/// case), computed only when an `expected_skill` names another skill. Finding them walks the
-/// repository and reads every SKILL.md (about 0.1 s for 340 skills), so an editor checking on
-/// every keystroke shares one result per repository for [`TREE_NAMES_TTL`].
-struct TreeNames {
-    root: PathBuf,
-    names: HashSet<String>,
-}
-
-/// How long a repository's skill names are reused before the tree is walked again.
-const TREE_NAMES_TTL: Duration = Duration::from_secs(10);
-
-impl TreeNames {
-    fn for_skill(skill_dir: &Path) -> Arc<TreeNames> {
-        type Cache = Mutex<HashMap<PathBuf, (Instant, Arc<TreeNames>)>>;
-        static CACHE: OnceLock<Cache> = OnceLock::new();
-        let root = tree_root(skill_dir);
-        let cache = CACHE.get_or_init(Default::default);
-        if let Some((at, names)) = cache.lock().ok().and_then(|c| c.get(&root).cloned())
-            && at.elapsed() < TREE_NAMES_TTL
-        {
-            return names;
-        }
-        let names = Arc::new(TreeNames::walk(root.clone()));
-        if let Ok(mut c) = cache.lock() {
-            c.retain(|_, (at, _)| at.elapsed() < TREE_NAMES_TTL);
-            c.insert(root, (Instant::now(), Arc::clone(&names)));
-        }
-        names
-    }
-
-    fn walk(root: PathBuf) -> TreeNames {
-        let mut names = HashSet::new();
-        for dir in discover(&root) {
-            if let Some(n) = dir.file_name().and_then(|n| n.to_str()) {
-                names.insert(n.to_lowercase());
-            }
-            if let Some(n) = frontmatter_name(&dir) {
-                names.insert(n.to_lowercase());
-            }
-        }
-        TreeNames { root, names }
-    }
-
-    fn contains(&self, name: &str) -> bool {
-        self.names.contains(&name.trim().to_lowercase())
-    }
-}
-
-/// The folder whose skills count as "the tree": `<root>` for `<root>/skills/<skill>` and for
-/// `<root>/plugins/<plugin>/skills/<skill>`, else the skill's parent folder.
-fn tree_root(skill_dir: &Path) -> PathBuf {
-    let Some(parent) = skill_dir.parent() else {
-        return skill_dir.to_path_buf();
-    };
-    if parent.file_name().is_some_and(|n| n == "skills")
-        && let Some(up) = parent.parent()
-    {
-        return match up.parent() {
-            Some(plugins) if plugins.file_name().is_some_and(|n| n == "plugins") => {
-                plugins.parent().unwrap_or(plugins).to_path_buf()
-            }
-            _ => up.to_path_buf(),
-        };
-    }
-    parent.to_path_buf()
-}
-
 #[cfg(test)]
 mod tests;
+mod tree_names;

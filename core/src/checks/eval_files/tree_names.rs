@@ -1,0 +1,266 @@
+//! The skills of the repository a skill lives in, by folder and frontmatter `name`, for SW411
+//! (an `expected_skill` naming no skill of the tree).
+//!
+//! The answer is the one of reading every SKILL.md with [`load_document`](crate::skill) and
+//! taking its frontmatter `name` (trimmed, non-empty, lower case). Parsing every frontmatter
+//! with the YAML parser was most of the cost (about 120 k instructions per SKILL.md; 343 of
+//! the corpus' 376 skills are one repository), so the walk reads each file and keeps only its
+//! frontmatter text; a frontmatter is parsed when a lookup cannot rule it out by text (see
+//! [`cannot_be_named`]), and then once. Every file is still read whole at walk time, so an
+//! unreadable, binary or invalid UTF-8 SKILL.md has no name exactly as before, and the text
+//! kept is the text of that moment.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::skill::{MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover};
+use crate::yaml::{self, Node};
+
+/// The skills of a repository, computed only when an `expected_skill` names another skill.
+/// Finding them walks the repository and reads every SKILL.md, so an editor checking on
+/// every keystroke shares one result per repository for [`TREE_NAMES_TTL`].
+pub(super) struct TreeNames {
+    /// The folder whose skills count (see [`tree_root`]).
+    pub root: PathBuf,
+    /// Every skill folder's name, lower case.
+    folders: HashSet<String>,
+    /// Every skill's frontmatter name, parsed on demand.
+    skills: Mutex<Vec<SkillName>>,
+}
+
+/// What the walk learnt of one SKILL.md.
+enum SkillName {
+    /// The frontmatter `name`, lower case (None: no usable name, or the file is unreadable).
+    Known(Option<String>),
+    /// A frontmatter not parsed yet.
+    Unparsed(FrontmatterText),
+}
+
+/// The YAML text between the fences of a SKILL.md, as the walk read it.
+struct FrontmatterText {
+    yaml: String,
+    /// `yaml` in ASCII lower case when [`text_rules_out`] may judge it, else None.
+    lower: Option<String>,
+}
+
+/// How long a repository's skill names are reused before the tree is walked again.
+const TREE_NAMES_TTL: Duration = Duration::from_secs(10);
+
+impl TreeNames {
+    /// The names of the tree `skill_dir` belongs to, shared for [`TREE_NAMES_TTL`].
+    pub fn for_skill(skill_dir: &Path) -> Arc<TreeNames> {
+        type Cache = Mutex<HashMap<PathBuf, (Instant, Arc<TreeNames>)>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let root = tree_root(skill_dir);
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some((at, names)) = cache.lock().ok().and_then(|c| c.get(&root).cloned())
+            && at.elapsed() < TREE_NAMES_TTL
+        {
+            return names;
+        }
+        let names = Arc::new(TreeNames::walk(root.clone()));
+        if let Ok(mut c) = cache.lock() {
+            c.retain(|_, (at, _)| at.elapsed() < TREE_NAMES_TTL);
+            c.insert(root, (Instant::now(), Arc::clone(&names)));
+        }
+        names
+    }
+
+    fn walk(root: PathBuf) -> TreeNames {
+        let mut folders = HashSet::new();
+        let mut skills = Vec::new();
+        for dir in discover(&root) {
+            if let Some(n) = dir.file_name().and_then(|n| n.to_str()) {
+                folders.insert(n.to_lowercase());
+            }
+            skills.push(SkillName::read(&dir.join(SKILL_FILE)));
+        }
+        TreeNames {
+            root,
+            folders,
+            skills: Mutex::new(skills),
+        }
+    }
+
+    /// Whether a skill of the tree has this name (trimmed, any case), by folder or frontmatter.
+    pub fn contains(&self, name: &str) -> bool {
+        let wanted = name.trim().to_lowercase();
+        if self.folders.contains(&wanted) {
+            return true;
+        }
+        let Ok(mut skills) = self.skills.lock() else {
+            return false;
+        };
+        skills.iter_mut().any(|skill| skill.is_named(&wanted))
+    }
+}
+
+impl SkillName {
+    /// What `load_document` + the frontmatter `name` would give, short of the YAML parse.
+    fn read(path: &Path) -> SkillName {
+        let Some(text) = read_text(path) else {
+            return SkillName::Known(None);
+        };
+        match frontmatter_yaml(&text) {
+            Some(yaml) => SkillName::Unparsed(FrontmatterText::new(yaml)),
+            None => SkillName::Known(None),
+        }
+    }
+
+    /// Whether this skill's lower-case frontmatter name is `wanted`; parses the frontmatter
+    /// (once) unless its text rules the name out.
+    fn is_named(&mut self, wanted: &str) -> bool {
+        if let SkillName::Unparsed(front) = self {
+            if front.text_rules_out(wanted) {
+                return false;
+            }
+            let name = yaml::parse(&front.yaml, 0)
+                .ok()
+                .and_then(|root| name_in(&root))
+                .map(|n| n.to_lowercase());
+            *self = SkillName::Known(name);
+        }
+        matches!(self, SkillName::Known(Some(n)) if n == wanted)
+    }
+}
+
+impl FrontmatterText {
+    fn new(yaml: &str) -> FrontmatterText {
+        let lower = may_judge_by_text(yaml).then(|| yaml.to_ascii_lowercase());
+        FrontmatterText {
+            yaml: yaml.to_string(),
+            lower,
+        }
+    }
+
+    /// True only when no parse of this frontmatter can give a `name` whose lower case is
+    /// `wanted` (lower case, trimmed).
+    ///
+    /// Why this is exact: every YAML scalar style builds its value from the source text by
+    /// removing indentation, folding line breaks into a space or a newline, turning `''` into
+    /// `'` (single quotes) and decoding `\` escapes (double quotes); an alias copies a value
+    /// of the same text. With no `\` in the frontmatter, each whitespace-free run of the value
+    /// without a `'` is therefore a substring of the source. When `wanted` is ASCII, a value
+    /// lowercasing to it has only characters that lowercase to ASCII, which are ASCII unless
+    /// the source holds one of the few non-ASCII characters that lowercase to ASCII (the
+    /// Kelvin sign); [`may_judge_by_text`] excludes those frontmatters. So a whitespace-free
+    /// run of `wanted` (no `'`) missing from the ASCII-lower-cased source rules the name out.
+    fn text_rules_out(&self, wanted: &str) -> bool {
+        let Some(lower) = &self.lower else {
+            return false;
+        };
+        wanted.is_ascii()
+            && wanted
+                .split_ascii_whitespace()
+                .any(|run| !run.contains('\'') && !lower.contains(run))
+    }
+}
+
+/// Whether [`FrontmatterText::text_rules_out`] may judge this frontmatter: no escapes, and no
+/// non-ASCII character whose lower case holds an ASCII one.
+fn may_judge_by_text(yaml: &str) -> bool {
+    !yaml.contains('\\')
+        && (yaml.is_ascii()
+            || yaml
+                .chars()
+                .all(|c| c.is_ascii() || !c.to_lowercase().any(|l| l.is_ascii())))
+}
+
+/// A SKILL.md's text as `load_document` reads it (None where it fails): refused above
+/// [`MAX_SKILL_MD_BYTES`] by the size on disk, then at most that size read, then `decode`.
+/// Unlike `read_bounded` it reads into spare capacity instead of a zeroed buffer: zeroing
+/// was a fifth of the walk's instructions, and the bytes read are the same.
+fn read_text(path: &Path) -> Option<String> {
+    let file = File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > MAX_SKILL_MD_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(size).read_to_end(&mut bytes).ok()?;
+    decode(bytes).ok()
+}
+
+/// The YAML text between a SKILL.md's fences, located exactly as `SkillDocument::parse`
+/// does (BOM dropped; a first line `---`; the next line `---` or `...`, trailing blanks
+/// allowed); None when the document has no terminated frontmatter.
+fn frontmatter_yaml(text: &str) -> Option<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = Lines { text, pos: 0 };
+    let (first, yaml_start) = lines.next()?;
+    if !is_fence(first, false) {
+        return None;
+    }
+    let mut line_start = yaml_start;
+    for (line, next) in lines {
+        if is_fence(line, true) {
+            return Some(&text[yaml_start..line_start]);
+        }
+        line_start = next;
+    }
+    None
+}
+
+/// The lines of a text: each line without its terminator, and where the next one starts.
+struct Lines<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (&'a str, usize);
+
+    fn next(&mut self) -> Option<(&'a str, usize)> {
+        if self.pos >= self.text.len() {
+            return None;
+        }
+        let start = self.pos;
+        let rest = &self.text[start..];
+        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => (&rest[..i], start + i + 1),
+            None => (rest, self.text.len()),
+        };
+        self.pos = next;
+        Some((line.strip_suffix('\r').unwrap_or(line), next))
+    }
+}
+
+fn is_fence(line: &str, closing: bool) -> bool {
+    let line = line.trim_end_matches([' ', '\t']);
+    line == "---" || (closing && line == "...")
+}
+
+/// The trimmed, non-empty `name` of a parsed frontmatter.
+pub(super) fn name_in(root: &Node) -> Option<String> {
+    root.get("name")?
+        .value
+        .as_str()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The folder whose skills count as "the tree": `<root>` for `<root>/skills/<skill>` and for
+/// `<root>/plugins/<plugin>/skills/<skill>`, else the skill's parent folder.
+fn tree_root(skill_dir: &Path) -> PathBuf {
+    let Some(parent) = skill_dir.parent() else {
+        return skill_dir.to_path_buf();
+    };
+    if parent.file_name().is_some_and(|n| n == "skills")
+        && let Some(up) = parent.parent()
+    {
+        return match up.parent() {
+            Some(plugins) if plugins.file_name().is_some_and(|n| n == "plugins") => {
+                plugins.parent().unwrap_or(plugins).to_path_buf()
+            }
+            _ => up.to_path_buf(),
+        };
+    }
+    parent.to_path_buf()
+}
+
+#[cfg(test)]
+mod tests;
