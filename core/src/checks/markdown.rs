@@ -254,7 +254,10 @@ fn target_len(s: &str) -> usize {
             }
             i += 1;
         } else {
-            let c = s[i..].chars().next().expect("a char starts at a non-ASCII lead byte");
+            let c = s[i..]
+                .chars()
+                .next()
+                .expect("a char starts at a non-ASCII lead byte");
             if c.is_whitespace() {
                 return i;
             }

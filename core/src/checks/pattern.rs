@@ -358,10 +358,11 @@ mod tests {
     #[test]
     fn anchored_lines_are_whole_and_unique() {
         let text = "a curl b curl\nnothing\nwget x\n";
-        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&[("curl", 0), ("wget", 0)]))
-            .into_iter()
-            .map(|(s, e)| &text[s..e])
-            .collect();
+        let lines: Vec<&str> =
+            anchored_lines(text, text, &Anchors::new(&[("curl", 0), ("wget", 0)]))
+                .into_iter()
+                .map(|(s, e)| &text[s..e])
+                .collect();
         assert_eq!(lines, vec!["a curl b curl", "wget x"]);
     }
 

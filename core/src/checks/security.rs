@@ -262,7 +262,8 @@ static SHELL_INJECTION: LazyLock<Regex> =
 
 fn dynamic_shell(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     let text = body.slice();
-    if !text.contains("!`") {
+    // `memmem` scans with SIMD; `str::contains` builds a Two-Way searcher and does not.
+    if memchr::memmem::find(text.as_bytes(), b"!`").is_none() {
         return;
     }
     for caps in SHELL_INJECTION.captures_iter(text) {
@@ -301,7 +302,8 @@ fn is_local_or_example(host: &str) -> bool {
 
 fn external_urls(ctx: &mut Ctx<'_>) {
     let text = &ctx.doc.text;
-    if !text.contains("://") {
+    // As in `dynamic_shell`: the same test, with SIMD.
+    if memchr::memmem::find(text.as_bytes(), b"://").is_none() {
         return;
     }
     let mut hosts: BTreeMap<String, (Span, usize)> = BTreeMap::new();
