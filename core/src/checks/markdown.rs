@@ -191,8 +191,10 @@ pub(crate) fn links(body: &Body<'_>) -> Vec<Link> {
 /// [`Body::is_code_at`] for those alone, and so need not scan the lines of a whole file.
 pub(crate) fn link_targets(text: &str) -> impl Iterator<Item = Span> + '_ {
     let mut from = 0;
+    // One searcher for the whole text: `memmem::find` would build one per link.
+    let opener = memchr::memmem::Finder::new(b"](");
     let inline = std::iter::from_fn(move || {
-        while let Some(i) = memchr::memmem::find(&text.as_bytes()[from..], b"](") {
+        while let Some(i) = opener.find(&text.as_bytes()[from..]) {
             let at = from + i;
             match inline_link_at(text, at) {
                 Some((target, end)) => {
@@ -220,8 +222,49 @@ pub(crate) fn link_targets(text: &str) -> impl Iterator<Item = Span> + '_ {
 
 /// The first offset at or after `pos` that is not Unicode white space (`\s`).
 fn skip_space(text: &str, pos: usize) -> usize {
+    // Most links have no space to skip: an ASCII byte other than white space ends the run
+    // at once, as `trim_start` would (the only ASCII white space is `\t`..`\r` and ` `).
+    if text
+        .as_bytes()
+        .get(pos)
+        .is_none_or(|b| b.is_ascii() && !is_ascii_space(*b))
+    {
+        return pos;
+    }
     let rest = &text[pos..];
     pos + (rest.len() - rest.trim_start().len())
+}
+
+/// The ASCII characters that are Unicode white space (`char::is_whitespace`, `\s`).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
+}
+
+/// The length of the start of `s` before its first `)` or white space: a byte loop that
+/// decodes a character only at a non-ASCII byte (the same as `find(|c| c == ')' ||
+/// c.is_whitespace())`, which decodes every character).
+fn target_len(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            if b == b')' || is_ascii_space(b) {
+                return i;
+            }
+            i += 1;
+        } else {
+            let c = s[i..]
+                .chars()
+                .next()
+                .expect("a char starts at a non-ASCII lead byte");
+            if c.is_whitespace() {
+                return i;
+            }
+            i += c.len_utf8();
+        }
+    }
+    bytes.len()
 }
 
 /// An inline link's target span and the offset after its `)`, for `text[at..]` starting
@@ -236,9 +279,7 @@ fn inline_link_at(text: &str, at: usize) -> Option<(Span, usize)> {
     {
         return Some((Span::new(start + 1, start + 1 + close), end));
     }
-    let len = rest
-        .find(|c: char| c == ')' || c.is_whitespace())
-        .unwrap_or(rest.len());
+    let len = target_len(rest);
     if len == 0 {
         return None;
     }

@@ -98,10 +98,18 @@ fn fold_ascii_case(pattern: &str) -> String {
 /// almost every position of English text is a candidate to verify, and the scan of a whole
 /// file runs several times slower than with the long literals alone. Each short literal is
 /// searched on its own with `memmem` instead, which stays fast.
+///
+/// For the same reason a long literal is searched by a piece of it (a suffix of at least
+/// four bytes whose first bytes are rare in skill text: `e user` for `the user`, `rify` for
+/// `verify`), and each hit is then checked to be the whole literal. A text holds a literal
+/// exactly where it holds the literal's piece preceded by the rest of the literal, so the
+/// lines found are the same; only far fewer positions are candidates.
 pub(crate) struct Anchors {
-    /// Literals of at least [`Anchors::SHORT`] bytes, as one alternation.
+    /// The long literals' pieces, as one alternation.
     long: Option<Regex>,
-    /// The shorter ones.
+    /// Each long literal and the offset of its piece in it.
+    pieces: Vec<(&'static str, usize)>,
+    /// The short literals.
     short: Vec<memchr::memmem::Finder<'static>>,
 }
 
@@ -109,19 +117,61 @@ impl Anchors {
     /// Literals shorter than this are searched one by one.
     const SHORT: usize = 4;
 
-    /// Anchors matching any of `literals` (plain text, matched case-sensitively).
-    pub(crate) fn new(literals: &[&str]) -> Anchors {
-        let (short, long): (Vec<&str>, Vec<&str>) =
-            literals.iter().partition(|l| l.len() < Self::SHORT);
-        let long = (!long.is_empty()).then(|| {
-            let alternation: Vec<String> = long.iter().map(|l| regex::escape(l)).collect();
+    /// Anchors matching any of `literals` (plain text without line breaks, matched
+    /// case-sensitively), each given with the offset of the piece it is searched by: the
+    /// piece is the rest of the literal and must be at least [`Anchors::SHORT`] bytes (a
+    /// short literal is searched whole: offset 0).
+    pub(crate) fn new(literals: &[(&'static str, usize)]) -> Anchors {
+        let (short, pieces): (Vec<_>, Vec<_>) = literals
+            .iter()
+            .copied()
+            .partition(|(l, _)| l.len() < Self::SHORT);
+        for (literal, offset) in literals {
+            assert!(!literal.contains('\n'), "{literal:?} spans lines");
+            let piece = literal.len() - offset;
+            assert!(
+                (literal.len() < Self::SHORT && *offset == 0) || piece >= Self::SHORT,
+                "{literal:?}: piece at {offset} too short"
+            );
+        }
+        let long = (!pieces.is_empty()).then(|| {
+            let alternation: Vec<String> = pieces
+                .iter()
+                .map(|(l, offset)| regex::escape(&l[*offset..]))
+                .collect();
             Regex::new(&alternation.join("|")).expect("valid built-in regex")
         });
         let short = short
             .iter()
-            .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+            .map(|(l, _)| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
             .collect();
-        Anchors { long, short }
+        Anchors {
+            long,
+            pieces,
+            short,
+        }
+    }
+
+    /// Whether a long literal whose piece starts at `at` in `bytes` is there whole.
+    fn literal_at(&self, bytes: &[u8], at: usize) -> bool {
+        self.pieces.iter().any(|(literal, offset)| {
+            at >= *offset
+                && bytes[at..].starts_with(&literal.as_bytes()[*offset..])
+                && bytes[at - offset..].starts_with(literal.as_bytes())
+        })
+    }
+
+    /// The first offset at or after `from` in `text` where a long literal's piece starts
+    /// and the whole literal is there.
+    fn find_long(&self, long: &Regex, text: &str, mut from: usize) -> Option<usize> {
+        while let Some(m) = long.find_at(text, from) {
+            if self.literal_at(text.as_bytes(), m.start()) {
+                return Some(m.start());
+            }
+            // The pieces are ASCII: the next byte starts a character.
+            from = m.start() + 1;
+        }
+        None
     }
 }
 
@@ -137,11 +187,7 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<
     let bytes = lower.as_bytes();
     let mut out: Vec<(usize, usize)> = Vec::new();
     if let Some(long) = &anchors.long {
-        lines_with(
-            bytes,
-            |from| long.find_at(lower, from).map(|m| m.start()),
-            &mut out,
-        );
+        lines_with(bytes, |from| anchors.find_long(long, lower, from), &mut out);
     }
     for finder in &anchors.short {
         lines_with(
@@ -312,17 +358,18 @@ mod tests {
     #[test]
     fn anchored_lines_are_whole_and_unique() {
         let text = "a curl b curl\nnothing\nwget x\n";
-        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&["curl", "wget"]))
-            .into_iter()
-            .map(|(s, e)| &text[s..e])
-            .collect();
+        let lines: Vec<&str> =
+            anchored_lines(text, text, &Anchors::new(&[("curl", 0), ("wget", 0)]))
+                .into_iter()
+                .map(|(s, e)| &text[s..e])
+                .collect();
         assert_eq!(lines, vec!["a curl b curl", "wget x"]);
     }
 
     #[test]
     fn short_and_long_anchors_merge_into_ordered_unique_lines() {
         let text = "x $(y) curl\nplain\nrm -rf\ncurl $(z)\nlast $(";
-        let anchors = Anchors::new(&["curl", "$(", "rm "]);
+        let anchors = Anchors::new(&[("curl", 0), ("$(", 0), ("rm ", 0)]);
         let lines: Vec<&str> = anchored_lines(text, text, &anchors)
             .into_iter()
             .map(|(s, e)| &text[s..e])
@@ -352,8 +399,18 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn split_anchors_find_the_lines_one_alternation_finds(text in "[a-e $(<:)\n]{0,80}") {
-            let literals = ["abcd", "bcde", "a(", "$(", "ce ", ":()", "dd"];
-            let anchors = Anchors::new(&literals);
+            let literals = ["abcd", "bcde", "a(", "$(", "ce ", ":()", "dd", "ab cda", "cbcbcb"];
+            let anchors = Anchors::new(&[
+                ("abcd", 0),
+                ("bcde", 0),
+                ("a(", 0),
+                ("$(", 0),
+                ("ce ", 0),
+                (":()", 0),
+                ("dd", 0),
+                ("ab cda", 2),
+                ("cbcbcb", 1),
+            ]);
             proptest::prop_assert_eq!(
                 anchored_lines(&text, &text, &anchors),
                 lines_by_one_regex(&text, &literals)

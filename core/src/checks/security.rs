@@ -85,22 +85,25 @@ static DEFUSED: LazyLock<Regex> =
 
 /// Words one of which every SW302 pattern contains (lowercase: matched on the lowercased
 /// text).
+///
+/// Each is searched by the piece at the offset given (see [`Anchors`]): the offsets were
+/// picked where the piece's first four bytes are rarest in the corpus's SKILL.md files.
 static INJECTION_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     Anchors::new(&[
-        "instruction",
-        "prompt",
-        "rules",
-        "messages",
-        "directions",
-        "guidelines",
-        "the user",
-        "you are now",
-        "credentials",
-        "secrets",
-        "api keys",
-        "tokens",
-        "environment variables",
-        "ssh keys",
+        ("instruction", 5),
+        ("prompt", 1),
+        ("rules", 1),
+        ("messages", 0),
+        ("directions", 1),
+        ("guidelines", 2),
+        ("the user", 2),
+        ("you are now", 2),
+        ("credentials", 7),
+        ("secrets", 3),
+        ("api keys", 1),
+        ("tokens", 2),
+        ("environment variables", 9),
+        ("ssh keys", 1),
     ])
 });
 
@@ -193,27 +196,29 @@ static RISKY: LazyLock<Regex> =
 
 /// Words one of which every SW303/SW309 pattern contains (lowercase: matched on the
 /// lowercased text).
+///
+/// Searched by pieces as [`INJECTION_ANCHORS`] are. `ssl_no_verify` and `httpsverify` (for
+/// `GIT_SSL_NO_VERIFY`, `PYTHONHTTPSVERIFY`) are not listed: each contains `verify`, so the
+/// lines holding them are found already.
 static COMMAND_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     Anchors::new(&[
-        "curl",
-        "wget",
-        "fetch",
-        "invoke-",
-        "iwr",
-        "irm",
-        "iex",
-        "$(",
-        "<(",
-        "rm ",
-        "chmod",
-        "base64",
-        "ssl_no_verify",
-        "tls_reject",
-        "httpsverify",
-        "verify",
-        ":()",
-        "mkfs",
-        "of=/dev/",
+        ("curl", 0),
+        ("wget", 0),
+        ("fetch", 0),
+        ("invoke-", 3),
+        ("iwr", 0),
+        ("irm", 0),
+        ("iex", 0),
+        ("$(", 0),
+        ("<(", 0),
+        ("rm ", 0),
+        ("chmod", 0),
+        ("base64", 1),
+        ("tls_reject", 0),
+        ("verify", 2),
+        (":()", 0),
+        ("mkfs", 0),
+        ("of=/dev/", 0),
     ])
 });
 
@@ -257,7 +262,8 @@ static SHELL_INJECTION: LazyLock<Regex> =
 
 fn dynamic_shell(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     let text = body.slice();
-    if !text.contains("!`") {
+    // `memmem` scans with SIMD; `str::contains` builds a Two-Way searcher and does not.
+    if memchr::memmem::find(text.as_bytes(), b"!`").is_none() {
         return;
     }
     for caps in SHELL_INJECTION.captures_iter(text) {
@@ -296,7 +302,8 @@ fn is_local_or_example(host: &str) -> bool {
 
 fn external_urls(ctx: &mut Ctx<'_>) {
     let text = &ctx.doc.text;
-    if !text.contains("://") {
+    // As in `dynamic_shell`: the same test, with SIMD.
+    if memchr::memmem::find(text.as_bytes(), b"://").is_none() {
         return;
     }
     let mut hosts: BTreeMap<String, (Span, usize)> = BTreeMap::new();

@@ -3,6 +3,7 @@
 //! A reference must exist (SW211), use `/` (SW213), and not lead to files only reachable through
 //! another referenced file (SW212: keep references one level deep).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::sync::LazyLock;
@@ -172,6 +173,12 @@ fn is_template(after: &str) -> bool {
 /// (~10 k per corpus pass). All the characters looked for are ASCII, so a byte test is the
 /// same as a char test.
 fn clean(target: &str) -> Option<String> {
+    clean_borrowed(target).map(Cow::into_owned)
+}
+
+/// [`clean`] without the copy: most targets are their own cleaned path (no `%`, no `./`),
+/// and the nested-reference scan only keeps the few that name another file.
+fn clean_borrowed(target: &str) -> Option<Cow<'_, str>> {
     let bytes = target.as_bytes();
     let has_scheme = target.split_once(':').is_some_and(|(s, _)| {
         s.len() > 1
@@ -195,16 +202,29 @@ fn clean(target: &str) -> Option<String> {
         .unwrap_or(bytes.len());
     let path = &target[..end];
     // Decoding allocates and re-validates UTF-8; almost no target has a `%`.
-    let path: std::borrow::Cow<'_, str> = if path.contains('%') {
+    let path: Cow<'_, str> = if memchr::memchr(b'%', path.as_bytes()).is_some() {
         percent_decode(path).into()
     } else {
         path.into()
     };
-    let mut path: &str = &path;
-    while let Some(rest) = path.strip_prefix("./") {
-        path = rest;
+    let skip = dot_slash_prefix(&path);
+    if path.len() == skip || &path[skip..] == "." {
+        return None;
     }
-    (!path.is_empty() && path != ".").then(|| path.to_string())
+    Some(match path {
+        Cow::Borrowed(p) => Cow::Borrowed(&p[skip..]),
+        Cow::Owned(p) => Cow::Owned(p[skip..].to_string()),
+    })
+}
+
+/// The length of the leading run of `./` in `path` (what `trim_start_matches("./")` drops).
+fn dot_slash_prefix(path: &str) -> usize {
+    let bytes = path.as_bytes();
+    let mut skip = 0;
+    while bytes[skip..].starts_with(b"./") {
+        skip += 2;
+    }
+    skip
 }
 
 /// `C:\x` or `C:/x`: absolute on Windows, never skill-relative.
@@ -288,7 +308,7 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
     let distinct: HashSet<&str> = existing.iter().map(String::as_str).collect();
     let direct: HashSet<String> = distinct
         .into_iter()
-        .filter_map(|t| root.inside(t))
+        .filter_map(|t| root.inside(t).map(Cow::into_owned))
         .collect();
     let mut seen = HashSet::new();
     for r in refs.iter().take(MAX_SCANNED_REFERENCES * 4) {
@@ -296,7 +316,9 @@ fn nested(ctx: &mut Ctx<'_>, refs: &[FileRef], existing: &[String]) {
             continue;
         }
         let target = r.target.replace('\\', "/");
-        let file = root.inside(&target).unwrap_or_else(|| normalize(&target));
+        let file = root
+            .inside(&target)
+            .map_or_else(|| normalize(&target), Cow::into_owned);
         if !seen.insert(file.clone()) || seen.len() > MAX_SCANNED_REFERENCES {
             continue;
         }
@@ -333,42 +355,62 @@ fn further_references(
     let Some(text) = ctx.text(file, MAX_SCANNED_REFERENCE_BYTES) else {
         return Vec::new();
     };
-    if !text.contains("](") && !text.contains("]:") {
+    let bytes = text.as_bytes();
+    if memchr::memmem::find(bytes, b"](").is_none() && memchr::memmem::find(bytes, b"]:").is_none()
+    {
         return Vec::new();
     }
     let body = std::cell::OnceCell::new();
     let base = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let keep = |candidate: &str| {
+        candidate != SKILL_FILE
+            && candidate != file
+            && !direct.contains(candidate)
+            && ctx.is_file(candidate)
+    };
     let mut out = BTreeSet::new();
+    // `base/target`, rebuilt in one buffer per link instead of a `format!` each time.
+    let mut joined = String::new();
     // Links only: an agent follows a link to read on; a path mentioned in running text
     // ("run scripts/x.py") is an instruction, not a chain of reading.
     for span in link_targets(&text) {
-        let Some(target) = clean(&text[span.start..span.end]) else {
+        let Some(target) = clean_borrowed(&text[span.start..span.end]) else {
             continue;
         };
-        let target = target.replace('\\', "/");
-        let keep = |candidate: &String| {
-            candidate != SKILL_FILE
-                && candidate != file
-                && !direct.contains(candidate)
-                && ctx.is_file(candidate)
-        };
+        let target = forward_slashes(target);
         let from_file = if base.is_empty() {
             root.inside(&target)
         } else {
-            root.inside(&format!("{base}/{target}"))
+            joined.clear();
+            joined.push_str(base);
+            joined.push('/');
+            joined.push_str(&target);
+            root.inside(&joined)
         };
-        let Some(candidate) = from_file
-            .filter(keep)
-            .or_else(|| root.inside(&target).filter(keep))
-        else {
-            continue;
+        // With no base the fallback below is the same lookup again: skipped.
+        let candidate = match from_file.filter(|c| keep(c)) {
+            Some(c) => c,
+            None if base.is_empty() => continue,
+            None => match root.inside(&target).filter(|c| keep(c)) {
+                Some(c) => c,
+                None => continue,
+            },
         };
         let body = body.get_or_init(|| Body::scan(&text, Span::new(0, text.len())));
         if !body.is_code_at(span.start) {
-            out.insert(candidate);
+            out.insert(candidate.into_owned());
         }
     }
     out.into_iter().collect()
+}
+
+/// `path` with backslashes replaced by `/`, copied only when it has one.
+fn forward_slashes(path: Cow<'_, str>) -> Cow<'_, str> {
+    if memchr::memchr(b'\\', path.as_bytes()).is_some() {
+        Cow::Owned(path.replace('\\', "/"))
+    } else {
+        path
+    }
 }
 
 /// The skill folder, for resolving relative paths against it without touching the disk.
@@ -393,19 +435,22 @@ impl<'a> SkillRoot<'a> {
     /// `rel` (a `/`-separated path relative to the folder) resolved lexically, when it names
     /// something inside the folder (not the folder itself). A path that leaves the folder can
     /// come back in through the folder's own name (`../my-skill/x.md`).
-    fn inside(&self, rel: &str) -> Option<String> {
-        // A normal path is its own answer (see `resolve`); others are remembered.
+    fn inside<'r>(&self, rel: &'r str) -> Option<Cow<'r, str>> {
+        // A normal path is its own answer (see `resolve`), borrowed; others are remembered.
         if is_normal(rel) {
-            return Some(rel.to_string());
+            return Some(Cow::Borrowed(rel));
+        }
+        if let Some(inner) = climbs_within(rel) {
+            return Some(Cow::Owned(inner));
         }
         if let Some(known) = self.resolved.borrow().get(rel) {
-            return known.clone();
+            return known.clone().map(Cow::Owned);
         }
         let found = self.resolve(rel);
         self.resolved
             .borrow_mut()
             .insert(rel.to_string(), found.clone());
-        found
+        found.map(Cow::Owned)
     }
 
     /// [`SkillRoot::inside`], computed.
@@ -439,6 +484,30 @@ impl<'a> SkillRoot<'a> {
             .filter(|rest| !rest.is_empty())
             .map(str::to_string)
     }
+}
+
+/// `rel` (relative) resolved lexically when that stays inside the folder without leaving it
+/// first and names something in it: `references/../scripts/x.py` is `scripts/x.py`. That is
+/// [`SkillRoot::resolve`]'s answer for such a path ([`normalize`] of a relative path whose
+/// `..` parts each cancel an earlier part), computed without the hashing and copying of the
+/// remembered answers. None for every other path (absolute, leaving, or empty).
+fn climbs_within(rel: &str) -> Option<String> {
+    if rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'/', rel.as_bytes()).chain([rel.len()]) {
+        match &rel[start..end] {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+        start = end + 1;
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// The part of `up` (a normalized relative path starting with `..`) that lies inside `root`
@@ -617,6 +686,31 @@ mod tests {
                 .as_deref(),
             Some("c.md")
         );
+    }
+
+    proptest::proptest! {
+        /// The shortcut gives the computed answer wherever it gives one.
+        #[test]
+        fn climbing_within_agrees_with_resolve(rel in "(a|b|\\.|\\.\\.|/|my-skill){0,10}") {
+            let tmp = std::path::Path::new("/tmp/x/my-skill");
+            let root = SkillRoot::new(tmp);
+            if let Some(inner) = climbs_within(&rel) {
+                proptest::prop_assert_eq!(Some(inner), root.resolve(&rel));
+            }
+        }
+    }
+
+    #[test]
+    fn climbing_within_resolves_dot_dot_inside_only() {
+        assert_eq!(
+            climbs_within("references/../scripts/x.py").as_deref(),
+            Some("scripts/x.py")
+        );
+        assert_eq!(climbs_within("./a//b/.").as_deref(), Some("a/b"));
+        assert_eq!(climbs_within("../x"), None);
+        assert_eq!(climbs_within("a/../.."), None);
+        assert_eq!(climbs_within("a/.."), None);
+        assert_eq!(climbs_within("/a/b"), None);
     }
 
     #[test]

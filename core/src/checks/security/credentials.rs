@@ -128,6 +128,12 @@ static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The literal every [`PRIVATE_KEY`] match contains, as a searcher built once: every text
+/// file of every skill is searched for it (`str::contains` would build a Two-Way searcher per
+/// call and scan without SIMD).
+static PRIVATE_KEY_LITERAL: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b"PRIVATE KEY"));
+
 /// A credential found in a text.
 pub(crate) struct Finding {
     /// Where the secret is.
@@ -174,7 +180,7 @@ pub(crate) fn scan_text(text: &str) -> Vec<Finding> {
             });
         }
     }
-    if text.contains("PRIVATE KEY") {
+    if PRIVATE_KEY_LITERAL.find(text.as_bytes()).is_some() {
         for caps in PRIVATE_KEY.captures_iter(text) {
             let (Some(all), Some(kind)) = (caps.get(0), caps.get(1)) else {
                 continue;
