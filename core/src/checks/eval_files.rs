@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tree_names::TreeNames;
+pub(crate) use tree_names::Trees;
 
 use crate::evalspec::{self, Activation, FileKind, Format, schema, schema::SchemaViolation};
 use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument, load_document};
@@ -21,18 +22,27 @@ use super::{CheckOptions, Diagnostic, Edit, FileReport, Fix, Severity, catalog};
 /// Check an eval file read from disk (for `skillwatch check`). An unreadable file is itself a
 /// finding (SW400).
 pub fn check_eval_file(path: &Path, skill_dir: &Path, options: &CheckOptions) -> FileReport {
-    check_eval_file_of(path, skill_dir, skill_names(skill_dir), options, None)
+    check_eval_file_of(
+        path,
+        skill_dir,
+        skill_names(skill_dir),
+        options,
+        None,
+        &Trees::Recent,
+    )
 }
 
 /// [`check_eval_file`] for a skill whose names (see [`names_of`]) the caller already has, so
 /// the SKILL.md is not read and parsed again for every eval file; `kept` is the file's text
-/// when the folder's walk already read it (then the file is not opened again).
+/// when the folder's walk already read it (then the file is not opened again); `trees` is
+/// where SW411 learns the other skills of the tree.
 pub(crate) fn check_eval_file_of(
     path: &Path,
     skill_dir: &Path,
     names: Vec<String>,
     options: &CheckOptions,
     kept: Option<&str>,
+    trees: &Trees,
 ) -> FileReport {
     // What `read_eval_text` would give for that text: it refuses NUL bytes and large files.
     let read = match kept {
@@ -47,7 +57,7 @@ pub(crate) fn check_eval_file_of(
     match read {
         Ok(text) => FileReport {
             path: path.to_path_buf(),
-            diagnostics: check_text(path, &text, skill_dir, names, options),
+            diagnostics: check_text(path, &text, skill_dir, names, options, trees),
             text: Some(text),
         },
         Err(error) => {
@@ -80,7 +90,14 @@ pub fn check_eval_text(
     if FileKind::of_path(path).is_none() {
         return Vec::new();
     }
-    check_text(path, text, skill_dir, skill_names(skill_dir), options)
+    check_text(
+        path,
+        text,
+        skill_dir,
+        skill_names(skill_dir),
+        options,
+        &Trees::Recent,
+    )
 }
 
 fn check_text(
@@ -89,11 +106,12 @@ fn check_text(
     skill_dir: &Path,
     names: Vec<String>,
     options: &CheckOptions,
+    trees: &Trees,
 ) -> Vec<Diagnostic> {
     let Some(kind) = FileKind::of_path(path) else {
         return Vec::new();
     };
-    let mut ctx = Ctx::new(path, text, skill_dir, kind, names);
+    let mut ctx = Ctx::new(path, text, skill_dir, kind, names, trees);
     match evalspec::parse_tree(kind, text) {
         Err(error) => ctx.push(
             "SW401",
@@ -135,6 +153,8 @@ struct Ctx<'a> {
     lines: LineIndex,
     /// The skill's own names: its folder name and its frontmatter `name`.
     names: Vec<String>,
+    /// Where the other skills of the tree come from, and what it answered.
+    trees: &'a Trees,
     tree: Option<Arc<TreeNames>>,
     out: Vec<Diagnostic>,
 }
@@ -146,6 +166,7 @@ impl<'a> Ctx<'a> {
         skill_dir: &'a Path,
         kind: FileKind,
         names: Vec<String>,
+        trees: &'a Trees,
     ) -> Ctx<'a> {
         Ctx {
             path,
@@ -154,6 +175,7 @@ impl<'a> Ctx<'a> {
             kind,
             lines: LineIndex::new(text),
             names,
+            trees,
             tree: None,
             out: Vec::new(),
         }
@@ -553,8 +575,8 @@ impl Ctx<'_> {
             if name.trim().is_empty() || self.is_own_name(name) {
                 continue;
             }
-            let dir = self.skill_dir;
-            let tree = self.tree.get_or_insert_with(|| TreeNames::for_skill(dir));
+            let (dir, trees) = (self.skill_dir, self.trees);
+            let tree = self.tree.get_or_insert_with(|| trees.names_for(dir));
             if !tree.contains(name) {
                 let root = tree.root.display().to_string();
                 self.push(

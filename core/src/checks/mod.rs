@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::evalspec::{AboveSkills, find_eval_files_in};
 use crate::skill::{LoadError, SKILL_FILE, Skill, SkillDocument};
+use eval_files::Trees;
 
 /// Which rule set applies. Profiles change severities and which fields are known, never the
 /// meaning of a rule id.
@@ -89,7 +90,7 @@ pub struct FileReport {
 /// Check one skill folder from disk: its SKILL.md and its eval files. Never fails: a file that
 /// cannot be read is itself a finding.
 pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
-    check_dir(dir, options, &AboveSkills::ask_disk())
+    check_dir(dir, options, &AboveSkills::ask_disk(), &Trees::Recent)
 }
 
 /// Check many skill folders on `threads` threads, each taking the next unchecked folder, as
@@ -121,6 +122,7 @@ pub fn check_skill_dirs_each(
     sink: impl FnMut(Vec<FileReport>) + Send,
 ) {
     let above = AboveSkills::remembered();
+    let trees = Trees::for_run();
     let threads = threads.clamp(1, dirs.len().max(1));
     let next = AtomicUsize::new(0);
     let in_order = Mutex::new(InOrder {
@@ -132,7 +134,7 @@ pub fn check_skill_dirs_each(
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(dir) = dirs.get(i) else { break };
-            let reports = check_dir(dir, options, &above);
+            let reports = check_dir(dir, options, &above, &trees);
             // A panicking sink poisons the lock; the other workers then stop delivering.
             let Ok(mut in_order) = in_order.lock() else {
                 break;
@@ -174,7 +176,12 @@ impl<F: FnMut(Vec<FileReport>)> InOrder<F> {
     }
 }
 
-fn check_dir(dir: &Path, options: &CheckOptions, above: &AboveSkills) -> Vec<FileReport> {
+fn check_dir(
+    dir: &Path,
+    options: &CheckOptions,
+    above: &AboveSkills,
+    trees: &Trees,
+) -> Vec<FileReport> {
     let skill = Skill::load(dir);
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
@@ -191,7 +198,7 @@ fn check_dir(dir: &Path, options: &CheckOptions, above: &AboveSkills) -> Vec<Fil
     let eval_files = find_eval_files_in(dir, |rel| files.is_file(dir, rel), above);
     reports.extend(eval_files.iter().map(|file| {
         let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
-        eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept)
+        eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept, trees)
     }));
     reports.extend(security::scan_skill_files(&files, options));
     reports

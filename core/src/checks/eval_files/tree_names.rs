@@ -23,7 +23,7 @@ use crate::yaml::{self, Node};
 /// The skills of a repository, computed only when an `expected_skill` names another skill.
 /// Finding them walks the repository and reads every SKILL.md, so an editor checking on
 /// every keystroke shares one result per repository for [`TREE_NAMES_TTL`].
-pub(super) struct TreeNames {
+pub(crate) struct TreeNames {
     /// The folder whose skills count (see [`tree_root`]).
     pub root: PathBuf,
     /// Every skill folder's name, lower case.
@@ -38,6 +38,45 @@ enum SkillName {
     Known(Option<String>),
     /// A frontmatter not parsed yet.
     Unparsed(FrontmatterText),
+}
+
+/// Where a check learns the skills of a tree.
+///
+/// A single check (editor, daemon) shares one walk per tree for [`TREE_NAMES_TTL`], so a
+/// skill added a moment ago is seen soon. A batch (one `skillwatch check` run) walks each
+/// tree once, at its first need, however long the run takes: every folder of the run is
+/// judged against the same tree, and a run costs one walk per tree on every run (the bench's
+/// passes included, which a time-bounded cache would let share one walk).
+pub(crate) enum Trees {
+    /// The process-wide cache of [`TreeNames::for_skill`].
+    Recent,
+    /// One run's walks, by tree root.
+    Run(Mutex<HashMap<PathBuf, Arc<TreeNames>>>),
+}
+
+impl Trees {
+    /// A memo for one batch.
+    pub fn for_run() -> Trees {
+        Trees::Run(Mutex::new(HashMap::new()))
+    }
+
+    /// The names of the tree `skill_dir` belongs to.
+    pub fn names_for(&self, skill_dir: &Path) -> Arc<TreeNames> {
+        let Trees::Run(walked) = self else {
+            return TreeNames::for_skill(skill_dir);
+        };
+        let root = tree_root(skill_dir);
+        // The lock is held through the walk, so workers that need the same tree at once
+        // wait for one walk instead of each making their own.
+        let Ok(mut walked) = walked.lock() else {
+            return Arc::new(TreeNames::walk(root));
+        };
+        Arc::clone(
+            walked
+                .entry(root.clone())
+                .or_insert_with(|| Arc::new(TreeNames::walk(root))),
+        )
+    }
 }
 
 /// The YAML text between the fences of a SKILL.md, as the walk read it.
