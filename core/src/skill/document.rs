@@ -12,6 +12,10 @@ use crate::yaml::{self, Mark, Node, YamlError};
 /// advice is under 500 lines), and reading a runaway file would stall the editor.
 pub const MAX_SKILL_MD_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The characters that start a flow collection (`[`, `{`), an anchor (`&`), an alias (`*`) or
+/// a tag (`!`): the YAML constructs skills-ref's StrictYAML refuses.
+pub const STRICT_YAML_REFUSES: [char; 5] = ['[', '{', '&', '*', '!'];
+
 /// A SKILL.md decoded and split into frontmatter and body.
 ///
 /// All spans are byte offsets into `text`, which is the file's content without a leading BOM.
@@ -53,7 +57,8 @@ pub enum Frontmatter {
         /// The YAML tree.
         root: Node,
         /// The parser's events the tree does not keep (anchors, tags, flow collections),
-        /// for the rule on YAML that skills-ref refuses.
+        /// for the rule on YAML that skills-ref refuses; empty when the YAML holds none of
+        /// [`STRICT_YAML_REFUSES`] (then it has none of those constructs).
         marks: Vec<Mark>,
     },
 }
@@ -284,7 +289,10 @@ fn split_frontmatter(text: &str) -> (Frontmatter, Span) {
             let body = Span::new(next, text.len());
             let mut marks = Vec::new();
             let yaml = &text[span.start..span.end];
-            let frontmatter = match yaml::parse_marked(yaml, span.start, Some(&mut marks)) {
+            // Only YAML with one of the characters that write a flow collection, an anchor, an
+            // alias or a tag has events worth keeping; the rest (most SKILL.md) skips the work.
+            let keep = yaml.contains(STRICT_YAML_REFUSES).then_some(&mut marks);
+            let frontmatter = match yaml::parse_marked(yaml, span.start, keep) {
                 Ok(root) => Frontmatter::Parsed { span, root, marks },
                 Err(error) => Frontmatter::Invalid { span, error },
             };

@@ -4,6 +4,7 @@
 //! parser's events that [`crate::yaml::parse_marked`] kept from the frontmatter's one parse.
 
 use super::super::context::Ctx;
+use crate::skill::STRICT_YAML_REFUSES;
 use crate::text::Span;
 use crate::yaml::{Mark, MarkKind};
 
@@ -12,7 +13,7 @@ use crate::yaml::{Mark, MarkKind};
 pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, marks: &[Mark]) {
     let doc = ctx.doc;
     let text = doc.slice(fm);
-    if !text.contains(['[', '{', '&', '*', '!']) {
+    if !text.contains(STRICT_YAML_REFUSES) {
         return;
     }
     for (span, what) in findings(text, fm.start, marks) {
