@@ -89,6 +89,34 @@ pub enum Resolved<'a> {
     Str(&'a str),
 }
 
+/// A parser event reduced to what the tree drops: anchors, tags, aliases and where each
+/// collection opens and closes. StrictYAML (skills-ref's parser) refuses these constructs;
+/// keeping them from the one parse saves the SW120 rule a second parse of the frontmatter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    /// Which event it was.
+    pub kind: MarkKind,
+    /// The event's span, as the tree's spans are computed.
+    pub span: Span,
+    /// Whether it carries an anchor (`&x`).
+    pub anchored: bool,
+    /// Whether it carries an explicit tag (`!!str`).
+    pub tagged: bool,
+}
+
+/// The events a [`Mark`] records; stream and document events are left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// A sequence or mapping starts (block or flow).
+    Open,
+    /// A sequence or mapping ends.
+    Close,
+    /// A scalar.
+    Scalar,
+    /// An alias (`*x`).
+    Alias,
+}
+
 /// A document that could not be parsed, with the position the parser stopped at.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -291,6 +319,16 @@ impl Node {
 /// Parse one YAML document from `text`. Spans are shifted by `base`, the offset of `text` in
 /// its file. An empty or comment-only document parses as a null scalar.
 pub fn parse(text: &str, base: usize) -> Result<Node, YamlError> {
+    parse_marked(text, base, None)
+}
+
+/// [`parse`], also appending to `marks` the [`Mark`] of every collection, scalar and alias
+/// event in order (when the parse fails, those before the error).
+pub fn parse_marked(
+    text: &str,
+    base: usize,
+    mut marks: Option<&mut Vec<Mark>>,
+) -> Result<Node, YamlError> {
     let offsets = CharOffsets::new(text, base);
     let mut builder = Builder::default();
     let mut documents = 0usize;
@@ -312,6 +350,11 @@ pub fn parse(text: &str, base: usize) -> Result<Node, YamlError> {
                 });
             }
         }
+        if let Some(marks) = marks.as_deref_mut()
+            && let Some(mark) = mark_of(&event, span)
+        {
+            marks.push(mark);
+        }
         builder.on_event(event, span)?;
     }
     Ok(builder.root.unwrap_or(Node {
@@ -322,6 +365,24 @@ pub fn parse(text: &str, base: usize) -> Result<Node, YamlError> {
             tag: None,
         }),
     }))
+}
+
+fn mark_of(event: &Event<'_>, span: Span) -> Option<Mark> {
+    let (kind, anchor, tagged) = match event {
+        Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
+            (MarkKind::Open, *anchor, tag.is_some())
+        }
+        Event::SequenceEnd | Event::MappingEnd => (MarkKind::Close, 0, false),
+        Event::Scalar(_, _, anchor, tag) => (MarkKind::Scalar, *anchor, tag.is_some()),
+        Event::Alias(_) => (MarkKind::Alias, 0, false),
+        _ => return None,
+    };
+    Some(Mark {
+        kind,
+        span,
+        anchored: anchor != 0,
+        tagged,
+    })
 }
 
 /// Converts saphyr's character indices to byte offsets. ASCII text (the common case) needs no

@@ -15,7 +15,7 @@ mod strict_yaml;
 use super::context::Ctx;
 use crate::skill::Frontmatter;
 use crate::text::Span;
-use crate::yaml::Node;
+use crate::yaml::{Mark, Node};
 
 /// The six fields the Agent Skills specification defines.
 pub const SPEC_FIELDS: &[&str] = &[
@@ -71,7 +71,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             yaml_error_span(&doc.text, *span, error),
             format!("frontmatter is not valid YAML: {}", error.message),
         ),
-        Frontmatter::Parsed { span, root } => parsed(ctx, *span, root),
+        Frontmatter::Parsed { span, root, marks } => parsed(ctx, *span, root, marks),
     }
     dots_fence(ctx);
 }
@@ -147,8 +147,8 @@ fn missing(ctx: &mut Ctx<'_>) {
     ctx.report("SW101", first, message);
 }
 
-fn parsed(ctx: &mut Ctx<'_>, span: Span, root: &Node) {
-    strict_yaml::check(ctx, span);
+fn parsed(ctx: &mut Ctx<'_>, span: Span, root: &Node, marks: &[Mark]) {
+    strict_yaml::check(ctx, span, marks);
     let Some(entries) = root.as_mapping() else {
         let message = if root.is_null() {
             "frontmatter is empty: expected at least `name` and `description`".to_string()

@@ -1,21 +1,22 @@
 //! SW120: YAML the reference validator refuses. skills-ref parses frontmatter with StrictYAML,
 //! which rejects flow collections, anchors, aliases and explicit tags although they are valid
-//! YAML. Our tree does not keep anchors or tags on collections, so this rule re-reads the
-//! (small) frontmatter's events, and only when one of the telltale characters is present.
-
-use saphyr_parser::{Event, Parser};
+//! YAML. Our tree does not keep anchors or tags on collections, so this rule reads the
+//! parser's events that [`crate::yaml::parse_marked`] kept from the frontmatter's one parse.
 
 use super::super::context::Ctx;
+use crate::skill::STRICT_YAML_REFUSES;
 use crate::text::Span;
+use crate::yaml::{Mark, MarkKind};
 
 /// Report each construct once; nested flow collections are covered by the outermost one.
-pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span) {
+/// `marks` are the events of the frontmatter `fm`, which parsed.
+pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, marks: &[Mark]) {
     let doc = ctx.doc;
     let text = doc.slice(fm);
-    if !text.contains(['[', '{', '&', '*', '!']) {
+    if !text.contains(STRICT_YAML_REFUSES) {
         return;
     }
-    for (span, what) in findings(text, fm.start) {
+    for (span, what) in findings(text, fm.start, marks) {
         let shown = super::truncate(doc.slice(span), 40);
         ctx.report(
             "SW120",
@@ -27,27 +28,28 @@ pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span) {
     }
 }
 
-/// (span, description) of every flow collection, anchor, alias and tag in `text`.
-fn findings(text: &str, base: usize) -> Vec<(Span, &'static str)> {
-    let offsets = char_to_byte(text);
-    let byte = |index: usize| base + offsets.get(index).copied().unwrap_or(text.len());
+/// (span, description) of every flow collection, anchor, alias and tag among the events
+/// `marks` of `text` (whose spans start at `base`).
+///
+/// The events are the ones a second parse of `text` would give: the frontmatter parsed
+/// without error, so [`crate::yaml::parse_marked`] saw the whole event stream, and its
+/// spans are converted from character indices to bytes exactly as this rule did.
+fn findings(text: &str, base: usize, marks: &[Mark]) -> Vec<(Span, &'static str)> {
     let mut out = Vec::new();
     // One entry per open collection: Some(start) for a flow collection, None for a block one.
     let mut open: Vec<Option<usize>> = Vec::new();
-    for item in Parser::new_from_str(text) {
-        let Ok((event, span)) = item else { break };
-        let start = byte(span.start.index());
-        let end = byte(span.end.index());
+    for mark in marks {
+        let Span { start, end } = mark.span;
         let in_flow = open.iter().any(Option::is_some);
-        match event {
-            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
+        match mark.kind {
+            MarkKind::Open => {
                 let flow = text[start - base..].starts_with(['[', '{']);
                 open.push(flow.then_some(start));
                 if !in_flow {
-                    note_anchor_and_tag(&mut out, anchor, tag.is_some(), Span::new(start, end));
+                    note_anchor_and_tag(&mut out, mark);
                 }
             }
-            Event::SequenceEnd | Event::MappingEnd => {
+            MarkKind::Close => {
                 if let Some(Some(flow_start)) = open.pop()
                     && !open.iter().any(Option::is_some)
                 {
@@ -59,10 +61,8 @@ fn findings(text: &str, base: usize) -> Vec<(Span, &'static str)> {
                     out.push((Span::new(flow_start, end.max(flow_start)), name));
                 }
             }
-            Event::Scalar(_, _, anchor, tag) if !in_flow => {
-                note_anchor_and_tag(&mut out, anchor, tag.is_some(), Span::new(start, end));
-            }
-            Event::Alias(_) if !in_flow => out.push((Span::new(start, end), "alias")),
+            MarkKind::Scalar if !in_flow => note_anchor_and_tag(&mut out, mark),
+            MarkKind::Alias if !in_flow => out.push((mark.span, "alias")),
             _ => {}
         }
     }
@@ -70,18 +70,13 @@ fn findings(text: &str, base: usize) -> Vec<(Span, &'static str)> {
     out
 }
 
-fn note_anchor_and_tag(out: &mut Vec<(Span, &'static str)>, anchor: usize, tag: bool, at: Span) {
-    if anchor != 0 {
-        out.push((at, "anchored value"));
+fn note_anchor_and_tag(out: &mut Vec<(Span, &'static str)>, mark: &Mark) {
+    if mark.anchored {
+        out.push((mark.span, "anchored value"));
     }
-    if tag {
-        out.push((at, "tagged value"));
+    if mark.tagged {
+        out.push((mark.span, "tagged value"));
     }
-}
-
-/// Byte offset of each character index (saphyr reports character indices).
-fn char_to_byte(text: &str) -> Vec<usize> {
-    text.char_indices().map(|(i, _)| i).collect()
 }
 
 #[cfg(test)]
@@ -89,7 +84,9 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<(&str, &'static str)> {
-        findings(text, 0)
+        let mut marks = Vec::new();
+        crate::yaml::parse_marked(text, 0, Some(&mut marks)).unwrap();
+        findings(text, 0, &marks)
             .into_iter()
             .map(|(s, k)| (&text[s.start..s.end], k))
             .collect()
@@ -113,6 +110,66 @@ mod tests {
     #[test]
     fn block_yaml_and_brackets_inside_text_pass() {
         assert!(kinds("a: foo [bar] baz\nb:\n  - x\nc: '[q]'\n").is_empty());
+    }
+
+    /// The rule as it was: a second parse of the frontmatter, kept as the oracle the kept
+    /// events must agree with.
+    fn findings_by_reparse(text: &str, base: usize) -> Vec<(Span, &'static str)> {
+        use saphyr_parser::{Event, Parser};
+        let offsets: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let byte = |index: usize| base + offsets.get(index).copied().unwrap_or(text.len());
+        let marks: Vec<Mark> = Parser::new_from_str(text)
+            .map_while(Result::ok)
+            .filter_map(|(event, span)| {
+                let (kind, anchor, tagged) = match event {
+                    Event::SequenceStart(a, t) | Event::MappingStart(a, t) => {
+                        (MarkKind::Open, a, t.is_some())
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => (MarkKind::Close, 0, false),
+                    Event::Scalar(_, _, a, t) => (MarkKind::Scalar, a, t.is_some()),
+                    Event::Alias(_) => (MarkKind::Alias, 0, false),
+                    _ => return None,
+                };
+                let span = Span::new(byte(span.start.index()), byte(span.end.index()));
+                let (anchored, tagged) = (anchor != 0, tagged);
+                Some(Mark {
+                    kind,
+                    span,
+                    anchored,
+                    tagged,
+                })
+            })
+            .collect();
+        findings(text, base, &marks)
+    }
+
+    #[test]
+    fn kept_events_agree_with_a_second_parse_on_the_corpus() {
+        use crate::skill::{Frontmatter, SkillDocument};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let mut checked = 0;
+        for dir in crate::skill::discover(&root) {
+            let Ok(text) = std::fs::read_to_string(dir.join("SKILL.md")) else {
+                continue;
+            };
+            let doc = SkillDocument::parse(text);
+            let Frontmatter::Parsed { span, marks, .. } = &doc.frontmatter else {
+                continue;
+            };
+            let yaml = doc.slice(*span);
+            assert_eq!(
+                findings(yaml, span.start, marks),
+                findings_by_reparse(yaml, span.start),
+                "{}",
+                dir.display()
+            );
+            checked += 1;
+        }
+        assert!(
+            checked > 0,
+            "no corpus frontmatter under {}",
+            root.display()
+        );
     }
 
     #[test]
