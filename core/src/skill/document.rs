@@ -14,7 +14,7 @@ pub const MAX_SKILL_MD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The characters that start a flow collection (`[`, `{`), an anchor (`&`), an alias (`*`) or
 /// a tag (`!`): the YAML constructs skills-ref's StrictYAML refuses.
-pub const STRICT_YAML_REFUSES: [char; 5] = ['[', '{', '&', '*', '!'];
+const STRICT_YAML_REFUSES: [char; 5] = ['[', '{', '&', '*', '!'];
 
 /// A SKILL.md decoded and split into frontmatter and body.
 ///
@@ -58,7 +58,7 @@ pub enum Frontmatter {
         root: Node,
         /// The parser's events the tree does not keep (anchors, tags, flow collections),
         /// for the rule on YAML that skills-ref refuses; empty when the YAML holds none of
-        /// [`STRICT_YAML_REFUSES`] (then it has none of those constructs).
+        /// `STRICT_YAML_REFUSES` (then it has none of those constructs).
         marks: Vec<Mark>,
     },
 }
@@ -275,34 +275,65 @@ fn is_fence(line: &str, closing: bool) -> bool {
     line == "---" || (closing && line == "...")
 }
 
-fn split_frontmatter(text: &str) -> (Frontmatter, Span) {
+/// Where the fences put the frontmatter, before any YAML is parsed.
+enum Fences {
+    /// The first line is not `---`.
+    Missing,
+    /// No closing fence after the opening one (`open`).
+    Unterminated { open: Span },
+    /// The YAML between the fences, and the body after the closing one.
+    Closed { yaml: Span, body: Span },
+}
+
+fn fences(text: &str) -> Fences {
     let mut it = lines(text);
     let Some((first, yaml_start)) = it.next() else {
-        return (Frontmatter::Missing, Span::new(0, text.len()));
+        return Fences::Missing;
     };
     if !is_fence(&text[first.start..first.end], false) {
-        return (Frontmatter::Missing, Span::new(0, text.len()));
+        return Fences::Missing;
     }
     for (line, next) in it {
         if is_fence(&text[line.start..line.end], true) {
-            let span = Span::new(yaml_start, line.start);
-            let body = Span::new(next, text.len());
-            let mut marks = Vec::new();
-            let yaml = &text[span.start..span.end];
-            // Only YAML with one of the characters that write a flow collection, an anchor, an
-            // alias or a tag has events worth keeping; the rest (most SKILL.md) skips the work.
-            let keep = yaml.contains(STRICT_YAML_REFUSES).then_some(&mut marks);
-            let frontmatter = match yaml::parse_marked(yaml, span.start, keep) {
-                Ok(root) => Frontmatter::Parsed { span, root, marks },
-                Err(error) => Frontmatter::Invalid { span, error },
+            return Fences::Closed {
+                yaml: Span::new(yaml_start, line.start),
+                body: Span::new(next, text.len()),
             };
-            return (frontmatter, body);
         }
     }
-    (
-        Frontmatter::Unterminated { open: first },
-        Span::new(text.len(), text.len()),
-    )
+    Fences::Unterminated { open: first }
+}
+
+/// The YAML text between a SKILL.md's fences, found exactly as [`SkillDocument::parse`]
+/// finds it (after a leading BOM) but not parsed: for learning the `name` of many skills
+/// without parsing each frontmatter (SW411's tree of skills).
+pub(crate) fn frontmatter_text(text: &str) -> Option<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match fences(text) {
+        Fences::Closed { yaml, .. } => Some(&text[yaml.start..yaml.end]),
+        Fences::Missing | Fences::Unterminated { .. } => None,
+    }
+}
+
+fn split_frontmatter(text: &str) -> (Frontmatter, Span) {
+    let (span, body) = match fences(text) {
+        Fences::Missing => return (Frontmatter::Missing, Span::new(0, text.len())),
+        Fences::Unterminated { open } => {
+            let end = Span::new(text.len(), text.len());
+            return (Frontmatter::Unterminated { open }, end);
+        }
+        Fences::Closed { yaml, body } => (yaml, body),
+    };
+    let mut marks = Vec::new();
+    let yaml = &text[span.start..span.end];
+    // Only YAML with one of the characters that write a flow collection, an anchor, an
+    // alias or a tag has events worth keeping; the rest (most SKILL.md) skips the work.
+    let keep = yaml.contains(STRICT_YAML_REFUSES).then_some(&mut marks);
+    let frontmatter = match yaml::parse_marked(yaml, span.start, keep) {
+        Ok(root) => Frontmatter::Parsed { span, root, marks },
+        Err(error) => Frontmatter::Invalid { span, error },
+    };
+    (frontmatter, body)
 }
 
 #[cfg(test)]

@@ -7,10 +7,9 @@ mod hash;
 
 pub use discover::{SKIPPED_DIRS, discover};
 pub use document::{
-    Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, STRICT_YAML_REFUSES, SkillDocument,
-    decode, load_document,
+    Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };
-pub(crate) use document::{read_bounded, read_bounded_file};
+pub(crate) use document::{frontmatter_text, read_bounded, read_bounded_file};
 pub use hash::{content_hash, hash_bytes};
 
 use std::path::{Path, PathBuf};

@@ -11,13 +11,13 @@
 //! kept is the text of that moment.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::skill::{MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover};
+use crate::skill::{
+    MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover, frontmatter_text, read_bounded,
+};
 use crate::yaml::{self, Node};
 
 /// The skills of a repository, computed only when an `expected_skill` names another skill.
@@ -144,7 +144,7 @@ impl SkillName {
         let Some(text) = read_text(path) else {
             return SkillName::Known(None);
         };
-        match frontmatter_yaml(&text) {
+        match frontmatter_text(&text) {
             Some(yaml) => SkillName::Unparsed(FrontmatterText::new(yaml)),
             None => SkillName::Known(None),
         }
@@ -209,68 +209,10 @@ fn may_judge_by_text(yaml: &str) -> bool {
                 .all(|c| c.is_ascii() || !c.to_lowercase().any(|l| l.is_ascii())))
 }
 
-/// A SKILL.md's text as `load_document` reads it (None where it fails): refused above
-/// [`MAX_SKILL_MD_BYTES`] by the size on disk, then at most that size read, then `decode`.
-/// Unlike `read_bounded` it reads into spare capacity instead of a zeroed buffer: zeroing
-/// was a fifth of the walk's instructions, and the bytes read are the same.
+/// A SKILL.md's text as `load_document` reads it (None where it fails).
 fn read_text(path: &Path) -> Option<String> {
-    let file = File::open(path).ok()?;
-    let size = file.metadata().ok()?.len();
-    if size > MAX_SKILL_MD_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(size as usize);
-    file.take(size).read_to_end(&mut bytes).ok()?;
+    let bytes = read_bounded(path, MAX_SKILL_MD_BYTES).ok()?;
     decode(bytes).ok()
-}
-
-/// The YAML text between a SKILL.md's fences, located exactly as `SkillDocument::parse`
-/// does (BOM dropped; a first line `---`; the next line `---` or `...`, trailing blanks
-/// allowed); None when the document has no terminated frontmatter.
-fn frontmatter_yaml(text: &str) -> Option<&str> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = Lines { text, pos: 0 };
-    let (first, yaml_start) = lines.next()?;
-    if !is_fence(first, false) {
-        return None;
-    }
-    let mut line_start = yaml_start;
-    for (line, next) in lines {
-        if is_fence(line, true) {
-            return Some(&text[yaml_start..line_start]);
-        }
-        line_start = next;
-    }
-    None
-}
-
-/// The lines of a text: each line without its terminator, and where the next one starts.
-struct Lines<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = (&'a str, usize);
-
-    fn next(&mut self) -> Option<(&'a str, usize)> {
-        if self.pos >= self.text.len() {
-            return None;
-        }
-        let start = self.pos;
-        let rest = &self.text[start..];
-        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
-            Some(i) => (&rest[..i], start + i + 1),
-            None => (rest, self.text.len()),
-        };
-        self.pos = next;
-        Some((line.strip_suffix('\r').unwrap_or(line), next))
-    }
-}
-
-fn is_fence(line: &str, closing: bool) -> bool {
-    let line = line.trim_end_matches([' ', '\t']);
-    line == "---" || (closing && line == "...")
 }
 
 /// The trimmed, non-empty `name` of a parsed frontmatter.

@@ -52,7 +52,7 @@ fn frontmatter_text_is_found_as_skill_document_finds_it() {
     ];
     for text in cases {
         assert_eq!(
-            frontmatter_yaml(text).map(str::to_string),
+            frontmatter_text(text).map(str::to_string),
             oracle_yaml(text),
             "{text:?}"
         );
@@ -62,7 +62,7 @@ fn frontmatter_text_is_found_as_skill_document_finds_it() {
             continue;
         };
         assert_eq!(
-            frontmatter_yaml(&text).map(str::to_string),
+            frontmatter_text(&text).map(str::to_string),
             oracle_yaml(&text),
             "{dir:?}"
         );
