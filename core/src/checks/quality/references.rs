@@ -440,9 +440,6 @@ impl<'a> SkillRoot<'a> {
         if is_normal(rel) {
             return Some(Cow::Borrowed(rel));
         }
-        if let Some(inner) = climbs_within(rel) {
-            return Some(Cow::Owned(inner));
-        }
         if let Some(known) = self.resolved.borrow().get(rel) {
             return known.clone().map(Cow::Owned);
         }
@@ -484,30 +481,6 @@ impl<'a> SkillRoot<'a> {
             .filter(|rest| !rest.is_empty())
             .map(str::to_string)
     }
-}
-
-/// `rel` (relative) resolved lexically when that stays inside the folder without leaving it
-/// first and names something in it: `references/../scripts/x.py` is `scripts/x.py`. That is
-/// [`SkillRoot::resolve`]'s answer for such a path ([`normalize`] of a relative path whose
-/// `..` parts each cancel an earlier part), computed without the hashing and copying of the
-/// remembered answers. None for every other path (absolute, leaving, or empty).
-fn climbs_within(rel: &str) -> Option<String> {
-    if rel.starts_with('/') {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'/', rel.as_bytes()).chain([rel.len()]) {
-        match &rel[start..end] {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-        start = end + 1;
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// The part of `up` (a normalized relative path starting with `..`) that lies inside `root`
@@ -688,29 +661,15 @@ mod tests {
         );
     }
 
-    proptest::proptest! {
-        /// The shortcut gives the computed answer wherever it gives one.
-        #[test]
-        fn climbing_within_agrees_with_resolve(rel in "(a|b|\\.|\\.\\.|/|my-skill){0,10}") {
-            let tmp = std::path::Path::new("/tmp/x/my-skill");
-            let root = SkillRoot::new(tmp);
-            if let Some(inner) = climbs_within(&rel) {
-                proptest::prop_assert_eq!(Some(inner), root.resolve(&rel));
-            }
-        }
-    }
-
     #[test]
-    fn climbing_within_resolves_dot_dot_inside_only() {
+    fn dot_dot_inside_the_folder_resolves_lexically() {
+        let root = SkillRoot::new(std::path::Path::new("/tmp/x/my-skill"));
         assert_eq!(
-            climbs_within("references/../scripts/x.py").as_deref(),
+            root.inside("references/../scripts/x.py").as_deref(),
             Some("scripts/x.py")
         );
-        assert_eq!(climbs_within("./a//b/.").as_deref(), Some("a/b"));
-        assert_eq!(climbs_within("../x"), None);
-        assert_eq!(climbs_within("a/../.."), None);
-        assert_eq!(climbs_within("a/.."), None);
-        assert_eq!(climbs_within("/a/b"), None);
+        assert_eq!(root.inside("./a//b/.").as_deref(), Some("a/b"));
+        assert_eq!(root.inside("a/.."), None);
     }
 
     #[test]
