@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use skillwatch_core::checks::{
-    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs_each,
+    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs, check_skill_dirs_each,
 };
 use skillwatch_core::skill::discover;
 
-use crate::report::{self, Color, Counts, Format, Outcome};
+use crate::report::{self, Color, Counts, Document, Format, Outcome};
 
 /// Arguments of `skillwatch check`.
 #[derive(clap::Args)]
@@ -133,24 +133,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let (counts, written) = if format == Format::Human {
-        human(&dirs, &options, threads, min_severity, args.color, promote)
-    } else {
-        let mut files = Vec::new();
-        check_skill_dirs_each(&dirs, &options, threads, |mut reports| {
-            promote(&mut reports);
-            files.extend(reports);
-        });
-        let outcome = Outcome {
-            skills,
-            files: &files,
-            profile: options.profile,
-            min_severity,
-        };
-        (
-            outcome.counts(),
-            report::render(&outcome, format, args.color),
-        )
+    let document = match format {
+        Format::Human => None,
+        Format::Json => Some(Document::Json),
+        Format::Sarif => Some(Document::Sarif),
+    };
+    let (counts, written) = match document {
+        None => human(&dirs, &options, threads, min_severity, args.color, promote),
+        Some(document) => {
+            let mut files = check_skill_dirs(&dirs, &options, threads);
+            promote(&mut files);
+            let outcome = Outcome {
+                skills,
+                files: &files,
+                profile: options.profile,
+                min_severity,
+            };
+            (outcome.counts(), report::render(&outcome, document))
+        }
     };
     if let Err(error) = written {
         // `skillwatch check ... | head` closes the pipe early; that is not a failure.
@@ -194,7 +194,7 @@ fn human(
         files += reports.len();
     });
     if written.is_ok() {
-        let line = report::summary_of(dirs.len(), files, options.profile, counts);
+        let line = report::summary_line(dirs.len(), files, options.profile, counts);
         written = printer.summary(&line);
     }
     (counts, written)

@@ -6,8 +6,6 @@ use std::io::{self, Write};
 use skillwatch_core::checks::{Diagnostic, FileReport, Severity};
 use skillwatch_core::text::{LineIndex, Span};
 
-use super::{Outcome, summary_line};
-
 /// Lines longer than this are shown as a window around the finding.
 const MAX_SHOWN_CHARS: usize = 120;
 /// Characters shown before the finding in a windowed line.
@@ -34,15 +32,6 @@ impl Style {
         };
         self.paint(code, severity.as_str())
     }
-}
-
-/// Write every shown finding, then the summary line.
-pub fn render(out: &mut impl Write, outcome: &Outcome<'_>, color: bool) -> io::Result<()> {
-    let mut printer = Printer::new(out, color, outcome.min_severity);
-    for file in outcome.files {
-        printer.file(file)?;
-    }
-    printer.summary(&summary_line(outcome))
 }
 
 /// Human output written file by file, so `skillwatch check` can show a folder's findings

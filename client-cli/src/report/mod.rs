@@ -99,14 +99,23 @@ pub fn profile_name(profile: Profile) -> &'static str {
     }
 }
 
-/// Write the outcome to stdout in `format`.
-pub fn render(outcome: &Outcome<'_>, format: Format, color: Color) -> io::Result<()> {
+/// The formats written as one document once every file is checked (human output is written
+/// file by file instead: see [`human::Printer`]).
+#[derive(Clone, Copy)]
+pub enum Document {
+    /// `--format json`.
+    Json,
+    /// `--format sarif`.
+    Sarif,
+}
+
+/// Write the outcome to stdout as `document`.
+pub fn render(outcome: &Outcome<'_>, document: Document) -> io::Result<()> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    match format {
-        Format::Human => human::render(&mut out, outcome, color.enabled())?,
-        Format::Json => json::render(&mut out, outcome)?,
-        Format::Sarif => sarif::render(&mut out, outcome)?,
+    match document {
+        Document::Json => json::render(&mut out, outcome)?,
+        Document::Sarif => sarif::render(&mut out, outcome)?,
     }
     out.flush()
 }
@@ -185,18 +194,8 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// The summary line shared by the human output and the progress of long runs.
-pub fn summary_line(outcome: &Outcome<'_>) -> String {
-    summary_of(
-        outcome.skills,
-        outcome.files.len(),
-        outcome.profile,
-        outcome.counts(),
-    )
-}
-
-/// [`summary_line`] from the totals alone, for output written while the run goes on.
-pub fn summary_of(skills: usize, files: usize, profile: Profile, c: Counts) -> String {
+/// The summary line closing the human output.
+pub fn summary_line(skills: usize, files: usize, profile: Profile, c: Counts) -> String {
     format!(
         "checked {} ({}, profile {}): {}, {}, {}",
         plural(skills, "skill"),
