@@ -8,6 +8,7 @@
 pub mod checks;
 pub mod evalspec;
 pub mod grading;
+mod memo;
 pub mod protocol;
 pub mod scoring;
 pub mod skill;

@@ -5,15 +5,15 @@
 //! (its `--tests-dir` lookup: flat `tests/<skill>/`, then one level of subfolders). ACES and
 //! skill-creator read `<skill>/evals/evals.json`.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
 
 use super::{EvalFile, FileKind};
+use crate::memo::FolderMemo;
 use crate::skill::SKILL_FILE;
 
 /// How many folders above a skill the tests tree is looked for (plugins/<p>/skills/<s> is
@@ -65,7 +65,7 @@ pub(crate) fn find_eval_files_in(
 /// the skills of a repository share the same few folders above them, and asking again for each
 /// cost a corpus of 376 skills ~3,500 failed `stat`s (a tenth of its system calls).
 pub struct AboveSkills {
-    memo: Option<Mutex<HashMap<PathBuf, Arc<Folder>>>>,
+    memo: Option<FolderMemo<Folder>>,
 }
 
 /// One folder above a skill. Each answer is asked of the disk when the search first needs it
@@ -90,22 +90,15 @@ impl AboveSkills {
     /// Answers from the disk once per folder, then from memory: for one run over many skills.
     pub fn remembered() -> AboveSkills {
         AboveSkills {
-            memo: Some(Mutex::new(HashMap::new())),
+            memo: Some(FolderMemo::new()),
         }
     }
 
     fn folder(&self, path: &Path) -> Arc<Folder> {
-        let Some(memo) = &self.memo else {
-            return Arc::new(Folder::read(path));
-        };
-        if let Some(known) = memo.lock().ok().and_then(|m| m.get(path).cloned()) {
-            return known;
+        match &self.memo {
+            None => Arc::new(Folder::read(path)),
+            Some(memo) => memo.get_or_compute(path, || Folder::read(path)),
         }
-        let folder = Arc::new(Folder::read(path));
-        if let Ok(mut m) = memo.lock() {
-            m.insert(path.to_path_buf(), folder.clone());
-        }
-        folder
     }
 }
 

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::memo::FolderMemo;
 use crate::skill::{
     MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover, frontmatter_text, read_bounded,
 };
@@ -51,31 +52,24 @@ pub(crate) enum Trees {
     /// The process-wide cache of [`TreeNames::for_skill`].
     Recent,
     /// One run's walks, by tree root.
-    Run(Mutex<HashMap<PathBuf, Arc<TreeNames>>>),
+    Run(FolderMemo<TreeNames>),
 }
 
 impl Trees {
     /// A memo for one batch.
     pub fn for_run() -> Trees {
-        Trees::Run(Mutex::new(HashMap::new()))
+        Trees::Run(FolderMemo::new())
     }
 
     /// The names of the tree `skill_dir` belongs to.
     pub fn names_for(&self, skill_dir: &Path) -> Arc<TreeNames> {
-        let Trees::Run(walked) = self else {
-            return TreeNames::for_skill(skill_dir);
-        };
-        let root = tree_root(skill_dir);
-        // The lock is held through the walk, so workers that need the same tree at once
-        // wait for one walk instead of each making their own.
-        let Ok(mut walked) = walked.lock() else {
-            return Arc::new(TreeNames::walk(root));
-        };
-        Arc::clone(
-            walked
-                .entry(root.clone())
-                .or_insert_with(|| Arc::new(TreeNames::walk(root))),
-        )
+        match self {
+            Trees::Recent => TreeNames::for_skill(skill_dir),
+            Trees::Run(walked) => {
+                let root = tree_root(skill_dir);
+                walked.get_or_compute(&root, || TreeNames::walk(root.clone()))
+            }
+        }
     }
 }
 
