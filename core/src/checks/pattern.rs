@@ -3,6 +3,8 @@
 //! is full of non-ASCII (em dashes, arrows, names), so every `\b` here means an ASCII word
 //! boundary. The patterns only ever anchor on ASCII words.
 
+use std::sync::LazyLock;
+
 use regex::Regex;
 
 /// Compile a built-in pattern with ASCII word boundaries. Panics on an invalid pattern, which
@@ -93,91 +95,174 @@ fn fold_ascii_case(pattern: &str) -> String {
 
 /// Literals that pick the lines an expensive pattern runs on (see [`anchored_lines`]).
 ///
-/// Split by length because Teddy, the regex crate's multi-literal search, fingerprints every
-/// literal by its first bytes: with a two or three byte literal (`$(`, `rm `) in the set,
-/// almost every position of English text is a candidate to verify, and the scan of a whole
-/// file runs several times slower than with the long literals alone. Each short literal is
-/// searched on its own with `memmem` instead, which stays fast.
+/// A space in a literal stands for a run of white space within the line (one or more
+/// characters for which `char::is_whitespace` holds, which is the regex crate's Unicode
+/// `\s`): the patterns allow `the\s+user`, so `the user` must also pick a line holding
+/// `the\tuser` or `the  user`.
 ///
-/// For the same reason a long literal is searched by a piece of it (a suffix of at least
-/// four bytes whose first bytes are rare in skill text: `e user` for `the user`, `rify` for
-/// `verify`), and each hit is then checked to be the whole literal. A text holds a literal
-/// exactly where it holds the literal's piece preceded by the rest of the literal, so the
-/// lines found are the same; only far fewer positions are candidates.
+/// Each literal is searched by a piece of it: the part of one word from a given offset to the
+/// word's end, picked where its first bytes are rare in skill text (`user` for `the user`,
+/// `rify` for `verify`); each hit is then checked to be the whole literal. A text holds a
+/// literal exactly where it holds the literal's piece with the rest of the literal around it,
+/// so the lines found are the same; only far fewer positions are candidates.
+///
+/// Pieces are split by length because Teddy, the regex crate's multi-literal search,
+/// fingerprints every literal by its first bytes: with a two or three byte piece (`$(`, `rm`)
+/// in the set, almost every position of English text is a candidate to verify, and the scan
+/// of a whole file runs several times slower than with the long pieces alone. Each short
+/// piece is searched on its own with `memmem` instead, which stays fast.
 pub(crate) struct Anchors {
-    /// The long literals' pieces, as one alternation.
+    /// The pieces of at least [`Anchors::SHORT`] bytes, as one alternation.
     long: Option<Regex>,
-    /// Each long literal and the offset of its piece in it.
-    pieces: Vec<(&'static str, usize)>,
-    /// The short literals.
-    short: Vec<memchr::memmem::Finder<'static>>,
+    /// The literals searched by those pieces.
+    long_literals: Vec<Literal>,
+    /// The literals with a shorter piece, each with a search for its piece.
+    short: Vec<(memchr::memmem::Finder<'static>, Literal)>,
 }
 
 impl Anchors {
-    /// Literals shorter than this are searched one by one.
+    /// Pieces shorter than this are searched one by one.
     const SHORT: usize = 4;
 
-    /// Anchors matching any of `literals` (plain text without line breaks, matched
-    /// case-sensitively), each given with the offset of the piece it is searched by: the
-    /// piece is the rest of the literal and must be at least [`Anchors::SHORT`] bytes (a
-    /// short literal is searched whole: offset 0).
+    /// Anchors matching any of `literals` (lowercase text without line breaks, a space
+    /// standing for a run of white space), each given with the offset of the piece it is
+    /// searched by.
     pub(crate) fn new(literals: &[(&'static str, usize)]) -> Anchors {
-        let (short, pieces): (Vec<_>, Vec<_>) = literals
+        let (short, long): (Vec<Literal>, Vec<Literal>) = literals
             .iter()
-            .copied()
-            .partition(|(l, _)| l.len() < Self::SHORT);
-        for (literal, offset) in literals {
-            assert!(!literal.contains('\n'), "{literal:?} spans lines");
-            let piece = literal.len() - offset;
-            assert!(
-                (literal.len() < Self::SHORT && *offset == 0) || piece >= Self::SHORT,
-                "{literal:?}: piece at {offset} too short"
-            );
-        }
-        let long = (!pieces.is_empty()).then(|| {
-            let alternation: Vec<String> = pieces
-                .iter()
-                .map(|(l, offset)| regex::escape(&l[*offset..]))
-                .collect();
+            .map(|(literal, offset)| Literal::new(literal, *offset))
+            .partition(|l| l.piece.len() < Self::SHORT);
+        let long_pattern = (!long.is_empty()).then(|| {
+            let alternation: Vec<String> = long.iter().map(|l| regex::escape(l.piece)).collect();
             Regex::new(&alternation.join("|")).expect("valid built-in regex")
         });
         let short = short
-            .iter()
-            .map(|(l, _)| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+            .into_iter()
+            .map(|l| {
+                (
+                    memchr::memmem::Finder::new(l.piece.as_bytes()).into_owned(),
+                    l,
+                )
+            })
             .collect();
         Anchors {
-            long,
-            pieces,
+            long: long_pattern,
+            long_literals: long,
             short,
         }
     }
+}
 
-    /// Whether a long literal whose piece starts at `at` in `bytes` is there whole.
-    fn literal_at(&self, bytes: &[u8], at: usize) -> bool {
-        self.pieces.iter().any(|(literal, offset)| {
-            at >= *offset
-                && bytes[at..].starts_with(&literal.as_bytes()[*offset..])
-                && bytes[at - offset..].starts_with(literal.as_bytes())
-        })
+/// A literal of [`Anchors`], split around the piece it is searched by.
+#[derive(Clone, Copy)]
+struct Literal {
+    /// What comes before the piece.
+    before: &'static str,
+    /// From the piece's offset to the end of its word.
+    piece: &'static str,
+    /// What comes after the piece.
+    after: &'static str,
+}
+
+impl Literal {
+    fn new(literal: &'static str, offset: usize) -> Literal {
+        assert!(literal.is_ascii(), "{literal:?} is not ASCII");
+        assert!(!literal.contains('\n'), "{literal:?} spans lines");
+        let (before, rest) = literal.split_at(offset);
+        let (piece, after) = rest.split_at(rest.find(' ').unwrap_or(rest.len()));
+        assert!(!piece.is_empty(), "{literal:?}: no piece at {offset}");
+        Literal {
+            before,
+            piece,
+            after,
+        }
     }
 
-    /// The first offset at or after `from` in `text` where a long literal's piece starts
-    /// and the whole literal is there.
-    fn find_long(&self, long: &Regex, text: &str, mut from: usize) -> Option<usize> {
-        while let Some(m) = long.find_at(text, from) {
-            if self.literal_at(text.as_bytes(), m.start()) {
-                return Some(m.start());
-            }
-            // The pieces are ASCII: the next byte starts a character.
-            from = m.start() + 1;
-        }
-        None
+    /// Whether `text` holds this literal with its piece at `at`.
+    fn is_at(&self, text: &str, at: usize) -> bool {
+        text.as_bytes()[at..].starts_with(self.piece.as_bytes())
+            && (self.before.is_empty() || ends_with_spaced(&text[..at], self.before))
+            && (self.after.is_empty()
+                || starts_with_spaced(&text[at + self.piece.len()..], self.after))
     }
 }
 
-/// The lines of `text` that contain one of `anchors`, each once, in order, as byte ranges
-/// without the line terminator. Expensive patterns (many alternatives, case folding,
-/// `[^\n]*` runs) then run on those few lines instead of the whole file.
+/// The first offset at or after `from` in `text` where `find` (the next hit of a piece at or
+/// after an offset, as its range) reports a hit that `whole` confirms.
+fn find_whole(
+    text: &str,
+    mut from: usize,
+    find: impl Fn(usize) -> Option<(usize, usize)>,
+    whole: impl Fn(usize, usize) -> bool,
+) -> Option<usize> {
+    while from < text.len()
+        && let Some((at, end)) = find(from)
+    {
+        if whole(at, end) {
+            return Some(at);
+        }
+        // The pieces are ASCII: the next byte starts a character.
+        from = at + 1;
+    }
+    None
+}
+
+/// White space a space of a literal stands for: any but a line break (the patterns run on
+/// one line at a time).
+fn is_space(c: char) -> bool {
+    c.is_whitespace() && c != '\n'
+}
+
+/// Whether `text` starts with `literal`, each space of which stands for a run of white space.
+fn starts_with_spaced(text: &str, literal: &str) -> bool {
+    let mut rest = text;
+    for (i, word) in literal.split(' ').enumerate() {
+        if i > 0 {
+            let after = rest.trim_start_matches(is_space);
+            if after.len() == rest.len() {
+                return false;
+            }
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(word) else {
+            return false;
+        };
+        rest = after;
+    }
+    true
+}
+
+/// Whether `text` ends with `literal`, each space of which stands for a run of white space.
+fn ends_with_spaced(text: &str, literal: &str) -> bool {
+    let mut rest = text;
+    for (i, word) in literal.rsplit(' ').enumerate() {
+        if i > 0 {
+            let before = rest.trim_end_matches(is_space);
+            if before.len() == rest.len() {
+                return false;
+            }
+            rest = before;
+        }
+        let Some(before) = rest.strip_suffix(word) else {
+            return false;
+        };
+        rest = before;
+    }
+    true
+}
+
+/// The two non-ASCII letters whose case folds to an ASCII one (LONG S to `s`, KELVIN SIGN to
+/// `k`; see [`compile_folded`]): a folded pattern matches `ſecrets`, which no lowercase
+/// literal finds, so every line holding one of them is picked as well. They are rare in skill
+/// text, so this costs two fast scans.
+static UNFOLDED_LETTERS: LazyLock<[memchr::memmem::Finder<'static>; 2]> = LazyLock::new(|| {
+    ["\u{17F}", "\u{212A}"].map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+});
+
+/// The lines of `text` that contain one of `anchors` (or a letter of [`UNFOLDED_LETTERS`]),
+/// each once, in order, as byte ranges without the line terminator. Expensive patterns (many
+/// alternatives, case folding, `[^\n]*` runs) then run on those few lines instead of the
+/// whole file.
 ///
 /// `lower` is `text` with ASCII letters lowercased (same length, same offsets), so the anchors
 /// can be lowercase literals matched case-sensitively: case folding would defeat the fast
@@ -187,9 +272,22 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<
     let bytes = lower.as_bytes();
     let mut out: Vec<(usize, usize)> = Vec::new();
     if let Some(long) = &anchors.long {
-        lines_with(bytes, |from| anchors.find_long(long, lower, from), &mut out);
+        let find = |from| long.find_at(lower, from).map(|m| (m.start(), m.end()));
+        // The hit is one piece: only literals with a piece that long can be there.
+        let whole = |at, end: usize| {
+            (anchors.long_literals.iter()).any(|l| l.piece.len() == end - at && l.is_at(lower, at))
+        };
+        lines_with(bytes, |from| find_whole(lower, from, find, whole), &mut out);
     }
-    for finder in &anchors.short {
+    for (finder, literal) in &anchors.short {
+        let find = |from: usize| {
+            let at = from + finder.find(&bytes[from..])?;
+            Some((at, at + literal.piece.len()))
+        };
+        let whole = |at, _| literal.is_at(lower, at);
+        lines_with(bytes, |from| find_whole(lower, from, find, whole), &mut out);
+    }
+    for finder in UNFOLDED_LETTERS.iter() {
         lines_with(
             bytes,
             |from| finder.find(&bytes[from..]).map(|i| from + i),
@@ -197,10 +295,8 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<
         );
     }
     // Each search yields its lines in order; several searches need merging.
-    if !anchors.short.is_empty() {
-        out.sort_unstable();
-        out.dedup();
-    }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 
@@ -378,28 +474,54 @@ mod tests {
         assert!(anchored_lines("", "", &anchors).is_empty());
     }
 
-    /// The lines one regex alternation of every anchor finds (the way they were found before
-    /// the split by length).
+    /// The lines one regex alternation of every anchor finds, a space in a literal standing
+    /// for a run of white space within a line (the way they were found before pieces).
     fn lines_by_one_regex(text: &str, literals: &[&str]) -> Vec<(usize, usize)> {
-        let alternation: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
+        let alternation: Vec<String> = literals
+            .iter()
+            .map(|l| {
+                let words: Vec<String> = l.split(' ').map(regex::escape).collect();
+                words.join(r"[^\S\n]+")
+            })
+            .collect();
         let re = Regex::new(&alternation.join("|")).unwrap();
         let mut out: Vec<(usize, usize)> = Vec::new();
-        for m in re.find_iter(text) {
-            let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-            let end = text[m.end()..]
-                .find('\n')
-                .map_or(text.len(), |i| m.end() + i);
-            if out.last() != Some(&(start, end)) {
-                out.push((start, end));
+        let mut start = 0;
+        for line in text.split('\n') {
+            if re.is_match(line) {
+                out.push((start, start + line.len()));
             }
+            start += line.len() + 1;
         }
         out
     }
 
+    #[test]
+    fn a_space_in_a_literal_stands_for_any_run_of_white_space() {
+        let text = "tell the\tuser\nthe\u{a0} user\nthe\nuser\ntheuser\nthe user";
+        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&[("the user", 4)]))
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(lines, vec!["tell the\tuser", "the\u{a0} user", "the user"]);
+    }
+
+    #[test]
+    fn lines_with_letters_folding_to_ascii_are_always_picked() {
+        let text = "plain\ninſtruction\n\u{212A}elvin\nnone";
+        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&[("curl", 0)]))
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(lines, vec!["inſtruction", "\u{212A}elvin"]);
+    }
+
     proptest::proptest! {
         #[test]
-        fn split_anchors_find_the_lines_one_alternation_finds(text in "[a-e $(<:)\n]{0,80}") {
-            let literals = ["abcd", "bcde", "a(", "$(", "ce ", ":()", "dd", "ab cda", "cbcbcb"];
+        fn split_anchors_find_the_lines_one_alternation_finds(
+            text in "[a-e $(<:)\t\n\u{a0}]{0,80}"
+        ) {
+            let literals = ["abcd", "bcde", "a(", "$(", "ce ", ":()", "dd", "ab cda", "cbcbcb", "a b c"];
             let anchors = Anchors::new(&[
                 ("abcd", 0),
                 ("bcde", 0),
@@ -408,8 +530,9 @@ mod tests {
                 ("ce ", 0),
                 (":()", 0),
                 ("dd", 0),
-                ("ab cda", 2),
+                ("ab cda", 3),
                 ("cbcbcb", 1),
+                ("a b c", 2),
             ]);
             proptest::prop_assert_eq!(
                 anchored_lines(&text, &text, &anchors),

@@ -107,7 +107,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
 /// the regex crate scans at memchr speed, so files without any of them cost one fast pass.
 static ANCHORS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"AKIA|ASIA|ABIA|ACCA|ecret_access_key|ECRET_ACCESS_KEY|ecretAccessKey|ecretaccesskey|gh[pousr]_|github_pat_|sk-ant-|sk-proj-|sk-svcacct-|sk-admin-|T3BlbkFJ|xox[abposr]-|hooks\.slack\.com|AIza|hf_|nvapi-",
+        r"AKIA|ASIA|ABIA|ACCA|(?i:ecret_?acce)|gh[pousr]_|github_pat_|sk-ant-|sk-proj-|sk-svcacct-|sk-admin-|T3BlbkFJ|xox[abposr]-|hooks\.slack\.com|AIza|hf_|nvapi-",
     )
     .expect("valid built-in regex")
 });
@@ -281,6 +281,21 @@ mod tests {
         }
     }
 
+    /// The AWS secret pattern ignores case, so its anchor must too (a mixed-case name once
+    /// slipped past the anchors, which listed four spellings).
+    #[test]
+    fn aws_secret_key_names_in_any_case_are_found() {
+        let secret = fake("", 40);
+        for name in [
+            "aws_secret_access_key",
+            "AWS_Secret_Access_Key",
+            "AwsSecretACCESSKey",
+        ] {
+            let text = format!("{name} = \"{secret}\"\n");
+            assert_eq!(scan_text(&text).len(), 1, "{text}");
+        }
+    }
+
     #[test]
     fn placeholders_are_not_credentials() {
         for text in [
@@ -311,7 +326,8 @@ mod tests {
     use proptest::strategy::Strategy;
 
     proptest::proptest! {
-        /// Skipping a pattern whose required literals are absent loses no match.
+        /// Skipping a text without [`ANCHORS`], or a pattern whose required literals are
+        /// absent, loses no match.
         #[test]
         fn required_literals_hold_for_every_match(
             parts in proptest::collection::vec(
@@ -329,7 +345,8 @@ mod tests {
         ) {
             let text = parts.concat();
             for pattern in PATTERNS.iter() {
-                if !pattern.may_match(&text, &std::cell::OnceCell::new()) {
+                // The gate of `scan_text` first: without an anchor, no pattern may match.
+                if !ANCHORS.is_match(&text) || !pattern.may_match(&text, &std::cell::OnceCell::new()) {
                     proptest::prop_assert!(
                         pattern.regex.find(&text).is_none(),
                         "{} in {text:?}",
