@@ -150,7 +150,8 @@ struct Ctx<'a> {
     text: &'a str,
     skill_dir: &'a Path,
     kind: FileKind,
-    lines: LineIndex,
+    /// Built on first need: only a duplicate case (SW406) names a line.
+    lines: Option<LineIndex>,
     /// The skill's own names: its folder name and its frontmatter `name`.
     names: Vec<String>,
     /// Where the other skills of the tree come from, and what it answered.
@@ -173,7 +174,7 @@ impl<'a> Ctx<'a> {
             text,
             skill_dir,
             kind,
-            lines: LineIndex::new(text),
+            lines: None,
             names,
             trees,
             tree: None,
@@ -191,8 +192,10 @@ impl<'a> Ctx<'a> {
         self.out.push(d);
     }
 
-    fn line_of(&self, span: Span) -> u32 {
-        self.lines.line_col(self.text, span.start).line
+    fn line_of(&mut self, span: Span) -> u32 {
+        let text = self.text;
+        let lines = self.lines.get_or_insert_with(|| LineIndex::new(text));
+        lines.line_col(text, span.start).line
     }
 
     fn check_tree(&mut self, root: &Node) {
@@ -246,25 +249,31 @@ impl<'a> Ctx<'a> {
     fn check_cases(&mut self, root: &Node, cases: &evalspec::CaseNodes<'_>) {
         self.shape_findings(root, cases);
         let mut seen: HashMap<String, Span> = HashMap::new();
-        for (pointer, node) in &cases.cases {
+        // Each case's activation, read once for the per-case rules and SW408.
+        let activations: Vec<Option<Activation>> = cases
+            .cases
+            .iter()
+            .map(|(_, node)| {
+                evalspec::activation_of(cases.format, node, cases.skill_name.as_deref())
+            })
+            .collect();
+        for ((pointer, node), activation) in cases.cases.iter().zip(&activations) {
             if node.as_mapping().is_none() {
                 continue;
             }
-            let activation =
-                evalspec::activation_of(cases.format, node, cases.skill_name.as_deref());
             self.duplicate(node, pointer, &mut seen);
             self.patterns(node, pointer);
             self.sources(node);
             self.timeout(node);
             self.empty_criteria(node);
-            if activation != Some(Activation::MustNotTrigger) {
+            if *activation != Some(Activation::MustNotTrigger) {
                 self.prompt_names_skill(node);
             }
             if self.kind == FileKind::EvalsJson {
                 self.expected_skills(node);
             }
         }
-        self.negatives_without_positive(cases);
+        self.negatives_without_positive(cases, activations);
     }
 }
 
@@ -588,12 +597,17 @@ impl Ctx<'_> {
         }
     }
 
-    fn negatives_without_positive(&mut self, cases: &evalspec::CaseNodes<'_>) {
+    /// SW408; `activations` are the cases' [`evalspec::activation_of`], in order.
+    fn negatives_without_positive(
+        &mut self,
+        cases: &evalspec::CaseNodes<'_>,
+        activations: Vec<Option<Activation>>,
+    ) {
         let mut first_negative = None;
         let mut has_positive = false;
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        for (_, node) in &cases.cases {
-            match evalspec::activation_of(cases.format, node, cases.skill_name.as_deref()) {
+        for ((_, node), activation) in cases.cases.iter().zip(activations) {
+            match activation {
                 Some(Activation::MustNotTrigger) => {
                     first_negative.get_or_insert(*node);
                 }

@@ -128,7 +128,10 @@ impl TreeNames {
         let Ok(mut skills) = self.skills.lock() else {
             return false;
         };
-        skills.iter_mut().any(|skill| skill.is_named(&wanted))
+        let runs = Runs::of(&wanted);
+        skills
+            .iter_mut()
+            .any(|skill| skill.is_named(&wanted, &runs))
     }
 }
 
@@ -146,9 +149,9 @@ impl SkillName {
 
     /// Whether this skill's lower-case frontmatter name is `wanted`; parses the frontmatter
     /// (once) unless its text rules the name out.
-    fn is_named(&mut self, wanted: &str) -> bool {
+    fn is_named(&mut self, wanted: &str, runs: &Runs) -> bool {
         if let SkillName::Unparsed(front) = self {
-            if front.text_rules_out(wanted) {
+            if front.text_rules_out(runs) {
                 return false;
             }
             let name = yaml::parse(&front.yaml, 0)
@@ -182,14 +185,34 @@ impl FrontmatterText {
     /// the source holds one of the few non-ASCII characters that lowercase to ASCII (the
     /// Kelvin sign); [`may_judge_by_text`] excludes those frontmatters. So a whitespace-free
     /// run of `wanted` (no `'`) missing from the ASCII-lower-cased source rules the name out.
-    fn text_rules_out(&self, wanted: &str) -> bool {
+    fn text_rules_out(&self, runs: &Runs) -> bool {
         let Some(lower) = &self.lower else {
             return false;
         };
-        wanted.is_ascii()
-            && wanted
+        runs.0
+            .iter()
+            .any(|run| run.find(lower.as_bytes()).is_none())
+    }
+}
+
+/// The whitespace-free runs of a wanted name (ASCII, lower case) that
+/// [`FrontmatterText::text_rules_out`] looks for, each with its searcher built once per
+/// lookup rather than once per SKILL.md: `wanted.split_ascii_whitespace()` without the runs
+/// holding a `'`, and none at all when `wanted` is not ASCII (then no text rules it out).
+struct Runs(Vec<memchr::memmem::Finder<'static>>);
+
+impl Runs {
+    fn of(wanted: &str) -> Runs {
+        if !wanted.is_ascii() {
+            return Runs(Vec::new());
+        }
+        Runs(
+            wanted
                 .split_ascii_whitespace()
-                .any(|run| !run.contains('\'') && !lower.contains(run))
+                .filter(|run| !run.contains('\''))
+                .map(|run| memchr::memmem::Finder::new(run).into_owned())
+                .collect(),
+        )
     }
 }
 

@@ -32,7 +32,7 @@ fn corpus_skills() -> Vec<PathBuf> {
 
 /// Whether a fresh [`SkillName`] for `path` says the file is named `wanted`.
 fn lazily_named(path: &Path, wanted: &str) -> bool {
-    SkillName::read(path).is_named(wanted)
+    SkillName::read(path).is_named(wanted, &Runs::of(wanted))
 }
 
 #[test]
@@ -91,7 +91,11 @@ fn lazy_names_agree_with_parsing_every_corpus_skill() {
         let mut skill = SkillName::read(&dir.join(SKILL_FILE));
         for probe in &probes {
             let truth = expected.as_deref() == Some(probe.as_str());
-            assert_eq!(skill.is_named(probe), truth, "{dir:?} asked for {probe:?}");
+            assert_eq!(
+                skill.is_named(probe, &Runs::of(probe)),
+                truth,
+                "{dir:?} asked for {probe:?}"
+            );
         }
         parsed += usize::from(matches!(skill, SkillName::Known(_)));
     }
