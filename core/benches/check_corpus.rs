@@ -150,7 +150,7 @@ fn findings_of_batch(dirs: &[PathBuf], options: &CheckOptions, threads: usize) -
 /// `SKILLWATCH_BENCH_PASSES=N`: N passes of the batch over the corpus (one
 /// `skillwatch check` run each), for profilers.
 ///
-/// `SKILLWATCH_BENCH_THREADS=N` checks on N threads; `SKILLWATCH_BENCH_FLOOR=1` only lists and
+/// `SKILLWATCH_BENCH_THREADS=N` works on N threads; `SKILLWATCH_BENCH_FLOOR=1` only lists and
 /// reads the files (see [`read_every_file`]).
 fn plain_passes(passes: usize) {
     let dirs = discover(&corpus());
@@ -161,7 +161,7 @@ fn plain_passes(passes: usize) {
     let mut findings = 0;
     for _ in 0..passes {
         if floor {
-            findings += dirs.iter().map(|d| read_every_file(d)).sum::<usize>();
+            findings += floor_of_batch(&dirs, threads);
         } else {
             findings += findings_of_batch(&dirs, &options, threads);
         }
@@ -173,6 +173,27 @@ fn plain_passes(passes: usize) {
         dirs.len(),
         (passes * dirs.len()) as f64 / seconds
     );
+}
+
+/// The floor on `threads` threads, handing folders out one at a time as the batch does:
+/// the bytes read.
+fn floor_of_batch(dirs: &[PathBuf], threads: usize) -> usize {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut bytes = 0;
+        while let Some(dir) = dirs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+            bytes += read_every_file(dir);
+        }
+        bytes
+    };
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        work()
+            + others
+                .into_iter()
+                .map(|t| t.join().unwrap_or(0))
+                .sum::<usize>()
+    })
 }
 
 /// `SKILLWATCH_BENCH_KEYSTROKES=N`: N keystroke checks, for profilers.
