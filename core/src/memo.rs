@@ -3,7 +3,7 @@
 //! repository (SW411's tree names). A single check asks the disk instead; see the freshness
 //! invariant in docs/architecture.md.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 

@@ -10,7 +10,7 @@
 //! folder the walk skips (`.git`, `node_modules`, ...), or in a folder walked only in part
 //! is asked of the file system, exactly as before.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 
 #[cfg(any(not(any(target_os = "linux", target_os = "android")), test))]

@@ -4,7 +4,9 @@
 //! another referenced file (SW212: keep references one level deep).
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -46,7 +48,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     let refs = collect(&ctx.doc.text, body, &layout);
     let mut existing = Vec::new();
     let mut missing: Vec<(&FileRef, usize)> = Vec::new();
-    let mut known: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    let mut known: HashMap<String, bool> = HashMap::new();
     for r in &refs {
         if r.target.contains('\\') {
             windows_path(ctx, r);
@@ -420,7 +422,7 @@ struct SkillRoot<'a> {
     absolute: std::cell::OnceCell<Option<String>>,
     /// Answers for paths that are not normal so far: a skill's files link the same few such
     /// paths (`../SKILL.md`, `../scripts/x.py`) over and over, and each costs a normalization.
-    resolved: std::cell::RefCell<std::collections::HashMap<String, Option<String>>>,
+    resolved: std::cell::RefCell<HashMap<String, Option<String>>>,
 }
 
 impl<'a> SkillRoot<'a> {
