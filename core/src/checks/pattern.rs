@@ -3,8 +3,6 @@
 //! is full of non-ASCII (em dashes, arrows, names), so every `\b` here means an ASCII word
 //! boundary. The patterns only ever anchor on ASCII words.
 
-use std::sync::LazyLock;
-
 use regex::Regex;
 
 /// Compile a built-in pattern with ASCII word boundaries. Panics on an invalid pattern, which
@@ -253,11 +251,25 @@ fn ends_with_spaced(text: &str, literal: &str) -> bool {
 
 /// The two non-ASCII letters whose case folds to an ASCII one (LONG S to `s`, KELVIN SIGN to
 /// `k`; see [`compile_folded`]): a folded pattern matches `ſecrets`, which no lowercase
-/// literal finds, so every line holding one of them is picked as well. They are rare in skill
-/// text, so this costs two fast scans.
-static UNFOLDED_LETTERS: LazyLock<[memchr::memmem::Finder<'static>; 2]> = LazyLock::new(|| {
-    ["\u{17F}", "\u{212A}"].map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
-});
+/// literal finds, so every line holding one of them is picked as well.
+const UNFOLDED_LETTERS: [&str; 2] = ["\u{17F}", "\u{212A}"];
+
+/// The first offset at or after `from` in `bytes` where one of [`UNFOLDED_LETTERS`] starts:
+/// one scan for both letters' first bytes (`C5`, `E2`), which only other non-ASCII
+/// characters share.
+fn unfolded_letter_at(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(i) = memchr::memchr2(0xC5, 0xE2, &bytes[from..]) {
+        let at = from + i;
+        if UNFOLDED_LETTERS
+            .iter()
+            .any(|l| bytes[at..].starts_with(l.as_bytes()))
+        {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
 
 /// The lines of `text` that contain one of `anchors` (or a letter of [`UNFOLDED_LETTERS`]),
 /// each once, in order, as byte ranges without the line terminator. Expensive patterns (many
@@ -287,13 +299,7 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<
         let whole = |at, _| literal.is_at(lower, at);
         lines_with(bytes, |from| find_whole(lower, from, find, whole), &mut out);
     }
-    for finder in UNFOLDED_LETTERS.iter() {
-        lines_with(
-            bytes,
-            |from| finder.find(&bytes[from..]).map(|i| from + i),
-            &mut out,
-        );
-    }
+    lines_with(bytes, |from| unfolded_letter_at(bytes, from), &mut out);
     // Each search yields its lines in order; several searches need merging.
     out.sort_unstable();
     out.dedup();
