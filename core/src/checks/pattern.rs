@@ -179,9 +179,9 @@ impl Literal {
     /// Whether `text` holds this literal with its piece at `at`.
     fn is_at(&self, text: &str, at: usize) -> bool {
         text.as_bytes()[at..].starts_with(self.piece.as_bytes())
-            && (self.before.is_empty() || ends_with_spaced(&text[..at], self.before))
+            && (self.before.is_empty() || has_spaced(&text[..at], self.before, End::Finish))
             && (self.after.is_empty()
-                || starts_with_spaced(&text[at + self.piece.len()..], self.after))
+                || has_spaced(&text[at + self.piece.len()..], self.after, End::Start))
     }
 }
 
@@ -211,40 +211,47 @@ fn is_space(c: char) -> bool {
     c.is_whitespace() && c != '\n'
 }
 
-/// Whether `text` starts with `literal`, each space of which stands for a run of white space.
-fn starts_with_spaced(text: &str, literal: &str) -> bool {
-    let mut rest = text;
-    for (i, word) in literal.split(' ').enumerate() {
-        if i > 0 {
-            let after = rest.trim_start_matches(is_space);
-            if after.len() == rest.len() {
-                return false;
-            }
-            rest = after;
-        }
-        let Some(after) = rest.strip_prefix(word) else {
-            return false;
-        };
-        rest = after;
-    }
-    true
+/// Which end of a text [`has_spaced`] matches at.
+#[derive(Clone, Copy)]
+enum End {
+    Start,
+    Finish,
 }
 
-/// Whether `text` ends with `literal`, each space of which stands for a run of white space.
-fn ends_with_spaced(text: &str, literal: &str) -> bool {
+/// Whether `text` starts or finishes (`end`) with `literal`, each space of which stands for a
+/// run of white space.
+fn has_spaced(text: &str, literal: &str, end: End) -> bool {
+    let (mut forward, mut backward);
+    let words: &mut dyn Iterator<Item = &str> = match end {
+        End::Start => {
+            forward = literal.split(' ');
+            &mut forward
+        }
+        End::Finish => {
+            backward = literal.rsplit(' ');
+            &mut backward
+        }
+    };
     let mut rest = text;
-    for (i, word) in literal.rsplit(' ').enumerate() {
+    for (i, word) in words.enumerate() {
         if i > 0 {
-            let before = rest.trim_end_matches(is_space);
-            if before.len() == rest.len() {
+            let trimmed = match end {
+                End::Start => rest.trim_start_matches(is_space),
+                End::Finish => rest.trim_end_matches(is_space),
+            };
+            if trimmed.len() == rest.len() {
                 return false;
             }
-            rest = before;
+            rest = trimmed;
         }
-        let Some(before) = rest.strip_suffix(word) else {
+        let stripped = match end {
+            End::Start => rest.strip_prefix(word),
+            End::Finish => rest.strip_suffix(word),
+        };
+        let Some(stripped) = stripped else {
             return false;
         };
-        rest = before;
+        rest = stripped;
     }
     true
 }
@@ -460,11 +467,7 @@ mod tests {
     #[test]
     fn anchored_lines_are_whole_and_unique() {
         let text = "a curl b curl\nnothing\nwget x\n";
-        let lines: Vec<&str> =
-            anchored_lines(text, text, &Anchors::new(&[("curl", 0), ("wget", 0)]))
-                .into_iter()
-                .map(|(s, e)| &text[s..e])
-                .collect();
+        let lines = picked(text, &Anchors::new(&[("curl", 0), ("wget", 0)]));
         assert_eq!(lines, vec!["a curl b curl", "wget x"]);
     }
 
@@ -472,12 +475,17 @@ mod tests {
     fn short_and_long_anchors_merge_into_ordered_unique_lines() {
         let text = "x $(y) curl\nplain\nrm -rf\ncurl $(z)\nlast $(";
         let anchors = Anchors::new(&[("curl", 0), ("$(", 0), ("rm ", 0)]);
-        let lines: Vec<&str> = anchored_lines(text, text, &anchors)
-            .into_iter()
-            .map(|(s, e)| &text[s..e])
-            .collect();
+        let lines = picked(text, &anchors);
         assert_eq!(lines, vec!["x $(y) curl", "rm -rf", "curl $(z)", "last $("]);
         assert!(anchored_lines("", "", &anchors).is_empty());
+    }
+
+    /// The lines `anchors` pick in `text` (its own lowercase form), as text.
+    fn picked<'t>(text: &'t str, anchors: &Anchors) -> Vec<&'t str> {
+        anchored_lines(text, text, anchors)
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect()
     }
 
     /// The lines one regex alternation of every anchor finds, a space in a literal standing
@@ -505,20 +513,14 @@ mod tests {
     #[test]
     fn a_space_in_a_literal_stands_for_any_run_of_white_space() {
         let text = "tell the\tuser\nthe\u{a0} user\nthe\nuser\ntheuser\nthe user";
-        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&[("the user", 4)]))
-            .into_iter()
-            .map(|(s, e)| &text[s..e])
-            .collect();
+        let lines = picked(text, &Anchors::new(&[("the user", 4)]));
         assert_eq!(lines, vec!["tell the\tuser", "the\u{a0} user", "the user"]);
     }
 
     #[test]
     fn lines_with_letters_folding_to_ascii_are_always_picked() {
         let text = "plain\ninſtruction\n\u{212A}elvin\nnone";
-        let lines: Vec<&str> = anchored_lines(text, text, &Anchors::new(&[("curl", 0)]))
-            .into_iter()
-            .map(|(s, e)| &text[s..e])
-            .collect();
+        let lines = picked(text, &Anchors::new(&[("curl", 0)]));
         assert_eq!(lines, vec!["inſtruction", "\u{212A}elvin"]);
     }
 
