@@ -186,17 +186,17 @@ impl Literal {
 }
 
 /// The first offset at or after `from` in `text` where `find` (the next hit of a piece at or
-/// after an offset, as its range) reports a hit that `whole` confirms.
+/// after an offset) reports a hit that `whole` confirms.
 fn find_whole(
     text: &str,
     mut from: usize,
-    find: impl Fn(usize) -> Option<(usize, usize)>,
-    whole: impl Fn(usize, usize) -> bool,
+    find: impl Fn(usize) -> Option<usize>,
+    whole: impl Fn(usize) -> bool,
 ) -> Option<usize> {
     while from < text.len()
-        && let Some((at, end)) = find(from)
+        && let Some(at) = find(from)
     {
-        if whole(at, end) {
+        if whole(at) {
             return Some(at);
         }
         // The pieces are ASCII: the next byte starts a character.
@@ -291,19 +291,18 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<
     let bytes = lower.as_bytes();
     let mut out: Vec<(usize, usize)> = Vec::new();
     if let Some(long) = &anchors.long {
-        let find = |from| long.find_at(lower, from).map(|m| (m.start(), m.end()));
-        // The hit is one piece: only literals with a piece that long can be there.
-        let whole = |at, end: usize| {
-            (anchors.long_literals.iter()).any(|l| l.piece.len() == end - at && l.is_at(lower, at))
+        let find = |from| long.find_at(lower, from).map(|m| m.start());
+        // Only literals whose piece starts at the hit can be there (tested inline: far
+        // cheaper than a call per literal).
+        let whole = |at: usize| {
+            (anchors.long_literals.iter())
+                .any(|l| bytes[at..].starts_with(l.piece.as_bytes()) && l.is_at(lower, at))
         };
         lines_with(bytes, |from| find_whole(lower, from, find, whole), &mut out);
     }
     for (finder, literal) in &anchors.short {
-        let find = |from: usize| {
-            let at = from + finder.find(&bytes[from..])?;
-            Some((at, at + literal.piece.len()))
-        };
-        let whole = |at, _| literal.is_at(lower, at);
+        let find = |from: usize| finder.find(&bytes[from..]).map(|i| from + i);
+        let whole = |at| literal.is_at(lower, at);
         lines_with(bytes, |from| find_whole(lower, from, find, whole), &mut out);
     }
     lines_with(bytes, |from| unfolded_letter_at(bytes, from), &mut out);
@@ -515,6 +514,15 @@ mod tests {
         let text = "tell the\tuser\nthe\u{a0} user\nthe\nuser\ntheuser\nthe user";
         let lines = picked(text, &Anchors::new(&[("the user", 4)]));
         assert_eq!(lines, vec!["tell the\tuser", "the\u{a0} user", "the user"]);
+    }
+
+    /// The alternation of pieces reports the first piece listed (`bcbc`) where a longer one
+    /// (`bcbcd`) starts too: the literal of the longer one must still be tried.
+    #[test]
+    fn a_piece_that_begins_another_does_not_hide_it() {
+        let anchors = Anchors::new(&[("ebcbc", 1), ("bcbcd", 0)]);
+        assert_eq!(picked("bcbcd", &anchors), vec!["bcbcd"]);
+        assert!(picked("bcbc", &anchors).is_empty());
     }
 
     #[test]
