@@ -19,7 +19,7 @@ use criterion::{Criterion, Throughput, criterion_group};
 use skillwatch_core::checks::{
     CheckOptions, Profile, check_skill_dir, check_skill_dirs_each, check_skill_document,
 };
-use skillwatch_core::skill::{SKILL_FILE, SkillDocument, discover, load_document};
+use skillwatch_core::skill::{Discovered, SKILL_FILE, SkillDocument, discover, load_document};
 
 /// The allocator the `skillwatch` binary uses, so the figures are the binary's.
 #[global_allocator]
@@ -30,8 +30,7 @@ fn corpus() -> PathBuf {
 }
 
 fn whole_corpus(c: &mut Criterion) {
-    let dirs = discover(&corpus());
-    assert!(!dirs.is_empty(), "no corpus at {}", corpus().display());
+    let (skills, dirs) = corpus_skills();
     let docs: Vec<(PathBuf, SkillDocument)> = dirs
         .iter()
         .filter_map(|d| {
@@ -52,13 +51,13 @@ fn whole_corpus(c: &mut Criterion) {
             overrides: Vec::new(),
         };
         group.bench_function(format!("check_skill_dirs/{label}/1_thread"), |b| {
-            b.iter(|| black_box(findings_of_batch(&dirs, &options, 1)))
+            b.iter(|| black_box(findings_of_batch(&skills, &options, 1)))
         });
     }
     let options = CheckOptions::default();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     group.bench_function(format!("check_skill_dirs/default/{threads}_threads"), |b| {
-        b.iter(|| black_box(findings_of_batch(&dirs, &options, threads)))
+        b.iter(|| black_box(findings_of_batch(&skills, &options, threads)))
     });
     // One folder at a time, as the daemon and the editor check: nothing shared between skills
     // but the editor's 10 s cache of SW411's tree names, which the iterations reuse as an
@@ -140,11 +139,21 @@ fn keystroke(c: &mut Criterion) {
     });
 }
 
+/// The corpus's skill folders, found as `skillwatch check ../shared/corpus` finds them before
+/// it checks (outside the timed passes, as `skills_ref_validate.py` lists its folders before
+/// timing), and as a list.
+fn corpus_skills() -> (Discovered, Vec<PathBuf>) {
+    let skills = Discovered::walk(&corpus());
+    assert!(!skills.is_empty(), "no corpus at {}", corpus().display());
+    let dirs = skills.dirs().cloned().collect();
+    (skills, dirs)
+}
+
 /// One `skillwatch check` run's checking: the batch hands each folder's reports over in
 /// folder order, and the caller (here: a count; in the CLI: the human printer) drops them.
-fn findings_of_batch(dirs: &[PathBuf], options: &CheckOptions, threads: usize) -> usize {
+fn findings_of_batch(skills: &Discovered, options: &CheckOptions, threads: usize) -> usize {
     let mut findings = 0;
-    check_skill_dirs_each(dirs, options, threads, |reports| {
+    check_skill_dirs_each(skills, options, threads, |reports| {
         findings += reports.iter().map(|r| r.diagnostics.len()).sum::<usize>();
     });
     findings
@@ -156,7 +165,7 @@ fn findings_of_batch(dirs: &[PathBuf], options: &CheckOptions, threads: usize) -
 /// `SKILLWATCH_BENCH_THREADS=N` works on N threads; `SKILLWATCH_BENCH_FLOOR=1` only lists and
 /// reads the files (see [`read_every_file`]).
 fn plain_passes(passes: usize) {
-    let dirs = discover(&corpus());
+    let (skills, dirs) = corpus_skills();
     let options = CheckOptions::default();
     let threads = env_number("SKILLWATCH_BENCH_THREADS").unwrap_or(1);
     let floor = env_number("SKILLWATCH_BENCH_FLOOR").is_some_and(|n| n > 0);
@@ -166,7 +175,7 @@ fn plain_passes(passes: usize) {
         if floor {
             findings += floor_of_batch(&dirs, threads);
         } else {
-            findings += findings_of_batch(&dirs, &options, threads);
+            findings += findings_of_batch(&skills, &options, threads);
         }
     }
     let seconds = started.elapsed().as_secs_f64();

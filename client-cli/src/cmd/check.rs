@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use skillwatch_core::checks::{
     CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs, check_skill_dirs_each,
 };
-use skillwatch_core::skill::discover;
+use skillwatch_core::skill::Discovered;
 
 use crate::report::{self, Color, Counts, Document, Format, Outcome};
 
@@ -100,19 +100,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let options = options(&args)?;
     let deny_warnings = args.deny.iter().any(|d| d == "warnings");
-    let mut dirs = Vec::new();
+    let mut dirs = Discovered::default();
     for path in &args.paths {
         if !path.exists() {
             bail!("{}: no such file or folder", path.display());
         }
-        let found = discover(path);
+        let found = Discovered::walk(path);
         if found.is_empty() {
             bail!(
                 "{}: no skill found (a skill is a folder with a SKILL.md)",
                 path.display()
             );
         }
-        dirs.extend(found);
+        dirs.merge(found);
     }
     let skills = dirs.len();
     let threads = args
@@ -169,7 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// it are checked (so a long run shows findings at once, and no checked text is held longer
 /// than needed), then the summary line. The counts are of every finding, shown or not.
 fn human(
-    dirs: &[PathBuf],
+    dirs: &Discovered,
     options: &CheckOptions,
     threads: usize,
     min_severity: Severity,

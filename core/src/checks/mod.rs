@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::evalspec::{AboveSkills, find_eval_files_in};
-use crate::skill::{LoadError, SKILL_FILE, Skill, SkillDocument};
+use crate::skill::{Discovered, LoadError, SKILL_FILE, Skill, SkillDocument};
 use eval_files::Trees;
 
 /// Which rule set applies. Profiles change severities and which fields are known, never the
@@ -98,12 +98,12 @@ pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
 /// on every run. The folders share what is learnt about the folders above them
 /// ([`AboveSkills::remembered`]), which a single check asks the disk for each time.
 pub fn check_skill_dirs(
-    dirs: &[PathBuf],
+    skills: &Discovered,
     options: &CheckOptions,
     threads: usize,
 ) -> Vec<FileReport> {
     let mut all = Vec::new();
-    check_skill_dirs_each(dirs, options, threads, |reports| all.extend(reports));
+    check_skill_dirs_each(skills, options, threads, |reports| all.extend(reports));
     all
 }
 
@@ -116,13 +116,14 @@ pub fn check_skill_dirs(
 /// `sink` runs on whichever worker completes the run of folders it is called for, one call
 /// at a time.
 pub fn check_skill_dirs_each(
-    dirs: &[PathBuf],
+    skills: &Discovered,
     options: &CheckOptions,
     threads: usize,
     sink: impl FnMut(Vec<FileReport>) + Send,
 ) {
+    let dirs: Vec<&PathBuf> = skills.dirs().collect();
     let above = AboveSkills::remembered();
-    let trees = Trees::for_run();
+    let trees = Trees::for_run(skills);
     let threads = threads.clamp(1, dirs.len().max(1));
     let next = AtomicUsize::new(0);
     let in_order = Mutex::new(InOrder {
@@ -444,6 +445,17 @@ mod tests {
                     good_with("name: good-skill", &format!("name: {name}"))
                 };
                 std::fs::write(dir.join(SKILL_FILE), text).unwrap();
+                // Every fourth has an eval file naming a skill of the tree and one that is
+                // not (SW411), which asks for the skills of the whole tree.
+                if i % 4 == 0 {
+                    std::fs::create_dir(dir.join("evals")).unwrap();
+                    let evals = format!(
+                        r#"[{{"id": "a", "question": "q", "expected_skill": "skill-{:02}"}},
+                            {{"id": "b", "question": "q", "expected_skill": "no-such-skill"}}]"#,
+                        i + 1
+                    );
+                    std::fs::write(dir.join("evals/evals.json"), evals).unwrap();
+                }
                 dir
             })
             .collect();
@@ -463,14 +475,22 @@ mod tests {
             .iter()
             .flat_map(|d| check_skill_dir(d, &options))
             .collect();
-        assert!(
-            summary(&one_by_one)
-                .iter()
-                .any(|(_, rules)| rules.contains(&"SW108"))
-        );
-        for threads in [1, 3] {
-            let batch = check_skill_dirs(&dirs, &options, threads);
-            assert_eq!(summary(&batch), summary(&one_by_one), "{threads} threads");
+        let rules: Vec<&str> = summary(&one_by_one)
+            .into_iter()
+            .flat_map(|(_, rules)| rules)
+            .collect();
+        assert!(rules.contains(&"SW108"));
+        assert_eq!(rules.iter().filter(|r| **r == "SW411").count(), 6);
+        // Listed one by one, the batch walks the tree for SW411; discovered by a walk of the
+        // tree, it takes the tree's skills from that walk.
+        for skills in [
+            Discovered::listed(dirs.clone()),
+            Discovered::walk(tmp.path()),
+        ] {
+            for threads in [1, 3] {
+                let batch = check_skill_dirs(&skills, &options, threads);
+                assert_eq!(summary(&batch), summary(&one_by_one), "{threads} threads");
+            }
         }
     }
 

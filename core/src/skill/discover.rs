@@ -35,6 +35,70 @@ pub fn discover(root: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// The skill folders some walks of [`discover`] found, with the folders walked: whoever holds
+/// it knows the skills below any folder those walks went through without walking it again.
+/// Why: SW411 asks for every skill of a repository, and in a `skillwatch check` run the
+/// command line's walk has just listed them (walking the corpus's largest repository again
+/// cost a tenth of a check run, mostly in system calls).
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    /// Each walk: the folder walked and what [`discover`] found there. Folder lists given
+    /// without a walk ([`Discovered::listed`]) have no folder: they vouch for nothing below.
+    walks: Vec<(Option<PathBuf>, Vec<PathBuf>)>,
+}
+
+impl Discovered {
+    /// The skills [`discover`] finds at or below `root`.
+    pub fn walk(root: &Path) -> Discovered {
+        Discovered {
+            walks: vec![(Some(root.to_path_buf()), discover(root))],
+        }
+    }
+
+    /// Skill folders named one by one (no walk vouches that they are all there is).
+    pub fn listed(dirs: Vec<PathBuf>) -> Discovered {
+        Discovered {
+            walks: vec![(None, dirs)],
+        }
+    }
+
+    /// Both lists, `self`'s folders first.
+    pub fn merge(&mut self, other: Discovered) {
+        self.walks.extend(other.walks);
+    }
+
+    /// Every skill folder, in the order of the walks (each walk's sorted).
+    pub fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        self.walks.iter().flat_map(|(_, dirs)| dirs)
+    }
+
+    /// How many skill folders there are.
+    pub fn len(&self) -> usize {
+        self.walks.iter().map(|(_, dirs)| dirs.len()).sum()
+    }
+
+    /// Whether no skill was found.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What `discover(folder)` would find, when a walk went through `folder`: the walked
+    /// folder itself, or one below it holding a found skill (so the walk entered it as a
+    /// folder, not a skipped name nor a link, as `discover(folder)` would). None otherwise.
+    pub fn below(&self, folder: &Path) -> Option<Vec<PathBuf>> {
+        self.walks.iter().find_map(|(root, dirs)| {
+            let root = root.as_deref()?;
+            let under: Vec<PathBuf> = dirs
+                .iter()
+                .filter(|d| d.starts_with(folder))
+                .cloned()
+                .collect();
+            let entered = folder == root || (folder.starts_with(root) && !under.is_empty());
+            entered.then_some(under)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +122,47 @@ mod tests {
             discover(&root.join("a").join(SKILL_FILE)),
             vec![root.join("a")]
         );
+    }
+
+    /// `below` answers only where the walk went, and then what a walk of that folder finds.
+    #[test]
+    fn below_is_discover_of_the_folders_the_walk_went_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for dir in [
+            "a",
+            "group/b",
+            "group/c/d",
+            "node_modules/x",
+            "empty/deeper",
+        ] {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        for dir in ["a", "group/b", "group/c/d", "node_modules/x"] {
+            fs::write(root.join(dir).join(SKILL_FILE), "---\n---\n").unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("group"), root.join("link")).unwrap();
+        let walked = Discovered::walk(root);
+        let answers: Vec<(&str, bool)> = ["", "a", "group", "group/c", "group/c/d"]
+            .into_iter()
+            .map(|f| (f, true))
+            .chain(["node_modules", "node_modules/x", "empty", "link"].map(|f| (f, false)))
+            .collect();
+        for (folder, known) in answers {
+            let folder = root.join(folder);
+            assert_eq!(
+                walked.below(&folder).is_some(),
+                known,
+                "{}",
+                folder.display()
+            );
+            if let Some(found) = walked.below(&folder) {
+                assert_eq!(found, discover(&folder), "{}", folder.display());
+            }
+        }
+        assert!(walked.below(tmp.path().parent().unwrap()).is_none());
+        let listed = Discovered::listed(walked.dirs().cloned().collect());
+        assert!(listed.below(root).is_none());
     }
 }

@@ -5,7 +5,7 @@ mod discover;
 mod document;
 mod hash;
 
-pub use discover::{SKIPPED_DIRS, discover};
+pub use discover::{Discovered, SKIPPED_DIRS, discover};
 pub use document::{
     Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::memo::FolderMemo;
 use crate::skill::{
-    MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover, frontmatter_text, read_bounded,
+    Discovered, MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover, frontmatter_text, read_bounded,
 };
 use crate::yaml::{self, Node};
 
@@ -44,30 +44,36 @@ enum SkillName {
 /// Where a check learns the skills of a tree.
 ///
 /// A single check (editor, daemon) shares one walk per tree for [`TREE_NAMES_TTL`], so a
-/// skill added a moment ago is seen soon. A batch (one `skillwatch check` run) walks each
+/// skill added a moment ago is seen soon. A batch (one `skillwatch check` run) learns each
 /// tree once, at its first need, however long the run takes: every folder of the run is
-/// judged against the same tree, and a run costs one walk per tree on every run (the bench's
-/// passes included, which a time-bounded cache would let share one walk).
+/// judged against the same tree, and a run pays for each tree on every run (the bench's
+/// passes included, which a time-bounded cache would let share one walk). It takes the
+/// tree's skill folders from the run's own discovery when that walked through the tree
+/// (the usual `skillwatch check DIR`), and walks the tree otherwise; either way it reads
+/// every SKILL.md of the tree.
 pub(crate) enum Trees {
     /// The process-wide cache of [`TreeNames::for_skill`].
     Recent,
-    /// One run's walks, by tree root.
-    Run(FolderMemo<TreeNames>),
+    /// One run's trees, by tree root, and the skill folders the run was given.
+    Run(FolderMemo<TreeNames>, Discovered),
 }
 
 impl Trees {
-    /// A memo for one batch.
-    pub fn for_run() -> Trees {
-        Trees::Run(FolderMemo::new())
+    /// A memo for one batch over `skills`.
+    pub fn for_run(skills: &Discovered) -> Trees {
+        Trees::Run(FolderMemo::new(), skills.clone())
     }
 
     /// The names of the tree `skill_dir` belongs to.
     pub fn names_for(&self, skill_dir: &Path) -> Arc<TreeNames> {
         match self {
             Trees::Recent => TreeNames::for_skill(skill_dir),
-            Trees::Run(walked) => {
+            Trees::Run(learnt, skills) => {
                 let root = tree_root(skill_dir);
-                walked.get_or_compute(&root, || TreeNames::walk(root.clone()))
+                learnt.get_or_compute(&root, || {
+                    let dirs = skills.below(&root).unwrap_or_else(|| discover(&root));
+                    TreeNames::of(root.clone(), dirs)
+                })
             }
         }
     }
@@ -103,10 +109,17 @@ impl TreeNames {
         names
     }
 
+    /// Walk the tree at `root` for its skills.
     fn walk(root: PathBuf) -> TreeNames {
+        let dirs = discover(&root);
+        TreeNames::of(root, dirs)
+    }
+
+    /// The names of the skill folders `dirs`, which are every skill of the tree at `root`.
+    fn of(root: PathBuf, dirs: Vec<PathBuf>) -> TreeNames {
         let mut folders = HashSet::new();
         let mut skills = Vec::new();
-        for dir in discover(&root) {
+        for dir in dirs {
             if let Some(n) = dir.file_name().and_then(|n| n.to_str()) {
                 folders.insert(n.to_lowercase());
             }
