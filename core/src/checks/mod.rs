@@ -96,7 +96,9 @@ pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
 /// Check many skill folders on `threads` threads, each taking the next unchecked folder, as
 /// `skillwatch check` does: every folder's reports, in folder order, so the output is the same
 /// on every run. The folders share what is learnt about the folders above them
-/// ([`AboveSkills::remembered`]), which a single check asks the disk for each time.
+/// ([`AboveSkills::remembered`]), which a single check asks the disk for each time, and
+/// SW411 takes a repository's skills from `skills` when its walk covered the repository
+/// (the command line's walk found them already).
 pub fn check_skill_dirs(
     skills: &Discovered,
     options: &CheckOptions,
