@@ -114,9 +114,13 @@ impl LoadError {
 
 /// Read and parse a SKILL.md from disk.
 pub fn load_document(path: &Path) -> Result<SkillDocument, LoadError> {
-    let bytes = read_bounded(path, MAX_SKILL_MD_BYTES)?;
-    let text = decode(bytes)?;
-    Ok(SkillDocument::parse(text))
+    Ok(SkillDocument::parse(read_skill_md(path)?))
+}
+
+/// A SKILL.md's text, read and decoded as [`load_document`] reads it, without the parse: for
+/// learning many skills' names (SW411's tree) at the cost of reading only.
+pub(crate) fn read_skill_md(path: &Path) -> Result<String, LoadError> {
+    decode(read_bounded(path, MAX_SKILL_MD_BYTES)?)
 }
 
 /// Read a whole file, refusing files above `limit` bytes before reading them.

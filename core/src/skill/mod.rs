@@ -9,7 +9,7 @@ pub use discover::{Discovered, SKIPPED_DIRS, discover};
 pub use document::{
     Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };
-pub(crate) use document::{frontmatter_text, read_bounded, read_bounded_file};
+pub(crate) use document::{frontmatter_text, read_bounded, read_bounded_file, read_skill_md};
 pub use hash::{content_hash, hash_bytes};
 
 use std::path::{Path, PathBuf};

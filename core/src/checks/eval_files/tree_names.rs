@@ -6,7 +6,7 @@
 //! with the YAML parser was most of the cost (about 120 k instructions per SKILL.md; 343 of
 //! the corpus' 376 skills are one repository), so the walk reads each file and keeps only its
 //! frontmatter text; a frontmatter is parsed when a lookup cannot rule it out by text (see
-//! [`cannot_be_named`]), and then once. Every file is still read whole at walk time, so an
+//! [`FrontmatterText::text_rules_out`]), and then once. Every file is still read whole at walk time, so an
 //! unreadable, binary or invalid UTF-8 SKILL.md has no name exactly as before, and the text
 //! kept is the text of that moment.
 
@@ -16,9 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::memo::FolderMemo;
-use crate::skill::{
-    Discovered, MAX_SKILL_MD_BYTES, SKILL_FILE, decode, discover, frontmatter_text, read_bounded,
-};
+use crate::skill::{Discovered, SKILL_FILE, discover, frontmatter_text, read_skill_md};
 use crate::yaml::{self, Node};
 
 /// The skills of a repository, computed only when an `expected_skill` names another skill.
@@ -151,7 +149,7 @@ impl TreeNames {
 impl SkillName {
     /// What `load_document` + the frontmatter `name` would give, short of the YAML parse.
     fn read(path: &Path) -> SkillName {
-        let Some(text) = read_text(path) else {
+        let Ok(text) = read_skill_md(path) else {
             return SkillName::Known(None);
         };
         match frontmatter_text(&text) {
@@ -237,12 +235,6 @@ fn may_judge_by_text(yaml: &str) -> bool {
             || yaml
                 .chars()
                 .all(|c| c.is_ascii() || !c.to_lowercase().any(|l| l.is_ascii())))
-}
-
-/// A SKILL.md's text as `load_document` reads it (None where it fails).
-fn read_text(path: &Path) -> Option<String> {
-    let bytes = read_bounded(path, MAX_SKILL_MD_BYTES).ok()?;
-    decode(bytes).ok()
 }
 
 /// The trimmed, non-empty `name` of a parsed frontmatter.
