@@ -278,18 +278,41 @@ fn unfolded_letter_at(bytes: &[u8], mut from: usize) -> Option<usize> {
     None
 }
 
-/// The lines of `text` that contain one of `anchors` (or a letter of [`UNFOLDED_LETTERS`]),
+/// A text's ASCII lowercase and the lines of it holding a letter of [`UNFOLDED_LETTERS`]:
+/// what every [`anchored_lines`] call on the text needs, found once for all the anchor sets
+/// run on it.
+pub(crate) struct Lowered {
+    /// The text with ASCII letters lowercased (same length, same offsets).
+    pub text: String,
+    /// The lines holding a letter that folds to an ASCII one, always picked.
+    unfolded: Vec<(usize, usize)>,
+}
+
+impl Lowered {
+    pub(crate) fn new(text: &str) -> Lowered {
+        let lower = text.to_ascii_lowercase();
+        let bytes = lower.as_bytes();
+        let mut unfolded = Vec::new();
+        lines_with(bytes, |from| unfolded_letter_at(bytes, from), &mut unfolded);
+        Lowered {
+            text: lower,
+            unfolded,
+        }
+    }
+}
+
+/// The lines of a text that contain one of `anchors` (or a letter of [`UNFOLDED_LETTERS`]),
 /// each once, in order, as byte ranges without the line terminator. Expensive patterns (many
 /// alternatives, case folding, `[^\n]*` runs) then run on those few lines instead of the
 /// whole file.
 ///
-/// `lower` is `text` with ASCII letters lowercased (same length, same offsets), so the anchors
-/// can be lowercase literals matched case-sensitively: case folding would defeat the fast
-/// literal search.
-pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<(usize, usize)> {
-    debug_assert_eq!(text.len(), lower.len());
+/// The anchors are searched in the text's ASCII lowercase ([`Lowered`]: same offsets), so
+/// they can be lowercase literals matched case-sensitively: case folding would defeat the
+/// fast literal search.
+pub(crate) fn anchored_lines(lowered: &Lowered, anchors: &Anchors) -> Vec<(usize, usize)> {
+    let lower = lowered.text.as_str();
     let bytes = lower.as_bytes();
-    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut out: Vec<(usize, usize)> = lowered.unfolded.clone();
     if let Some(long) = &anchors.long {
         let find = |from| long.find_at(lower, from).map(|m| m.start());
         // Only literals whose piece starts at the hit can be there (tested inline: far
@@ -305,7 +328,6 @@ pub(crate) fn anchored_lines(text: &str, lower: &str, anchors: &Anchors) -> Vec<
         let whole = |at| literal.is_at(lower, at);
         lines_with(bytes, |from| find_whole(lower, from, find, whole), &mut out);
     }
-    lines_with(bytes, |from| unfolded_letter_at(bytes, from), &mut out);
     // Each search yields its lines in order; several searches need merging.
     out.sort_unstable();
     out.dedup();
@@ -476,12 +498,12 @@ mod tests {
         let anchors = Anchors::new(&[("curl", 0), ("$(", 0), ("rm ", 0)]);
         let lines = picked(text, &anchors);
         assert_eq!(lines, vec!["x $(y) curl", "rm -rf", "curl $(z)", "last $("]);
-        assert!(anchored_lines("", "", &anchors).is_empty());
+        assert!(anchored_lines(&Lowered::new(""), &anchors).is_empty());
     }
 
-    /// The lines `anchors` pick in `text` (its own lowercase form), as text.
+    /// The lines `anchors` pick in `text`, as text.
     fn picked<'t>(text: &'t str, anchors: &Anchors) -> Vec<&'t str> {
-        anchored_lines(text, text, anchors)
+        anchored_lines(&Lowered::new(text), anchors)
             .into_iter()
             .map(|(s, e)| &text[s..e])
             .collect()
@@ -551,7 +573,7 @@ mod tests {
                 ("a b c", 2),
             ]);
             proptest::prop_assert_eq!(
-                anchored_lines(&text, &text, &anchors),
+                anchored_lines(&Lowered::new(&text), &anchors),
                 lines_by_one_regex(&text, &literals)
             );
         }

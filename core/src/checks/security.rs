@@ -18,7 +18,7 @@ use super::files::{
     Content, Kind, MAX_READ_BYTES, SkillFiles, is_binary_by_name, read_text_at_most,
 };
 use super::markdown::Body;
-use super::pattern::Anchors;
+use super::pattern::{Anchors, Lowered};
 use crate::text::Span;
 
 /// Run every SW3xx rule. The text patterns run once over the whole file (frontmatter
@@ -28,7 +28,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     credentials::check(ctx);
     tools::check(ctx);
     hooks(ctx);
-    let lower = ctx.doc.text.to_ascii_lowercase();
+    let lower = Lowered::new(&ctx.doc.text);
     prompt_injection(ctx, body, &lower);
     patterns(ctx, &lower);
     dynamic_shell(ctx, body);
@@ -108,11 +108,11 @@ static INJECTION_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     ])
 });
 
-fn prompt_injection(ctx: &mut Ctx<'_>, body: &Body<'_>, lower: &str) {
+fn prompt_injection(ctx: &mut Ctx<'_>, body: &Body<'_>, lower: &Lowered) {
     let text = &ctx.doc.text;
-    for (start, end) in crate::checks::pattern::anchored_lines(text, lower, &INJECTION_ANCHORS) {
+    for (start, end) in crate::checks::pattern::anchored_lines(lower, &INJECTION_ANCHORS) {
         let line = &text[start..end];
-        let lower_line = &lower[start..end];
+        let lower_line = &lower.text[start..end];
         for m in INJECTION.find_iter(lower_line) {
             let before = &line[..m.start()];
             let window = before.char_indices().rev().nth(40).map_or(0, |(i, _)| i);
@@ -224,11 +224,11 @@ static COMMAND_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     ])
 });
 
-fn patterns(ctx: &mut Ctx<'_>, lower: &str) {
+fn patterns(ctx: &mut Ctx<'_>, lower: &Lowered) {
     let text = &ctx.doc.text;
-    for (start, end) in crate::checks::pattern::anchored_lines(text, lower, &COMMAND_ANCHORS) {
+    for (start, end) in crate::checks::pattern::anchored_lines(lower, &COMMAND_ANCHORS) {
         let line = &text[start..end];
-        let lower_line = &lower[start..end];
+        let lower_line = &lower.text[start..end];
         for m in REMOTE_EXEC.find_iter(lower_line) {
             let found = &line[m.range()];
             if found.starts_with(['$', '<']) && !substitution_runs_in_shell(&line[..m.start()]) {
@@ -795,8 +795,8 @@ mod tests {
         text: &str,
     ) -> Result<(), proptest::test_runner::TestCaseError> {
         let plain = super::super::pattern::compile(pattern);
-        let lower = text.to_ascii_lowercase();
-        let picked = super::super::pattern::anchored_lines(text, &lower, anchors);
+        let lower = super::Lowered::new(text);
+        let picked = super::super::pattern::anchored_lines(&lower, anchors);
         let mut start = 0;
         for line in text.split('\n') {
             let end = start + line.len();
