@@ -74,8 +74,9 @@ fn description(ctx: &mut Ctx<'_>) {
             "SW202",
             span,
             format!(
-                "description `{shown}` is {chars} characters; say what the skill does and when to \
-                 use it (at least {MIN_DESCRIPTION_CHARS})"
+                "description `{shown}` is {}; say what the skill does and when to use it (at \
+                 least {MIN_DESCRIPTION_CHARS})",
+                counted(chars, "character")
             ),
         );
     }
@@ -144,8 +145,9 @@ fn size(ctx: &mut Ctx<'_>, body: &Body<'_>, tokens: usize) {
             "SW204",
             at,
             format!(
-                "body is about {tokens} tokens; under {THIN_BODY_TOKENS} rarely guides an agent: \
-                 add the workflow, inputs, outputs and an example"
+                "body is about {}; under {THIN_BODY_TOKENS} rarely guides an agent: add the \
+                 workflow, inputs, outputs and an example",
+                counted(tokens, "token")
             ),
         );
     } else if tokens > MAX_BODY_TOKENS {
@@ -235,6 +237,16 @@ fn structure(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     }
 }
 
+/// `n word`, with the plural `s` only when `n` is not 1: the short-description and thin-body
+/// messages are most often read about one-word texts ("is 1 character").
+fn counted(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::pattern::folded_test;
@@ -302,6 +314,18 @@ mod tests {
         let rules: Vec<_> = found.iter().map(|d| d.rule).collect();
         assert_eq!(rules, vec!["SW204"]);
         assert_eq!(count(GOOD, "SW204"), 0);
+    }
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        let short = check(&with_description("x"));
+        let message = &of(&short, "SW202")[0].message;
+        assert!(message.contains("is 1 character;"), "{message}");
+        let thin = check(&with_body("hi"));
+        let message = &of(&thin, "SW204")[0].message;
+        assert!(message.contains("about 1 token;"), "{message}");
+        let two = check(&with_description("xy"));
+        assert!(of(&two, "SW202")[0].message.contains("is 2 characters;"));
     }
 
     #[test]
