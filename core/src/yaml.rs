@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle};
 use serde_json::Value as Json;
 
-use crate::text::Span;
+use crate::text::{LineIndex, Span};
 
 /// How many nodes alias expansion may produce before the document is refused: a guard against
 /// "billion laughs" documents, far above anything a real SKILL.md or eval file needs.
@@ -125,6 +125,27 @@ pub struct YamlError {
     pub span: Span,
     /// The parser's explanation, e.g. "mapping values are not allowed in this context".
     pub message: String,
+    /// The `[` or `{` of the flow collection the parser was inside. A bracket never closed
+    /// is only noticed where the text ends, lines away from the bracket to fix.
+    pub opened: Option<Span>,
+}
+
+impl YamlError {
+    /// The message, naming the line and column of [`opened`](Self::opened) when the parser
+    /// gave up elsewhere. `text` is the text the spans index (the whole file).
+    pub fn describe(&self, text: &str) -> String {
+        let Some(open) = self.opened.filter(|o| o.start != self.span.start) else {
+            return self.message.clone();
+        };
+        let Some(bracket) = text.get(open.start..open.start + 1) else {
+            return self.message.clone();
+        };
+        let at = LineIndex::new(text).line_col(text, open.start);
+        format!(
+            "{} (inside the `{bracket}` at line {}, column {})",
+            self.message, at.line, at.column
+        )
+    }
 }
 
 impl Scalar {
@@ -334,6 +355,7 @@ pub fn parse_marked(
     let mut documents = 0usize;
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| YamlError {
+            opened: builder.open_bracket(text, base),
             span: Span::empty(offsets.byte(e.marker().index())),
             message: e.info().to_string(),
         })?;
@@ -345,6 +367,7 @@ pub fn parse_marked(
             documents += 1;
             if documents > 1 {
                 return Err(YamlError {
+                    opened: None,
                     span,
                     message: "expected a single YAML document, found a second one".into(),
                 });
@@ -435,6 +458,15 @@ struct Builder {
 }
 
 impl Builder {
+    /// The innermost open collection's `[` or `{`, when it is a flow collection.
+    fn open_bracket(&self, text: &str, base: usize) -> Option<Span> {
+        let start = match self.stack.last()? {
+            Frame::Sequence { start, .. } | Frame::Mapping { start, .. } => start.start,
+        };
+        let byte = text.as_bytes().get(start.checked_sub(base)?)?;
+        matches!(byte, b'[' | b'{').then(|| Span::new(start, start + 1))
+    }
+
     fn on_event(&mut self, event: Event<'_>, span: Span) -> Result<(), YamlError> {
         match event {
             Event::Scalar(text, style, anchor, tag) => {
@@ -466,12 +498,14 @@ impl Builder {
             Event::SequenceEnd | Event::MappingEnd => self.close(span)?,
             Event::Alias(id) => {
                 let node = self.anchors.get(&id).cloned().ok_or_else(|| YamlError {
+                    opened: None,
                     span,
                     message: "alias refers to an unknown anchor".into(),
                 })?;
                 self.expanded += count_nodes(&node);
                 if self.expanded > MAX_EXPANDED_NODES {
                     return Err(YamlError {
+                        opened: None,
                         span,
                         message: format!("aliases expand to more than {MAX_EXPANDED_NODES} nodes"),
                     });
@@ -491,6 +525,7 @@ impl Builder {
 
     fn close(&mut self, end: Span) -> Result<(), YamlError> {
         let frame = self.stack.pop().ok_or_else(|| YamlError {
+            opened: None,
             span: end,
             message: "unbalanced end of collection".into(),
         })?;
@@ -643,6 +678,32 @@ mod tests {
         assert!(err.span.start <= text.len());
         let err = parse("a: b: c\n", 0).unwrap_err();
         assert!(!err.message.is_empty());
+    }
+
+    #[test]
+    fn a_flow_error_names_its_bracket_and_a_block_error_none() {
+        let text = "name: x\ndescription: [unclosed\nlicense: MIT\n";
+        let err = parse(text, 0).unwrap_err();
+        assert_eq!(err.opened, Some(Span::new(21, 22)), "{err:?}");
+        assert!(
+            err.describe(text)
+                .ends_with(" (inside the `[` at line 2, column 14)"),
+            "{}",
+            err.describe(text)
+        );
+        // Spans are in the whole file's offsets when the frontmatter starts later.
+        let file = format!("---\n{text}");
+        let err = parse(&file[4..], 4).unwrap_err();
+        assert_eq!(err.opened, Some(Span::new(25, 26)));
+        assert!(
+            err.describe(&file)
+                .ends_with("(inside the `[` at line 3, column 14)")
+        );
+        let err = parse("a: {b: [1, 2}\n", 0).unwrap_err();
+        assert_eq!(err.opened, Some(Span::new(7, 8)), "{err:?}");
+        let err = parse("a: b: c\n", 0).unwrap_err();
+        assert_eq!(err.opened, None);
+        assert_eq!(err.describe("a: b: c\n"), err.message);
     }
 
     #[test]

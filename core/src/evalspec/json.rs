@@ -61,6 +61,7 @@ impl Reader<'_> {
 
     fn error(&self, message: &str) -> YamlError {
         YamlError {
+            opened: None,
             span: Span::empty(self.pos),
             message: message.to_string(),
         }
@@ -153,10 +154,12 @@ impl Reader<'_> {
                     return Ok(mapping(Span::new(start, self.pos), entries));
                 }
                 _ => {
-                    return Err(self.error(&format!(
+                    let mut error = self.error(&format!(
                         "expected `,` or `}}` after an object member, found {}",
                         self.found()
-                    )));
+                    ));
+                    error.opened = Some(Span::new(start, start + 1));
+                    return Err(error);
                 }
             }
         }
@@ -182,10 +185,12 @@ impl Reader<'_> {
                     return Ok(sequence(Span::new(start, self.pos), items));
                 }
                 _ => {
-                    return Err(self.error(&format!(
+                    let mut error = self.error(&format!(
                         "expected `,` or `]` after an array element, found {}",
                         self.found()
-                    )));
+                    ));
+                    error.opened = Some(Span::new(start, start + 1));
+                    return Err(error);
                 }
             }
         }
@@ -273,6 +278,7 @@ impl Reader<'_> {
                 }
                 None => {
                     return Err(YamlError {
+                        opened: None,
                         span: Span::empty(open),
                         message: "expected a closing `\"` for the string that starts here, \
                                   found the end of the file"
@@ -315,6 +321,7 @@ impl Reader<'_> {
         let code = if (0xD800..0xDC00).contains(&high) {
             if !self.bytes[self.pos..].starts_with(b"\\u") {
                 return Err(YamlError {
+                    opened: None,
                     span: Span::new(start, self.pos),
                     message: "expected a low surrogate `\\uDC00`-`\\uDFFF` after this high \
                               surrogate, found none"
@@ -325,6 +332,7 @@ impl Reader<'_> {
             let low = self.hex4()?;
             if !(0xDC00..0xE000).contains(&low) {
                 return Err(YamlError {
+                    opened: None,
                     span: Span::new(start, self.pos),
                     message: format!(
                         "expected a low surrogate `\\uDC00`-`\\uDFFF`, found `\\u{low:04X}`"
@@ -336,6 +344,7 @@ impl Reader<'_> {
             high
         };
         char::from_u32(code).ok_or_else(|| YamlError {
+            opened: None,
             span: Span::new(start, self.pos),
             message: format!(
                 "expected a Unicode scalar value, found the lone surrogate U+{code:04X}"
@@ -452,6 +461,23 @@ mod tests {
             assert_eq!(err.span.start, offset, "{text:?}: {err:?}");
             assert!(err.message.contains(needle), "{text:?}: {}", err.message);
         }
+    }
+
+    #[test]
+    fn an_unclosed_bracket_is_named_where_it_opens() {
+        let text = "{\n  \"evals\": [\n    {\"id\": 1}\n\n";
+        let err = parse(text).unwrap_err();
+        assert_eq!(err.opened, Some(Span::new(13, 14)), "{err:?}");
+        assert!(
+            err.describe(text)
+                .ends_with("found the end of the file (inside the `[` at line 2, column 12)"),
+            "{}",
+            err.describe(text)
+        );
+        let err = parse(r#"{"a": 1 "b": 2}"#).unwrap_err();
+        assert_eq!(err.opened, Some(Span::new(0, 1)));
+        // Errors that are not about a bracket name none.
+        assert_eq!(parse(r#"{"a": tru}"#).unwrap_err().opened, None);
     }
 
     #[test]

@@ -103,11 +103,12 @@ impl ParseError {
         }
     }
 
-    fn syntax(error: yaml::YamlError) -> ParseError {
+    /// A syntax error in `text`, whose message names the open bracket it concerns.
+    fn syntax(error: yaml::YamlError, text: &str) -> ParseError {
         ParseError {
             kind: ParseErrorKind::Syntax,
             span: error.span,
-            message: error.message,
+            message: error.describe(text),
         }
     }
 }
@@ -152,7 +153,7 @@ pub fn parse_tree(kind: FileKind, text: &str) -> Result<Node, ParseError> {
         FileKind::EvalYaml => yaml::parse(text, 0),
         FileKind::EvalsJson => json::parse(text),
     }
-    .map_err(ParseError::syntax)
+    .map_err(|error| ParseError::syntax(error, text))
 }
 
 /// Read one eval file's text into a suite. `file` is the file's path relative to the skill

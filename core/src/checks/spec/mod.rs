@@ -69,7 +69,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         Frontmatter::Invalid { span, error } => ctx.report(
             "SW102",
             yaml_error_span(&doc.text, *span, error),
-            format!("frontmatter is not valid YAML: {}", error.message),
+            format!("frontmatter is not valid YAML: {}", error.describe(&doc.text)),
         ),
         Frontmatter::Parsed { span, root, marks } => parsed(ctx, *span, root, marks),
     }
@@ -220,6 +220,14 @@ mod tests {
         let text = good_with("license: Apache-2.0", "license: [Apache");
         let d = one(&text, "SW102");
         assert!(d.message.starts_with("frontmatter is not valid YAML"));
+        let bracket = text.find("[Apache").unwrap();
+        let line = text[..bracket].matches('\n').count() + 1;
+        assert!(
+            d.message
+                .ends_with(&format!("(inside the `[` at line {line}, column 10)")),
+            "{}",
+            d.message
+        );
         let tabs = good_with("license: Apache-2.0", "\tlicense: Apache-2.0");
         assert_eq!(
             one(&tabs, "SW102").span.start,
