@@ -514,6 +514,13 @@ new model may already do what the skill teaches, or follow its instructions diff
 start of SKILL.md:\n\n    ---\n    name: pdf-tools\n    description: Extract text from PDFs. Use when the user mentions PDFs.\n    ---\n\nWithout it the skill is not discovered at all.",
     ),
     (
+        "SW102",
+        "A frontmatter that is not YAML gives no `name` or `description`, so no client loads the \
+skill. The usual cause is a `: ` inside a plain value (`description: Use when: ...`), which YAML \
+reads as a nested mapping; the fix quotes the value (`description: 'Use when: ...'`). An \
+unclosed `[` or `{` is reported where the text ends, with the line of the bracket.",
+    ),
+    (
         "SW106",
         "The specification allows lowercase letters, digits and hyphens in `name`, with no hyphen at \
 either end and no two hyphens in a row (`pdf-tools`, not `PDF_Tools`, `-pdf` or `pdf--tools`). \

@@ -9,6 +9,7 @@
 
 mod claude_code;
 mod fields;
+mod invalid_yaml;
 mod name;
 mod strict_yaml;
 
@@ -66,11 +67,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 ctx.line_number(open.start)
             ),
         ),
-        Frontmatter::Invalid { span, error } => ctx.report(
-            "SW102",
-            yaml_error_span(&doc.text, *span, error),
-            format!("frontmatter is not valid YAML: {}", error.describe(&doc.text)),
-        ),
+        Frontmatter::Invalid { span, error } => invalid_yaml::report(ctx, *span, error),
         Frontmatter::Parsed { span, root, marks } => parsed(ctx, *span, root, marks),
     }
     dots_fence(ctx);
@@ -108,19 +105,6 @@ fn dots_fence(ctx: &mut Ctx<'_>) {
             Some(fix),
         );
     }
-}
-
-/// Where to point for a YAML error. The parser reports a tab at the start of the scalar it
-/// was reading; the author needs the tab itself.
-fn yaml_error_span(text: &str, fm: Span, error: &crate::yaml::YamlError) -> Span {
-    if error.message.contains("tab") {
-        let at = error.span.start.min(fm.end);
-        let from = text[..at].rfind('\n').map_or(0, |i| i + 1).max(fm.start);
-        if let Some(i) = text[from..fm.end].find('\t') {
-            return Span::new(from + i, from + i + 1);
-        }
-    }
-    error.span
 }
 
 fn missing(ctx: &mut Ctx<'_>) {
