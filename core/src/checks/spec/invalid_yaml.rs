@@ -201,4 +201,29 @@ mod tests {
             );
         }
     }
+
+    proptest::proptest! {
+        /// A plain value with `: ` in it is repaired unless it holds a comment, and the
+        /// repaired frontmatter parses with the field holding exactly the text written.
+        #[test]
+        fn the_repair_keeps_the_written_text(
+            before in "[A-Za-z][A-Za-z0-9 ,.'\"()/_-]{0,30}",
+            after in "[A-Za-z0-9 ,.:'\"#()/_-]{0,30}",
+        ) {
+            let value = format!("{before}: {after}").trim_end().to_string();
+            let text = good_with("license: Apache-2.0", &format!("license: {value}"));
+            let found = sw102(&text);
+            proptest::prop_assert_eq!(found.len(), 1);
+            proptest::prop_assert_eq!(found[0].fix.is_some(), !value.contains(" #"));
+            if found[0].fix.is_some() {
+                let repaired = fixed(&text, &found[0]);
+                let doc = crate::skill::SkillDocument::parse(repaired.clone());
+                let crate::skill::Frontmatter::Parsed { root, .. } = &doc.frontmatter else {
+                    panic!("{repaired:?} does not parse");
+                };
+                let license = root.get("license").and_then(|e| e.value.as_str());
+                proptest::prop_assert_eq!(license, Some(value.as_str()));
+            }
+        }
+    }
 }
