@@ -17,6 +17,7 @@ use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument, load_document};
 use crate::text::{LineIndex, Span};
 use crate::yaml::{Node, Resolved};
 
+use super::quote_fix::quote_fix;
 use super::{CheckOptions, Diagnostic, Edit, FileReport, Fix, Severity, catalog};
 
 /// Check an eval file read from disk (for `skillwatch check`). An unreadable file is itself a
@@ -113,17 +114,31 @@ fn check_text(
     };
     let mut ctx = Ctx::new(path, text, skill_dir, kind, names, trees);
     match evalspec::parse_tree(kind, text) {
-        Err(error) => ctx.push(
-            "SW401",
-            error.span,
-            format!("not valid {}: {}", kind_word(kind), error.message),
-        ),
+        Err(error) => syntax_error(&mut ctx, kind, &error),
         Ok(root) => ctx.check_tree(&root),
     }
     let mut diagnostics = ctx.out;
     options.apply_overrides(&mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));
     diagnostics
+}
+
+/// SW401 for a file that is not YAML or JSON, with [`quote_fix`]'s repair when it applies.
+fn syntax_error(ctx: &mut Ctx<'_>, kind: FileKind, error: &evalspec::ParseError) {
+    let mut message = format!("not valid {}: {}", kind_word(kind), error.message);
+    let whole = Span::new(0, ctx.text.len());
+    let repair = match kind {
+        FileKind::EvalYaml => quote_fix(ctx.text, whole, error.span.start, &error.message),
+        FileKind::EvalsJson => None,
+    };
+    match repair {
+        Some((why, fix)) => {
+            message.push_str("; ");
+            message.push_str(&why);
+            ctx.push_fix("SW401", error.span, message, fix);
+        }
+        None => ctx.push("SW401", error.span, message),
+    }
 }
 
 fn kind_word(kind: FileKind) -> &'static str {

@@ -19,6 +19,7 @@ mod pattern;
 #[cfg(test)]
 mod proptests;
 mod quality;
+mod quote_fix;
 mod security;
 pub mod spec;
 

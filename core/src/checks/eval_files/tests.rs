@@ -181,6 +181,33 @@ fn sw401_syntax_errors_carry_the_parser_position() {
 }
 
 #[test]
+fn sw401_a_colon_in_a_plain_prompt_is_quoted_and_the_file_parses() {
+    let f = Fixture::new();
+    let cases = [
+        (
+            "prompt: Merge a.pdf and b.pdf into out.pdf",
+            "prompt: Merge: a.pdf and b.pdf",
+        ),
+        ("  - name: merge\n", "  - name: merge: the two PDFs\n"),
+    ];
+    for (from, to) in cases {
+        let text = GOOD_YAML.replacen(from, to, 1);
+        let d = f.yaml(&text);
+        assert_eq!(rules(&d), ["SW401"], "{to}");
+        assert!(
+            d[0].message.ends_with("nested mapping: quote it"),
+            "{}",
+            d[0].message
+        );
+        let repaired = d[0].fix.as_ref().expect("a fix").apply(&text).unwrap();
+        assert!(f.yaml(&repaired).is_empty(), "{repaired}");
+    }
+    // JSON has no such repair.
+    let d = f.json(&GOOD_JSON.replacen("\"skill_name\"", "skill_name", 1));
+    assert!(d[0].fix.is_none());
+}
+
+#[test]
 fn sw402_schema_errors_at_the_field() {
     let f = Fixture::new();
     let text = "scenarios:\n  - name: a\n    timeout: 10\n";

@@ -1,26 +1,18 @@
-//! SW102: a frontmatter that is not YAML. Where the error is shown, and the one repair safe to
-//! offer.
-//!
-//! The invalid frontmatter authors write most is a plain value holding `: `
-//! (`description: Extracts tables. Use when: ...`). YAML reads the second colon as a nested
-//! mapping, which a plain value cannot start, and the parser says only "mapping values are not
-//! allowed in this context". Quoting the value is the repair. It is offered when the line is a
-//! one-line `key: value` whose value a quote cannot change the meaning of, and only when the
-//! quoted frontmatter parses past that line.
+//! SW102: a frontmatter that is not YAML: where the error is shown, and the message and fix
+//! for the commonest cause, a plain value holding `: ` (see [`quote_fix`]).
 
 use crate::checks::context::Ctx;
-use crate::checks::{Edit, Fix};
+use crate::checks::quote_fix::quote_fix;
 use crate::text::Span;
-use crate::yaml::{self, YamlError};
+use crate::yaml::YamlError;
 
 /// Report SW102 for the frontmatter `fm` (the YAML between the fences) that failed with `error`.
 pub(super) fn report(ctx: &mut Ctx<'_>, fm: Span, error: &YamlError) {
     let text = &ctx.doc.text;
     let mut message = format!("frontmatter is not valid YAML: {}", error.describe(text));
-    let fix = quote_fix(text, fm, error).map(|(key, fix)| {
-        message.push_str(&format!(
-            "; the value of `{key}` holds `: `, which YAML reads as a nested mapping: quote it"
-        ));
+    let fix = quote_fix(text, fm, error.span.start, &error.message).map(|(why, fix)| {
+        message.push_str("; ");
+        message.push_str(&why);
         fix
     });
     ctx.report_fix("SW102", error_span(text, fm, error), message, fix);
@@ -37,87 +29,6 @@ fn error_span(text: &str, fm: Span, error: &YamlError) -> Span {
         }
     }
     error.span
-}
-
-/// Single quotes around the value of the `key: value` line the error is on, when the error
-/// is a `: ` inside that value; with the key, for the message.
-fn quote_fix<'t>(text: &'t str, fm: Span, error: &YamlError) -> Option<(&'t str, Fix)> {
-    if !error.message.contains("mapping values are not allowed") {
-        return None;
-    }
-    let yaml = text.get(fm.start..fm.end)?;
-    let at = error.span.start.checked_sub(fm.start)?;
-    let line_start = yaml.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
-    let line_end = yaml[at..].find('\n').map_or(yaml.len(), |i| at + i);
-    let line = yaml[line_start..line_end].trim_end_matches('\r');
-    let (key, value_offset) = plain_entry(line)?;
-    if at <= line_start + value_offset || continues(&yaml[line_end..], indentation(line)) {
-        return None;
-    }
-    let value = line[value_offset..].trim_end();
-    let quoted = format!("'{}'", value.replace('\'', "''"));
-    let value_span = Span::new(
-        line_start + value_offset,
-        line_start + value_offset + value.len(),
-    );
-    let fixed = format!(
-        "{}{quoted}{}",
-        &yaml[..value_span.start],
-        &yaml[value_span.end..]
-    );
-    let fixed_line_end = line_end + quoted.len() - value.len();
-    let parses_past_the_line = match yaml::parse(&fixed, 0) {
-        Ok(_) => true,
-        Err(e) => e.span.start > fixed_line_end,
-    };
-    let fix = Fix {
-        title: format!("Quote the value of `{key}`"),
-        edits: vec![Edit {
-            span: value_span.shifted(fm.start),
-            replacement: quoted,
-        }],
-    };
-    parses_past_the_line.then_some((key, fix))
-}
-
-/// The key and the offset of the value of a `key: value` line whose value is a plain scalar
-/// that quoting keeps as it is: not quoted, not a flow or block collection, no anchor, tag,
-/// alias or comment.
-fn plain_entry(line: &str) -> Option<(&str, usize)> {
-    let key_start = indentation(line);
-    let colon = line.find(':')?;
-    let key = &line[key_start..colon];
-    let is_key_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if key.is_empty() || !key.chars().all(is_key_char) {
-        return None;
-    }
-    let rest = &line[colon + 1..];
-    let value_offset = colon + 1 + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
-    let value = line[value_offset..].trim_end();
-    let first = value.chars().next()?;
-    let indicator = "'\"[]{}|>&*!#%@`,".contains(first)
-        || ["- ", "? ", ": "].iter().any(|p| value.starts_with(p))
-        || ["-", "?", ":"].contains(&value);
-    let comment = value.contains(" #") || value.contains("\t#");
-    if value_offset == colon + 1 || indicator || comment {
-        return None;
-    }
-    Some((key, value_offset))
-}
-
-/// Whether the lines after a `key: value` line carry on its value (more indented, not blank).
-fn continues(after: &str, indent: usize) -> bool {
-    after
-        .split('\n')
-        .skip(1)
-        .map(|l| l.trim_end_matches('\r'))
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| indentation(l) > indent)
-}
-
-/// The number of leading spaces.
-fn indentation(line: &str) -> usize {
-    line.len() - line.trim_start_matches(' ').len()
 }
 
 #[cfg(test)]
