@@ -517,7 +517,8 @@ start of SKILL.md:\n\n    ---\n    name: pdf-tools\n    description: Extract tex
         "SW102",
         "A frontmatter that is not YAML gives no `name` or `description`, so no client loads the \
 skill. The usual cause is a `: ` inside a plain value (`description: Use when: ...`), which YAML \
-reads as a nested mapping; the fix quotes the value (`description: 'Use when: ...'`). An \
+reads as a nested mapping; the fix quotes the value (`description: 'Use when: ...'`), as it \
+does for a value starting with `` ` ``, `@`, `%` or `*` (an alias to YAML). An \
 unclosed `[` or `{` is reported where the text ends, with the line of the bracket.",
     ),
     (

@@ -1,11 +1,15 @@
-//! The repair for the YAML error authors write most: a plain value holding `: `
-//! (`description: Extracts tables. Use when: ...`, `prompt: Summarize: the file`).
+//! The repair for the YAML errors authors write most: a one-line plain value that YAML reads
+//! as something else.
 //!
-//! YAML reads the second colon as a nested mapping, which a plain value cannot start, and the
-//! parser says only "mapping values are not allowed in this context". Quoting the value is the
-//! repair. It is offered when the line is a one-line `key: value` (or `- key: value`) whose
-//! value a quote cannot change the meaning of, and only when the quoted YAML parses past that
-//! line. SW102 (frontmatter) and SW401 (eval.yaml) offer it.
+//! - A value holding `: ` (`description: Extracts tables. Use when: ...`, `prompt: Summarize:
+//!   the file`). YAML reads the second colon as a nested mapping, which a plain value cannot
+//!   start, and the parser says only "mapping values are not allowed in this context".
+//! - A value starting with a character YAML reserves (`` ` ``, `@`, `%`) or with `*`, which
+//!   YAML reads as an alias (`description: *New* PDF tools`).
+//!
+//! Quoting the value is the repair: in single quotes every character stands for itself. It is
+//! offered only on a one-line `key: value` (or `- key: value`) with no comment, and only when
+//! the quoted YAML parses past that line. SW102 (frontmatter) and SW401 (eval.yaml) offer it.
 
 use crate::checks::{Edit, Fix};
 use crate::text::Span;
@@ -13,30 +17,28 @@ use crate::yaml;
 
 /// Single quotes around the value of the `key: value` line of the YAML at `yaml_span` in
 /// `text` that the parser's error (`message`, at offset `error_at` of `text`) is on, when the
-/// error is a `: ` inside that value; with the sentence that explains it, for the message.
+/// value is what the error is about; with the sentence that explains it, for the message.
 pub(crate) fn quote_fix(
     text: &str,
     yaml_span: Span,
     error_at: usize,
     message: &str,
 ) -> Option<(String, Fix)> {
-    if !message.contains("mapping values are not allowed") {
-        return None;
-    }
     let yaml = text.get(yaml_span.start..yaml_span.end)?;
     let at = error_at.checked_sub(yaml_span.start)?;
     let line_start = yaml.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
     let line_end = yaml[at..].find('\n').map_or(yaml.len(), |i| at + i);
     let line = yaml[line_start..line_end].trim_end_matches('\r');
-    let (key, key_start, value_offset) = plain_entry(line)?;
-    if at <= line_start + value_offset || continues(&yaml[line_end..], key_start) {
+    let entry = Entry::of(line)?;
+    let value = line[entry.value..].trim_end();
+    let cause = cause(message, value, at.checked_sub(line_start + entry.value)?)?;
+    if value.contains(" #") || value.contains("\t#") || continues(&yaml[line_end..], entry.key) {
         return None;
     }
-    let value = line[value_offset..].trim_end();
     let quoted = format!("'{}'", value.replace('\'', "''"));
     let value_span = Span::new(
-        line_start + value_offset,
-        line_start + value_offset + value.len(),
+        line_start + entry.value,
+        line_start + entry.value + value.len(),
     );
     let fixed = format!(
         "{}{quoted}{}",
@@ -48,6 +50,7 @@ pub(crate) fn quote_fix(
         Ok(_) => true,
         Err(e) => e.span.start > fixed_line_end,
     };
+    let key = &line[entry.key..entry.colon];
     let fix = Fix {
         title: format!("Quote the value of `{key}`"),
         edits: vec![Edit {
@@ -55,39 +58,65 @@ pub(crate) fn quote_fix(
             replacement: quoted,
         }],
     };
-    let why =
-        format!("the value of `{key}` holds `: `, which YAML reads as a nested mapping: quote it");
-    parses_past_the_line.then_some((why, fix))
+    parses_past_the_line.then(|| (format!("the value of `{key}` {cause}: quote it"), fix))
 }
 
-/// The key, its offset and the offset of the value of a `key: value` or `- key: value` line
-/// whose value is a plain scalar that quoting keeps as it is: not quoted, not a flow or block
-/// collection, no anchor, tag, alias or comment.
-fn plain_entry(line: &str) -> Option<(&str, usize, usize)> {
-    let indent = indentation(line);
-    let key_start = if line[indent..].starts_with("- ") {
-        indent + 2 + indentation(&line[indent + 2..])
-    } else {
-        indent
-    };
-    let colon = key_start + line[key_start..].find(':')?;
-    let key = &line[key_start..colon];
-    let is_key_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if key.is_empty() || !key.chars().all(is_key_char) {
-        return None;
-    }
-    let rest = &line[colon + 1..];
-    let value_offset = colon + 1 + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
-    let value = line[value_offset..].trim_end();
+/// What in `value` the parser's `message` is about, as the end of "the value of `key` ...",
+/// when quoting answers it; `offset` is where the error is, from the value's start.
+fn cause(message: &str, value: &str, offset: usize) -> Option<String> {
     let first = value.chars().next()?;
-    let indicator = "'\"[]{}|>&*!#%@`,".contains(first)
-        || ["- ", "? ", ": "].iter().any(|p| value.starts_with(p))
-        || ["-", "?", ":"].contains(&value);
-    let comment = value.contains(" #") || value.contains("\t#");
-    if value_offset == colon + 1 || indicator || comment {
+    if message.contains("mapping values are not allowed") {
+        let plain_start = !"'\"[]{}|>&*!#%@`,".contains(first)
+            && !["- ", "? ", ": "].iter().any(|p| value.starts_with(p));
+        return (offset > 0 && plain_start)
+            .then(|| "holds `: `, which YAML reads as a nested mapping".to_string());
+    }
+    if offset != 0 {
         return None;
     }
-    Some((key, key_start, value_offset))
+    if message.contains("unexpected character") && "`@%".contains(first) {
+        let shown = if first == '`' {
+            "`` ` ``".to_string()
+        } else {
+            format!("`{first}`")
+        };
+        return Some(format!("starts with {shown}, which YAML reserves"));
+    }
+    if message.contains("unknown anchor") && first == '*' {
+        return Some("starts with `*`, which YAML reads as an alias".to_string());
+    }
+    None
+}
+
+/// Where the parts of a `key: value` or `- key: value` line start.
+struct Entry {
+    /// The key's offset.
+    key: usize,
+    /// The offset of the colon after the key.
+    colon: usize,
+    /// The value's offset.
+    value: usize,
+}
+
+impl Entry {
+    /// The parts of `line`, when it is a simple key (letters, digits, `_`, `-`), a colon, white
+    /// space and a value.
+    fn of(line: &str) -> Option<Entry> {
+        let indent = indentation(line);
+        let key = if line[indent..].starts_with("- ") {
+            indent + 2 + indentation(&line[indent + 2..])
+        } else {
+            indent
+        };
+        let colon = key + line[key..].find(':')?;
+        let is_key_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        if colon == key || !line[key..colon].chars().all(is_key_char) {
+            return None;
+        }
+        let rest = &line[colon + 1..];
+        let value = colon + 1 + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+        (value > colon + 1 && value < line.trim_end().len()).then_some(Entry { key, colon, value })
+    }
 }
 
 /// Whether the lines after a `key: value` line carry on its value: the next line that is not

@@ -1,5 +1,5 @@
 //! SW102: a frontmatter that is not YAML: where the error is shown, and the message and fix
-//! for the commonest cause, a plain value holding `: ` (see [`quote_fix`]).
+//! for the commonest causes, plain values YAML reads as something else (see [`quote_fix`]).
 
 use crate::checks::context::Ctx;
 use crate::checks::quote_fix::quote_fix;
@@ -68,6 +68,44 @@ mod tests {
             "{repaired:?}"
         );
         assert!(sw102(&repaired).is_empty());
+    }
+
+    #[test]
+    fn a_value_starting_with_a_reserved_character_or_a_star_is_quoted() {
+        let cases = [
+            (
+                "`MIT` or Apache-2.0",
+                "starts with `` ` ``, which YAML reserves",
+            ),
+            (
+                "@acme internal licence",
+                "starts with `@`, which YAML reserves",
+            ),
+            ("%s licence", "starts with `%`, which YAML reserves"),
+            (
+                "*Proprietary*, see LICENSE",
+                "starts with `*`, which YAML reads as an alias",
+            ),
+        ];
+        for (value, why) in cases {
+            let text = good_with("license: Apache-2.0", &format!("license: {value}"));
+            let found = sw102(&text);
+            assert_eq!(found.len(), 1, "{value}: {found:?}");
+            assert!(
+                found[0].message.ends_with(&format!("{why}: quote it")),
+                "{}",
+                found[0].message
+            );
+            let repaired = fixed(&text, &found[0]);
+            let doc = crate::skill::SkillDocument::parse(repaired.clone());
+            let crate::skill::Frontmatter::Parsed { root, .. } = &doc.frontmatter else {
+                panic!("{repaired:?} does not parse");
+            };
+            assert_eq!(
+                root.get("license").and_then(|e| e.value.as_str()),
+                Some(value)
+            );
+        }
     }
 
     #[test]
