@@ -359,10 +359,16 @@ pub fn parse_marked(
             span: Span::empty(offsets.byte(e.marker().index())),
             message: e.info().to_string(),
         })?;
-        let span = Span::new(
+        let mut span = Span::new(
             offsets.byte(span.start.index()),
             offsets.byte(span.end.index()),
         );
+        // The parser's end of a flow collection runs on over a comment after its bracket.
+        if matches!(event, Event::SequenceEnd | Event::MappingEnd)
+            && matches!(text.as_bytes().get(span.start - base), Some(b']' | b'}'))
+        {
+            span.end = span.start + 1;
+        }
         if let Event::DocumentStart(_) = event {
             documents += 1;
             if documents > 1 {
@@ -704,6 +710,14 @@ mod tests {
         let err = parse("a: b: c\n", 0).unwrap_err();
         assert_eq!(err.opened, None);
         assert_eq!(err.describe("a: b: c\n"), err.message);
+    }
+
+    #[test]
+    fn a_flow_collection_span_ends_at_its_bracket() {
+        let text = "tags: [a, b]  # two\nm: {x: y} # one\n";
+        let root = parse(text, 0).unwrap();
+        assert_eq!(slice(text, root.get("tags").unwrap().value.span), "[a, b]");
+        assert_eq!(slice(text, root.get("m").unwrap().value.span), "{x: y}");
     }
 
     #[test]

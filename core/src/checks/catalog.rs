@@ -547,7 +547,8 @@ skills-ref.",
         "SW120",
         "skills-ref parses frontmatter with StrictYAML, which refuses flow collections (`[a, b]`, \
 `{k: v}`), anchors, aliases and explicit tags even though they are valid YAML. Write lists as block \
-sequences (one `- item` per line) or, under metadata, as one string. This is an error under \
+sequences (one `- item` per line; the fix does this for a one-line list of plain or quoted \
+items) or, under metadata, as one string. This is an error under \
 `--profile agentskills`, where skillwatch agrees with skills-ref.",
     ),
     (

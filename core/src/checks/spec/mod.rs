@@ -132,7 +132,7 @@ fn missing(ctx: &mut Ctx<'_>) {
 }
 
 fn parsed(ctx: &mut Ctx<'_>, span: Span, root: &Node, marks: &[Mark]) {
-    strict_yaml::check(ctx, span, marks);
+    strict_yaml::check(ctx, span, root, marks);
     let Some(entries) = root.as_mapping() else {
         let message = if root.is_null() {
             "frontmatter is empty: expected at least `name` and `description`".to_string()

@@ -4,12 +4,13 @@
 //! parser's events that [`crate::yaml::parse_marked`] kept from the frontmatter's one parse.
 
 use super::super::context::Ctx;
+use super::super::{Edit, Fix};
 use crate::text::Span;
-use crate::yaml::{Mark, MarkKind};
+use crate::yaml::{self, Mark, MarkKind, Node, Value};
 
 /// Report each construct once; nested flow collections are covered by the outermost one.
-/// `marks` are the events of the frontmatter `fm`, which parsed.
-pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, marks: &[Mark]) {
+/// `marks` are the events of the frontmatter `fm`, which parsed to `root`.
+pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, root: &Node, marks: &[Mark]) {
     // The parse keeps no events for a frontmatter without one of the characters that
     // write these constructs: nothing to report then.
     if marks.is_empty() {
@@ -19,13 +20,77 @@ pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, marks: &[Mark]) {
     let text = doc.slice(fm);
     for (span, what) in findings(text, fm.start, marks) {
         let shown = super::truncate(doc.slice(span), 40);
-        ctx.report(
+        let fix = (what == "flow sequence")
+            .then(|| block_sequence_fix(ctx, fm, root, span))
+            .flatten();
+        ctx.report_fix(
             "SW120",
             span,
             format!(
                 "{what} `{shown}` is valid YAML but the reference validator skills-ref refuses it"
             ),
+            fix,
         );
+    }
+}
+
+/// A block sequence in place of the one-line flow sequence at `span`, when it is the whole
+/// value of a `key: [...]` line and the frontmatter with the block form parses to the same
+/// values (so a quoted item that needs its quotes keeps them, or no fix is offered).
+fn block_sequence_fix(ctx: &Ctx<'_>, fm: Span, root: &Node, span: Span) -> Option<Fix> {
+    let text = &ctx.doc.text;
+    let items = sequence_at(root, span.start)?;
+    if items.is_empty() || items.iter().any(|i| i.as_scalar().is_none()) {
+        return None;
+    }
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[span.end..]
+        .find('\n')
+        .map_or(text.len(), |i| span.end + i);
+    let before = &text[line_start..span.start];
+    let key = before.trim_end();
+    let after = &text[span.end..line_end];
+    let one_line = !text[span.start..span.end].contains('\n');
+    let entry = key.ends_with(':') && !key.trim_start().starts_with('-');
+    if !one_line || !entry || !after.trim().is_empty() {
+        return None;
+    }
+    let indent = " ".repeat(before.len() - before.trim_start().len() + 2);
+    let newline = ctx.newline();
+    let replacement: String = items
+        .iter()
+        .map(|item| {
+            format!(
+                "{newline}{indent}- {}",
+                &text[item.span.start..item.span.end]
+            )
+        })
+        .collect();
+    let edit = Edit {
+        span: Span::new(line_start + key.len(), span.end),
+        replacement,
+    };
+    let yaml = &text[fm.start..fm.end];
+    let fixed = format!(
+        "{}{}{}",
+        &yaml[..edit.span.start - fm.start],
+        edit.replacement,
+        &yaml[edit.span.end - fm.start..]
+    );
+    let same = yaml::parse(&fixed, 0).ok()?.to_json() == root.to_json();
+    same.then(|| Fix {
+        title: "Write the list as a block sequence (one `- item` per line)".into(),
+        edits: vec![edit],
+    })
+}
+
+/// The items of the sequence that starts at `start`, anywhere in the tree.
+fn sequence_at(node: &Node, start: usize) -> Option<&[Node]> {
+    match &node.value {
+        Value::Sequence(items) if node.span.start == start => Some(items),
+        Value::Sequence(items) => items.iter().find_map(|i| sequence_at(i, start)),
+        Value::Mapping(entries) => entries.iter().find_map(|e| sequence_at(&e.value, start)),
+        _ => None,
     }
 }
 
@@ -102,6 +167,14 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_collection_ends_at_its_bracket_not_after_a_comment() {
+        assert_eq!(
+            kinds("tags: [a, b]   # the tags\nm: {x: y} # m\n"),
+            vec![("[a, b]", "flow sequence"), ("{x: y}", "flow mapping")]
+        );
+    }
+
+    #[test]
     fn finds_anchors_aliases_and_tags() {
         let found = kinds("a: &x foo\nb: *x\nc: !!str 1\n");
         let names: Vec<_> = found.iter().map(|(_, k)| *k).collect();
@@ -131,7 +204,11 @@ mod tests {
                     Event::Alias(_) => (MarkKind::Alias, 0, false),
                     _ => return None,
                 };
-                let span = Span::new(byte(span.start.index()), byte(span.end.index()));
+                let mut span = Span::new(byte(span.start.index()), byte(span.end.index()));
+                // As parse_marked: a flow collection ends at its bracket, not after a comment.
+                if kind == MarkKind::Close && text[span.start - base..].starts_with([']', '}']) {
+                    span.end = span.start + 1;
+                }
                 let (anchored, tagged) = (anchor != 0, tagged);
                 Some(Mark {
                     kind,
@@ -171,6 +248,63 @@ mod tests {
             "no corpus frontmatter under {}",
             root.display()
         );
+    }
+
+    fn sw120(text: &str) -> Vec<crate::checks::Diagnostic> {
+        crate::checks::test_support::check(text)
+            .into_iter()
+            .filter(|d| d.rule == "SW120")
+            .collect()
+    }
+
+    #[test]
+    fn a_one_line_flow_list_is_rewritten_as_a_block_list() {
+        use crate::checks::test_support::{fixed, good_with};
+        let text = good_with(
+            "license: Apache-2.0",
+            "license: Apache-2.0\nallowed-tools: [Read, 'Bash(git:*)', \"Grep\"]",
+        );
+        let found = sw120(&text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let repaired = fixed(&text, &found[0]);
+        assert!(
+            repaired.contains("allowed-tools:\n  - Read\n  - 'Bash(git:*)'\n  - \"Grep\"\n"),
+            "{repaired}"
+        );
+        assert!(sw120(&repaired).is_empty());
+        // Nested under a key, and with CRLF line ends.
+        let text = good_with(
+            "license: Apache-2.0",
+            "license: Apache-2.0\nx:\n  tags: [a, b]",
+        )
+        .replace('\n', "\r\n");
+        let repaired = fixed(&text, &sw120(&text)[0]);
+        assert!(
+            repaired.contains("x:\r\n  tags:\r\n    - a\r\n    - b\r\n"),
+            "{repaired:?}"
+        );
+        assert!(sw120(&repaired).is_empty());
+    }
+
+    #[test]
+    fn no_block_list_where_it_would_not_be_the_same_list() {
+        use crate::checks::test_support::good_with;
+        for case in [
+            "tags: [a, b] # a comment stays on its line",
+            "tags:\n  - [a, b]",
+            "tags: [a, [b]]",
+            "tags: [a, {b: c}]",
+            "tags: []",
+            "tags: [a,\n  b]",
+        ] {
+            let text = good_with(
+                "license: Apache-2.0",
+                &format!("license: Apache-2.0\n{case}"),
+            );
+            let found = sw120(&text);
+            assert!(!found.is_empty(), "{case}");
+            assert!(found.iter().all(|d| d.fix.is_none()), "{case}: {found:?}");
+        }
     }
 
     #[test]
