@@ -357,7 +357,7 @@ pub fn parse_marked(
         let (event, span) = event.map_err(|e| YamlError {
             opened: builder.open_bracket(text, base),
             span: Span::empty(offsets.byte(e.marker().index())),
-            message: e.info().to_string(),
+            message: tidy_message(e.info()),
         })?;
         let mut span = Span::new(
             offsets.byte(span.start.index()),
@@ -394,6 +394,20 @@ pub fn parse_marked(
             tag: None,
         }),
     }))
+}
+
+/// The parser's message, with its one mis-quoted form ("unexpected character: `@'") in
+/// the backticks every other message uses.
+fn tidy_message(info: &str) -> String {
+    let quoted = info
+        .strip_prefix("unexpected character: `")
+        .and_then(|rest| rest.strip_suffix('\''))
+        .filter(|c| c.chars().count() == 1);
+    match quoted {
+        Some("`") => "unexpected character `` ` ``".to_string(),
+        Some(c) => format!("unexpected character `{c}`"),
+        None => info.to_string(),
+    }
 }
 
 fn mark_of(event: &Event<'_>, span: Span) -> Option<Mark> {
@@ -718,6 +732,18 @@ mod tests {
         let root = parse(text, 0).unwrap();
         assert_eq!(slice(text, root.get("tags").unwrap().value.span), "[a, b]");
         assert_eq!(slice(text, root.get("m").unwrap().value.span), "{x: y}");
+    }
+
+    #[test]
+    fn an_unexpected_character_is_in_backticks() {
+        assert_eq!(
+            parse("a: @b\n", 0).unwrap_err().message,
+            "unexpected character `@`"
+        );
+        assert_eq!(
+            parse("a: `b`\n", 0).unwrap_err().message,
+            "unexpected character `` ` ``"
+        );
     }
 
     #[test]
