@@ -38,6 +38,16 @@ impl Span {
         }
     }
 
+    /// The character at `offset` of `text`, or an empty range where there is none to show (a
+    /// line end, the end of the text). A parser error points at one character, and an editor
+    /// draws an empty range as almost nothing.
+    pub fn char_at(text: &str, offset: usize) -> Span {
+        match text.get(offset..).and_then(|rest| rest.chars().next()) {
+            Some(c) if c != '\n' && c != '\r' => Span::new(offset, offset + c.len_utf8()),
+            _ => Span::empty(offset),
+        }
+    }
+
     /// Number of bytes covered.
     pub fn len(&self) -> usize {
         self.end - self.start

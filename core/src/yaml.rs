@@ -121,7 +121,7 @@ pub enum MarkKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct YamlError {
-    /// Where the parser gave up (an empty span at the offending character).
+    /// The character the parser gave up at (empty at a line end or the end of the text).
     pub span: Span,
     /// The parser's explanation, e.g. "mapping values are not allowed in this context".
     pub message: String,
@@ -356,7 +356,7 @@ pub fn parse_marked(
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| YamlError {
             opened: builder.open_bracket(text, base),
-            span: Span::empty(offsets.byte(e.marker().index())),
+            span: Span::char_at(text, offsets.byte(e.marker().index()) - base).shifted(base),
             message: tidy_message(e.info()),
         })?;
         let mut span = Span::new(
@@ -732,6 +732,18 @@ mod tests {
         let root = parse(text, 0).unwrap();
         assert_eq!(slice(text, root.get("tags").unwrap().value.span), "[a, b]");
         assert_eq!(slice(text, root.get("m").unwrap().value.span), "{x: y}");
+    }
+
+    #[test]
+    fn an_error_covers_the_character_it_is_at() {
+        let text = "a: b: c\n";
+        assert_eq!(parse(text, 0).unwrap_err().span, Span::new(4, 5));
+        let text = "x: 1\na: [b\n";
+        let err = parse(text, 0).unwrap_err();
+        assert_eq!(err.span, Span::empty(text.len()), "{err:?}");
+        // In a frontmatter's offsets, after a character of two bytes.
+        let file = "---\nk: é: c\n";
+        assert_eq!(parse(&file[4..], 4).unwrap_err().span, Span::new(9, 10));
     }
 
     #[test]

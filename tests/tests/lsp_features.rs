@@ -118,6 +118,61 @@ fn emoji_in_a_name_gives_a_utf16_end_column() {
 }
 
 #[test]
+fn code_action_quotes_a_value_whose_colon_broke_the_yaml() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "pdf-tools");
+    let text = "---\nname: pdf-tools\ndescription: Extracts tables. Use when: a PDF has tables\n---\nBody\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    let invalid = find(&diagnostics, "SW102").clone();
+    assert!(
+        invalid["message"]
+            .as_str()
+            .unwrap()
+            .contains("which YAML reads as a nested mapping: quote it"),
+        "{invalid:#}"
+    );
+    // The range covers the offending colon, so the editor draws it.
+    let colon = text.find("when:").unwrap() + 4;
+    assert_eq!(invalid["range"], range_json(text, colon, colon + 1));
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": invalid["range"],
+            "context": {"diagnostics": [invalid]}
+        }),
+    );
+    let action = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Quote the value of `description`")
+        .unwrap_or_else(|| panic!("no quoting fix in {actions:#}"));
+    let edits = action["edit"]["changes"][&uri].as_array().unwrap();
+    let value = "Extracts tables. Use when: a PDF has tables";
+    let at = text.find(value).unwrap();
+    assert_eq!(edits[0]["range"], range_json(text, at, at + value.len()));
+    assert_eq!(edits[0]["newText"], format!("'{value}'"));
+
+    // applying the edit clears the finding
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": edits[0]["range"], "text": edits[0]["newText"]}]
+        }),
+    );
+    let diagnostics = client.diagnostics(&uri, Some(2));
+    assert!(
+        !codes(&diagnostics).contains(&"SW102".to_string()),
+        "{diagnostics:#?}"
+    );
+    assert!(client.shutdown().success());
+}
+
+#[test]
 fn code_action_sets_the_name_to_the_folder_name() {
     let root = tempfile::tempdir().unwrap();
     let dir = skill_dir(root.path(), "pdf-tools");

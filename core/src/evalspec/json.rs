@@ -62,7 +62,7 @@ impl Reader<'_> {
     fn error(&self, message: &str) -> YamlError {
         YamlError {
             opened: None,
-            span: Span::empty(self.pos),
+            span: Span::char_at(self.text, self.pos),
             message: message.to_string(),
         }
     }

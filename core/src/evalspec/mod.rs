@@ -79,7 +79,8 @@ pub struct EvalFile {
 pub struct ParseError {
     /// Syntax (the text is not YAML/JSON) or shape (it is, but not an eval file).
     pub kind: ParseErrorKind,
-    /// Where (an empty span at the parser's position for syntax errors).
+    /// Where (for a syntax error, the character the parser stopped at; empty at a line end
+    /// or the end of the text).
     pub span: Span,
     /// What was expected and what was found.
     pub message: String,
