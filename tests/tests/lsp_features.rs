@@ -28,6 +28,38 @@ fn find<'a>(diagnostics: &'a [Value], code: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {code} in {diagnostics:#?}"))
 }
 
+/// The code action titled `title` the server offers for `diagnostic`.
+fn quick_fix(client: &mut LspClient, uri: &str, diagnostic: &Value, title: &str) -> Value {
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": diagnostic["range"],
+            "context": {"diagnostics": [diagnostic]}
+        }),
+    );
+    actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == title)
+        .unwrap_or_else(|| panic!("no `{title}` in {actions:#}"))
+        .clone()
+}
+
+/// Send `edit` (from a code action) as version 2 of the document and return the diagnostics
+/// published for it.
+fn apply_edit(client: &mut LspClient, uri: &str, edit: &Value) -> Vec<Value> {
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": edit["range"], "text": edit["newText"]}]
+        }),
+    );
+    client.diagnostics(uri, Some(2))
+}
+
 fn range_json(text: &str, start: usize, end: usize) -> Value {
     let (l0, c0) = utf16_position(text, start);
     let (l1, c1) = utf16_position(text, end);
@@ -136,20 +168,12 @@ fn code_action_quotes_a_value_whose_colon_broke_the_yaml() {
     // The range covers the offending colon, so the editor draws it.
     let colon = text.find("when:").unwrap() + 4;
     assert_eq!(invalid["range"], range_json(text, colon, colon + 1));
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({
-            "textDocument": {"uri": uri},
-            "range": invalid["range"],
-            "context": {"diagnostics": [invalid]}
-        }),
+    let action = quick_fix(
+        &mut client,
+        &uri,
+        &invalid,
+        "Quote the value of `description`",
     );
-    let action = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["title"] == "Quote the value of `description`")
-        .unwrap_or_else(|| panic!("no quoting fix in {actions:#}"));
     let edits = action["edit"]["changes"][&uri].as_array().unwrap();
     let value = "Extracts tables. Use when: a PDF has tables";
     let at = text.find(value).unwrap();
@@ -157,14 +181,7 @@ fn code_action_quotes_a_value_whose_colon_broke_the_yaml() {
     assert_eq!(edits[0]["newText"], format!("'{value}'"));
 
     // applying the edit clears the finding
-    client.notify(
-        "textDocument/didChange",
-        json!({
-            "textDocument": {"uri": uri, "version": 2},
-            "contentChanges": [{"range": edits[0]["range"], "text": edits[0]["newText"]}]
-        }),
-    );
-    let diagnostics = client.diagnostics(&uri, Some(2));
+    let diagnostics = apply_edit(&mut client, &uri, &edits[0]);
     assert!(
         !codes(&diagnostics).contains(&"SW102".to_string()),
         "{diagnostics:#?}"
@@ -182,20 +199,7 @@ fn code_action_sets_the_name_to_the_folder_name() {
     let diagnostics = client.diagnostics(&uri, Some(1));
     let mismatch = find(&diagnostics, "SW108").clone();
 
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({
-            "textDocument": {"uri": uri},
-            "range": mismatch["range"],
-            "context": {"diagnostics": [mismatch]}
-        }),
-    );
-    let action = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["title"] == "Set name to `pdf-tools`")
-        .unwrap_or_else(|| panic!("no name fix in {actions:#}"));
+    let action = quick_fix(&mut client, &uri, &mismatch, "Set name to `pdf-tools`");
     assert_eq!(action["kind"], "quickfix");
     let edits = action["edit"]["changes"][&uri].as_array().unwrap();
     assert_eq!(edits.len(), 1);
@@ -207,14 +211,7 @@ fn code_action_sets_the_name_to_the_folder_name() {
     assert_eq!(edits[0]["newText"], "pdf-tools");
 
     // applying the edit clears the finding
-    client.notify(
-        "textDocument/didChange",
-        json!({
-            "textDocument": {"uri": uri, "version": 2},
-            "contentChanges": [{"range": edits[0]["range"], "text": edits[0]["newText"]}]
-        }),
-    );
-    let diagnostics = client.diagnostics(&uri, Some(2));
+    let diagnostics = apply_edit(&mut client, &uri, &edits[0]);
     assert!(
         !codes(&diagnostics).contains(&"SW108".to_string()),
         "{diagnostics:#?}"
