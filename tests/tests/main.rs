@@ -35,3 +35,25 @@ mod run_timeout;
 mod scoring_reference;
 mod store_cli;
 mod store_crash;
+
+/// With `autotests = false` a new file in this folder is compiled only once it is named
+/// above; without this test it would never run, silently.
+#[test]
+fn every_file_of_the_folder_is_a_module() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let main = std::fs::read_to_string(folder.join("main.rs")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(module) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if module != "main" && !main.contains(&format!("\nmod {module};\n")) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "add `mod` lines to tests/tests/main.rs for {missing:?}"
+    );
+}
