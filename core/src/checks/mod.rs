@@ -336,6 +336,11 @@ Cable,3,10.00,30.00
         check_in("good-skill", text, &[], Profile::Default).0
     }
 
+    /// The findings of `rule` for `text`, as [`check`] gives them.
+    pub fn check_rule(text: &str, rule: &str) -> Vec<Diagnostic> {
+        check(text).into_iter().filter(|d| d.rule == rule).collect()
+    }
+
     /// The findings of `rule` only.
     pub fn of<'d>(diagnostics: &'d [Diagnostic], rule: &str) -> Vec<&'d Diagnostic> {
         diagnostics.iter().filter(|d| d.rule == rule).collect()

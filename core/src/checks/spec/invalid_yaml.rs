@@ -35,19 +35,12 @@ fn error_span(text: &str, fm: Span, error: &YamlError) -> Span {
 mod tests {
     use crate::checks::test_support::*;
 
-    fn sw102(text: &str) -> Vec<crate::checks::Diagnostic> {
-        check(text)
-            .into_iter()
-            .filter(|d| d.rule == "SW102")
-            .collect()
-    }
-
     const COLON: &str = "license: Apache-2.0 or MIT: see LICENSE for which applies";
 
     #[test]
     fn a_colon_in_a_plain_value_is_quoted_and_the_result_parses() {
         let text = good_with("license: Apache-2.0", COLON);
-        let found = sw102(&text);
+        let found = check_rule(&text, "SW102");
         assert_eq!(found.len(), 1, "{found:?}");
         let d = &found[0];
         assert!(
@@ -59,15 +52,15 @@ mod tests {
         );
         let repaired = fixed(&text, d);
         assert!(repaired.contains("license: 'Apache-2.0 or MIT: see LICENSE for which applies'\n"));
-        assert!(sw102(&repaired).is_empty());
+        assert!(check_rule(&repaired, "SW102").is_empty());
         // Single quotes in the value are doubled, and CRLF lines keep their `\r`.
         let text = good_with("license: Apache-2.0", "license: it's A: b").replace('\n', "\r\n");
-        let repaired = fixed(&text, &sw102(&text)[0]);
+        let repaired = fixed(&text, &check_rule(&text, "SW102")[0]);
         assert!(
             repaired.contains("license: 'it''s A: b'\r\n"),
             "{repaired:?}"
         );
-        assert!(sw102(&repaired).is_empty());
+        assert!(check_rule(&repaired, "SW102").is_empty());
     }
 
     #[test]
@@ -89,7 +82,7 @@ mod tests {
         ];
         for (value, why) in cases {
             let text = good_with("license: Apache-2.0", &format!("license: {value}"));
-            let found = sw102(&text);
+            let found = check_rule(&text, "SW102");
             assert_eq!(found.len(), 1, "{value}: {found:?}");
             assert!(
                 found[0].message.ends_with(&format!("{why}: quote it")),
@@ -114,14 +107,14 @@ mod tests {
             "license: Apache-2.0",
             &format!("{COLON}\ncompatibility: Needs: python 3"),
         );
-        let first = fixed(&text, &sw102(&text)[0]);
-        let second = &sw102(&first)[0];
+        let first = fixed(&text, &check_rule(&text, "SW102")[0]);
+        let second = &check_rule(&first, "SW102")[0];
         assert!(
             second.message.contains("`compatibility`"),
             "{}",
             second.message
         );
-        assert!(sw102(&fixed(&first, second)).is_empty());
+        assert!(check_rule(&fixed(&first, second), "SW102").is_empty());
     }
 
     #[test]
@@ -140,7 +133,7 @@ mod tests {
         ];
         for case in cases {
             let text = good_with("license: Apache-2.0", &case);
-            let found = sw102(&text);
+            let found = check_rule(&text, "SW102");
             assert_eq!(found.len(), 1, "{case:?}: {found:?}");
             assert!(found[0].fix.is_none(), "{case:?}: {:?}", found[0].fix);
             assert!(
@@ -161,7 +154,7 @@ mod tests {
         ) {
             let value = format!("{before}: {after}").trim_end().to_string();
             let text = good_with("license: Apache-2.0", &format!("license: {value}"));
-            let found = sw102(&text);
+            let found = check_rule(&text, "SW102");
             proptest::prop_assert_eq!(found.len(), 1);
             proptest::prop_assert_eq!(found[0].fix.is_some(), !value.contains(" #"));
             if found[0].fix.is_some() {

@@ -250,45 +250,38 @@ mod tests {
         );
     }
 
-    fn sw120(text: &str) -> Vec<crate::checks::Diagnostic> {
-        crate::checks::test_support::check(text)
-            .into_iter()
-            .filter(|d| d.rule == "SW120")
-            .collect()
-    }
-
     #[test]
     fn a_one_line_flow_list_is_rewritten_as_a_block_list() {
-        use crate::checks::test_support::{fixed, good_with};
+        use crate::checks::test_support::{check_rule, fixed, good_with};
         let text = good_with(
             "license: Apache-2.0",
             "license: Apache-2.0\nallowed-tools: [Read, 'Bash(git:*)', \"Grep\"]",
         );
-        let found = sw120(&text);
+        let found = check_rule(&text, "SW120");
         assert_eq!(found.len(), 1, "{found:?}");
         let repaired = fixed(&text, &found[0]);
         assert!(
             repaired.contains("allowed-tools:\n  - Read\n  - 'Bash(git:*)'\n  - \"Grep\"\n"),
             "{repaired}"
         );
-        assert!(sw120(&repaired).is_empty());
+        assert!(check_rule(&repaired, "SW120").is_empty());
         // Nested under a key, and with CRLF line ends.
         let text = good_with(
             "license: Apache-2.0",
             "license: Apache-2.0\nx:\n  tags: [a, b]",
         )
         .replace('\n', "\r\n");
-        let repaired = fixed(&text, &sw120(&text)[0]);
+        let repaired = fixed(&text, &check_rule(&text, "SW120")[0]);
         assert!(
             repaired.contains("x:\r\n  tags:\r\n    - a\r\n    - b\r\n"),
             "{repaired:?}"
         );
-        assert!(sw120(&repaired).is_empty());
+        assert!(check_rule(&repaired, "SW120").is_empty());
     }
 
     #[test]
     fn no_block_list_where_it_would_not_be_the_same_list() {
-        use crate::checks::test_support::good_with;
+        use crate::checks::test_support::{check_rule, good_with};
         for case in [
             "tags: [a, b] # a comment stays on its line",
             "tags:\n  - [a, b]",
@@ -301,7 +294,7 @@ mod tests {
                 "license: Apache-2.0",
                 &format!("license: Apache-2.0\n{case}"),
             );
-            let found = sw120(&text);
+            let found = check_rule(&text, "SW120");
             assert!(!found.is_empty(), "{case}");
             assert!(found.iter().all(|d| d.fix.is_none()), "{case}: {found:?}");
         }
