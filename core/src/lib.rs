@@ -6,6 +6,7 @@
 //! LSP and the CLI can call it on every keystroke and the daemon can call it from any thread.
 
 pub mod checks;
+pub mod config;
 pub mod evalspec;
 pub mod grading;
 mod memo;

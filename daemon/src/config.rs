@@ -33,8 +33,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use skillwatch_core::text::LineIndex;
 
-/// The configuration file's name.
-pub const FILE_NAME: &str = "skillwatch.toml";
+pub use skillwatch_core::config::FILE_NAME;
 
 /// The harness names `[models]` and `[daemon] parallel` accept.
 pub const HARNESSES: &[&str] = &["claude-code", "codex", "openai", "command"];
@@ -228,9 +227,7 @@ impl Config {
 
 /// The `skillwatch.toml` governing `dir`: the nearest one in `dir` or above it.
 pub fn find_for(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .map(|d| d.join(FILE_NAME))
-        .find(|p| p.is_file())
+    skillwatch_core::config::nearest(dir)
 }
 
 /// The config governing `dir`, its path, or the defaults when there is none. A broken file

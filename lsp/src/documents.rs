@@ -159,6 +159,14 @@ impl Document {
     pub fn skill_dir(&self) -> Option<PathBuf> {
         self.skill_dir.clone()
     }
+
+    /// The folder whose skillwatch.toml governs this document: its skill's, else its own.
+    pub fn config_dir(&self) -> &Path {
+        self.skill_dir
+            .as_deref()
+            .or(self.path.parent())
+            .unwrap_or(&self.path)
+    }
 }
 
 #[cfg(test)]

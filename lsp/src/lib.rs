@@ -79,6 +79,26 @@ impl Backend {
     }
 }
 
+/// Ask the client to report changes of any skillwatch.toml, whose `[check]` table the
+/// diagnostics of open documents depend on. Without the watcher a change applies at the
+/// document's next edit.
+async fn watch_config_files(client: &Client) {
+    let options = DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![FileSystemWatcher {
+            glob_pattern: GlobPattern::String(format!("**/{}", skillwatch_core::config::FILE_NAME)),
+            kind: None,
+        }],
+    };
+    let registration = Registration {
+        id: "skillwatch-config".into(),
+        method: "workspace/didChangeWatchedFiles".into(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    if let Err(e) = client.register_capability(vec![registration]).await {
+        tracing::warn!("watching skillwatch.toml files was refused: {e}");
+    }
+}
+
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
         position_encoding: Some(PositionEncodingKind::UTF16),
@@ -138,6 +158,21 @@ impl LanguageServer for Backend {
         })
     }
 
+    async fn initialized(&self, _: InitializedParams) {
+        if self.state.support().watched_files {
+            // In the background: a client that never answers must not hold up the session,
+            // and the task ends with it.
+            let client = self.state.client.clone();
+            let registering = tokio::spawn(async move { watch_config_files(&client).await });
+            self.state.add_background(registering.abort_handle());
+        }
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        // The only watcher is on skillwatch.toml: its [check] table may have changed.
+        docs::recheck_all(&self.state);
+    }
+
     async fn shutdown(&self) -> Result<()> {
         self.state.mark_shutdown();
         Ok(())
@@ -183,8 +218,9 @@ impl LanguageServer for Backend {
         let Some(doc) = self.state.document(&params.text_document.uri) else {
             return Ok(None);
         };
-        let options = self.state.settings().check_options();
+        let settings = self.state.settings();
         let actions = tokio::task::spawn_blocking(move || {
+            let (options, _) = settings.options_for(doc.config_dir());
             code_action::code_actions(&doc, params.range, &options)
         })
         .await

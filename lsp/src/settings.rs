@@ -1,6 +1,7 @@
 //! Editor settings: sent as `initializationOptions` and again with every
 //! `workspace/didChangeConfiguration`. Every field is optional with a documented default, like
-//! `skillwatch.toml`.
+//! `skillwatch.toml`, whose `[check]` table they apply over (`profile` replaces the file's,
+//! `rules` come after the file's).
 //!
 //! The accepted shape, as JSON (VS Code wraps it in `{"skillwatch": {...}}`; both forms work):
 //!
@@ -15,15 +16,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
-use skillwatch_core::checks::{CheckOptions, Profile, Severity};
+use skillwatch_core::checks::{CheckOptions, Profile, catalog};
+use skillwatch_core::config::{CheckConfig, ConfigError, ProfileName, RuleLevel};
 
 /// The language server's settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Settings {
-    /// The rule set: `default` or `agentskills` (the strict specification).
-    pub profile: ProfileName,
-    /// Per-rule severity: rule id to `error`, `warning`, `info`, or `off` to silence it.
+    /// The rule set: `default` or `agentskills` (the strict specification); default: the
+    /// `[check] profile` of the skill's skillwatch.toml, else `default`.
+    pub profile: Option<ProfileName>,
+    /// Per-rule severity: rule id to `error`, `warning`, `info`, or `off` to silence it;
+    /// applied over the `[check] rules` of the skill's skillwatch.toml.
     pub rules: BTreeMap<String, RuleLevel>,
     /// The history database lenses read; default: the store's default path.
     pub history_db: Option<PathBuf>,
@@ -46,7 +50,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            profile: ProfileName::Default,
+            profile: None,
             rules: BTreeMap::new(),
             history_db: None,
             cli_path: None,
@@ -58,35 +62,18 @@ impl Default for Settings {
     }
 }
 
-/// The profile names users write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum ProfileName {
-    /// [`Profile::Default`].
-    #[default]
-    Default,
-    /// [`Profile::AgentSkills`].
-    Agentskills,
-}
-
-/// A severity a user can give a rule, or `off`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleLevel {
-    /// Report as an error.
-    Error,
-    /// Report as a warning.
-    Warning,
-    /// Report as information.
-    Info,
-    /// Do not report.
-    Off,
-}
-
 /// Settings that could not be read; the previous settings stay in force.
 #[derive(Debug, thiserror::Error)]
-#[error("skillwatch settings not applied: {0}")]
-pub struct SettingsError(#[from] serde_json::Error);
+pub enum SettingsError {
+    /// Not the settings' shape: a misspelt key, a wrong type or level.
+    #[error("skillwatch settings not applied: {0}")]
+    Shape(#[from] serde_json::Error),
+    /// `rules` names a rule the catalog does not have (a typo would silence nothing).
+    #[error(
+        "skillwatch settings not applied: unknown rule `{0}` in rules: see `skillwatch check --list-rules`"
+    )]
+    UnknownRule(String),
+}
 
 impl Settings {
     /// Read settings from the JSON an editor sent: `null` means defaults, a `skillwatch` key
@@ -100,29 +87,42 @@ impl Settings {
         if value.is_null() {
             return Ok(Settings::default());
         }
-        Ok(Settings::deserialize(value)?)
+        let settings = Settings::deserialize(value)?;
+        if let Some(id) = settings
+            .rules
+            .keys()
+            .find(|id| catalog::rule(&id.to_ascii_uppercase()).is_none())
+        {
+            return Err(SettingsError::UnknownRule(id.clone()));
+        }
+        Ok(settings)
     }
 
-    /// The check options these settings ask for.
-    pub fn check_options(&self) -> CheckOptions {
-        let profile = match self.profile {
-            ProfileName::Default => Profile::Default,
-            ProfileName::Agentskills => Profile::AgentSkills,
-        };
-        let overrides = self
-            .rules
-            .iter()
-            .map(|(id, level)| {
-                let severity = match level {
-                    RuleLevel::Error => Some(Severity::Error),
-                    RuleLevel::Warning => Some(Severity::Warning),
-                    RuleLevel::Info => Some(Severity::Info),
-                    RuleLevel::Off => None,
-                };
-                (id.clone(), severity)
-            })
-            .collect();
-        CheckOptions { profile, overrides }
+    /// The check options for a skill governed by `config` (its skillwatch.toml's `[check]`
+    /// table): the editor's profile replaces the file's, the editor's rules come after the
+    /// file's, so the editor wins where both speak.
+    pub fn check_options(&self, config: Option<&CheckConfig>) -> CheckOptions {
+        let mut options = config.map(CheckConfig::options).unwrap_or_default();
+        if let Some(profile) = self.profile {
+            options.profile = Profile::from(profile);
+        }
+        options.overrides.extend(
+            self.rules
+                .iter()
+                .map(|(id, level)| (id.to_ascii_uppercase(), level.severity())),
+        );
+        options
+    }
+
+    /// The check options for a skill in `dir`: the `[check]` table of the skillwatch.toml
+    /// governing it, under these settings. The file is read at every check (a few stats and
+    /// a small read), so an edit to it applies at the next check with no cache to go stale.
+    /// A broken table is left out and its error returned, for the caller to show.
+    pub fn options_for(&self, dir: &std::path::Path) -> (CheckOptions, Option<ConfigError>) {
+        match CheckConfig::for_dir(dir) {
+            Ok(config) => (self.check_options(config.as_ref()), None),
+            Err(e) => (self.check_options(None), Some(e)),
+        }
     }
 
     /// [`Settings::diagnostics_delay_ms`] as a duration.
@@ -135,6 +135,19 @@ impl Settings {
 mod tests {
     use super::*;
     use serde_json::json;
+    use skillwatch_core::checks::{Diagnostic, Severity};
+    use skillwatch_core::text::Span;
+
+    fn diagnostic(rule: &'static str) -> Diagnostic {
+        Diagnostic {
+            rule,
+            severity: Severity::Warning,
+            path: "SKILL.md".into(),
+            span: Span::new(0, 0),
+            message: String::new(),
+            fix: None,
+        }
+    }
 
     #[test]
     fn wrapped_flat_and_null_settings() {
@@ -146,8 +159,36 @@ mod tests {
             Settings::from_json(&json!(null)).unwrap(),
             Settings::default()
         );
-        let options = flat.check_options();
+        let options = flat.check_options(None);
         assert_eq!(options.overrides, vec![("SW102".to_string(), None)]);
+    }
+
+    #[test]
+    fn the_editor_speaks_after_the_file() {
+        let file = CheckConfig::parse(
+            "[check]\nprofile = \"agentskills\"\nrules = { SW205 = \"off\", SW201 = \"error\" }\n",
+            std::path::Path::new("/repo/skillwatch.toml"),
+        )
+        .unwrap();
+        let quiet = Settings::default().check_options(Some(&file));
+        assert_eq!(quiet.profile, Profile::AgentSkills);
+        assert_eq!(quiet.overrides, file.rules);
+        let editor =
+            Settings::from_json(&json!({"profile": "default", "rules": {"sw201": "info"}}))
+                .unwrap()
+                .check_options(Some(&file));
+        assert_eq!(editor.profile, Profile::Default);
+        let mut findings = vec![
+            diagnostic("SW201"),
+            diagnostic("SW205"),
+            diagnostic("SW204"),
+        ];
+        editor.apply_overrides(&mut findings);
+        let left: Vec<_> = findings.iter().map(|d| (d.rule, d.severity)).collect();
+        assert_eq!(
+            left,
+            vec![("SW201", Severity::Info), ("SW204", Severity::Warning)]
+        );
     }
 
     #[test]
@@ -156,5 +197,7 @@ mod tests {
         assert!(err.to_string().contains("loud"), "{err}");
         let err = Settings::from_json(&json!({"histroyDb": "x"})).unwrap_err();
         assert!(err.to_string().contains("histroyDb"), "{err}");
+        let err = Settings::from_json(&json!({"rules": {"SW1O2": "off"}})).unwrap_err();
+        assert!(err.to_string().contains("unknown rule `SW1O2`"), "{err}");
     }
 }

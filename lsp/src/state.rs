@@ -39,6 +39,8 @@ pub struct ClientSupport {
     pub work_done_progress: bool,
     /// `window/showDocument` may be sent.
     pub show_document: bool,
+    /// A `workspace/didChangeWatchedFiles` watcher may be registered at run time.
+    pub watched_files: bool,
 }
 
 impl ClientSupport {
@@ -58,6 +60,12 @@ impl ClientSupport {
                 .as_ref()
                 .and_then(|w| w.show_document.as_ref())
                 .is_some_and(|s| s.support),
+            watched_files: flag(
+                caps.workspace
+                    .as_ref()
+                    .and_then(|w| w.did_change_watched_files.as_ref())
+                    .and_then(|d| d.dynamic_registration),
+            ),
         }
     }
 }

@@ -90,7 +90,10 @@ impl LspClient {
                 "processId": null,
                 "rootUri": null,
                 "capabilities": {
-                    "workspace": {"codeLens": {"refreshSupport": true}},
+                    "workspace": {
+                        "codeLens": {"refreshSupport": true},
+                        "didChangeWatchedFiles": {"dynamicRegistration": true}
+                    },
                     "window": {"workDoneProgress": true, "showDocument": {"support": true}},
                     "general": {"positionEncodings": ["utf-16"]}
                 },

@@ -113,6 +113,110 @@ fn agentskills_profile_makes_extra_fields_errors() {
     );
 }
 
+/// A skill with one default warning (SW116 `version`) and one Claude Code field that the
+/// agentskills profile refuses (`argument-hint`), in `skills/inv` under a fresh folder.
+fn skills_for_the_check_table() -> tempfile::TempDir {
+    let tmp = root();
+    let text = good_skill_md("inv").replace(
+        "license: Apache-2.0",
+        "license: Apache-2.0\nversion: 1.2.0\nargument-hint: \"[file]\"",
+    );
+    write_skill(&tmp.path().join("skills"), "inv", text.as_bytes(), &[]);
+    tmp
+}
+
+#[test]
+fn the_check_table_of_skillwatch_toml_applies_under_the_flags() {
+    let tmp = skills_for_the_check_table();
+    let config = tmp.path().join("skillwatch.toml");
+    std::fs::write(
+        &config,
+        "[run]\nmodel = \"m\"\n\n[check]\nprofile = \"agentskills\"\nrules = { sw116 = \"warning\" }\n",
+    )
+    .unwrap();
+    // found from the folder checked, however deep; the summary names it
+    let out = skillwatch(&["check", "skills/inv"], Some(tmp.path()));
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}");
+    assert!(
+        text.contains("warning[SW116]: field `argument-hint`"),
+        "{text}"
+    );
+    let summary = format!(
+        "checked 1 skill (1 file, profile agentskills, settings from {}): 0 errors, 2 warnings",
+        config.canonicalize().unwrap().display()
+    );
+    assert!(text.contains(&summary), "{text}");
+    // flags win: a flag profile replaces the file's, a flag rule comes after the file's
+    let flags = skillwatch(
+        &["check", "skills", "--profile", "default", "--deny", "SW116"],
+        Some(tmp.path()),
+    );
+    assert_eq!(code(&flags), 1, "{}", stdout(&flags));
+    assert!(stdout(&flags).contains("error[SW116]: unknown field `version`"));
+    assert!(
+        !stdout(&flags).contains("argument-hint"),
+        "{}",
+        stdout(&flags)
+    );
+    // JSON names the file too; --no-config reads none
+    let json = skillwatch(&["check", "skills", "--json"], Some(tmp.path()));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["profile"], "agentskills");
+    assert_eq!(
+        doc["config"],
+        config.canonicalize().unwrap().to_str().unwrap()
+    );
+    let none = skillwatch(
+        &["check", "skills", "--no-config", "--json"],
+        Some(tmp.path()),
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&none.stdout).unwrap();
+    assert_eq!(
+        (doc["profile"].as_str(), doc["config"].is_null()),
+        (Some("default"), true)
+    );
+}
+
+#[test]
+fn a_broken_or_ambiguous_check_table_is_a_usage_error() {
+    let tmp = skills_for_the_check_table();
+    std::fs::write(
+        tmp.path().join("skillwatch.toml"),
+        "[check]\nrules = { SW116 = \"warning\", SW1166 = \"off\" }\n",
+    )
+    .unwrap();
+    let out = skillwatch(&["check", "skills"], Some(tmp.path()));
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("skillwatch.toml:2:30: unknown rule `SW1166` in [check] rules"),
+        "{}",
+        stderr(&out)
+    );
+    // an explicit --config replaces the search; a second governing file is refused
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("skillwatch.toml"),
+        "[check]\nrules = { SW116 = \"off\" }\n",
+    )
+    .unwrap();
+    write_skill(&other, "inv", good_skill_md("inv").as_bytes(), &[]);
+    let chosen = skillwatch(
+        &["check", "skills", "--config", "other/skillwatch.toml"],
+        Some(tmp.path()),
+    );
+    assert_eq!(code(&chosen), 0, "{}{}", stdout(&chosen), stderr(&chosen));
+    assert!(!stdout(&chosen).contains("SW116"), "{}", stdout(&chosen));
+    let two = skillwatch(&["check", "skills", "other/inv"], Some(tmp.path()));
+    assert_eq!(code(&two), 2);
+    assert!(
+        stderr(&two).contains("governed by different skillwatch.toml files"),
+        "{}",
+        stderr(&two)
+    );
+}
+
 #[test]
 fn json_output_counts_and_deserializes_into_core_diagnostics() {
     let tmp = root();

@@ -136,3 +136,56 @@ fn a_save_reruns_the_skill_condition_and_the_lens_follows() {
     assert!(lsp.shutdown().success());
     assert!(fx.terminate().success());
 }
+
+#[test]
+fn saves_and_check_requests_follow_the_check_table() {
+    use skillwatch_core::checks::Severity;
+    let mut fx = DaemonFixture::new();
+    fx.write_config("[daemon]\ndebounce_ms = 50\n\n[check]\nrules = { SW108 = \"info\" }\n");
+    let skill = fx.add_skill("alpha", 1).canonicalize().unwrap();
+    fx.start();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let rpc = rt.block_on(fx.client());
+    let sw108 = |diagnostics: &[skillwatch_core::checks::Diagnostic]| {
+        diagnostics
+            .iter()
+            .find(|d| d.rule == "SW108")
+            .map(|d| d.severity)
+    };
+
+    // a save whose name no longer matches the folder: SW108, graded as the table says
+    let skill_md = skill.join("SKILL.md");
+    let text = std::fs::read_to_string(&skill_md).unwrap();
+    std::fs::write(&skill_md, text.replace("name: alpha", "name: other")).unwrap();
+    let (mut cursor, mut seen) = (0, Vec::new());
+    rt.block_on(events_until(&rpc, &mut cursor, &mut seen, |events| {
+        events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Checked { .. }))
+    }));
+    let on_save = seen
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Checked { diagnostics, .. } => Some(diagnostics.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(sw108(&on_save), Some(Severity::Info), "{on_save:#?}");
+
+    // the check request reads the file as it is now
+    fx.write_config("[check]\nrules = { SW108 = \"off\" }\n");
+    let files = rt
+        .block_on(rpc.check(ctx(), skill.clone()))
+        .unwrap()
+        .unwrap();
+    let all: Vec<_> = files.into_iter().flat_map(|f| f.diagnostics).collect();
+    assert_eq!(sw108(&all), None, "{all:#?}");
+    fx.write_config("[check]\nrules = { SW1080 = \"off\" }\n");
+    let refused = rt.block_on(rpc.check(ctx(), skill.clone())).unwrap();
+    let message = refused.unwrap_err().to_string();
+    assert!(
+        message.contains("skillwatch.toml:2:11: unknown rule `SW1080`"),
+        "{message}"
+    );
+    fx.terminate();
+}

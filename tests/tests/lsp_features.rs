@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use skillwatch_core::skill::{Frontmatter, SkillDocument};
-use skillwatch_tests::lsp::{LspClient, utf16_position};
+use skillwatch_tests::lsp::{LspClient, file_uri, utf16_position};
 
 /// A skill folder named `name` with no files yet.
 fn skill_dir(root: &Path, name: &str) -> PathBuf {
@@ -357,6 +357,82 @@ fn settings_silence_and_raise_rules() {
     assert!(
         message["message"].as_str().unwrap().contains("loud"),
         "{message}"
+    );
+    assert!(client.shutdown().success());
+}
+
+/// Wait for the diagnostics of `uri` that `accept` takes (earlier publications are skipped).
+fn diagnostics_when(
+    client: &mut LspClient,
+    uri: &str,
+    accept: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let params = client.notification("textDocument/publishDiagnostics", |p| {
+        p["uri"] == uri && p["diagnostics"].as_array().is_some_and(|d| accept(d))
+    });
+    params["diagnostics"].as_array().unwrap().clone()
+}
+
+#[test]
+fn the_check_table_of_skillwatch_toml_applies_and_its_edits_recheck() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "demo");
+    let config = root.path().join("skillwatch.toml");
+    std::fs::write(&config, "[check]\nrules = { SW108 = \"off\" }\n").unwrap();
+    let text = "---\nname: other\ndescription: d\n---\n";
+    let mut client = LspClient::initialized(json!(null));
+    client.wait_for("the watcher registration", |m| {
+        m["method"] == "client/registerCapability"
+            && m["params"]["registrations"][0]["registerOptions"]["watchers"][0]["globPattern"]
+                == "**/skillwatch.toml"
+    });
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    let first = client.diagnostics(&uri, Some(1));
+    assert!(!codes(&first).contains(&"SW108".to_string()), "{first:#?}");
+
+    // an edit of the file, reported by the client's watcher, re-checks open documents
+    std::fs::write(&config, "[check]\nrules = { SW108 = \"info\" }\n").unwrap();
+    let changed = json!({"changes": [{"uri": file_uri(&config), "type": 2}]});
+    client.notify("workspace/didChangeWatchedFiles", changed.clone());
+    let info = diagnostics_when(&mut client, &uri, |d| {
+        d.iter().any(|d| d["code"] == "SW108")
+    });
+    assert_eq!(find(&info, "SW108")["severity"], 3);
+
+    // a broken table is shown on the document, and the rules fall back to the defaults
+    std::fs::write(&config, "[check]\nrules = { SW1088 = \"info\" }\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    let broken = diagnostics_when(&mut client, &uri, |d| {
+        d.iter()
+            .any(|d| d["message"].as_str().unwrap_or("").contains("SW1088"))
+    });
+    let warning = broken
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("SW1088"))
+        .unwrap();
+    let message = warning["message"].as_str().unwrap();
+    assert!(
+        message.contains("skillwatch.toml:2:11: unknown rule `SW1088`")
+            && message.ends_with("its [check] settings are not applied"),
+        "{message}"
+    );
+    assert_eq!(warning["severity"], 2);
+    assert_eq!(find(&broken, "SW108")["severity"], 1);
+
+    // the editor's settings speak after the file
+    std::fs::write(&config, "[check]\nrules = { SW108 = \"info\" }\n").unwrap();
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"skillwatch": {"rules": {"SW108": "warning"}}}}),
+    );
+    let editor = diagnostics_when(&mut client, &uri, |d| {
+        d.iter().any(|d| d["code"] == "SW108" && d["severity"] == 2)
+    });
+    assert!(
+        editor
+            .iter()
+            .all(|d| !d["message"].as_str().unwrap().contains("skillwatch.toml")),
+        "{editor:#?}"
     );
     assert!(client.shutdown().success());
 }

@@ -1,12 +1,13 @@
 //! `skillwatch check PATH...`: static checks of skills and their eval files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use skillwatch_core::checks::{
     CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs, check_skill_dirs_each,
 };
+use skillwatch_core::config::{self, CheckConfig};
 use skillwatch_core::skill::Discovered;
 
 use crate::report::{self, Color, Counts, Document, Format, Outcome};
@@ -34,9 +35,19 @@ pub struct Args {
     json: bool,
 
     /// Rule set: `default` (the Agent Skills specification plus Claude Code's documented
-    /// fields; other fields warn) or `agentskills` (the strict specification, as skills-ref).
-    #[arg(long, value_enum, default_value_t = ProfileArg::Default)]
-    profile: ProfileArg,
+    /// fields; other fields warn) or `agentskills` (the strict specification, as skills-ref)
+    /// [default: skillwatch.toml's `[check] profile`, else `default`].
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+
+    /// The skillwatch.toml whose `[check]` table (profile, rule levels) applies under the
+    /// flags [default: the nearest one in or above the checked paths].
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+
+    /// Read no skillwatch.toml: only the flags and the built-in defaults.
+    #[arg(long)]
+    no_config: bool,
 
     /// Treat a rule as an error, or `warnings` to treat every warning as an error.
     #[arg(long, value_name = "RULE|warnings")]
@@ -98,7 +109,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report::list_rules(format)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let options = options(&args)?;
+    let config = check_config(&args)?;
+    let options = options(&args, config.as_ref())?;
+    let config_path = config.as_ref().map(|c| c.path.as_path());
     let deny_warnings = args.deny.iter().any(|d| d == "warnings");
     let mut dirs = Discovered::default();
     for path in &args.paths {
@@ -139,7 +152,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Sarif => Some(Document::Sarif),
     };
     let (counts, written) = match document {
-        None => human(&dirs, &options, threads, min_severity, args.color, promote),
+        None => {
+            let printing = Printing {
+                min_severity,
+                color: args.color,
+                config: config_path,
+            };
+            human(&dirs, &options, threads, printing, promote)
+        }
         Some(document) => {
             let mut files = check_skill_dirs(&dirs, &options, threads);
             promote(&mut files);
@@ -147,6 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 skills,
                 files: &files,
                 profile: options.profile,
+                config: config_path,
                 min_severity,
             };
             (outcome.counts(), report::render(&outcome, document))
@@ -172,12 +193,12 @@ fn human(
     dirs: &Discovered,
     options: &CheckOptions,
     threads: usize,
-    min_severity: Severity,
-    color: Color,
+    printing: Printing<'_>,
     promote: impl Fn(&mut Vec<FileReport>) + Sync,
 ) -> (Counts, std::io::Result<()>) {
     let out = std::io::BufWriter::new(std::io::stdout());
-    let mut printer = report::human::Printer::new(out, color.enabled(), min_severity);
+    let mut printer =
+        report::human::Printer::new(out, printing.color.enabled(), printing.min_severity);
     let mut counts = Counts::default();
     let mut files = 0;
     // The first write error (a closed pipe) stops the printing, not the counting: the exit
@@ -194,13 +215,56 @@ fn human(
         files += reports.len();
     });
     if written.is_ok() {
-        let line = report::summary_line(dirs.len(), files, options.profile, counts);
+        let line =
+            report::summary_line(dirs.len(), files, options.profile, printing.config, counts);
         written = printer.summary(&line);
     }
     (counts, written)
 }
 
-fn options(args: &Args) -> anyhow::Result<CheckOptions> {
+/// How the human report is printed.
+#[derive(Clone, Copy)]
+struct Printing<'a> {
+    min_severity: Severity,
+    color: Color,
+    /// The skillwatch.toml applied, named in the summary line.
+    config: Option<&'a Path>,
+}
+
+/// The `[check]` table that applies: `--config`'s, none under `--no-config`, else that of the
+/// one skillwatch.toml governing every checked path. Paths governed by different files are
+/// refused rather than checked under one of them.
+fn check_config(args: &Args) -> anyhow::Result<Option<CheckConfig>> {
+    if args.no_config {
+        return Ok(None);
+    }
+    if let Some(path) = &args.config {
+        return Ok(Some(CheckConfig::load(path)?));
+    }
+    let mut governing: Vec<PathBuf> = args
+        .paths
+        .iter()
+        .filter_map(|p| config::nearest(p))
+        .collect();
+    governing.sort();
+    governing.dedup();
+    match governing.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(CheckConfig::load(one)?)),
+        [a, b, ..] => bail!(
+            "the checked paths are governed by different {} files ({} and {}): check them \
+             separately, or choose one with --config (or none with --no-config)",
+            config::FILE_NAME,
+            a.display(),
+            b.display()
+        ),
+    }
+}
+
+/// The table's options with the flags applied over them: `--profile` replaces its profile,
+/// and `--allow`/`--warn`/`--deny` come after its rules, so they win.
+fn options(args: &Args, config: Option<&CheckConfig>) -> anyhow::Result<CheckOptions> {
+    let mut options = config.map(CheckConfig::options).unwrap_or_default();
     let mut overrides = Vec::new();
     for id in &args.allow {
         overrides.push((known_rule(id)?.to_string(), None));
@@ -211,13 +275,14 @@ fn options(args: &Args) -> anyhow::Result<CheckOptions> {
     for id in args.deny.iter().filter(|d| *d != "warnings") {
         overrides.push((known_rule(id)?.to_string(), Some(Severity::Error)));
     }
-    Ok(CheckOptions {
-        profile: match args.profile {
+    if let Some(profile) = args.profile {
+        options.profile = match profile {
             ProfileArg::Default => Profile::Default,
             ProfileArg::Agentskills => Profile::AgentSkills,
-        },
-        overrides,
-    })
+        };
+    }
+    options.overrides.extend(overrides);
+    Ok(options)
 }
 
 fn known_rule(id: &str) -> anyhow::Result<&'static str> {

@@ -26,6 +26,7 @@ pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
             version: env!("CARGO_PKG_VERSION"),
         },
         profile: outcome.profile_name(),
+        config: outcome.config,
         summary: Summary {
             skills: outcome.skills,
             files: outcome.files.len(),
@@ -46,6 +47,8 @@ struct Document<'a> {
     version: u32,
     tool: Tool,
     profile: &'a str,
+    /// The skillwatch.toml whose `[check]` table applied (`null`: none).
+    config: Option<&'a Path>,
     summary: Summary,
     files: Vec<FileJson<'a>>,
 }

@@ -6,6 +6,7 @@ mod json;
 mod sarif;
 
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 
 use skillwatch_core::checks::{Diagnostic, FileReport, Profile, Rule, Severity, catalog};
 
@@ -50,6 +51,8 @@ pub struct Outcome<'a> {
     pub files: &'a [FileReport],
     /// The profile the checks ran under.
     pub profile: Profile,
+    /// The skillwatch.toml whose `[check]` table applied, if any.
+    pub config: Option<&'a Path>,
     /// Findings below this severity are not printed (but are counted).
     pub min_severity: Severity,
 }
@@ -194,10 +197,20 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// The summary line closing the human output.
-pub fn summary_line(skills: usize, files: usize, profile: Profile, c: Counts) -> String {
+/// The summary line closing the human output. It names the skillwatch.toml applied, so a rule
+/// it silenced is not a mystery.
+pub fn summary_line(
+    skills: usize,
+    files: usize,
+    profile: Profile,
+    config: Option<&Path>,
+    c: Counts,
+) -> String {
+    let from = config.map_or(String::new(), |p| {
+        format!(", settings from {}", p.display())
+    });
     format!(
-        "checked {} ({}, profile {}): {}, {}, {}",
+        "checked {} ({}, profile {}{from}): {}, {}, {}",
         plural(skills, "skill"),
         plural(files, "file"),
         profile_name(profile),

@@ -49,7 +49,7 @@ use skillwatch_core::text::LineIndex;
 use super::request::{HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings};
 
 /// The file name looked for.
-pub const CONFIG_FILE: &str = "skillwatch.toml";
+pub use skillwatch_core::config::FILE_NAME as CONFIG_FILE;
 
 /// Why `skillwatch.toml` could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -176,11 +176,7 @@ struct FileShape {
 impl RunConfig {
     /// The nearest `skillwatch.toml` in `start` or a folder above it.
     pub fn find(start: &Path) -> Option<PathBuf> {
-        let start = start.canonicalize().ok()?;
-        start
-            .ancestors()
-            .map(|d| d.join(CONFIG_FILE))
-            .find(|p| p.is_file())
+        skillwatch_core::config::nearest(start)
     }
 
     /// Read the run settings of `path`; relative paths in it are made relative to its folder.

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use skillwatch_core::checks::{CheckOptions, check_skill_dir};
+use skillwatch_core::checks::check_skill_dir;
+use skillwatch_core::config::CheckConfig;
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::protocol::{
     BudgetStatus, CheckedFile, CompareAllRequest, CompareAllRow, CompareRequest, DaemonRpc,
@@ -146,16 +147,20 @@ impl DaemonRpc for Service {
             )));
         };
         tokio::task::spawn_blocking(move || {
-            check_skill_dir(&dir, &CheckOptions::default())
+            let options = CheckConfig::for_dir(&dir)
+                .map_err(|e| RpcError::invalid(e.to_string()))?
+                .map(|c| c.options())
+                .unwrap_or_default();
+            Ok(check_skill_dir(&dir, &options)
                 .into_iter()
                 .map(|r| CheckedFile {
                     path: r.path,
                     diagnostics: r.diagnostics,
                 })
-                .collect()
+                .collect())
         })
         .await
-        .map_err(|e| RpcError::store(format!("internal error while checking: {e}")))
+        .map_err(|e| RpcError::store(format!("internal error while checking: {e}")))?
     }
 
     async fn enqueue_run(self, _: Context, request: RunRequest) -> Result<JobInfo, RpcError> {

@@ -19,6 +19,7 @@ use std::time::Duration;
 use notify::{EventKind as FsEventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
 use skillwatch_core::checks::{CheckOptions, check_skill_dir};
+use skillwatch_core::config::CheckConfig;
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::protocol::{EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill};
 use skillwatch_core::skill::{SKILL_FILE, SKIPPED_DIRS};
@@ -228,7 +229,16 @@ impl Watcher {
             let dir = dir.clone();
             tokio::task::spawn_blocking(move || {
                 let root = dir.parent().unwrap_or(&dir).to_path_buf();
-                let reports = check_skill_dir(&dir, &CheckOptions::default());
+                // A broken [check] table was reported when it was saved (ConfigReloaded);
+                // the save is still checked, under the defaults.
+                let options = match CheckConfig::for_dir(&dir) {
+                    Ok(config) => config.map(|c| c.options()).unwrap_or_default(),
+                    Err(e) => {
+                        tracing::warn!("{e}; checking under the default rules");
+                        CheckOptions::default()
+                    }
+                };
+                let reports = check_skill_dir(&dir, &options);
                 (tracked(&dir, &root), reports)
             })
             .await
@@ -258,7 +268,10 @@ impl Watcher {
 
     fn on_config(&self, path: &Path) {
         let error = if path.exists() {
-            config::Config::load(path).err().map(|e| e.to_string())
+            config::Config::load(path)
+                .err()
+                .map(|e| e.to_string())
+                .or_else(|| CheckConfig::load(path).err().map(|e| e.to_string()))
         } else {
             None
         };

@@ -31,7 +31,8 @@ export interface ServerLaunch {
 
 /** The settings object the server reads (lsp/src/settings.rs). */
 export interface ServerSettings {
-  profile: "default" | "agentskills";
+  /** Absent: the skill's skillwatch.toml `[check] profile` applies, else `default`. */
+  profile?: "default" | "agentskills";
   rules: Record<string, "error" | "warning" | "info" | "off">;
   historyDb?: string;
   codeLens: boolean;
@@ -52,8 +53,8 @@ export function serverLaunch(raw: RawSettings): ServerLaunch {
  */
 export function serverSettings(raw: RawSettings): { settings: ServerSettings; problems: string[] } {
   const problems: string[] = [];
-  const profile = raw.profile === "agentskills" ? "agentskills" : "default";
-  if (raw.profile !== undefined && raw.profile !== "default" && raw.profile !== "agentskills") {
+  const profile = raw.profile === "default" || raw.profile === "agentskills" ? raw.profile : undefined;
+  if (profile === undefined && raw.profile !== undefined && raw.profile !== null) {
     problems.push(`skillwatch.profile: expected "default" or "agentskills", found ${JSON.stringify(raw.profile)}`);
   }
   const rules: ServerSettings["rules"] = {};
@@ -67,12 +68,14 @@ export function serverSettings(raw: RawSettings): { settings: ServerSettings; pr
     }
   }
   const settings: ServerSettings = {
-    profile,
     rules,
     codeLens: raw.codeLens !== false,
     historyPollMs:
       typeof raw.historyPollMs === "number" && raw.historyPollMs >= 0 ? Math.floor(raw.historyPollMs) : 2000,
   };
+  if (profile !== undefined) {
+    settings.profile = profile;
+  }
   if (typeof raw.historyDb === "string" && raw.historyDb.trim() !== "") {
     settings.historyDb = raw.historyDb.trim();
   }

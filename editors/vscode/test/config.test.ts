@@ -45,9 +45,16 @@ test("every setting the extension reads is declared with the server's defaults",
     historyPollMs: props["skillwatch.historyPollMs"].default,
   });
   assert.deepEqual(defaults, {
-    settings: { profile: "default", rules: {}, codeLens: true, historyPollMs: 2000 },
+    settings: { rules: {}, codeLens: true, historyPollMs: 2000 },
     problems: [],
   });
+});
+
+test("an unset profile is not sent, so the skill's skillwatch.toml decides", () => {
+  assert.equal(serverSettings({ profile: null }).settings.profile, undefined);
+  assert.equal(serverSettings({}).settings.profile, undefined);
+  assert.equal(serverSettings({ profile: "agentskills" }).settings.profile, "agentskills");
+  assert.equal(serverSettings({ profile: "default" }).settings.profile, "default");
 });
 
 test("bad values are dropped and reported, good ones kept", () => {
@@ -58,7 +65,6 @@ test("bad values are dropped and reported, good ones kept", () => {
     historyPollMs: -5,
   });
   assert.deepEqual(settings, {
-    profile: "default",
     rules: { SW108: "off" },
     historyDb: "/tmp/h.sqlite3",
     codeLens: true,

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use skillwatch_core::checks::{self, CheckOptions, Severity};
+use skillwatch_core::config::ConfigError;
 use skillwatch_core::skill::SkillDocument;
 use skillwatch_core::text::{Span, floor_char_boundary};
 use tokio::sync::watch;
@@ -150,6 +151,17 @@ fn internal_failure(message: &str) -> lsp::Diagnostic {
     }
 }
 
+/// A skillwatch.toml whose `[check]` table is broken, shown on the document it would govern
+/// (at its start) until it is mended: the author sees why their rule settings do not apply.
+fn config_failure(error: &ConfigError) -> lsp::Diagnostic {
+    lsp::Diagnostic {
+        severity: Some(lsp::DiagnosticSeverity::WARNING),
+        source: Some(SOURCE.to_string()),
+        message: format!("{error}; its [check] settings are not applied"),
+        ..lsp::Diagnostic::default()
+    }
+}
+
 /// Start the diagnostics worker of a newly opened document.
 pub fn spawn_worker(state: Arc<State>, changes: watch::Receiver<Arc<Document>>) {
     tokio::spawn(worker(state, changes));
@@ -163,13 +175,15 @@ async fn worker(state: Arc<State>, mut changes: watch::Receiver<Arc<Document>>) 
             tokio::time::sleep(delay).await;
         }
         let doc = changes.borrow_and_update().clone();
-        let options = state.settings().check_options();
+        let settings = state.settings();
         let comparisons = doc
             .skill_dir()
             .map(|dir| state.regressions(&dir))
             .unwrap_or_default();
         let task = tokio::task::spawn_blocking(move || {
+            let (options, config_error) = settings.options_for(doc.config_dir());
             let mut diagnostics = compute(&doc, &options);
+            diagnostics.extend(config_error.map(|e| config_failure(&e)));
             diagnostics.extend(super::regressions::diagnostics(
                 &doc,
                 &comparisons,
