@@ -218,6 +218,105 @@ fn a_broken_or_ambiguous_check_table_is_a_usage_error() {
 }
 
 #[test]
+fn fix_writes_every_safe_repair_round_after_round() {
+    let tmp = root();
+    let broken = good_skill_md("inv")
+        .replace("name: inv", "name: Other")
+        .replace("Use when the user", "Use when: the user")
+        .replace(
+            "license: Apache-2.0",
+            "license: Apache-2.0\nversion: 1.2.0\ntags: [billing, pdf]",
+        );
+    let dir = write_skill(tmp.path(), "inv", broken.as_bytes(), &[]);
+    let skill_md = dir.join("SKILL.md");
+    // the colon makes the YAML invalid: the other findings show only once it is quoted
+    let before = skillwatch(
+        &["check", "inv", "--profile", "agentskills"],
+        Some(tmp.path()),
+    );
+    assert_eq!(code(&before), 1);
+    assert!(
+        stdout(&before).contains("error[SW102]"),
+        "{}",
+        stdout(&before)
+    );
+
+    let fixed = skillwatch(
+        &["check", "inv", "--profile", "agentskills", "--fix"],
+        Some(tmp.path()),
+    );
+    let text = std::fs::read_to_string(&skill_md).unwrap();
+    assert_eq!(
+        code(&fixed),
+        0,
+        "{}{}\n{text}",
+        stdout(&fixed),
+        stderr(&fixed)
+    );
+    let said = stderr(&fixed);
+    assert!(said.ends_with("fixed 5 findings in 1 file\n"), "{said}");
+    // each fix is listed where it was applied, for review
+    for line in [
+        "inv/SKILL.md:3:72: fixed SW102: Quote the value of `description`",
+        "inv/SKILL.md:2:7: fixed SW106: Set name to `inv`",
+        "fixed SW116: Move `version` under `metadata`",
+        "fixed SW116: Move `tags` under `metadata`",
+    ] {
+        assert!(said.contains(line), "{line}\n{said}");
+    }
+    assert!(
+        stdout(&fixed).ends_with(
+            "checked 1 skill (1 file, profile agentskills): 0 errors, 0 warnings, 0 infos\n"
+        ),
+        "{}",
+        stdout(&fixed)
+    );
+    let doc = skillwatch_core::skill::SkillDocument::parse(text.clone());
+    let skillwatch_core::skill::Frontmatter::Parsed { root, .. } = &doc.frontmatter else {
+        panic!("the fixed frontmatter parses: {text}");
+    };
+    let value = |key: &str| root.get(key).map(|e| e.value.to_json());
+    assert_eq!(value("name"), Some(serde_json::json!("inv")));
+    assert!(
+        value("description")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .contains("Use when: the user"),
+        "{text}"
+    );
+    assert_eq!(
+        value("metadata"),
+        Some(serde_json::json!({"version": "1.2.0", "tags": "billing, pdf"}))
+    );
+    assert!(text.ends_with(good_skill_md("inv").split("---\n").last().unwrap()));
+
+    // nothing is left to fix: the file is not touched again
+    let again = skillwatch(&["check", "inv", "--fix"], Some(tmp.path()));
+    assert!(stderr(&again).contains("no finding has a fix to apply"));
+    assert_eq!(std::fs::read_to_string(&skill_md).unwrap(), text);
+}
+
+#[test]
+fn fix_leaves_silenced_findings_alone() {
+    let tmp = root();
+    let text =
+        good_skill_md("inv").replace("license: Apache-2.0", "license: Apache-2.0\nversion: 1.2.0");
+    let dir = write_skill(tmp.path(), "inv", text.as_bytes(), &[]);
+    let out = skillwatch(
+        &["check", "inv", "--fix", "--allow", "SW116"],
+        Some(tmp.path()),
+    );
+    assert_eq!(code(&out), 0);
+    assert!(
+        stderr(&out).contains("no finding has a fix to apply"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("SKILL.md")).unwrap(), text);
+}
+
+#[test]
 fn json_output_counts_and_deserializes_into_core_diagnostics() {
     let tmp = root();
     let text = good_skill_md("inv").replace("name: inv", "name: other");

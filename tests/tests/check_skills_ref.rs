@@ -221,21 +221,30 @@ fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The venv's Python, or `None` (said loudly) when SKILLWATCH_SKIP_SKILLS_REF=1 allows a
+/// missing venv; otherwise a missing venv fails the test.
+fn python_or_skip() -> Option<PathBuf> {
+    if let Some(python) = python() {
+        return Some(python);
+    }
+    if std::env::var("SKILLWATCH_SKIP_SKILLS_REF").as_deref() == Ok("1") {
+        eprintln!(
+            "\n!!! SKIPPED a skills-ref differential test: SKILLWATCH_SKIP_SKILLS_REF=1 and \
+             target/skills-ref-venv is missing. Run the skills-ref block of .ci/run to enable it.\n"
+        );
+        return None;
+    }
+    panic!(
+        "target/skills-ref-venv/bin/python is missing: run the skills-ref block of .ci/run \
+         (python3 -m venv target/skills-ref-venv && target/skills-ref-venv/bin/pip install \
+         skills-ref==0.1.1), or set SKILLWATCH_SKIP_SKILLS_REF=1 to skip loudly"
+    );
+}
+
 #[test]
 fn agentskills_profile_rejects_exactly_what_skills_ref_rejects() {
-    let Some(python) = python() else {
-        if std::env::var("SKILLWATCH_SKIP_SKILLS_REF").as_deref() == Ok("1") {
-            eprintln!(
-                "\n!!! SKIPPED the skills-ref differential test: SKILLWATCH_SKIP_SKILLS_REF=1 and \
-                 target/skills-ref-venv is missing. Run the skills-ref block of .ci/run to enable it.\n"
-            );
-            return;
-        }
-        panic!(
-            "target/skills-ref-venv/bin/python is missing: run the skills-ref block of .ci/run \
-             (python3 -m venv target/skills-ref-venv && target/skills-ref-venv/bin/pip install \
-             skills-ref==0.1.1), or set SKILLWATCH_SKIP_SKILLS_REF=1 to skip loudly"
-        );
+    let Some(python) = python_or_skip() else {
+        return;
     };
     let tmp = tempfile::tempdir().unwrap();
     let handmade = tmp.path().join("handmade");
@@ -297,4 +306,62 @@ fn agentskills_profile_rejects_exactly_what_skills_ref_rejects() {
             ours[&dir]
         );
     }
+}
+
+/// `check --fix` over a copy of the corpus: the repaired skills are what the specification
+/// asks for, as the reference validator reads them. skills-ref accepts far more of them, no
+/// skill it accepted before is rejected after, and the two tools still agree skill by skill.
+#[test]
+fn fixed_skills_pass_skills_ref_and_the_verdicts_still_agree() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("corpus");
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg(corpus_dir())
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    let before = skills_ref(&python, &[copy.as_path()]);
+    let out = skillwatch(
+        &[
+            "check",
+            copy.to_str().unwrap(),
+            "--profile",
+            "agentskills",
+            "--fix",
+            "--level",
+            "error",
+        ],
+        None,
+    );
+    assert!(stderr(&out).contains("fixed "), "{}", stderr(&out));
+    let after = skills_ref(&python, &[copy.as_path()]);
+    let ours = skillwatch_verdicts(&[copy.as_path()]);
+    let rejected = |v: &BTreeMap<PathBuf, Vec<String>>| {
+        v.iter()
+            .filter(|(_, e)| !e.is_empty())
+            .map(|(d, _)| d.clone())
+            .collect::<BTreeSet<_>>()
+    };
+    let (was, is) = (rejected(&before), rejected(&after));
+    assert!(
+        is.is_subset(&was),
+        "fixing broke skills: {:?}",
+        is.difference(&was).collect::<Vec<_>>()
+    );
+    assert!(
+        is.len() * 2 < was.len(),
+        "skills-ref rejects {} of the fixed skills, {} before",
+        is.len(),
+        was.len()
+    );
+    assert_eq!(
+        is,
+        rejected(&ours),
+        "skills-ref and --profile agentskills disagree on the fixed skills"
+    );
 }

@@ -12,6 +12,8 @@ use skillwatch_core::skill::Discovered;
 
 use crate::report::{self, Color, Counts, Document, Format, Outcome};
 
+mod fix;
+
 /// Arguments of `skillwatch check`.
 #[derive(clap::Args)]
 #[command(
@@ -69,6 +71,11 @@ pub struct Args {
     /// always, never.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+
+    /// Apply every fix the findings carry (the editor's quick fixes) to the files, checking
+    /// again until none is left, then report what remains.
+    #[arg(long)]
+    fix: bool,
 
     /// Skills checked in parallel (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N")]
@@ -132,6 +139,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
+    if args.fix {
+        let fixed = fix::fix_all(&dirs, &options, threads)?;
+        for line in &fixed.applied {
+            eprintln!("{line}");
+        }
+        for path in &fixed.changed_meanwhile {
+            eprintln!("{}: changed while being checked; not fixed", path.display());
+        }
+        eprintln!("{}", fixed.summary());
+    }
     let min_severity = match args.level {
         Level::Info => Severity::Info,
         Level::Warning => Severity::Warning,

@@ -130,6 +130,39 @@ impl Fix {
     }
 }
 
+/// Apply as many of `fixes` to `text` together as can be: in order, each fix whose edits touch
+/// none taken before it. Two rules often propose the same repair (SW106 and SW108 both set
+/// `name`): a fix equal to one taken is skipped, not counted. Returns the new text and the
+/// positions (in `fixes`) of the fixes taken, `None` when none was. The fixes left out may
+/// apply once the text is checked again (their spans were computed for the old text).
+pub fn apply_fixes<'a>(
+    text: &str,
+    fixes: impl IntoIterator<Item = &'a Fix>,
+) -> Option<(String, Vec<usize>)> {
+    let mut taken: Vec<&Fix> = Vec::new();
+    let mut positions = Vec::new();
+    for (i, fix) in fixes.into_iter().enumerate() {
+        let overlaps = |e: &Edit| {
+            taken.iter().flat_map(|t| &t.edits).any(|t| {
+                (e.span.start < t.span.end && t.span.start < e.span.end) || e.span == t.span
+            })
+        };
+        let repeated = taken.iter().any(|t| t.edits == fix.edits);
+        if !repeated && !fix.edits.iter().any(overlaps) && fix.apply(text).is_some() {
+            taken.push(fix);
+            positions.push(i);
+        }
+    }
+    if taken.is_empty() {
+        return None;
+    }
+    let all = Fix {
+        title: String::new(),
+        edits: taken.iter().flat_map(|f| f.edits.iter().cloned()).collect(),
+    };
+    Some((all.apply(text)?, positions))
+}
+
 /// A diagnostic as it arrives over the wire: the rule id still a string, so deserializing
 /// borrows nothing and the id can be checked against the catalog.
 #[derive(Deserialize)]
@@ -256,5 +289,32 @@ mod tests {
             }],
         };
         assert_eq!(outside.apply("abc"), None);
+    }
+
+    fn replace(start: usize, end: usize, with: &str) -> Fix {
+        Fix {
+            title: format!("{start}..{end}"),
+            edits: vec![Edit {
+                span: Span::new(start, end),
+                replacement: with.into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn fixes_apply_together_when_apart_and_wait_when_they_touch() {
+        let fixes = [
+            replace(4, 6, "NAME"),
+            replace(0, 1, "A"),
+            replace(4, 6, "NAME"), // the same repair from a second rule
+            replace(5, 7, "x"),    // overlaps the first: left for the next round
+            replace(9, 9, "!"),    // an insertion
+            replace(9, 9, "?"),    // a second insertion at the same place waits
+            replace(20, 21, "z"),  // out of range: never taken
+        ];
+        let (text, taken) = apply_fixes("abc name xyz", &fixes).unwrap();
+        assert_eq!((text.as_str(), taken), ("Abc NAMEme !xyz", vec![0, 1, 4]));
+        assert_eq!(apply_fixes("abc", &[replace(5, 6, "")]), None);
+        assert_eq!(apply_fixes("abc", &[]), None);
     }
 }

@@ -23,7 +23,7 @@ mod quote_fix;
 mod security;
 pub mod spec;
 
-pub use diagnostic::{Category, Diagnostic, Edit, Fix, Rule, Severity};
+pub use diagnostic::{Category, Diagnostic, Edit, Fix, Rule, Severity, apply_fixes};
 pub use eval_files::{check_eval_file, check_eval_text};
 
 use std::collections::BTreeMap;
