@@ -116,7 +116,10 @@ fn capabilities() -> ServerCapabilities {
             ..CompletionOptions::default()
         }),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::from(code_action::FIX_ALL),
+            ]),
             ..CodeActionOptions::default()
         })),
         code_lens_provider: Some(CodeLensOptions {
@@ -221,7 +224,8 @@ impl LanguageServer for Backend {
         let settings = self.state.settings();
         let actions = tokio::task::spawn_blocking(move || {
             let (options, _) = settings.options_for(doc.config_dir());
-            code_action::code_actions(&doc, params.range, &options)
+            let only = params.context.only.as_deref();
+            code_action::code_actions(&doc, params.range, only, &options)
         })
         .await
         .unwrap_or_default();

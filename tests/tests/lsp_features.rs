@@ -219,6 +219,85 @@ fn code_action_sets_the_name_to_the_folder_name() {
     assert!(client.shutdown().success());
 }
 
+/// The code actions the server offers for the whole of `uri` when the client asks only for
+/// `kinds`.
+fn actions_of_kinds(client: &mut LspClient, uri: &str, kinds: &[&str]) -> Vec<Value> {
+    let everywhere =
+        json!({"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}});
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": everywhere,
+            "context": {"diagnostics": [], "only": kinds}
+        }),
+    );
+    actions.as_array().unwrap().clone()
+}
+
+#[test]
+fn fix_all_applies_the_fixes_that_fit_together_round_after_round() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "inv");
+    let text = "---\nname: Other\ndescription: Extracts tables from PDF invoices. Use when the \
+                user asks for invoice tables.\nversion: 1.2.0\ntags: [billing, pdf]\n---\nBody\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    let mut diagnostics = client.diagnostics(&uri, Some(1));
+    for code in ["SW106", "SW116", "SW120"] {
+        find(&diagnostics, code);
+    }
+    let quick_only = actions_of_kinds(&mut client, &uri, &["quickfix"]);
+    assert!(!quick_only.is_empty());
+    assert!(
+        quick_only.iter().all(|a| a["kind"] == "quickfix"),
+        "{quick_only:#?}"
+    );
+
+    // each round applies what fits together; overlapping fixes wait for the next
+    let mut version = 1;
+    loop {
+        let actions = actions_of_kinds(&mut client, &uri, &["source.fixAll"]);
+        let Some(action) = actions.first() else { break };
+        assert_eq!(actions.len(), 1, "{actions:#?}");
+        assert_eq!(action["kind"], "source.fixAll.skillwatch");
+        assert!(
+            action["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Fix all skillwatch findings"),
+            "{action}"
+        );
+        let mut edits = action["edit"]["changes"][&uri].as_array().unwrap().clone();
+        // one edit over the original text each: sent last first, earlier ranges stay valid
+        let start = |e: &Value| {
+            let s = &e["range"]["start"];
+            (
+                s["line"].as_u64().unwrap(),
+                s["character"].as_u64().unwrap(),
+            )
+        };
+        edits.sort_by_key(|e| std::cmp::Reverse(start(e)));
+        version += 1;
+        let changes: Vec<Value> = edits
+            .iter()
+            .map(|e| json!({"range": e["range"], "text": e["newText"]}))
+            .collect();
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
+        diagnostics = client.diagnostics(&uri, Some(version));
+        assert!(version < 6, "fix-all does not settle: {diagnostics:#?}");
+    }
+    assert!(version >= 3, "the overlapping fixes took a second round");
+    let left = codes(&diagnostics);
+    for code in ["SW106", "SW108", "SW116", "SW120"] {
+        assert!(!left.contains(&code.to_string()), "{diagnostics:#?}");
+    }
+    assert!(client.shutdown().success());
+}
+
 #[test]
 fn hover_explains_frontmatter_keys_and_eval_fields() {
     let root = tempfile::tempdir().unwrap();

@@ -1,10 +1,12 @@
 //! textDocument/codeAction: one quick fix per finding in the requested range whose rule offers
-//! a mechanical repair (`Diagnostic.fix` in core). Findings are recomputed on the current text,
-//! so a fix never applies to positions from an older version.
+//! a mechanical repair (`Diagnostic.fix` in core), and a `source.fixAll.skillwatch` action that
+//! applies every fix of the document that can go together (what `check --fix` does in one
+//! round; editors run it on save with `"editor.codeActionsOnSave"`). Findings are recomputed
+//! on the current text, so a fix never applies to positions from an older version.
 
 use std::collections::HashMap;
 
-use skillwatch_core::checks::{CheckOptions, Edit, Fix};
+use skillwatch_core::checks::{CheckOptions, Diagnostic, Edit, Fix, apply_fixes};
 use skillwatch_core::text::Span;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit,
@@ -17,41 +19,96 @@ use crate::handlers::diagnostics;
 /// write is the author's), so the server offers a skeleton to fill in.
 const FRONTMATTER_MISSING: &str = "SW101";
 
-/// The quick fixes for findings that overlap `range`.
+/// The kind of the fix-all action: a sub-kind of `source.fixAll`, so an editor asking for
+/// every fix-all (`source.fixAll`) or for skillwatch's alone gets it.
+pub const FIX_ALL: &str = "source.fixAll.skillwatch";
+
+/// The quick fixes for findings that overlap `range`, and the fix-all action, as far as
+/// `only` (the client's `context.only`) asks for them. With no `only`, the fix-all action is
+/// offered when the document has more than one fix.
 pub fn code_actions(
     doc: &Document,
     range: Range,
+    only: Option<&[CodeActionKind]>,
     options: &CheckOptions,
 ) -> Vec<CodeActionOrCommand> {
-    diagnostics::check(doc, options)
-        .into_iter()
-        .filter(|finding| overlaps(doc.range_of(finding.span), range))
-        .filter_map(|mut finding| {
-            if finding.fix.is_none() && finding.rule == FRONTMATTER_MISSING {
-                finding.fix = frontmatter_skeleton(doc);
-            }
-            let fix = finding.fix.as_ref()?;
-            let edits = fix
-                .edits
+    let wants = |kind: &str| {
+        only.is_none_or(|kinds| {
+            kinds
                 .iter()
-                .map(|edit| TextEdit {
-                    range: doc.range_of(edit.span),
-                    new_text: edit.replacement.clone(),
-                })
-                .collect();
-            Some(CodeActionOrCommand::CodeAction(CodeAction {
-                title: fix.title.clone(),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![diagnostics::to_lsp(doc, &finding)]),
-                edit: Some(WorkspaceEdit {
-                    changes: Some(HashMap::from([(doc.uri.clone(), edits)])),
-                    ..WorkspaceEdit::default()
-                }),
-                is_preferred: Some(true),
-                ..CodeAction::default()
-            }))
+                .any(|k| kind == k.as_str() || kind.starts_with(&format!("{}.", k.as_str())))
         })
-        .collect()
+    };
+    let mut findings = diagnostics::check(doc, options);
+    for finding in &mut findings {
+        if finding.fix.is_none() && finding.rule == FRONTMATTER_MISSING {
+            finding.fix = frontmatter_skeleton(doc);
+        }
+    }
+    let mut actions = Vec::new();
+    if wants(CodeActionKind::QUICKFIX.as_str()) {
+        actions.extend(
+            findings
+                .iter()
+                .filter(|finding| overlaps(doc.range_of(finding.span), range))
+                .filter_map(|finding| quick_fix(doc, finding)),
+        );
+    }
+    let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
+    if wants(FIX_ALL) && (only.is_some() || fixable > 1) {
+        actions.extend(fix_all(doc, &findings));
+    }
+    actions
+}
+
+fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand> {
+    let fix = finding.fix.as_ref()?;
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title: fix.title.clone(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![diagnostics::to_lsp(doc, finding)]),
+        edit: Some(workspace_edit(doc, &fix.edits)),
+        is_preferred: Some(true),
+        ..CodeAction::default()
+    }))
+}
+
+/// "Fix all skillwatch findings": the fixes `apply_fixes` takes together, as one edit.
+fn fix_all(doc: &Document, findings: &[Diagnostic]) -> Option<CodeActionOrCommand> {
+    let fixable: Vec<&Diagnostic> = findings.iter().filter(|f| f.fix.is_some()).collect();
+    let fixes = fixable.iter().filter_map(|f| f.fix.as_ref());
+    let (_, taken) = apply_fixes(&doc.text, fixes)?;
+    let taken: Vec<&Diagnostic> = taken.into_iter().map(|i| fixable[i]).collect();
+    let edits: Vec<Edit> = taken
+        .iter()
+        .filter_map(|f| f.fix.as_ref())
+        .flat_map(|f| f.edits.iter().cloned())
+        .collect();
+    let title = match taken.len() {
+        1 => "Fix all skillwatch findings (1 fix)".to_string(),
+        n => format!("Fix all skillwatch findings ({n} fixes)"),
+    };
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title,
+        kind: Some(CodeActionKind::from(FIX_ALL)),
+        diagnostics: Some(taken.iter().map(|f| diagnostics::to_lsp(doc, f)).collect()),
+        edit: Some(workspace_edit(doc, &edits)),
+        ..CodeAction::default()
+    }))
+}
+
+fn workspace_edit(doc: &Document, edits: &[Edit]) -> WorkspaceEdit {
+    let edits = edits
+        .iter()
+        .map(|edit| TextEdit {
+            range: doc.range_of(edit.span),
+            new_text: edit.replacement.clone(),
+        })
+        .collect();
+    WorkspaceEdit {
+        changes: Some(HashMap::from([(doc.uri.clone(), edits)])),
+        ..WorkspaceEdit::default()
+    }
 }
 
 /// "Add frontmatter skeleton": `name` set to the folder name and an empty `description` (which
@@ -99,7 +156,7 @@ mod tests {
             "# PDF\r\n".into(),
         );
         let everywhere = Range::new(Position::new(0, 0), Position::new(1, 0));
-        let actions = code_actions(&doc, everywhere, &CheckOptions::default());
+        let actions = code_actions(&doc, everywhere, None, &CheckOptions::default());
         let skeleton = actions
             .iter()
             .find_map(|a| match a {
