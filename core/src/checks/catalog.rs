@@ -541,7 +541,10 @@ fields (when_to_use, argument-hint, arguments, disable-model-invocation, user-in
 effort, context, agent, hooks, paths, shell). Anything else belongs under `metadata`, a string map \
 clients may use freely:\n\n    metadata:\n      version: \"1.2\"\n      tags: \"pdf, forms\"\n\nUnder \
 `--profile agentskills` every field beyond the six is an error, as in the reference validator \
-skills-ref.",
+skills-ref. The fix moves a scalar or a list of scalars under `metadata` as a string; when \
+`metadata` already holds the same value (a copy kept at the top level for another harness), it \
+removes the copy instead. Claude Code reads its own fields only at the top level: under \
+`--profile agentskills`, moving one changes what Claude Code does.",
     ),
     (
         "SW120",

@@ -371,7 +371,9 @@ fn fold(key: &str) -> String {
 /// Move a top-level `key: value` (a scalar, or a list of scalars joined with ", ") under
 /// `metadata` as a quoted string. Only offered where the edit is certain to leave valid YAML:
 /// a block mapping, the entry on whole lines of its own, and `metadata` absent, empty, or a
-/// block mapping without that key.
+/// block mapping without that key. When `metadata` already holds the key with the same value
+/// (a copy left at the top level, common in skills written for several harnesses), the fix
+/// removes the copy instead.
 fn move_to_metadata(ctx: &Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) -> Option<Fix> {
     let key = entry.key.as_key()?;
     let text = match &entry.value.value {
@@ -380,6 +382,15 @@ fn move_to_metadata(ctx: &Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) -
         _ => return None,
     };
     let delete = whole_lines(ctx, fm, entry)?;
+    if held_in_metadata(entries, key, entry, &text) {
+        return Some(Fix {
+            title: format!("Remove `{key}`: `metadata` holds the same value"),
+            edits: vec![Edit {
+                span: delete,
+                replacement: String::new(),
+            }],
+        });
+    }
     let nl = ctx.newline();
     let value = serde_json::to_string(&text).ok()?;
     let insert = match first(entries, "metadata") {
@@ -408,6 +419,16 @@ fn move_to_metadata(ctx: &Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) -
             insert,
         ],
     })
+}
+
+/// Whether `metadata` holds `key` with the value of the top-level `entry`: equal as data, or
+/// equal to `text`, the string the move would write (a list joined with ", ").
+fn held_in_metadata(entries: &[Entry], key: &str, entry: &Entry, text: &str) -> bool {
+    let Some(held) = first(entries, "metadata").and_then(|m| m.value.get(key)) else {
+        return false;
+    };
+    held.value.to_json() == entry.value.to_json()
+        || held.value.as_scalar().is_some_and(|s| s.text == text)
 }
 
 /// The byte range of the lines an entry occupies, when it starts at column 0 and nothing but

@@ -493,6 +493,37 @@ mod tests {
     }
 
     #[test]
+    fn sw116_a_copy_metadata_already_holds_is_removed() {
+        let meta = "metadata:\n  author: Team <t@example.com>\n  tags:\n    - a\n    - b\n";
+        let added =
+            format!("license: Apache-2.0\nauthor: \"Team <t@example.com>\"\ntags: [a, b]\n{meta}");
+        let text = good_with("license: Apache-2.0", added.trim_end());
+        let found = check(&text);
+        let fixes: Vec<_> = of(&found, "SW116")
+            .iter()
+            .map(|d| d.fix.as_ref().expect("a fix").title.clone())
+            .collect();
+        assert_eq!(
+            fixes,
+            [
+                "Remove `author`: `metadata` holds the same value",
+                "Remove `tags`: `metadata` holds the same value"
+            ]
+        );
+        let author = of(&found, "SW116")[0].clone();
+        assert_eq!(
+            fixed(&text, &author),
+            text.replace("author: \"Team <t@example.com>\"\n", "")
+        );
+        // the joined form the move writes counts as the same value too
+        let joined = text.replace("  tags:\n    - a\n    - b\n", "  tags: \"a, b\"\n");
+        assert!(of(&check(&joined), "SW116")[1].fix.is_some());
+        // a different value is neither moved over it nor removed
+        let differs = text.replace("tags: [a, b]", "tags: [a, c]");
+        assert!(of(&check(&differs), "SW116")[1].fix.is_none());
+    }
+
+    #[test]
     fn sw117_duplicate_field() {
         let text = good_with("license: Apache-2.0", "license: Apache-2.0\nlicense: MIT");
         let d = one(&text, "SW117");
