@@ -37,7 +37,8 @@ pub fn nearest(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// A `skillwatch.toml` whose `[check]` table could not be used.
+/// A `skillwatch.toml` that could not be used. One type for every part that reads the file
+/// (this `[check]` table, the daemon's and the runner's tables), so its mistakes read alike.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
@@ -48,7 +49,7 @@ pub enum ConfigError {
         /// The OS reason.
         message: String,
     },
-    /// The file is not TOML, or `[check]` holds something it does not accept.
+    /// The file is not TOML, or a table holds something it does not accept.
     #[error("{}:{line}:{column}: {message}", .path.display())]
     Parse {
         /// The file.
@@ -60,15 +61,47 @@ pub enum ConfigError {
         /// What was expected and found.
         message: String,
     },
+    /// A value is out of its range or names something that does not exist (found after
+    /// parsing, where the position is no longer known).
+    #[error("{}: {message}", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field, what was expected and what was found.
+        message: String,
+    },
 }
 
 impl ConfigError {
-    fn at(path: &Path, text: &str, offset: usize, message: String) -> ConfigError {
+    /// The file at `path` could not be read.
+    pub fn read(path: &Path, error: &std::io::Error) -> ConfigError {
+        ConfigError::Read {
+            path: path.to_path_buf(),
+            message: error.to_string(),
+        }
+    }
+
+    /// `message` about the byte `offset` of `text`, the content of `path`.
+    pub fn at(path: &Path, text: &str, offset: usize, message: String) -> ConfigError {
         let at = LineIndex::new(text).line_col(text, offset);
         ConfigError::Parse {
             path: path.to_path_buf(),
             line: at.line,
             column: at.column,
+            message,
+        }
+    }
+
+    /// The TOML reader's `error` on `text`, the content of `path`, at its position.
+    pub fn toml(path: &Path, text: &str, error: &toml::de::Error) -> ConfigError {
+        let offset = error.span().map_or(0, |s| s.start);
+        ConfigError::at(path, text, offset, error.message().trim().to_string())
+    }
+
+    /// A value of `path` that parsed but cannot be used.
+    pub fn invalid(path: &Path, message: String) -> ConfigError {
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
             message,
         }
     }
@@ -155,19 +188,14 @@ impl CheckConfig {
 
     /// Read the `[check]` table of `path`.
     pub fn load(path: &Path) -> Result<CheckConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::read(path, &e))?;
         CheckConfig::parse(&text, path)
     }
 
     /// Read the `[check]` table from `text`, the content of `path`.
     pub fn parse(text: &str, path: &Path) -> Result<CheckConfig, ConfigError> {
-        let shape: FileShape = toml::from_str(text).map_err(|e| {
-            let offset = e.span().map_or(0, |s| s.start);
-            ConfigError::at(path, text, offset, e.message().trim().to_string())
-        })?;
+        let shape: FileShape =
+            toml::from_str(text).map_err(|e| ConfigError::toml(path, text, &e))?;
         let table = shape.check.unwrap_or(CheckTable {
             profile: None,
             rules: BTreeMap::new(),

@@ -31,7 +31,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use skillwatch_core::text::LineIndex;
 
 pub use skillwatch_core::config::FILE_NAME;
 
@@ -95,75 +94,26 @@ pub struct SkillConfig {
     pub rerun_on_save: Option<bool>,
 }
 
-/// A `skillwatch.toml` that could not be used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{path}: cannot read: {message}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The OS reason.
-        message: String,
-    },
-    /// The file is not valid TOML or a daemon table has a field of the wrong type or name.
-    #[error("{path}:{line}:{column}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: u32,
-        /// 1-based column.
-        column: u32,
-        /// What was expected and found.
-        message: String,
-    },
-    /// A value is out of its range.
-    #[error("{path}: {field}: expected {expected}, found {found}")]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// The field, e.g. `daemon.parallel.openai`.
-        field: String,
-        /// What would be accepted.
-        expected: String,
-        /// What was given.
-        found: String,
-    },
-}
+/// A `skillwatch.toml` that could not be used: core's one error type for the file.
+pub use skillwatch_core::config::ConfigError;
 
 impl Config {
     /// Parse the text of the file at `path` (for messages).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| {
-            let at = e.span().map_or(0, |s| s.start);
-            let lc = LineIndex::new(text).line_col(text, at);
-            ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: lc.line,
-                column: lc.column,
-                message: e.message().trim().to_string(),
-            }
-        })?;
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::toml(path, text, &e))?;
         config.validate(path)?;
         Ok(config)
     }
 
     /// Read and parse `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::read(path, &e))?;
         Config::parse(&text, path)
     }
 
     fn validate(&self, path: &Path) -> Result<(), ConfigError> {
-        let invalid = |field: String, expected: &str, found: String| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            field,
-            expected: expected.to_string(),
-            found,
+        let invalid = |field: String, expected: &str, found: String| {
+            ConfigError::invalid(path, format!("{field}: expected {expected}, found {found}"))
         };
         let harnesses = self.models.keys().chain(self.daemon.parallel.keys());
         for name in harnesses {

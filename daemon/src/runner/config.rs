@@ -44,45 +44,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use skillwatch_core::text::LineIndex;
 
 use super::request::{HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings};
 
 /// The file name looked for.
 pub use skillwatch_core::config::FILE_NAME as CONFIG_FILE;
 
-/// Why `skillwatch.toml` could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{}: {source}", .path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML for these settings.
-    #[error("{}:{line}:{column}: {message}", .path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: u32,
-        /// 1-based column.
-        column: u32,
-        /// What was expected and found.
-        message: String,
-    },
-    /// A value names something that does not exist.
-    #[error("{}: {message}", .path.display())]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// What was expected and found.
-        message: String,
-    },
-}
+/// Why `skillwatch.toml` could not be used: core's one error type for the file.
+pub use skillwatch_core::config::ConfigError;
 
 /// The run settings of one `skillwatch.toml`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -181,31 +150,19 @@ impl RunConfig {
 
     /// Read the run settings of `path`; relative paths in it are made relative to its folder.
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::read(path, &e))?;
         RunConfig::parse(&text, path)
     }
 
     /// Read run settings from `text`, the content of `path`.
     pub fn parse(text: &str, path: &Path) -> Result<RunConfig, ConfigError> {
-        let shape: FileShape = toml::from_str(text).map_err(|e| {
-            let offset = e.span().map_or(0, |s| s.start);
-            let at = LineIndex::new(text).line_col(text, offset);
-            ConfigError::Parse {
-                path: path.to_path_buf(),
-                line: at.line,
-                column: at.column,
-                message: e.message().to_owned(),
-            }
-        })?;
+        let shape: FileShape =
+            toml::from_str(text).map_err(|e| ConfigError::toml(path, text, &e))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let mut harness = BTreeMap::new();
         for (name, mut table) in shape.harness {
-            let kind = parse_kind(&name).map_err(|message| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: format!("[harness.{name}]: {message}"),
+            let kind = parse_kind(&name).map_err(|message| {
+                ConfigError::invalid(path, format!("[harness.{name}]: {message}"))
             })?;
             if let Some(p) = &table.program
                 && p.components().count() > 1
@@ -217,9 +174,8 @@ impl RunConfig {
         let mut run = shape.run;
         run.support_skills = run.support_skills.iter().map(|p| base.join(p)).collect();
         if let Some(h) = &run.harness {
-            parse_kind(h).map_err(|message| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: format!("[run] harness: {message}"),
+            parse_kind(h).map_err(|message| {
+                ConfigError::invalid(path, format!("[run] harness: {message}"))
             })?;
         }
         Ok(RunConfig {
