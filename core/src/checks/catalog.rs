@@ -550,8 +550,9 @@ removes the copy instead. Claude Code reads its own fields only at the top level
         "SW120",
         "skills-ref parses frontmatter with StrictYAML, which refuses flow collections (`[a, b]`, \
 `{k: v}`), anchors, aliases and explicit tags even though they are valid YAML. Write lists as block \
-sequences (one `- item` per line; the fix does this for a one-line list of plain or quoted \
-items) or, under metadata, as one string. This is an error under \
+sequences (one `- item` per line) and mappings as block mappings (one `key: value` per line); \
+the fix does this for a one-line collection of plain or quoted scalars, keeping a comment after \
+it on the key's line. Under metadata a list can also be one string. This is an error under \
 `--profile agentskills`, where skillwatch agrees with skills-ref.",
     ),
     (

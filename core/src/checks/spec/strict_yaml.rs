@@ -20,9 +20,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, root: &Node, marks: &[Mark]) {
     let text = doc.slice(fm);
     for (span, what) in findings(text, fm.start, marks) {
         let shown = super::truncate(doc.slice(span), 40);
-        let fix = (what == "flow sequence")
-            .then(|| block_sequence_fix(ctx, root, span))
-            .flatten();
+        let fix = block_fix(ctx, root, span);
         ctx.report_fix(
             "SW120",
             span,
@@ -34,21 +32,42 @@ pub(super) fn check(ctx: &mut Ctx<'_>, fm: Span, root: &Node, marks: &[Mark]) {
     }
 }
 
-/// A block sequence in place of the one-line flow sequence at `span`, when it is the whole
-/// value of a `key: [...]` line and the block form parses to the same list (so a quoted item
-/// that needs its quotes keeps them, or no fix is offered).
+/// A block collection in place of the one-line flow collection at `span`, when it is the
+/// whole value of a `key: [...]` or `key: {...}` line (a comment may follow), its items are
+/// scalars, and the block form parses to the same value (so a quoted item that needs its
+/// quotes keeps them, or no fix is offered).
 ///
 /// The block form is parsed alone, not in the frontmatter: its items are indented past the
 /// key, and the line after the flow list could not be indented past the key either (YAML
 /// would have refused it), so the context cannot change what the items mean; and parsing the
 /// whole frontmatter again for each list cost about 1% of a corpus check.
-fn block_sequence_fix(ctx: &Ctx<'_>, root: &Node, span: Span) -> Option<Fix> {
+fn block_fix(ctx: &Ctx<'_>, root: &Node, span: Span) -> Option<Fix> {
     let text = &ctx.doc.text;
-    let list = sequence_at(root, span.start)?;
-    let items = list.as_sequence()?;
-    if items.is_empty() || items.iter().any(|i| i.as_scalar().is_none()) {
-        return None;
-    }
+    let flow = collection_at(root, span.start)?;
+    let slice = |n: &Node| &text[n.span.start..n.span.end];
+    // Each item's block line, after the indentation; None when an item is not a scalar.
+    let (lines, title): (Option<Vec<String>>, _) = match &flow.value {
+        Value::Sequence(items) => (
+            items
+                .iter()
+                .map(|i| i.as_scalar().map(|_| format!("- {}", slice(i))))
+                .collect(),
+            "Write the list as a block sequence (one `- item` per line)",
+        ),
+        Value::Mapping(entries) => (
+            entries
+                .iter()
+                .map(|e| {
+                    let scalars = e.key.as_scalar().is_some() && e.value.as_scalar().is_some();
+                    let written = !e.value.span.is_empty();
+                    (scalars && written).then(|| format!("{}: {}", slice(&e.key), slice(&e.value)))
+                })
+                .collect(),
+            "Write the mapping as a block mapping (one `key: value` per line)",
+        ),
+        Value::Scalar(_) => return None,
+    };
+    let lines = lines.filter(|l| !l.is_empty())?;
     let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[span.end..]
         .find('\n')
@@ -56,41 +75,43 @@ fn block_sequence_fix(ctx: &Ctx<'_>, root: &Node, span: Span) -> Option<Fix> {
     let before = &text[line_start..span.start];
     let key = before.trim_end();
     let after = &text[span.end..line_end];
+    // A comment after the list stays on the key's line: `tags: # note`.
+    let comment = after.trim();
     let one_line = !text[span.start..span.end].contains('\n');
     let entry = key.ends_with(':') && !key.trim_start().starts_with('-');
-    if !one_line || !entry || !after.trim().is_empty() {
+    if !one_line || !entry || !(comment.is_empty() || comment.starts_with('#')) {
         return None;
     }
     let indent = " ".repeat(before.len() - before.trim_start().len() + 2);
     let newline = ctx.newline();
-    let replacement: String = items
-        .iter()
-        .map(|item| {
-            format!(
-                "{newline}{indent}- {}",
-                &text[item.span.start..item.span.end]
-            )
-        })
-        .collect();
+    let mut replacement = if comment.is_empty() {
+        String::new()
+    } else {
+        format!(" {comment}")
+    };
+    for line in lines {
+        replacement.push_str(&format!("{newline}{indent}{line}"));
+    }
     let edit = Edit {
-        span: Span::new(line_start + key.len(), span.end),
+        // to the end of the comment, not of the line: a CRLF's `\r` stays
+        span: Span::new(line_start + key.len(), span.end + after.trim_end().len()),
         replacement,
     };
     let alone = yaml::parse(&format!("key:{}", edit.replacement), 0).ok()?;
-    let same = alone.get("key")?.value.to_json() == list.to_json();
+    let same = alone.get("key")?.value.to_json() == flow.to_json();
     same.then(|| Fix {
-        title: "Write the list as a block sequence (one `- item` per line)".into(),
+        title: title.into(),
         edits: vec![edit],
     })
 }
 
-/// The sequence that starts at `start`, anywhere in the tree.
-fn sequence_at(node: &Node, start: usize) -> Option<&Node> {
+/// The collection that starts at `start`, anywhere in the tree.
+fn collection_at(node: &Node, start: usize) -> Option<&Node> {
     match &node.value {
-        Value::Sequence(_) if node.span.start == start => Some(node),
-        Value::Sequence(items) => items.iter().find_map(|i| sequence_at(i, start)),
-        Value::Mapping(entries) => entries.iter().find_map(|e| sequence_at(&e.value, start)),
-        _ => None,
+        Value::Scalar(_) => None,
+        _ if node.span.start == start => Some(node),
+        Value::Sequence(items) => items.iter().find_map(|i| collection_at(i, start)),
+        Value::Mapping(entries) => entries.iter().find_map(|e| collection_at(&e.value, start)),
     }
 }
 
@@ -277,13 +298,52 @@ mod tests {
             "{repaired:?}"
         );
         assert!(check_rule(&repaired, "SW120").is_empty());
+        // A comment after the list stays on the key's line.
+        let text = good_with(
+            "license: Apache-2.0",
+            "license: Apache-2.0\ntags: [a, 'b # c'] # the tags",
+        )
+        .replace('\n', "\r\n");
+        let repaired = fixed(&text, &check_rule(&text, "SW120")[0]);
+        assert!(
+            repaired.contains("\r\ntags: # the tags\r\n  - a\r\n  - 'b # c'\r\n"),
+            "{repaired:?}"
+        );
+        assert!(check_rule(&repaired, "SW120").is_empty());
+    }
+
+    #[test]
+    fn a_one_line_flow_mapping_is_rewritten_as_a_block_mapping() {
+        use crate::checks::test_support::{check_rule, fixed, good_with};
+        let text = good_with(
+            "license: Apache-2.0",
+            "license: Apache-2.0\nsettings: {author: Jo, version: \"1.0\", 'a b': 'c: d'} # kept",
+        );
+        let found = check_rule(&text, "SW120");
+        assert_eq!(found.len(), 1, "{found:?}");
+        let repaired = fixed(&text, &found[0]);
+        assert!(
+            repaired.contains(
+                "settings: # kept\n  author: Jo\n  version: \"1.0\"\n  'a b': 'c: d'\nmetadata:"
+            ),
+            "{repaired}"
+        );
+        assert!(check_rule(&repaired, "SW120").is_empty());
+        for case in ["settings: {a: [b]}", "settings: {a}", "settings: {}"] {
+            let text = good_with(
+                "license: Apache-2.0",
+                &format!("license: Apache-2.0\n{case}"),
+            );
+            let found = check_rule(&text, "SW120");
+            assert!(!found.is_empty(), "{case}");
+            assert!(found.iter().all(|d| d.fix.is_none()), "{case}: {found:?}");
+        }
     }
 
     #[test]
     fn no_block_list_where_it_would_not_be_the_same_list() {
         use crate::checks::test_support::{check_rule, good_with};
         for case in [
-            "tags: [a, b] # a comment stays on its line",
             "tags:\n  - [a, b]",
             "tags: [a, [b]]",
             "tags: [a, {b: c}]",
