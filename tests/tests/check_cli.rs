@@ -298,6 +298,30 @@ fn fix_writes_every_safe_repair_round_after_round() {
 }
 
 #[test]
+fn fix_mends_eval_files_too() {
+    let tmp = root();
+    let eval = "scenarios:\n  - name: Totals: sum them\n    prompt: Sum the invoice totals.\n    \
+                assertions:\n      - type: output_contains\n        value: \"120\"\n";
+    let dir = write_skill(
+        tmp.path(),
+        "inv",
+        good_skill_md("inv").as_bytes(),
+        &[("tests/eval.yaml", eval)],
+    );
+    let out = skillwatch(&["check", "inv", "--fix"], Some(tmp.path()));
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("inv/tests/eval.yaml:2:17: fixed SW401: Quote the value of `name`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("tests/eval.yaml")).unwrap(),
+        eval.replace("name: Totals: sum them", "name: 'Totals: sum them'")
+    );
+}
+
+#[test]
 fn fix_leaves_silenced_findings_alone() {
     let tmp = root();
     let text =
