@@ -271,78 +271,71 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_one_line_flow_list_is_rewritten_as_a_block_list() {
+    /// `added` (frontmatter lines after `license`, with CRLF line ends when `crlf`) has one
+    /// SW120 finding, whose fix gives a text that holds `expected` and has no SW120 left.
+    fn block_fixed(added: &str, crlf: bool, expected: &str) {
         use crate::checks::test_support::{check_rule, fixed, good_with};
+        let mut text = good_with(
+            "license: Apache-2.0",
+            &format!("license: Apache-2.0\n{added}"),
+        );
+        if crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        let found = check_rule(&text, "SW120");
+        assert_eq!(found.len(), 1, "{added}: {found:?}");
+        let repaired = fixed(&text, &found[0]);
+        assert!(repaired.contains(expected), "{repaired:?}");
+        assert!(check_rule(&repaired, "SW120").is_empty(), "{repaired:?}");
+    }
+
+    /// `added` has SW120 findings, none with a fix.
+    fn no_block_fix(added: &str) {
+        use crate::checks::test_support::{check_rule, good_with};
         let text = good_with(
             "license: Apache-2.0",
-            "license: Apache-2.0\nallowed-tools: [Read, 'Bash(git:*)', \"Grep\"]",
+            &format!("license: Apache-2.0\n{added}"),
         );
         let found = check_rule(&text, "SW120");
-        assert_eq!(found.len(), 1, "{found:?}");
-        let repaired = fixed(&text, &found[0]);
-        assert!(
-            repaired.contains("allowed-tools:\n  - Read\n  - 'Bash(git:*)'\n  - \"Grep\"\n"),
-            "{repaired}"
+        assert!(!found.is_empty(), "{added}");
+        assert!(found.iter().all(|d| d.fix.is_none()), "{added}: {found:?}");
+    }
+
+    #[test]
+    fn a_one_line_flow_list_is_rewritten_as_a_block_list() {
+        block_fixed(
+            "allowed-tools: [Read, 'Bash(git:*)', \"Grep\"]",
+            false,
+            "allowed-tools:\n  - Read\n  - 'Bash(git:*)'\n  - \"Grep\"\n",
         );
-        assert!(check_rule(&repaired, "SW120").is_empty());
         // Nested under a key, and with CRLF line ends.
-        let text = good_with(
-            "license: Apache-2.0",
-            "license: Apache-2.0\nx:\n  tags: [a, b]",
-        )
-        .replace('\n', "\r\n");
-        let repaired = fixed(&text, &check_rule(&text, "SW120")[0]);
-        assert!(
-            repaired.contains("x:\r\n  tags:\r\n    - a\r\n    - b\r\n"),
-            "{repaired:?}"
+        block_fixed(
+            "x:\n  tags: [a, b]",
+            true,
+            "x:\r\n  tags:\r\n    - a\r\n    - b\r\n",
         );
-        assert!(check_rule(&repaired, "SW120").is_empty());
         // A comment after the list stays on the key's line.
-        let text = good_with(
-            "license: Apache-2.0",
-            "license: Apache-2.0\ntags: [a, 'b # c'] # the tags",
-        )
-        .replace('\n', "\r\n");
-        let repaired = fixed(&text, &check_rule(&text, "SW120")[0]);
-        assert!(
-            repaired.contains("\r\ntags: # the tags\r\n  - a\r\n  - 'b # c'\r\n"),
-            "{repaired:?}"
+        block_fixed(
+            "tags: [a, 'b # c'] # the tags",
+            true,
+            "\r\ntags: # the tags\r\n  - a\r\n  - 'b # c'\r\n",
         );
-        assert!(check_rule(&repaired, "SW120").is_empty());
     }
 
     #[test]
     fn a_one_line_flow_mapping_is_rewritten_as_a_block_mapping() {
-        use crate::checks::test_support::{check_rule, fixed, good_with};
-        let text = good_with(
-            "license: Apache-2.0",
-            "license: Apache-2.0\nsettings: {author: Jo, version: \"1.0\", 'a b': 'c: d'} # kept",
+        block_fixed(
+            "settings: {author: Jo, version: \"1.0\", 'a b': 'c: d'} # kept",
+            false,
+            "settings: # kept\n  author: Jo\n  version: \"1.0\"\n  'a b': 'c: d'\nmetadata:",
         );
-        let found = check_rule(&text, "SW120");
-        assert_eq!(found.len(), 1, "{found:?}");
-        let repaired = fixed(&text, &found[0]);
-        assert!(
-            repaired.contains(
-                "settings: # kept\n  author: Jo\n  version: \"1.0\"\n  'a b': 'c: d'\nmetadata:"
-            ),
-            "{repaired}"
-        );
-        assert!(check_rule(&repaired, "SW120").is_empty());
         for case in ["settings: {a: [b]}", "settings: {a}", "settings: {}"] {
-            let text = good_with(
-                "license: Apache-2.0",
-                &format!("license: Apache-2.0\n{case}"),
-            );
-            let found = check_rule(&text, "SW120");
-            assert!(!found.is_empty(), "{case}");
-            assert!(found.iter().all(|d| d.fix.is_none()), "{case}: {found:?}");
+            no_block_fix(case);
         }
     }
 
     #[test]
     fn no_block_list_where_it_would_not_be_the_same_list() {
-        use crate::checks::test_support::{check_rule, good_with};
         for case in [
             "tags:\n  - [a, b]",
             "tags: [a, [b]]",
@@ -350,13 +343,7 @@ mod tests {
             "tags: []",
             "tags: [a,\n  b]",
         ] {
-            let text = good_with(
-                "license: Apache-2.0",
-                &format!("license: Apache-2.0\n{case}"),
-            );
-            let found = check_rule(&text, "SW120");
-            assert!(!found.is_empty(), "{case}");
-            assert!(found.iter().all(|d| d.fix.is_none()), "{case}: {found:?}");
+            no_block_fix(case);
         }
     }
 
