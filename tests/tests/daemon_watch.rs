@@ -187,5 +187,13 @@ fn saves_and_check_requests_follow_the_check_table() {
         message.contains("skillwatch.toml:2:11: unknown rule `SW1080`"),
         "{message}"
     );
+    // the watcher reports the broken table when the file is saved, as it does other tables
+    let reported = |events: &[skillwatch_core::protocol::Event]| {
+        events.iter().any(|e| {
+            matches!(&e.kind, EventKind::ConfigReloaded { error: Some(error), .. }
+                if error.contains("unknown rule `SW1080`"))
+        })
+    };
+    rt.block_on(events_until(&rpc, &mut cursor, &mut seen, reported));
     fx.terminate();
 }
