@@ -142,11 +142,8 @@ fn the_check_table_of_skillwatch_toml_applies_under_the_flags() {
         text.contains("warning[SW116]: field `argument-hint`"),
         "{text}"
     );
-    let summary = format!(
-        "checked 1 skill (1 file, profile agentskills, settings from {}): 0 errors, 2 warnings",
-        config.canonicalize().unwrap().display()
-    );
-    assert!(text.contains(&summary), "{text}");
+    let summary = "checked 1 skill (1 file, profile agentskills, settings from skillwatch.toml): 0 errors, 2 warnings";
+    assert!(text.contains(summary), "{text}");
     // flags win: a flag profile replaces the file's, a flag rule comes after the file's
     let flags = skillwatch(
         &["check", "skills", "--profile", "default", "--deny", "SW116"],

@@ -170,10 +170,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let (counts, written) = match document {
         None => {
+            let shown_config = config_path.map(below_current_folder);
             let printing = Printing {
                 min_severity,
                 color: args.color,
-                config: config_path,
+                config: shown_config.as_deref(),
             };
             human(&dirs, &options, threads, printing, promote)
         }
@@ -237,6 +238,16 @@ fn human(
         written = printer.summary(&line);
     }
     (counts, written)
+}
+
+/// `path` relative to the current folder when it lies below it (`skillwatch.toml` rather than
+/// its absolute path, in the summary a person reads), else as it is.
+fn below_current_folder(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .and_then(|cwd| cwd.canonicalize())
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// How the human report is printed.

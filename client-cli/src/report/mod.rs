@@ -189,7 +189,7 @@ pub fn category_name(rule: &Rule) -> &'static str {
 }
 
 /// "1 error", "2 errors".
-fn plural(n: usize, word: &str) -> String {
+pub(crate) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
     } else {

@@ -11,6 +11,8 @@ use skillwatch_core::checks::{CheckOptions, Diagnostic, apply_fixes, check_skill
 use skillwatch_core::skill::Discovered;
 use skillwatch_core::text::LineIndex;
 
+use crate::report::plural;
+
 /// Rounds at most. Fixes that touch each other wait for the next round (their spans were
 /// computed for the old text); a repair that never settles is stopped here.
 const MAX_ROUNDS: usize = 10;
@@ -33,15 +35,11 @@ impl Fixed {
         if self.applied.is_empty() {
             return "no finding has a fix to apply".into();
         }
-        let files = match self.files.len() {
-            1 => "1 file".to_string(),
-            n => format!("{n} files"),
-        };
-        let findings = match self.applied.len() {
-            1 => "1 finding".to_string(),
-            n => format!("{n} findings"),
-        };
-        format!("fixed {findings} in {files}")
+        format!(
+            "fixed {} in {}",
+            plural(self.applied.len(), "finding"),
+            plural(self.files.len(), "file")
+        )
     }
 }
 
