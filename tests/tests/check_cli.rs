@@ -173,6 +173,7 @@ fn the_check_table_of_skillwatch_toml_applies_under_the_flags() {
         (doc["profile"].as_str(), doc["config"].is_null()),
         (Some("default"), true)
     );
+    assert!(doc.get("fixed").is_none(), "no `fixed` without --fix");
 }
 
 #[test]
@@ -305,13 +306,21 @@ fn fix_mends_eval_files_too() {
         good_skill_md("inv").as_bytes(),
         &[("tests/eval.yaml", eval)],
     );
-    let out = skillwatch(&["check", "inv", "--fix"], Some(tmp.path()));
+    let out = skillwatch(&["check", "inv", "--fix", "--json"], Some(tmp.path()));
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(
         stderr(&out).contains("inv/tests/eval.yaml:2:17: fixed SW401: Quote the value of `name`"),
         "{}",
         stderr(&out)
     );
+    // scripts get the same list in the report
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["fixed"],
+        serde_json::json!([{"path": "inv/tests/eval.yaml", "line": 2, "column": 17,
+                            "rule": "SW401", "title": "Quote the value of `name`"}])
+    );
+    assert_eq!(doc["summary"]["errors"], 0);
     assert_eq!(
         std::fs::read_to_string(dir.join("tests/eval.yaml")).unwrap(),
         eval.replace("name: Totals: sum them", "name: 'Totals: sum them'")

@@ -14,6 +14,8 @@ use crate::report::{self, Color, Counts, Document, Format, Outcome};
 
 mod fix;
 
+pub use fix::Applied;
+
 /// Arguments of `skillwatch check`.
 #[derive(clap::Args)]
 #[command(
@@ -139,16 +141,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
-    if args.fix {
+    let fixed = if args.fix {
         let fixed = fix::fix_all(&dirs, &options, threads)?;
-        for line in &fixed.applied {
-            eprintln!("{line}");
+        for applied in &fixed.applied {
+            eprintln!("{applied}");
         }
         for path in &fixed.changed_meanwhile {
             eprintln!("{}: changed while being checked; not fixed", path.display());
         }
         eprintln!("{}", fixed.summary());
-    }
+        Some(fixed)
+    } else {
+        None
+    };
     let min_severity = match args.level {
         Level::Info => Severity::Info,
         Level::Warning => Severity::Warning,
@@ -186,6 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 files: &files,
                 profile: options.profile,
                 config: config_path,
+                fixed: fixed.as_ref().map(|f| f.applied.as_slice()),
                 min_severity,
             };
             (outcome.counts(), report::render(&outcome, document))

@@ -27,6 +27,7 @@ pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
         },
         profile: outcome.profile_name(),
         config: outcome.config,
+        fixed: outcome.fixed,
         summary: Summary {
             skills: outcome.skills,
             files: outcome.files.len(),
@@ -49,6 +50,9 @@ struct Document<'a> {
     profile: &'a str,
     /// The skillwatch.toml whose `[check]` table applied (`null`: none).
     config: Option<&'a Path>,
+    /// Under `--fix`, the fixes written (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fixed: Option<&'a [crate::cmd::check::Applied]>,
     summary: Summary,
     files: Vec<FileJson<'a>>,
 }

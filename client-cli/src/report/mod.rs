@@ -53,6 +53,8 @@ pub struct Outcome<'a> {
     pub profile: Profile,
     /// The skillwatch.toml whose `[check]` table applied, if any.
     pub config: Option<&'a Path>,
+    /// Under `--fix`, the fixes written before this check.
+    pub fixed: Option<&'a [crate::cmd::check::Applied]>,
     /// Findings below this severity are not printed (but are counted).
     pub min_severity: Severity,
 }

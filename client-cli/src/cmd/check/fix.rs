@@ -17,12 +17,38 @@ use crate::report::plural;
 /// computed for the old text); a repair that never settles is stopped here.
 const MAX_ROUNDS: usize = 10;
 
+/// One fix written: where (in the text it was applied to), by which rule, and what it did.
+/// Listed so a bulk edit can be reviewed; in the JSON report as `fixed`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Applied {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line of the finding.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// The rule whose fix it was.
+    pub rule: &'static str,
+    /// The fix's title ("Move `version` under `metadata`").
+    pub title: String,
+}
+
+impl std::fmt::Display for Applied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (path, line, column) = (self.path.display(), self.line, self.column);
+        write!(
+            f,
+            "{path}:{line}:{column}: fixed {}: {}",
+            self.rule, self.title
+        )
+    }
+}
+
 /// What `--fix` did.
 #[derive(Debug, Default)]
 pub struct Fixed {
-    /// Each fix applied, over every round, as `path:line:col: fixed RULE: title` (the position
-    /// in the text it was applied to): a bulk edit the author can review.
-    pub applied: Vec<String>,
+    /// Each fix applied, over every round.
+    pub applied: Vec<Applied>,
     /// Files written.
     pub files: BTreeSet<PathBuf>,
     /// Files left alone because they changed on disk while being checked.
@@ -63,14 +89,13 @@ pub fn fix_all(dirs: &Discovered, options: &CheckOptions, threads: usize) -> any
                 let lines = LineIndex::new(text);
                 for d in taken.iter().map(|&i| fixable[i]) {
                     let at = lines.line_col(text, d.span.start);
-                    let title = d.fix.as_ref().map_or("", |f| f.title.as_str());
-                    fixed.applied.push(format!(
-                        "{}:{}:{}: fixed {}: {title}",
-                        report.path.display(),
-                        at.line,
-                        at.column,
-                        d.rule
-                    ));
+                    fixed.applied.push(Applied {
+                        path: report.path.clone(),
+                        line: at.line,
+                        column: at.column,
+                        rule: d.rule,
+                        title: d.fix.as_ref().map_or(String::new(), |f| f.title.clone()),
+                    });
                 }
                 fixed.files.insert(report.path);
                 changed = true;
