@@ -110,47 +110,52 @@ impl Diagnostic {
 }
 
 impl Fix {
+    /// Whether the edits can be applied to `text`: each in range and on character boundaries,
+    /// none overlapping another. Asked without building the new text.
+    pub fn fits(&self, text: &str) -> bool {
+        let mut spans: Vec<Span> = self.edits.iter().map(|e| e.span).collect();
+        spans.sort_by_key(|s| (s.start, s.end));
+        spans.windows(2).all(|pair| pair[0].end <= pair[1].start)
+            && spans.iter().all(|s| text.get(s.start..s.end).is_some())
+    }
+
     /// Apply the edits to `text`, last first so earlier offsets stay valid. Returns None when
-    /// an edit is out of range, not on a character boundary, or overlaps another.
+    /// the edits do not [fit](Self::fits) the text.
     pub fn apply(&self, text: &str) -> Option<String> {
+        if !self.fits(text) {
+            return None;
+        }
         let mut edits: Vec<&Edit> = self.edits.iter().collect();
         edits.sort_by_key(|e| (e.span.start, e.span.end));
-        for pair in edits.windows(2) {
-            if pair[0].span.end > pair[1].span.start {
-                return None;
-            }
-        }
         let mut out = text.to_string();
         for edit in edits.iter().rev() {
-            let range = edit.span.start..edit.span.end;
-            out.get(range.clone())?;
-            out.replace_range(range, &edit.replacement);
+            out.replace_range(edit.span.start..edit.span.end, &edit.replacement);
         }
         Some(out)
     }
 }
 
-/// Apply as many of `fixes` to `text` together as can be: in order, each fix whose edits touch
-/// none taken before it. Two rules often propose the same repair (SW106 and SW108 both set
-/// `name`): a fix equal to one taken is skipped, not counted. Returns the new text and the
-/// positions (in `fixes`) of the fixes taken, `None` when none was. The fixes left out may
-/// apply once the text is checked again (their spans were computed for the old text).
-pub fn apply_fixes<'a>(
+/// Apply as many of the fixes of `diagnostics` (findings in `text`) together as can be: in
+/// order, each fix whose edits touch none taken before it. Two rules often propose the same
+/// repair (SW106 and SW108 both set `name`): a fix equal to one taken is skipped, not counted.
+/// Returns the new text and the findings whose fixes were taken, `None` when none was. The
+/// fixes left out may apply once the text is checked again (their spans were computed for the
+/// old text).
+pub fn apply_fixes<'d>(
     text: &str,
-    fixes: impl IntoIterator<Item = &'a Fix>,
-) -> Option<(String, Vec<usize>)> {
-    let mut taken: Vec<&Fix> = Vec::new();
-    let mut positions = Vec::new();
-    for (i, fix) in fixes.into_iter().enumerate() {
+    diagnostics: &'d [Diagnostic],
+) -> Option<(String, Vec<&'d Diagnostic>)> {
+    let mut taken: Vec<(&Diagnostic, &Fix)> = Vec::new();
+    for d in diagnostics {
+        let Some(fix) = &d.fix else { continue };
         let overlaps = |e: &Edit| {
-            taken.iter().flat_map(|t| &t.edits).any(|t| {
+            taken.iter().flat_map(|(_, t)| &t.edits).any(|t| {
                 (e.span.start < t.span.end && t.span.start < e.span.end) || e.span == t.span
             })
         };
-        let repeated = taken.iter().any(|t| t.edits == fix.edits);
-        if !repeated && !fix.edits.iter().any(overlaps) && fix.apply(text).is_some() {
-            taken.push(fix);
-            positions.push(i);
+        let repeated = taken.iter().any(|(_, t)| t.edits == fix.edits);
+        if !repeated && !fix.edits.iter().any(overlaps) && fix.fits(text) {
+            taken.push((d, fix));
         }
     }
     if taken.is_empty() {
@@ -158,9 +163,15 @@ pub fn apply_fixes<'a>(
     }
     let all = Fix {
         title: String::new(),
-        edits: taken.iter().flat_map(|f| f.edits.iter().cloned()).collect(),
+        edits: taken
+            .iter()
+            .flat_map(|(_, f)| f.edits.iter().cloned())
+            .collect(),
     };
-    Some((all.apply(text)?, positions))
+    Some((
+        all.apply(text)?,
+        taken.into_iter().map(|(d, _)| d).collect(),
+    ))
 }
 
 /// A diagnostic as it arrives over the wire: the rule id still a string, so deserializing
@@ -291,6 +302,13 @@ mod tests {
         assert_eq!(outside.apply("abc"), None);
     }
 
+    fn with_fix(fix: Fix) -> Diagnostic {
+        Diagnostic {
+            fix: Some(fix),
+            ..sample()
+        }
+    }
+
     fn replace(start: usize, end: usize, with: &str) -> Fix {
         Fix {
             title: format!("{start}..{end}"),
@@ -312,9 +330,23 @@ mod tests {
             replace(9, 9, "?"),    // a second insertion at the same place waits
             replace(20, 21, "z"),  // out of range: never taken
         ];
-        let (text, taken) = apply_fixes("abc name xyz", &fixes).unwrap();
-        assert_eq!((text.as_str(), taken), ("Abc NAMEme !xyz", vec![0, 1, 4]));
-        assert_eq!(apply_fixes("abc", &[replace(5, 6, "")]), None);
+        let findings: Vec<Diagnostic> = fixes.into_iter().map(with_fix).collect();
+        let (text, taken) = apply_fixes("abc name xyz", &findings).unwrap();
+        let positions: Vec<usize> = taken
+            .iter()
+            .map(|t| findings.iter().position(|f| std::ptr::eq(f, *t)).unwrap())
+            .collect();
+        assert_eq!(
+            (text.as_str(), positions),
+            ("Abc NAMEme !xyz", vec![0, 1, 4])
+        );
+        assert_eq!(apply_fixes("abc", &[with_fix(replace(5, 6, ""))]), None);
         assert_eq!(apply_fixes("abc", &[]), None);
+        // a finding without a fix is passed over
+        let unfixable = Diagnostic {
+            fix: None,
+            ..sample()
+        };
+        assert_eq!(apply_fixes("abc", &[unfixable]), None);
     }
 }

@@ -75,10 +75,7 @@ fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand
 
 /// "Fix all skillwatch findings": the fixes `apply_fixes` takes together, as one edit.
 fn fix_all(doc: &Document, findings: &[Diagnostic]) -> Option<CodeActionOrCommand> {
-    let fixable: Vec<&Diagnostic> = findings.iter().filter(|f| f.fix.is_some()).collect();
-    let fixes = fixable.iter().filter_map(|f| f.fix.as_ref());
-    let (_, taken) = apply_fixes(&doc.text, fixes)?;
-    let taken: Vec<&Diagnostic> = taken.into_iter().map(|i| fixable[i]).collect();
+    let (_, taken) = apply_fixes(&doc.text, findings)?;
     let edits: Vec<Edit> = taken
         .iter()
         .filter_map(|f| f.fix.as_ref())

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use skillwatch_core::checks::{CheckOptions, Diagnostic, apply_fixes, check_skill_dirs};
+use skillwatch_core::checks::{CheckOptions, apply_fixes, check_skill_dirs};
 use skillwatch_core::skill::Discovered;
 use skillwatch_core::text::LineIndex;
 
@@ -76,18 +76,12 @@ pub fn fix_all(dirs: &Discovered, options: &CheckOptions, threads: usize) -> any
         let mut changed = false;
         for report in check_skill_dirs(dirs, options, threads) {
             let Some(text) = &report.text else { continue };
-            let fixable: Vec<&Diagnostic> = report
-                .diagnostics
-                .iter()
-                .filter(|d| d.fix.is_some())
-                .collect();
-            let fixes = fixable.iter().filter_map(|d| d.fix.as_ref());
-            let Some((new, taken)) = apply_fixes(text, fixes) else {
+            let Some((new, taken)) = apply_fixes(text, &report.diagnostics) else {
                 continue;
             };
             if write_fixed(&report.path, text, &new)? {
                 let lines = LineIndex::new(text);
-                for d in taken.iter().map(|&i| fixable[i]) {
+                for d in taken {
                     let at = lines.line_col(text, d.span.start);
                     fixed.applied.push(Applied {
                         path: report.path.clone(),
