@@ -190,6 +190,16 @@ pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
     offset
 }
 
+/// One character as messages quote it, in Markdown backticks; a backtick itself needs double
+/// ones (`` `@` `` but ``` `` ` `` ```).
+pub fn quoted_char(c: char) -> String {
+    if c == '`' {
+        "`` ` ``".to_string()
+    } else {
+        format!("`{c}`")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

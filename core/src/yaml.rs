@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle};
 use serde_json::Value as Json;
 
-use crate::text::{LineIndex, Span};
+use crate::text::{LineIndex, Span, quoted_char};
 
 /// How many nodes alias expansion may produce before the document is refused: a guard against
 /// "billion laughs" documents, far above anything a real SKILL.md or eval file needs.
@@ -399,13 +399,15 @@ pub fn parse_marked(
 /// The parser's message, with its one mis-quoted form ("unexpected character: `@'") in
 /// the backticks every other message uses.
 fn tidy_message(info: &str) -> String {
-    let quoted = info
+    let one_char = info
         .strip_prefix("unexpected character: `")
         .and_then(|rest| rest.strip_suffix('\''))
-        .filter(|c| c.chars().count() == 1);
-    match quoted {
-        Some("`") => "unexpected character `` ` ``".to_string(),
-        Some(c) => format!("unexpected character `{c}`"),
+        .and_then(|quoted| {
+            let mut chars = quoted.chars();
+            chars.next().filter(|_| chars.next().is_none())
+        });
+    match one_char {
+        Some(c) => format!("unexpected character {}", quoted_char(c)),
         None => info.to_string(),
     }
 }

@@ -12,7 +12,7 @@
 //! the quoted YAML parses past that line. SW102 (frontmatter) and SW401 (eval.yaml) offer it.
 
 use crate::checks::{Edit, Fix};
-use crate::text::Span;
+use crate::text::{Span, quoted_char};
 use crate::yaml;
 
 /// Single quotes around the value of the `key: value` line of the YAML at `yaml_span` in
@@ -75,11 +75,7 @@ fn cause(message: &str, value: &str, offset: usize) -> Option<String> {
         return None;
     }
     if message.contains("unexpected character") && "`@%".contains(first) {
-        let shown = if first == '`' {
-            "`` ` ``".to_string()
-        } else {
-            format!("`{first}`")
-        };
+        let shown = quoted_char(first);
         return Some(format!("starts with {shown}, which YAML reserves"));
     }
     if message.contains("unknown anchor") && first == '*' {
