@@ -19,7 +19,7 @@ use std::time::Duration;
 use notify::{EventKind as FsEventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
 use skillwatch_core::checks::{CheckOptions, check_skill_dir};
-use skillwatch_core::config::CheckConfig;
+use skillwatch_core::config::{CheckConfig, ConfigError};
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::protocol::{EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill};
 use skillwatch_core::skill::{SKILL_FILE, SKIPPED_DIRS};
@@ -268,10 +268,15 @@ impl Watcher {
 
     fn on_config(&self, path: &Path) {
         let error = if path.exists() {
-            config::Config::load(path)
+            // The daemon's tables and [check], from one read of the file.
+            std::fs::read_to_string(path)
+                .map_err(|e| ConfigError::read(path, &e))
+                .and_then(|text| {
+                    config::Config::parse(&text, path)?;
+                    CheckConfig::parse(&text, path).map(drop)
+                })
                 .err()
                 .map(|e| e.to_string())
-                .or_else(|| CheckConfig::load(path).err().map(|e| e.to_string()))
         } else {
             None
         };
