@@ -86,6 +86,20 @@ pub enum EditError {
 }
 
 impl Document {
+    /// The same document holding `text` instead: what a check of a text not yet in the editor
+    /// (a fix's result) needs, without resolving the skill folder again.
+    pub fn with_text(&self, text: String) -> Document {
+        Document {
+            uri: self.uri.clone(),
+            path: self.path.clone(),
+            kind: self.kind,
+            skill_dir: self.skill_dir.clone(),
+            version: self.version,
+            lines: LineIndex::new(&text),
+            text,
+        }
+    }
+
     /// A document as opened by the editor.
     pub fn new(uri: Uri, path: PathBuf, kind: DocumentKind, version: i32, text: String) -> Self {
         let lines = LineIndex::new(&text);

@@ -215,9 +215,9 @@ fn a_broken_or_ambiguous_check_table_is_a_usage_error() {
     );
 }
 
-#[test]
-fn fix_writes_every_safe_repair_round_after_round() {
-    let tmp = root();
+/// A skill `inv` whose SKILL.md needs five fixes over several rounds: the colon in its
+/// description makes the YAML invalid, and the other findings show only once it is quoted.
+fn skill_needing_rounds_of_fixes(root: &std::path::Path) -> std::path::PathBuf {
     let broken = good_skill_md("inv")
         .replace("name: inv", "name: Other")
         .replace("Use when the user", "Use when: the user")
@@ -225,7 +225,13 @@ fn fix_writes_every_safe_repair_round_after_round() {
             "license: Apache-2.0",
             "license: Apache-2.0\nversion: 1.2.0\ntags: [billing, pdf]",
         );
-    let dir = write_skill(tmp.path(), "inv", broken.as_bytes(), &[]);
+    write_skill(root, "inv", broken.as_bytes(), &[])
+}
+
+#[test]
+fn fix_writes_every_safe_repair_round_after_round() {
+    let tmp = root();
+    let dir = skill_needing_rounds_of_fixes(tmp.path());
     let skill_md = dir.join("SKILL.md");
     // the colon makes the YAML invalid: the other findings show only once it is quoted
     let before = skillwatch(
@@ -293,6 +299,59 @@ fn fix_writes_every_safe_repair_round_after_round() {
     let again = skillwatch(&["check", "inv", "--fix"], Some(tmp.path()));
     assert!(stderr(&again).contains("no finding has a fix to apply"));
     assert_eq!(std::fs::read_to_string(&skill_md).unwrap(), text);
+}
+
+#[test]
+fn diff_shows_what_fix_would_write_and_writes_nothing() {
+    let (previewed, fixed) = (root(), root());
+    let skill_md = skill_needing_rounds_of_fixes(previewed.path()).join("SKILL.md");
+    skill_needing_rounds_of_fixes(fixed.path());
+    let before = std::fs::read(&skill_md).unwrap();
+    let args = ["check", "inv", "--profile", "agentskills"];
+    let diff = skillwatch(&[&args[..], &["--diff"]].concat(), Some(previewed.path()));
+    assert_eq!(code(&diff), 1, "something to fix: {}", stderr(&diff));
+    assert_eq!(
+        stderr(&diff),
+        "would fix 5 findings in 1 file (run with --fix to apply)\n"
+    );
+    assert_eq!(std::fs::read(&skill_md).unwrap(), before, "nothing written");
+    let patch = stdout(&diff);
+    assert!(
+        patch.starts_with("--- inv/SKILL.md\n+++ inv/SKILL.md\n@@ -1,"),
+        "{patch}"
+    );
+    assert!(patch.contains("\n-name: Other\n"), "{patch}");
+    assert!(patch.contains("\n+name: inv\n"), "{patch}");
+
+    // the diff is exactly what --fix writes: applied with git, it gives the same file
+    let out = skillwatch(&[&args[..], &["--fix"]].concat(), Some(fixed.path()));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let patch_file = previewed.path().join("fix.patch");
+    std::fs::write(&patch_file, &patch).unwrap();
+    let applied = std::process::Command::new("git")
+        .args(["apply", "-p0", "fix.patch"])
+        .current_dir(previewed.path())
+        .output()
+        .expect("git");
+    assert!(applied.status.success(), "{}", stderr(&applied));
+    assert_eq!(
+        std::fs::read_to_string(&skill_md).unwrap(),
+        std::fs::read_to_string(fixed.path().join("inv/SKILL.md")).unwrap()
+    );
+
+    // nothing left: empty diff, exit 0
+    let again = skillwatch(&[&args[..], &["--diff"]].concat(), Some(fixed.path()));
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(stdout(&again), "");
+    assert_eq!(stderr(&again), "no finding has a fix to apply\n");
+    // the diff is the output: a report format alongside it is a usage error
+    assert_eq!(
+        code(&skillwatch(
+            &["check", "inv", "--diff", "--json"],
+            Some(fixed.path())
+        )),
+        2
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use skillwatch_core::skill::{Frontmatter, SkillDocument};
 use skillwatch_tests::lsp::{LspClient, file_uri, utf16_position};
+use skillwatch_tests::{skillwatch, stderr};
 
 /// A skill folder named `name` with no files yet.
 fn skill_dir(root: &Path, name: &str) -> PathBuf {
@@ -236,14 +237,14 @@ fn actions_of_kinds(client: &mut LspClient, uri: &str, kinds: &[&str]) -> Vec<Va
 }
 
 #[test]
-fn fix_all_applies_the_fixes_that_fit_together_round_after_round() {
+fn fix_all_applies_every_round_in_one_edit_as_check_fix_does() {
     let root = tempfile::tempdir().unwrap();
     let dir = skill_dir(root.path(), "inv");
     let text = "---\nname: Other\ndescription: Extracts tables from PDF invoices. Use when the \
                 user asks for invoice tables.\nversion: 1.2.0\ntags: [billing, pdf]\n---\nBody\n";
     let mut client = LspClient::initialized(Value::Null);
     let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
-    let mut diagnostics = client.diagnostics(&uri, Some(1));
+    let diagnostics = client.diagnostics(&uri, Some(1));
     for code in ["SW106", "SW116", "SW120"] {
         find(&diagnostics, code);
     }
@@ -254,48 +255,63 @@ fn fix_all_applies_the_fixes_that_fit_together_round_after_round() {
         "{quick_only:#?}"
     );
 
-    // each round applies what fits together; overlapping fixes wait for the next
-    let mut version = 1;
-    loop {
-        let actions = actions_of_kinds(&mut client, &uri, &["source.fixAll"]);
-        let Some(action) = actions.first() else { break };
-        assert_eq!(actions.len(), 1, "{actions:#?}");
-        assert_eq!(action["kind"], "source.fixAll.skillwatch");
-        assert!(
-            action["title"]
-                .as_str()
-                .unwrap()
-                .starts_with("Fix all skillwatch findings"),
-            "{action}"
-        );
-        let mut edits = action["edit"]["changes"][&uri].as_array().unwrap().clone();
-        // one edit over the original text each: sent last first, earlier ranges stay valid
-        let start = |e: &Value| {
-            let s = &e["range"]["start"];
-            (
-                s["line"].as_u64().unwrap(),
-                s["character"].as_u64().unwrap(),
-            )
-        };
-        edits.sort_by_key(|e| std::cmp::Reverse(start(e)));
-        version += 1;
-        let changes: Vec<Value> = edits
-            .iter()
-            .map(|e| json!({"range": e["range"], "text": e["newText"]}))
-            .collect();
-        client.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
-        );
-        diagnostics = client.diagnostics(&uri, Some(version));
-        assert!(version < 6, "fix-all does not settle: {diagnostics:#?}");
-    }
-    assert!(version >= 3, "the overlapping fixes took a second round");
-    let left = codes(&diagnostics);
+    // the fixes of `tags` overlap (make it a block list, move it under metadata): the second
+    // waits for a round on the fixed text, and the action holds both rounds
+    let actions = actions_of_kinds(&mut client, &uri, &["source.fixAll"]);
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    let action = &actions[0];
+    assert_eq!(action["kind"], "source.fixAll.skillwatch");
+    assert_eq!(action["title"], "Fix all skillwatch findings (4 fixes)");
+    let edits = action["edit"]["changes"][&uri].as_array().unwrap();
+    assert_eq!(edits.len(), 1, "one edit over the changed part: {edits:#?}");
+    // it starts at the first change (line 2, `name`), not at the top of the file
+    assert_eq!(
+        edits[0]["range"]["start"],
+        json!({"line": 1, "character": 6})
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": edits[0]["range"], "text": edits[0]["newText"]}]}),
+    );
+    let left = codes(&client.diagnostics(&uri, Some(2)));
     for code in ["SW106", "SW108", "SW116", "SW120"] {
-        assert!(!left.contains(&code.to_string()), "{diagnostics:#?}");
+        assert!(!left.contains(&code.to_string()), "{left:?}");
     }
+    assert!(actions_of_kinds(&mut client, &uri, &["source.fixAll"]).is_empty());
+
+    // the same text as `check --fix` writes
+    let other = tempfile::tempdir().unwrap();
+    let cli_dir = skill_dir(other.path(), "inv");
+    std::fs::write(cli_dir.join("SKILL.md"), text).unwrap();
+    let out = skillwatch(&["check", "--fix", cli_dir.to_str().unwrap()], None);
+    assert!(
+        stderr(&out).contains("fixed 4 findings in 1 file"),
+        "{}",
+        stderr(&out)
+    );
+    let mut expected = text.to_string();
+    let (start, end) = (
+        offset_of(text, &edits[0]["range"]["start"]),
+        offset_of(text, &edits[0]["range"]["end"]),
+    );
+    expected.replace_range(start..end, edits[0]["newText"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(cli_dir.join("SKILL.md")).unwrap(),
+        expected
+    );
     assert!(client.shutdown().success());
+}
+
+/// The byte offset of an LSP position in ASCII `text`.
+fn offset_of(text: &str, position: &Value) -> usize {
+    let line = position["line"].as_u64().unwrap() as usize;
+    let character = position["character"].as_u64().unwrap() as usize;
+    text.split_inclusive('\n')
+        .take(line)
+        .map(str::len)
+        .sum::<usize>()
+        + character
 }
 
 #[test]

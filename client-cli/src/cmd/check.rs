@@ -1,5 +1,6 @@
 //! `skillwatch check PATH...`: static checks of skills and their eval files.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -79,6 +80,11 @@ pub struct Args {
     #[arg(long)]
     fix: bool,
 
+    /// Print what `--fix` would change, as a unified diff, and write nothing. Exit status 1
+    /// when there is something to fix (for CI), 0 when not.
+    #[arg(long, conflicts_with_all = ["format", "json", "level"])]
+    diff: bool,
+
     /// Skills checked in parallel (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
@@ -141,6 +147,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
+    if args.diff {
+        return diff(&dirs, &options, threads);
+    }
     let fixed = if args.fix {
         let fixed = fix::fix_all(&dirs, &options, threads)?;
         for applied in &fixed.applied {
@@ -208,6 +217,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--diff`: the changes `--fix` would make, on stdout; the count on stderr.
+fn diff(dirs: &Discovered, options: &CheckOptions, threads: usize) -> anyhow::Result<ExitCode> {
+    let fixes = fix::planned(dirs, options, threads);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for fix in &fixes {
+        if let Err(error) = write!(out, "{}", fix.diff()).and_then(|()| out.flush()) {
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                break;
+            }
+            return Err(error).context("writing the diff");
+        }
+    }
+    let findings: usize = fixes.iter().map(|f| f.applied.len()).sum();
+    if fixes.is_empty() {
+        eprintln!("no finding has a fix to apply");
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "would fix {} in {} (run with --fix to apply)",
+        report::plural(findings, "finding"),
+        report::plural(fixes.len(), "file")
+    );
+    Ok(ExitCode::from(1))
 }
 
 /// Check and print in human form, each folder's findings as soon as it and the folders before

@@ -174,6 +174,48 @@ pub fn apply_fixes<'d>(
     ))
 }
 
+/// Rounds of [`fix_rounds`] at most: a repair that never settles (one fix undoing another)
+/// stops here.
+pub const MAX_FIX_ROUNDS: usize = 10;
+
+/// One round of [`fix_rounds`]: the text it applied to, and the findings (in that text)
+/// whose fixes it took.
+#[derive(Debug, Clone)]
+pub struct FixRound {
+    /// The text before this round.
+    pub text: String,
+    /// The findings fixed, their spans in `text`.
+    pub taken: Vec<Diagnostic>,
+}
+
+/// Apply fixes round after round until none applies: each round takes what
+/// [`apply_fixes`] takes together, and `recheck` finds the findings of the new text, where
+/// the fixes left out (they touched a taken one) and the findings a fix uncovered (quoting a
+/// value that broke the YAML reveals the fields' own findings) apply next. Returns the rounds
+/// and the final text, `None` when nothing applies. The command line's `--fix` and the
+/// editor's fix-all both go through here, so they fix the same way.
+pub fn fix_rounds(
+    text: &str,
+    findings: Vec<Diagnostic>,
+    mut recheck: impl FnMut(&str) -> Vec<Diagnostic>,
+) -> Option<(Vec<FixRound>, String)> {
+    let mut rounds = Vec::new();
+    let mut text = text.to_owned();
+    let mut findings = findings;
+    while rounds.len() < MAX_FIX_ROUNDS {
+        let Some((new, taken)) = apply_fixes(&text, &findings) else {
+            break;
+        };
+        let taken = taken.into_iter().cloned().collect();
+        rounds.push(FixRound {
+            text: std::mem::replace(&mut text, new),
+            taken,
+        });
+        findings = recheck(&text);
+    }
+    (!rounds.is_empty()).then_some((rounds, text))
+}
+
 /// A diagnostic as it arrives over the wire: the rule id still a string, so deserializing
 /// borrows nothing and the id can be checked against the catalog.
 #[derive(Deserialize)]
@@ -348,5 +390,39 @@ mod tests {
             ..sample()
         };
         assert_eq!(apply_fixes("abc", &[unfixable]), None);
+    }
+
+    #[test]
+    fn rounds_go_on_while_the_recheck_finds_fixes_and_stop_at_the_limit() {
+        // each `a` becomes `b` one per round: the recheck finds the next `a`
+        let next_a = |text: &str| -> Vec<Diagnostic> {
+            text.find('a')
+                .map(|i| with_fix(replace(i, i + 1, "b")))
+                .into_iter()
+                .collect()
+        };
+        let (rounds, text) = fix_rounds("xaxa", next_a("xaxa"), next_a).unwrap();
+        assert_eq!(text, "xbxb");
+        let seen: Vec<(&str, usize)> = rounds
+            .iter()
+            .map(|r| {
+                (
+                    r.text.as_str(),
+                    r.taken[0].fix.as_ref().unwrap().edits[0].span.start,
+                )
+            })
+            .collect();
+        assert_eq!(seen, [("xaxa", 1), ("xbxa", 3)]);
+        assert!(fix_rounds("xbxb", next_a("xbxb"), next_a).is_none());
+        // a repair that never settles stops after MAX_FIX_ROUNDS
+        let flip = |text: &str| {
+            vec![with_fix(replace(
+                0,
+                1,
+                if text.starts_with('a') { "b" } else { "a" },
+            ))]
+        };
+        let (rounds, _) = fix_rounds("a", flip("a"), flip).unwrap();
+        assert_eq!(rounds.len(), MAX_FIX_ROUNDS);
     }
 }

@@ -23,7 +23,10 @@ mod quote_fix;
 mod security;
 pub mod spec;
 
-pub use diagnostic::{Category, Diagnostic, Edit, Fix, Rule, Severity, apply_fixes};
+pub use diagnostic::{
+    Category, Diagnostic, Edit, Fix, FixRound, MAX_FIX_ROUNDS, Rule, Severity, apply_fixes,
+    fix_rounds,
+};
 pub use eval_files::{check_eval_file, check_eval_text};
 
 use std::collections::BTreeMap;

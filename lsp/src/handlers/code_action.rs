@@ -1,12 +1,12 @@
 //! textDocument/codeAction: one quick fix per finding in the requested range whose rule offers
 //! a mechanical repair (`Diagnostic.fix` in core), and a `source.fixAll.skillwatch` action that
-//! applies every fix of the document that can go together (what `check --fix` does in one
-//! round; editors run it on save with `"editor.codeActionsOnSave"`). Findings are recomputed
+//! applies every fix of the document, round after round, as `check --fix` does (editors run it
+//! on save with `"editor.codeActionsOnSave"`). Findings are recomputed
 //! on the current text, so a fix never applies to positions from an older version.
 
 use std::collections::HashMap;
 
-use skillwatch_core::checks::{CheckOptions, Diagnostic, Edit, Fix, apply_fixes};
+use skillwatch_core::checks::{CheckOptions, Diagnostic, Edit, Fix, fix_rounds};
 use skillwatch_core::text::Span;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit,
@@ -56,7 +56,7 @@ pub fn code_actions(
     }
     let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
     if wants(FIX_ALL) && (only.is_some() || fixable > 1) {
-        actions.extend(fix_all(doc, &findings));
+        actions.extend(fix_all(doc, findings, options));
     }
     actions
 }
@@ -73,25 +73,71 @@ fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand
     }))
 }
 
-/// "Fix all skillwatch findings": the fixes `apply_fixes` takes together, as one edit.
-fn fix_all(doc: &Document, findings: &[Diagnostic]) -> Option<CodeActionOrCommand> {
-    let (_, taken) = apply_fixes(&doc.text, findings)?;
-    let edits: Vec<Edit> = taken
-        .iter()
-        .filter_map(|f| f.fix.as_ref())
-        .flat_map(|f| f.edits.iter().cloned())
-        .collect();
-    let title = match taken.len() {
+/// "Fix all skillwatch findings": every fix, round after round as `check --fix` takes them
+/// ([`fix_rounds`], the text checked again after each round), as one edit over the part of
+/// the document that changes. Rounds after the first cost a check each; most documents
+/// settle in one or two.
+fn fix_all(
+    doc: &Document,
+    findings: Vec<Diagnostic>,
+    options: &CheckOptions,
+) -> Option<CodeActionOrCommand> {
+    let (rounds, fixed) = fix_rounds(&doc.text, findings, |text| {
+        diagnostics::check(&doc.with_text(text.to_owned()), options)
+    })?;
+    let count: usize = rounds.iter().map(|r| r.taken.len()).sum();
+    let title = match count {
         1 => "Fix all skillwatch findings (1 fix)".to_string(),
         n => format!("Fix all skillwatch findings ({n} fixes)"),
+    };
+    let (span, replacement) = changed_part(&doc.text, &fixed);
+    let edit = Edit {
+        span,
+        replacement: replacement.to_owned(),
     };
     Some(CodeActionOrCommand::CodeAction(CodeAction {
         title,
         kind: Some(CodeActionKind::from(FIX_ALL)),
-        diagnostics: Some(taken.iter().map(|f| diagnostics::to_lsp(doc, f)).collect()),
-        edit: Some(workspace_edit(doc, &edits)),
+        // the findings of the current text it fixes; later rounds' are not in it yet
+        diagnostics: Some(
+            rounds[0]
+                .taken
+                .iter()
+                .map(|f| diagnostics::to_lsp(doc, f))
+                .collect(),
+        ),
+        edit: Some(workspace_edit(doc, &[edit])),
         ..CodeAction::default()
     }))
+}
+
+/// The span of `old` that differs from `new` (their common start and end left out, cut at
+/// character boundaries) and what replaces it, so the edit keeps the editor's cursor and
+/// folds outside the change.
+fn changed_part<'n>(old: &str, new: &'n str) -> (Span, &'n str) {
+    let mut start = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(start) {
+        start -= 1;
+    }
+    let most = old.len().min(new.len()) - start;
+    let mut end = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(most)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - end) || !new.is_char_boundary(new.len() - end) {
+        end -= 1;
+    }
+    (
+        Span::new(start, old.len() - end),
+        &new[start..new.len() - end],
+    )
 }
 
 fn workspace_edit(doc: &Document, edits: &[Edit]) -> WorkspaceEdit {
@@ -168,5 +214,27 @@ mod tests {
             edits[0].new_text,
             "---\r\nname: pdf-tools\r\ndescription: \r\n---\r\n"
         );
+    }
+
+    #[test]
+    fn the_edit_covers_only_the_changed_part() {
+        fn cut(old: &str, new: &str) -> (String, String) {
+            let (span, with) = changed_part(old, new);
+            (old[span.start..span.end].to_string(), with.to_string())
+        }
+        assert_eq!(
+            cut("name: Other\nx", "name: inv\nx"),
+            ("Other".into(), "inv".into())
+        );
+        assert_eq!(cut("abc", "abc"), ("".into(), "".into()));
+        assert_eq!(
+            cut("tags: [a]\n", "tags:\n  - a\n"),
+            (" [a]".into(), "\n  - a".into())
+        );
+        // the common end never overlaps the common start
+        assert_eq!(cut("aa", "aaa"), ("".into(), "a".into()));
+        // cut at character boundaries: é and è share their first byte
+        assert_eq!(cut("café!", "cafè!"), ("é".into(), "è".into()));
+        assert_eq!(cut("é", ""), ("é".into(), "".into()));
     }
 }

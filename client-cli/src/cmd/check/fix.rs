@@ -1,21 +1,20 @@
-//! `skillwatch check --fix`: write the findings' fixes into the files, check again, and repeat
-//! until nothing more applies. A fix is a repair the rule marks safe without review (the same
-//! ones the editor offers as quick fixes); findings silenced by `--allow` or `[check]` are not
-//! fixed.
+//! `skillwatch check --fix` and `--diff`: take the findings' fixes round by round in memory,
+//! then write the files (`--fix`) or print the change as a patch (`--diff`). A fix is a repair
+//! the rule marks safe without review (the same ones the editor offers as quick fixes);
+//! findings silenced by `--allow` or `[check]` are not fixed.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use skillwatch_core::checks::{CheckOptions, apply_fixes, check_skill_dirs};
-use skillwatch_core::skill::Discovered;
+use skillwatch_core::checks::{
+    CheckOptions, Diagnostic, FileReport, MAX_FIX_ROUNDS, check_eval_text, check_skill_dirs_each,
+    check_skill_document, fix_rounds,
+};
+use skillwatch_core::skill::{Discovered, SKILL_FILE, SkillDocument};
 use skillwatch_core::text::LineIndex;
 
 use crate::report::plural;
-
-/// Rounds at most. Fixes that touch each other wait for the next round (their spans were
-/// computed for the old text); a repair that never settles is stopped here.
-const MAX_ROUNDS: usize = 10;
 
 /// One fix written: where (in the text it was applied to), by which rule, and what it did.
 /// Listed so a bulk edit can be reviewed; in the JSON report as `fixed`.
@@ -69,32 +68,20 @@ impl Fixed {
     }
 }
 
-/// Check `dirs`, write every fix that applies, and repeat while something changed.
+/// Check `dirs`, write every fix that applies, and check again while something changed (a
+/// fix in one file can change another file's findings: an eval file's `skill` follows the
+/// SKILL.md's `name`).
 pub fn fix_all(dirs: &Discovered, options: &CheckOptions, threads: usize) -> anyhow::Result<Fixed> {
     let mut fixed = Fixed::default();
-    for _ in 0..MAX_ROUNDS {
+    for _ in 0..MAX_FIX_ROUNDS {
         let mut changed = false;
-        for report in check_skill_dirs(dirs, options, threads) {
-            let Some(text) = &report.text else { continue };
-            let Some((new, taken)) = apply_fixes(text, &report.diagnostics) else {
-                continue;
-            };
-            if write_fixed(&report.path, text, &new)? {
-                let lines = LineIndex::new(text);
-                for d in taken {
-                    let at = lines.line_col(text, d.span.start);
-                    fixed.applied.push(Applied {
-                        path: report.path.clone(),
-                        line: at.line,
-                        column: at.column,
-                        rule: d.rule,
-                        title: d.fix.as_ref().map_or(String::new(), |f| f.title.clone()),
-                    });
-                }
-                fixed.files.insert(report.path);
+        for fix in planned(dirs, options, threads) {
+            if write_fixed(&fix.path, &fix.before, &fix.after)? {
+                fixed.applied.extend(fix.applied);
+                fixed.files.insert(fix.path);
                 changed = true;
             } else {
-                fixed.changed_meanwhile.insert(report.path);
+                fixed.changed_meanwhile.insert(fix.path);
             }
         }
         if !changed {
@@ -102,6 +89,97 @@ pub fn fix_all(dirs: &Discovered, options: &CheckOptions, threads: usize) -> any
         }
     }
     Ok(fixed)
+}
+
+/// What `--fix` would change, file by file, with nothing written: `--diff`.
+pub fn planned(dirs: &Discovered, options: &CheckOptions, threads: usize) -> Vec<FileFix> {
+    let mut checked = Vec::new();
+    check_skill_dirs_each(dirs, options, threads, |reports| checked.push(reports));
+    let mut fixes = Vec::new();
+    for reports in checked {
+        // a folder's first report is its SKILL.md, directly in the folder
+        let Some(dir) = reports.first().and_then(|r| r.path.parent()) else {
+            continue;
+        };
+        let dir = dir.to_path_buf();
+        fixes.extend(
+            reports
+                .into_iter()
+                .filter_map(|r| fix_file(r, &dir, options)),
+        );
+    }
+    fixes
+}
+
+/// One file's text before and after its fixes.
+#[derive(Debug)]
+pub struct FileFix {
+    /// The file.
+    pub path: PathBuf,
+    /// The text checked (without a leading BOM, which is kept when writing).
+    pub before: String,
+    /// The text once every fix applied.
+    pub after: String,
+    /// The fixes, in the order taken; rounds after the first point into the text as the
+    /// rounds before left it.
+    pub applied: Vec<Applied>,
+}
+
+impl FileFix {
+    /// The change as a unified diff whose headers name the file as it was found (relative
+    /// paths stay relative, so `git apply -p0` or `patch -p0` in the same folder takes it).
+    pub fn diff(&self) -> String {
+        let path = self.path.display().to_string();
+        similar::TextDiff::from_lines(&self.before, &self.after)
+            .unified_diff()
+            .header(&path, &path)
+            .to_string()
+    }
+}
+
+/// `report`'s fixes taken round by round in memory ([`fix_rounds`]), the file checked again
+/// after each. None when nothing applies.
+fn fix_file(report: FileReport, dir: &Path, options: &CheckOptions) -> Option<FileFix> {
+    let FileReport {
+        path,
+        text,
+        diagnostics,
+    } = report;
+    let before = text?;
+    let (rounds, after) = fix_rounds(&before, diagnostics, |text| {
+        recheck(&path, text, dir, options)
+    })?;
+    let mut applied = Vec::new();
+    for round in &rounds {
+        let lines = LineIndex::new(&round.text);
+        applied.extend(round.taken.iter().map(|d| {
+            let at = lines.line_col(&round.text, d.span.start);
+            Applied {
+                path: path.clone(),
+                line: at.line,
+                column: at.column,
+                rule: d.rule,
+                title: d.fix.as_ref().map_or(String::new(), |f| f.title.clone()),
+            }
+        }));
+    }
+    Some(FileFix {
+        path,
+        before,
+        after,
+        applied,
+    })
+}
+
+/// The findings in `text` as `path`'s content: a SKILL.md or an eval file (other files, whose
+/// findings carry no fixes, yield none).
+fn recheck(path: &Path, text: &str, dir: &Path, options: &CheckOptions) -> Vec<Diagnostic> {
+    if path.file_name().is_some_and(|n| n == SKILL_FILE) {
+        let doc = SkillDocument::parse(text.to_owned());
+        check_skill_document(dir, path, &doc, options)
+    } else {
+        check_eval_text(path, text, dir, options)
+    }
 }
 
 /// Replace the content of `path` by `new`, only while it still holds `checked` (the text the
