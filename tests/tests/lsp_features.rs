@@ -220,6 +220,58 @@ fn code_action_sets_the_name_to_the_folder_name() {
     assert!(client.shutdown().success());
 }
 
+#[test]
+fn ignore_comments_silence_one_line_and_unused_ones_are_flagged() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "inv");
+    let text = "---\nname: inv\ndescription: Extracts tables from PDF invoices. Use when the \
+                user asks for invoice tables.\n---\n# Invoices\n\nRead https://billing.acme.dev/api \
+                for the list.\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    let url = find(&diagnostics, "SW307").clone();
+
+    let action = quick_fix(
+        &mut client,
+        &uri,
+        &url,
+        "Ignore SW307 on this line (skillwatch-ignore comment)",
+    );
+    assert_eq!(action["kind"], "quickfix");
+    let edit = &action["edit"]["changes"][&uri][0];
+    assert_eq!(edit["newText"], "<!-- skillwatch-ignore SW307 -->\n");
+    let line = text.find("Read https").unwrap();
+    assert_eq!(edit["range"], range_json(text, line, line));
+    let after = apply_edit(&mut client, &uri, edit);
+    assert!(!codes(&after).contains(&"SW307".to_string()), "{after:#?}");
+    assert!(!codes(&after).contains(&"SW002".to_string()), "{after:#?}");
+
+    // once the link goes, the comment silences nothing: SW002, whose fix removes the line
+    let link = "https://billing.acme.dev/api";
+    let mut edited = text.to_string();
+    edited.insert_str(line, "<!-- skillwatch-ignore SW307 -->\n");
+    let start = edited.find(link).unwrap();
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+            {"range": range_json(&edited, start, start + link.len()), "text": "the billing API"}]}),
+    );
+    let unused = client.diagnostics(&uri, Some(3));
+    let stale = find(&unused, "SW002").clone();
+    assert_eq!(stale["severity"], 2, "a warning: {stale}");
+    let edited = edited.replace(link, "the billing API");
+    let removal = quick_fix(&mut client, &uri, &stale, "Remove the unused id");
+    let edit = &removal["edit"]["changes"][&uri][0];
+    let comment = edited.find("<!--").unwrap();
+    assert_eq!(
+        edit["range"],
+        range_json(&edited, comment, edited.find("Read the").unwrap())
+    );
+    assert_eq!(edit["newText"], "");
+    assert!(client.shutdown().success());
+}
+
 /// The code actions the server offers for the whole of `uri` when the client asks only for
 /// `kinds`.
 fn actions_of_kinds(client: &mut LspClient, uri: &str, kinds: &[&str]) -> Vec<Value> {

@@ -187,6 +187,7 @@ pub fn category_name(rule: &Rule) -> &'static str {
         Category::Security => "security",
         Category::Eval => "eval",
         Category::Results => "results",
+        Category::Directive => "directive",
     }
 }
 

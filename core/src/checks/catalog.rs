@@ -4,7 +4,8 @@
 //! Ranges: `SW1xx` the specification, `SW2xx` quality, `SW3xx` security (SKILL.md rules,
 //! in [`SKILL_MD_RULES`]); `SW4xx` eval files (in [`EVAL_FILE_RULES`]); `SW5xx` results
 //! over time (in [`RESULT_RULES`]: reported by the daemon and the language server from the
-//! history, never by `skillwatch check`, which reads no history).
+//! history, never by `skillwatch check`, which reads no history); `SW0xx` the inline
+//! `skillwatch-ignore` comments themselves (in [`DIRECTIVE_RULES`]).
 
 use super::{Category, Profile, Rule, Severity};
 
@@ -456,6 +457,24 @@ pub static RESULT_RULES: &[Rule] = &[Rule {
     summary: "The skill's lift fell significantly on a new model compared with the previous one.",
 }];
 
+/// Rules about `skillwatch-ignore` comments (see `checks::ignore`), in any checked file.
+pub static DIRECTIVE_RULES: &[Rule] = &[
+    Rule {
+        id: "SW001",
+        name: "ignore-unknown-rule",
+        category: Category::Directive,
+        severity: Severity::Warning,
+        summary: "A `skillwatch-ignore` comment must name the rules it silences by id (`SW301`).",
+    },
+    Rule {
+        id: "SW002",
+        name: "ignore-unused",
+        category: Category::Directive,
+        severity: Severity::Warning,
+        summary: "A `skillwatch-ignore` id that silences nothing should go, before it hides a new finding.",
+    },
+];
+
 /// Severities that differ from a rule's default under a profile. The strict `agentskills`
 /// profile makes everything the reference validator `skills-ref` rejects an error.
 static PROFILE_SEVERITIES: &[(Profile, &str, Severity)] = &[
@@ -470,6 +489,7 @@ pub fn all_rules() -> impl Iterator<Item = &'static Rule> {
         .iter()
         .chain(EVAL_FILE_RULES.iter())
         .chain(RESULT_RULES.iter())
+        .chain(DIRECTIVE_RULES.iter())
 }
 
 /// The rule with this id, if any.
@@ -499,6 +519,24 @@ pub fn explain(id: &str) -> Option<&'static str> {
 }
 
 static EXPLANATIONS: &[(&str, &str)] = &[
+    (
+        "SW001",
+        "A `skillwatch-ignore` comment silences the named rules on one line: alone on its line \
+(after a comment opener such as `<!--` or `#`) it covers the next line, after other text its own \
+line. Name each rule by id, separated by spaces or commas; anything after the ids is a reason \
+for the reader: `<!-- skillwatch-ignore SW307: our own docs site -->` in the Markdown body, \
+`# skillwatch-ignore SW116` in the frontmatter or an eval.yaml. A directive that names no id, \
+or an id that is not a rule (a typo, a lowercase `sw301`), silences nothing and is reported. To \
+silence a rule everywhere use `[check] rules = { SW307 = \"off\" }` in skillwatch.toml.",
+    ),
+    (
+        "SW002",
+        "A `skillwatch-ignore` id whose line has no finding of that rule any more (the text was \
+fixed, or moved away from the line the comment covers). Left in place it would silence the next, \
+unrelated finding there, so it is reported, with a fix that removes the id (or the comment line \
+when it was the only one). SKILL.md and eval files are always checked for unused ids; a script \
+or reference file is only when it has a finding.",
+    ),
     (
         "SW501",
         "After a model change (a new model in skillwatch.toml, or `skillwatch rerun --all --model M`) \
@@ -610,8 +648,13 @@ mod tests {
 
     #[test]
     fn skill_md_rule_ids_match_their_category() {
-        for r in SKILL_MD_RULES.iter().chain(RESULT_RULES) {
+        for r in SKILL_MD_RULES
+            .iter()
+            .chain(RESULT_RULES)
+            .chain(DIRECTIVE_RULES)
+        {
             let expected = match r.category {
+                Category::Directive => '0',
                 Category::Spec => '1',
                 Category::Quality => '2',
                 Category::Security => '3',

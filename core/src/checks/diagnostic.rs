@@ -43,6 +43,8 @@ pub enum Category {
     Eval,
     /// Measured results over time: a skill whose lift regressed on a new model.
     Results,
+    /// The inline `skillwatch-ignore` comments themselves.
+    Directive,
 }
 
 /// One entry of the rule catalog. Ids are stable forever: they appear in user config and CI.

@@ -118,6 +118,7 @@ fn check_text(
         Ok(root) => ctx.check_tree(&root),
     }
     let mut diagnostics = ctx.out;
+    super::ignore::apply(path, text, &mut diagnostics, options.profile);
     options.apply_overrides(&mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));
     diagnostics

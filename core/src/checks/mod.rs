@@ -14,6 +14,7 @@ mod context;
 mod diagnostic;
 pub mod eval_files;
 mod files;
+pub mod ignore;
 mod markdown;
 mod pattern;
 #[cfg(test)]
@@ -260,6 +261,7 @@ fn check_document(
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
     let mut diagnostics = ctx.finish();
+    ignore::apply(path, &doc.text, &mut diagnostics, options.profile);
     options.apply_overrides(&mut diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
     diagnostics

@@ -438,6 +438,8 @@ pub(crate) fn scan_skill_files(
                 fix: None,
             })
             .collect();
+        // a file without findings is not searched for directives: see `ignore`'s docs
+        super::ignore::apply(&path, text, &mut diagnostics, options.profile);
         options.apply_overrides(&mut diagnostics);
         if !diagnostics.is_empty() {
             reports.push(super::FileReport {

@@ -1,19 +1,22 @@
 //! textDocument/codeAction: one quick fix per finding in the requested range whose rule offers
-//! a mechanical repair (`Diagnostic.fix` in core), and a `source.fixAll.skillwatch` action that
+//! a mechanical repair (`Diagnostic.fix` in core), an "Ignore SWnnn on this line" per finding
+//! (a `skillwatch-ignore` comment above it), and a `source.fixAll.skillwatch` action that
 //! applies every fix of the document, round after round, as `check --fix` does (editors run it
 //! on save with `"editor.codeActionsOnSave"`). Findings are recomputed
 //! on the current text, so a fix never applies to positions from an older version.
 
 use std::collections::HashMap;
 
-use skillwatch_core::checks::{CheckOptions, Diagnostic, Edit, Fix, fix_rounds};
+use skillwatch_core::checks::{
+    Category, CheckOptions, Diagnostic, Edit, Fix, catalog, fix_rounds, ignore,
+};
 use skillwatch_core::text::Span;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit,
 };
 
-use crate::documents::Document;
-use crate::handlers::diagnostics;
+use crate::documents::{Document, DocumentKind};
+use crate::handlers::diagnostics::{self, BOM};
 
 /// The rule reporting a SKILL.md without frontmatter. core offers no fix for it (what to
 /// write is the author's), so the server offers a skeleton to fill in.
@@ -47,12 +50,12 @@ pub fn code_actions(
     }
     let mut actions = Vec::new();
     if wants(CodeActionKind::QUICKFIX.as_str()) {
-        actions.extend(
-            findings
-                .iter()
-                .filter(|finding| overlaps(doc.range_of(finding.span), range))
-                .filter_map(|finding| quick_fix(doc, finding)),
-        );
+        let here: Vec<&Diagnostic> = findings
+            .iter()
+            .filter(|finding| overlaps(doc.range_of(finding.span), range))
+            .collect();
+        actions.extend(here.iter().filter_map(|finding| quick_fix(doc, finding)));
+        actions.extend(here.iter().filter_map(|finding| silence(doc, finding)));
     }
     let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
     if wants(FIX_ALL) && (only.is_some() || fixable > 1) {
@@ -69,6 +72,41 @@ fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand
         diagnostics: Some(vec![diagnostics::to_lsp(doc, finding)]),
         edit: Some(workspace_edit(doc, &fix.edits)),
         is_preferred: Some(true),
+        ..CodeAction::default()
+    }))
+}
+
+/// "Ignore SW307 on this line": a `skillwatch-ignore` comment above the finding's line (see
+/// core's `checks::ignore`), where one can go without changing what the file says. Not for
+/// the directive rules themselves, nor for evals.json (JSON has no comments).
+fn silence(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand> {
+    let rule = catalog::rule(finding.rule)?;
+    if rule.category == Category::Directive {
+        return None;
+    }
+    let target = match doc.kind {
+        DocumentKind::SkillMd => ignore::Target::SkillMd,
+        DocumentKind::EvalYaml => ignore::Target::EvalYaml,
+        DocumentKind::EvalsJson => return None,
+    };
+    // core reads a SKILL.md without its BOM; the editor's text may hold one
+    let shift = if doc.text.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let text = &doc.text[shift..];
+    let offset = finding.span.start.saturating_sub(shift);
+    let mut edit = ignore::silencing_edit(target, text, offset, rule.id)?;
+    edit.span = edit.span.shifted(shift);
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title: format!(
+            "Ignore {} on this line (skillwatch-ignore comment)",
+            rule.id
+        ),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![diagnostics::to_lsp(doc, finding)]),
+        edit: Some(workspace_edit(doc, &[edit])),
         ..CodeAction::default()
     }))
 }
@@ -181,7 +219,6 @@ fn overlaps(a: Range, b: Range) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::documents::DocumentKind;
     use tower_lsp_server::ls_types::{Position, Uri};
 
     #[test]

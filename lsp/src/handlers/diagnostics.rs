@@ -21,7 +21,9 @@ use crate::state::State;
 /// The `source` of every diagnostic skillwatch publishes.
 pub const SOURCE: &str = "skillwatch";
 
-const BOM: &str = "\u{feff}";
+/// A UTF-8 byte-order mark, which core drops before parsing a SKILL.md: spans it returns are
+/// shifted past it onto the editor's text.
+pub(crate) const BOM: &str = "\u{feff}";
 
 /// Documents longer than this are checked only up to here as the author types (SKILL.md: the
 /// lines that fit; eval files: not at all), with a notice where checking stopped. The full

@@ -1,0 +1,431 @@
+//! Inline `skillwatch-ignore` comments: a finding the author has looked at and accepts (an
+//! example key in a tutorial, a link to the team's own site) is silenced where it stands,
+//! instead of turning its rule off for the whole repository.
+//!
+//! A directive is the word `skillwatch-ignore` followed by rule ids, on any line of a checked
+//! text, inside whatever comment the file has:
+//!
+//! ```text
+//! <!-- skillwatch-ignore SW307: our own docs site -->     (Markdown body)
+//! # skillwatch-ignore SW116                                (frontmatter, eval.yaml, scripts)
+//! version: 1.0  # skillwatch-ignore SW116                  (at the end of the line)
+//! ```
+//!
+//! Alone on its line (only a comment opener before it), it covers the next line; after other
+//! text, its own line. Anything after the ids is a free-form reason. A finding is covered when
+//! its span starts on a covered line. Two findings keep directives honest: SW001 for a
+//! directive naming no rule or an unknown id, SW002 for an id that silences nothing there (the
+//! finding it was for has gone), with a fix that removes it.
+//!
+//! SKILL.md and the eval files are always searched for directives. The skill's other files
+//! (scripts, references), scanned for credentials only, are searched only when they have a
+//! finding, so their check stays one pass; an unused directive there goes unreported.
+
+use std::path::Path;
+
+use super::{Diagnostic, Edit, Fix, Profile, catalog};
+use crate::text::{LineIndex, Span};
+
+/// The word that starts a directive.
+pub const DIRECTIVE: &str = "skillwatch-ignore";
+
+/// Characters that open a comment in the files skills hold (`<!--`, `#`, `//`, `/*`, `--`,
+/// `;`, `%`), allowed before a directive that stands alone on its line.
+const COMMENT_OPENERS: &[u8] = b"<!-#/*;%";
+
+/// One directive as written.
+#[derive(Debug)]
+struct Directive {
+    /// The span of `skillwatch-ignore` itself.
+    word: Span,
+    /// 0-based line whose findings it covers.
+    covers: usize,
+    /// The ids it names, as written (`SW301`), each with its span.
+    ids: Vec<Span>,
+    /// The whole line, with its terminator, when nothing but the comment is on it: what is
+    /// removed once it names nothing in use.
+    own_line: Option<Span>,
+}
+
+/// Drop the findings in `diagnostics` that a directive in `text` covers, and add SW001/SW002
+/// for the directives themselves. Runs before the rule levels of `[check]` and the flags
+/// apply, so a directive for a finding the configuration silences still counts as used.
+pub(crate) fn apply(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>, profile: Profile) {
+    if memchr::memmem::find(text.as_bytes(), DIRECTIVE.as_bytes()).is_none() {
+        return;
+    }
+    let lines = LineIndex::new(text);
+    let directives = parse(text, &lines);
+    let mut used: Vec<Vec<bool>> = directives
+        .iter()
+        .map(|d| vec![false; d.ids.len()])
+        .collect();
+    diagnostics.retain(|finding| {
+        let line = lines.line_of(finding.span.start);
+        let mut covered = false;
+        for (directive, used) in directives.iter().zip(&mut used) {
+            if directive.covers != line {
+                continue;
+            }
+            for (id, used) in directive.ids.iter().zip(used.iter_mut()) {
+                if &text[id.start..id.end] == finding.rule {
+                    *used = true;
+                    covered = true;
+                }
+            }
+        }
+        !covered
+    });
+    for (directive, used) in directives.iter().zip(&used) {
+        report(path, text, directive, used, profile, diagnostics);
+    }
+}
+
+/// Every directive in `text`.
+fn parse(text: &str, lines: &LineIndex) -> Vec<Directive> {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, DIRECTIVE.as_bytes())
+        .filter_map(|at| {
+            let end = at + DIRECTIVE.len();
+            let word_before = at > 0 && (is_word_byte(bytes[at - 1]) || bytes[at - 1] == b'-');
+            let word_after = bytes
+                .get(end)
+                .is_some_and(|&b| is_word_byte(b) || b == b'-');
+            if word_before || word_after {
+                return None;
+            }
+            let line = lines.line_of(at);
+            let line_span = lines.line_span(text, line);
+            let before = text[line_span.start..at].trim();
+            let alone = before.bytes().all(|b| COMMENT_OPENERS.contains(&b));
+            Some(Directive {
+                word: Span::new(at, end),
+                covers: if alone { line + 1 } else { line },
+                ids: ids_after(text, end, line_span.end),
+                own_line: alone.then(|| Span::new(line_span.start, lines.line_start(line + 1))),
+            })
+        })
+        .collect()
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The ids after a directive word ending at `from`, up to `line_end`: tokens shaped like a
+/// rule id (`SW` and digits), separated by spaces or commas. The first other token starts the
+/// reason.
+fn ids_after(text: &str, from: usize, line_end: usize) -> Vec<Span> {
+    let bytes = text.as_bytes();
+    let mut ids = Vec::new();
+    let mut i = from;
+    loop {
+        while i < line_end && matches!(bytes[i], b' ' | b'\t' | b',') {
+            i += 1;
+        }
+        let start = i;
+        while i < line_end && bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let token = &text[start..i];
+        let is_id = token.len() > 2
+            && token.starts_with("SW")
+            && token[2..].bytes().all(|b| b.is_ascii_digit());
+        if !is_id {
+            return ids;
+        }
+        ids.push(Span::new(start, i));
+    }
+}
+
+/// SW001 and SW002 for one directive, given which of its ids silenced something.
+fn report(
+    path: &Path,
+    text: &str,
+    directive: &Directive,
+    used: &[bool],
+    profile: Profile,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let finding = |rule: &'static str, span: Span, message: String, fix: Option<Fix>| Diagnostic {
+        rule,
+        severity: catalog::severity(rule, profile),
+        path: path.to_path_buf(),
+        span,
+        message,
+        fix,
+    };
+    if directive.ids.is_empty() {
+        diagnostics.push(finding(
+            "SW001",
+            directive.word,
+            format!("`{DIRECTIVE}` names no rule: list the ids it silences (`{DIRECTIVE} SW301`)"),
+            None,
+        ));
+        return;
+    }
+    for (k, (&id, &used)) in directive.ids.iter().zip(used).enumerate() {
+        let written = &text[id.start..id.end];
+        let known = catalog::rule(written);
+        if known.is_none() {
+            diagnostics.push(finding(
+                "SW001",
+                id,
+                format!(
+                    "`{written}` is not a rule id, so `{DIRECTIVE}` silences nothing with it \
+                     (`skillwatch check --list-rules`)"
+                ),
+                None,
+            ));
+        } else if !used && !known.is_some_and(|r| is_reported_elsewhere(r.id)) {
+            diagnostics.push(finding(
+                "SW002",
+                id,
+                format!(
+                    "`{DIRECTIVE} {written}` silences nothing: no {written} finding starts on \
+                     the line it covers"
+                ),
+                removal(directive, k),
+            ));
+        }
+    }
+}
+
+/// Rules a check of the text never reports (SW501 comes from the history of runs), so a
+/// directive for one cannot be judged unused here.
+fn is_reported_elsewhere(id: &str) -> bool {
+    catalog::RESULT_RULES.iter().any(|r| r.id == id)
+}
+
+/// The fix for the `k`th id of `directive` being unused: drop the id (and a separator) when
+/// the directive names others, else the whole line when the directive stands alone on it. A
+/// lone id at the end of a line gets no fix: where its comment starts depends on the file's
+/// syntax.
+fn removal(directive: &Directive, k: usize) -> Option<Fix> {
+    let ids = &directive.ids;
+    let span = match (k.checked_sub(1).map(|j| ids[j]), ids.get(k + 1)) {
+        (Some(previous), _) => Span::new(previous.end, ids[k].end),
+        (None, Some(next)) => Span::new(ids[k].start, next.start),
+        (None, None) => directive.own_line?,
+    };
+    Some(Fix {
+        title: "Remove the unused id".into(),
+        edits: vec![Edit {
+            span,
+            replacement: String::new(),
+        }],
+    })
+}
+
+/// The file a [`silencing_edit`] goes into: the comment syntax and the data that must not
+/// change differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A SKILL.md (its text without a BOM): `# ...` in the frontmatter, `<!-- ... -->` in the
+    /// Markdown body.
+    SkillMd,
+    /// An eval.yaml: `# ...`.
+    EvalYaml,
+}
+
+/// The edit that silences `rule` on the line holding `offset`: a directive line inserted
+/// above it, indented like it. `None` where no line can go without changing what the file
+/// says: the first line (a SKILL.md's opening `---`), an evals.json (JSON has no comments),
+/// or inside a multi-line YAML value, where a `#` line would become part of the text (checked
+/// by parsing the file again and comparing its data).
+pub fn silencing_edit(target: Target, text: &str, offset: usize, rule: &str) -> Option<Edit> {
+    let lines = LineIndex::new(text);
+    let line = lines.line_of(offset);
+    if line == 0 {
+        return None;
+    }
+    let span = lines.line_span(text, line);
+    let content = &text[span.start..span.end];
+    let indent = &content[..content.len() - content.trim_start().len()];
+    let newline = if text[span.end..].starts_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let before = SkillOrEval::parse(target, text);
+    let in_markdown = matches!(&before, SkillOrEval::Skill(doc) if offset >= doc.body.start);
+    let directive = if in_markdown {
+        format!("<!-- {DIRECTIVE} {rule} -->")
+    } else {
+        format!("# {DIRECTIVE} {rule}")
+    };
+    let edit = Edit {
+        span: Span::empty(span.start),
+        replacement: format!("{indent}{directive}{newline}"),
+    };
+    let mut after = text.to_owned();
+    after.insert_str(span.start, &edit.replacement);
+    let same = in_markdown || before.data() == SkillOrEval::parse(target, &after).data();
+    same.then_some(edit)
+}
+
+/// A parsed SKILL.md or eval.yaml, to compare data before and after an inserted comment.
+enum SkillOrEval {
+    Skill(Box<crate::skill::SkillDocument>),
+    Eval(Option<serde_json::Value>),
+}
+
+impl SkillOrEval {
+    fn parse(target: Target, text: &str) -> SkillOrEval {
+        match target {
+            Target::SkillMd => SkillOrEval::Skill(Box::new(crate::skill::SkillDocument::parse(
+                text.to_owned(),
+            ))),
+            Target::EvalYaml => SkillOrEval::Eval(
+                crate::evalspec::parse_tree(crate::evalspec::FileKind::EvalYaml, text)
+                    .ok()
+                    .map(|root| root.to_json()),
+            ),
+        }
+    }
+
+    /// The YAML data: the frontmatter's, or the eval file's; `None` when it does not parse.
+    fn data(&self) -> Option<serde_json::Value> {
+        match self {
+            SkillOrEval::Skill(doc) => match &doc.frontmatter {
+                crate::skill::Frontmatter::Parsed { root, .. } => Some(root.to_json()),
+                _ => None,
+            },
+            SkillOrEval::Eval(data) => data.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Severity;
+
+    fn found(rule: &'static str, text: &str, needle: &str) -> Diagnostic {
+        let start = text.find(needle).unwrap();
+        Diagnostic {
+            rule,
+            severity: Severity::Warning,
+            path: "SKILL.md".into(),
+            span: Span::new(start, start + needle.len()),
+            message: String::new(),
+            fix: None,
+        }
+    }
+
+    fn run(text: &str, findings: Vec<Diagnostic>) -> Vec<(&'static str, String)> {
+        let mut findings = findings;
+        apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
+        findings
+            .iter()
+            .map(|d| (d.rule, text[d.span.start..d.span.end].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_directive_alone_covers_the_next_line_and_after_text_its_own() {
+        let text = "a\n<!-- skillwatch-ignore SW307: ours -->\nsee https://ours.example\n\
+                    key AKIA # skillwatch-ignore SW301\nother https://x.example\n";
+        let findings = vec![
+            found("SW307", text, "https://ours.example"),
+            found("SW301", text, "AKIA"),
+            found("SW307", text, "https://x.example"),
+        ];
+        assert_eq!(run(text, findings), [("SW307", "https://x.example".into())]);
+    }
+
+    #[test]
+    fn only_the_named_rules_are_silenced() {
+        let text = "# skillwatch-ignore SW116, SW120 reviewed\nversion: [1]\n";
+        let findings = vec![
+            found("SW116", text, "version"),
+            found("SW120", text, "[1]"),
+            found("SW113", text, "1"),
+        ];
+        assert_eq!(run(text, findings), [("SW113", "1".into())]);
+    }
+
+    #[test]
+    fn unknown_and_unused_ids_are_reported_with_a_removal() {
+        let text = "x\n  # skillwatch-ignore SW116 SW999 SW120\nversion: 1\n# skillwatch-ignore SW301\nplain\n";
+        let findings = vec![found("SW116", text, "version")];
+        let mut out = findings.clone();
+        apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        let said: Vec<_> = out
+            .iter()
+            .map(|d| (d.rule, &text[d.span.start..d.span.end]))
+            .collect();
+        assert_eq!(
+            said,
+            [("SW001", "SW999"), ("SW002", "SW120"), ("SW002", "SW301")]
+        );
+        // an unused id among others goes with its separator; a lone one takes its line
+        let fixed = |d: &Diagnostic| d.fix.as_ref().unwrap().apply(text).unwrap();
+        assert!(fixed(&out[1]).contains("# skillwatch-ignore SW116 SW999\n"));
+        assert_eq!(
+            fixed(&out[2]),
+            "x\n  # skillwatch-ignore SW116 SW999 SW120\nversion: 1\nplain\n"
+        );
+        assert!(out[0].fix.is_none());
+        assert_eq!(out[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn lookalikes_are_not_directives_and_a_bare_one_is_reported() {
+        let text = "my-skillwatch-ignore SW301\nskillwatch-ignored SW301\nskillwatch-ignore-file SW1\n# skillwatch-ignore because\nx\n";
+        let mut out = vec![];
+        apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        let rules: Vec<_> = out.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["SW001"], "{out:?}");
+        assert_eq!(
+            text[out[0].span.start..].lines().next(),
+            Some("skillwatch-ignore because")
+        );
+    }
+
+    #[test]
+    fn an_unused_id_beside_one_in_use_is_cut_alone() {
+        let text = "<!-- skillwatch-ignore SW307 SW301 -->\nhttps://ours.example\n";
+        let out = run(text, vec![found("SW307", text, "https://ours.example")]);
+        assert_eq!(out, [("SW002", "SW301".into())]);
+    }
+
+    #[test]
+    fn the_silencing_line_is_indented_commented_for_its_place_and_keeps_the_data() {
+        let text = "---\nname: a\nmetadata:\n  tags: [a]\r\n---\nsee https://x.example\n";
+        let edit = |offset: usize, rule: &str| silencing_edit(Target::SkillMd, text, offset, rule);
+        let tags = edit(text.find("tags").unwrap(), "SW120").unwrap();
+        assert_eq!(tags.replacement, "  # skillwatch-ignore SW120\r\n");
+        assert_eq!(tags.span, Span::empty(text.find("  tags").unwrap()));
+        let url = edit(text.find("https").unwrap(), "SW307").unwrap();
+        assert_eq!(url.replacement, "<!-- skillwatch-ignore SW307 -->\n");
+        // not above the opening fence
+        assert!(edit(0, "SW101").is_none());
+        // not inside a block scalar, where the comment would become text
+        let block = "---\nname: a\ndescription: |\n  Fetch it.\n  Use when asked.\n---\n";
+        let inside = block.find("Use when").unwrap();
+        assert!(silencing_edit(Target::SkillMd, block, inside, "SW201").is_none());
+        let key = block.find("description").unwrap();
+        assert!(silencing_edit(Target::SkillMd, block, key, "SW201").is_some());
+        let eval = "scenarios:\n  - name: a\n    prompt: |\n      one\n      two\n";
+        let two = eval.find("two").unwrap();
+        assert!(silencing_edit(Target::EvalYaml, eval, two, "SW402").is_none());
+        let name = eval.find("name").unwrap();
+        let edit = silencing_edit(Target::EvalYaml, eval, name, "SW402").unwrap();
+        assert_eq!(edit.replacement, "  # skillwatch-ignore SW402\n");
+    }
+
+    #[test]
+    fn an_inserted_directive_silences_the_finding_it_was_made_for() {
+        let text = "---\nname: a\nversion: 1\n---\n";
+        let finding = found("SW116", text, "version");
+        let edit = silencing_edit(Target::SkillMd, text, finding.span.start, "SW116").unwrap();
+        let fix = Fix {
+            title: String::new(),
+            edits: vec![edit],
+        };
+        let fixed = fix.apply(text).unwrap();
+        let moved = found("SW116", &fixed, "version");
+        assert!(run(&fixed, vec![moved]).is_empty());
+    }
+}
