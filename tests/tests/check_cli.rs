@@ -406,6 +406,83 @@ fn fix_leaves_silenced_findings_alone() {
 }
 
 #[test]
+fn ignore_comments_silence_their_line_in_every_kind_of_file() {
+    let tmp = root();
+    let skill_md = good_skill_md("inv").replace(
+        "license: Apache-2.0",
+        "license: Apache-2.0\nversion: 1.0  # skillwatch-ignore SW116 kept for our registry",
+    ) + "\n<!-- skillwatch-ignore SW307: our own API -->\nCall https://billing.acme.dev/api.\n\
+         \nAlso https://other.acme.dev/docs.\n\n<!-- skillwatch-ignore SW301 SW999 -->\nNothing.\n";
+    let eval = "scenarios:\n  - name: totals\n    prompt: Sum the invoice totals.\n    \
+                # skillwatch-ignore SW409: the harness default applies\n    timeout: -1\n    \
+                assertions:\n      - type: output_contains\n        value: \"120\"\n";
+    let script = "KEY=AKIAZ7QW3RT5YU8PLM2X  # skillwatch-ignore SW301 test fixture\n\
+                  TOKEN=ghp_Zq8Lm2Rt5Yu9Wx3Cv6Bn1Mk4Jh7Gf0Ds2Ap5\n";
+    write_skill(
+        tmp.path(),
+        "inv",
+        skill_md.as_bytes(),
+        &[("tests/eval.yaml", eval), ("scripts/run.sh", script)],
+    );
+    let out = skillwatch(&["check", "inv", "--json"], Some(tmp.path()));
+    let found: Vec<(String, String, u64)> = diagnostics(&json_report(&out))
+        .iter()
+        .filter(|d| d["rule"] != "SW308")
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let at = |rule: &str, path: &str, line: u64| (rule.to_string(), path.to_string(), line);
+    assert_eq!(
+        found,
+        [
+            at("SW307", "inv/SKILL.md", 38),
+            at("SW002", "inv/SKILL.md", 40),
+            at("SW001", "inv/SKILL.md", 40),
+            at("SW301", "inv/scripts/run.sh", 2),
+        ],
+        "{}",
+        stdout(&out)
+    );
+    // without the comments, each silenced finding is there
+    let bare = skill_md.replace("skillwatch-ignore", "note");
+    std::fs::write(tmp.path().join("inv/SKILL.md"), &bare).unwrap();
+    let eval_bare = eval.replace("skillwatch-ignore", "note");
+    std::fs::write(tmp.path().join("inv/tests/eval.yaml"), eval_bare).unwrap();
+    let out = skillwatch(&["check", "inv", "--json"], Some(tmp.path()));
+    let rules: Vec<String> = diagnostics(&json_report(&out))
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    for rule in ["SW116", "SW409"] {
+        assert!(rules.contains(&rule.to_string()), "{rule}: {rules:?}");
+    }
+    assert_eq!(
+        rules.iter().filter(|r| *r == "SW307").count(),
+        2,
+        "{rules:?}"
+    );
+
+    // --fix drops the stale id and keeps the unknown one for the author
+    std::fs::write(tmp.path().join("inv/SKILL.md"), &skill_md).unwrap();
+    let fixed = skillwatch(&["check", "inv", "--fix"], Some(tmp.path()));
+    assert!(
+        stderr(&fixed).contains("inv/SKILL.md:40:24: fixed SW002: Remove the unused id"),
+        "{}",
+        stderr(&fixed)
+    );
+    let text = std::fs::read_to_string(tmp.path().join("inv/SKILL.md")).unwrap();
+    assert!(
+        text.contains("\n<!-- skillwatch-ignore SW999 -->\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn json_output_counts_and_deserializes_into_core_diagnostics() {
     let tmp = root();
     let text = good_skill_md("inv").replace("name: inv", "name: other");
