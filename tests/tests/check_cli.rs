@@ -306,13 +306,21 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
     let (previewed, fixed) = (root(), root());
     let skill_md = skill_needing_rounds_of_fixes(previewed.path()).join("SKILL.md");
     skill_needing_rounds_of_fixes(fixed.path());
+    // a BOM, which the checked text leaves out, must be in the patch's first line too
+    let with_bom = format!(
+        "\u{feff}{}",
+        good_skill_md("bom").replace("name: bom", "name: Bom")
+    );
+    for root in [previewed.path(), fixed.path()] {
+        write_skill(root, "bom", with_bom.as_bytes(), &[]);
+    }
     let before = std::fs::read(&skill_md).unwrap();
-    let args = ["check", "inv", "--profile", "agentskills"];
+    let args = ["check", "inv", "bom", "--profile", "agentskills"];
     let diff = skillwatch(&[&args[..], &["--diff"]].concat(), Some(previewed.path()));
     assert_eq!(code(&diff), 1, "something to fix: {}", stderr(&diff));
     assert_eq!(
         stderr(&diff),
-        "would fix 5 findings in 1 file (run with --fix to apply)\n"
+        "would fix 6 findings in 2 files (run with --fix to apply)\n"
     );
     assert_eq!(std::fs::read(&skill_md).unwrap(), before, "nothing written");
     let patch = stdout(&diff);
@@ -325,7 +333,12 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
 
     // the diff is exactly what --fix writes: applied with git, it gives the same file
     let out = skillwatch(&[&args[..], &["--fix"]].concat(), Some(fixed.path()));
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // (the BOM itself is an error under agentskills, with no fix: exit 1)
+    assert!(
+        stderr(&out).ends_with("fixed 6 findings in 2 files\n"),
+        "{}",
+        stderr(&out)
+    );
     let patch_file = previewed.path().join("fix.patch");
     std::fs::write(&patch_file, &patch).unwrap();
     let applied = std::process::Command::new("git")
@@ -334,12 +347,20 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
         .output()
         .expect("git");
     assert!(applied.status.success(), "{}", stderr(&applied));
-    assert_eq!(
-        std::fs::read_to_string(&skill_md).unwrap(),
-        std::fs::read_to_string(fixed.path().join("inv/SKILL.md")).unwrap()
+    for skill in ["inv", "bom"] {
+        let file = format!("{skill}/SKILL.md");
+        assert_eq!(
+            std::fs::read(previewed.path().join(&file)).unwrap(),
+            std::fs::read(fixed.path().join(&file)).unwrap(),
+            "{file}"
+        );
+    }
+    assert!(
+        patch.contains("\n \u{feff}---\n-name: Bom\n+name: bom\n"),
+        "{patch}"
     );
 
-    // nothing left: empty diff, exit 0
+    // nothing left: empty diff, exit 0 (whatever errors without a fix remain)
     let again = skillwatch(&[&args[..], &["--diff"]].concat(), Some(fixed.path()));
     assert_eq!(code(&again), 0, "{}", stderr(&again));
     assert_eq!(stdout(&again), "");

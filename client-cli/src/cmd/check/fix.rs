@@ -123,6 +123,9 @@ pub struct FileFix {
     /// The fixes, in the order taken; rounds after the first point into the text as the
     /// rounds before left it.
     pub applied: Vec<Applied>,
+    /// Whether the file starts with a BOM the checked text leaves out: the patch must hold
+    /// it, or its first line would not match the file.
+    bom: bool,
 }
 
 impl FileFix {
@@ -130,7 +133,12 @@ impl FileFix {
     /// paths stay relative, so `git apply -p0` or `patch -p0` in the same folder takes it).
     pub fn diff(&self) -> String {
         let path = self.path.display().to_string();
-        similar::TextDiff::from_lines(&self.before, &self.after)
+        let bom = if self.bom { BOM } else { "" };
+        let (before, after) = (
+            format!("{bom}{}", self.before),
+            format!("{bom}{}", self.after),
+        );
+        similar::TextDiff::from_lines(&before, &after)
             .unified_diff()
             .header(&path, &path)
             .to_string()
@@ -164,6 +172,7 @@ fn fix_file(report: FileReport, dir: &Path, options: &CheckOptions) -> Option<Fi
         }));
     }
     Some(FileFix {
+        bom: !before.starts_with(BOM) && starts_with_bom(&path),
         path,
         before,
         after,
@@ -182,6 +191,18 @@ fn recheck(path: &Path, text: &str, dir: &Path, options: &CheckOptions) -> Vec<D
     }
 }
 
+/// A UTF-8 byte-order mark, which the checks leave out of a SKILL.md's text.
+const BOM: &str = "\u{feff}";
+
+/// Whether the file at `path` starts with a [`BOM`].
+fn starts_with_bom(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 3];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut head))
+        .is_ok_and(|()| head == BOM.as_bytes())
+}
+
 /// Replace the content of `path` by `new`, only while it still holds `checked` (the text the
 /// fixes were computed for; a leading BOM, which the check does not see, is kept). The new
 /// content is written to a file beside it and renamed over it, so a failure midway leaves the
@@ -193,9 +214,8 @@ fn write_fixed(path: &Path, checked: &str, new: &str) -> anyhow::Result<bool> {
         .with_context(|| format!("{}: cannot fix", path.display()))?;
     let on_disk =
         std::fs::read(&real).with_context(|| format!("{}: cannot read", path.display()))?;
-    const BOM: &[u8] = "\u{feff}".as_bytes();
-    let kept = match on_disk.strip_prefix(BOM) {
-        Some(rest) if rest == checked.as_bytes() => BOM,
+    let kept = match on_disk.strip_prefix(BOM.as_bytes()) {
+        Some(rest) if rest == checked.as_bytes() => BOM.as_bytes(),
         _ if on_disk == checked.as_bytes() => &[][..],
         _ => return Ok(false),
     };
