@@ -222,7 +222,7 @@ fn removal(directive: &Directive, k: usize) -> Option<Fix> {
     })
 }
 
-/// The file a [`silencing_edit`] goes into: the comment syntax and the data that must not
+/// The file a [`Silencer`] writes into: the comment syntax and the data that must not
 /// change differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -233,71 +233,86 @@ pub enum Target {
     EvalYaml,
 }
 
-/// The edit that silences `rule` on the line holding `offset`: a directive line inserted
-/// above it, indented like it. `None` where no line can go without changing what the file
-/// says: the first line (a SKILL.md's opening `---`), an evals.json (JSON has no comments),
-/// or inside a multi-line YAML value, where a `#` line would become part of the text (checked
-/// by parsing the file again and comparing its data).
-pub fn silencing_edit(target: Target, text: &str, offset: usize, rule: &str) -> Option<Edit> {
-    let lines = LineIndex::new(text);
-    let line = lines.line_of(offset);
-    if line == 0 {
-        return None;
-    }
-    let span = lines.line_span(text, line);
-    let content = &text[span.start..span.end];
-    let indent = &content[..content.len() - content.trim_start().len()];
-    let newline = if text[span.end..].starts_with("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let before = SkillOrEval::parse(target, text);
-    let in_markdown = matches!(&before, SkillOrEval::Skill(doc) if offset >= doc.body.start);
-    let directive = if in_markdown {
-        format!("<!-- {DIRECTIVE} {rule} -->")
-    } else {
-        format!("# {DIRECTIVE} {rule}")
-    };
-    let edit = Edit {
-        span: Span::empty(span.start),
-        replacement: format!("{indent}{directive}{newline}"),
-    };
-    let mut after = text.to_owned();
-    after.insert_str(span.start, &edit.replacement);
-    let same = in_markdown || before.data() == SkillOrEval::parse(target, &after).data();
-    same.then_some(edit)
+/// Where `skillwatch-ignore` lines can go in one text, parsed once for every finding an
+/// editor asks about.
+pub struct Silencer<'t> {
+    target: Target,
+    text: &'t str,
+    lines: LineIndex,
+    /// Where a SKILL.md's Markdown body starts: comments from there on are HTML ones.
+    body_start: Option<usize>,
+    /// The YAML data (frontmatter or eval file) that an inserted line must leave unchanged.
+    data: Option<serde_json::Value>,
 }
 
-/// A parsed SKILL.md or eval.yaml, to compare data before and after an inserted comment.
-enum SkillOrEval {
-    Skill(Box<crate::skill::SkillDocument>),
-    Eval(Option<serde_json::Value>),
-}
-
-impl SkillOrEval {
-    fn parse(target: Target, text: &str) -> SkillOrEval {
-        match target {
-            Target::SkillMd => SkillOrEval::Skill(Box::new(crate::skill::SkillDocument::parse(
-                text.to_owned(),
-            ))),
-            Target::EvalYaml => SkillOrEval::Eval(
-                crate::evalspec::parse_tree(crate::evalspec::FileKind::EvalYaml, text)
-                    .ok()
-                    .map(|root| root.to_json()),
-            ),
+impl<'t> Silencer<'t> {
+    /// Parse `text` as a `target` file.
+    pub fn new(target: Target, text: &'t str) -> Silencer<'t> {
+        let (body_start, data) = parse_data(target, text);
+        Silencer {
+            target,
+            text,
+            lines: LineIndex::new(text),
+            body_start,
+            data,
         }
     }
 
-    /// The YAML data: the frontmatter's, or the eval file's; `None` when it does not parse.
-    fn data(&self) -> Option<serde_json::Value> {
-        match self {
-            SkillOrEval::Skill(doc) => match &doc.frontmatter {
-                crate::skill::Frontmatter::Parsed { root, .. } => Some(root.to_json()),
+    /// The edit that silences `rule` on the line holding `offset`: a directive line inserted
+    /// above it, indented like it. `None` where no line can go without changing what the file
+    /// says: above the first line (a SKILL.md's opening `---`), or inside a multi-line YAML
+    /// value, where a `#` line would become part of the text (checked by parsing the file
+    /// again and comparing its data).
+    pub fn edit(&self, offset: usize, rule: &str) -> Option<Edit> {
+        let text = self.text;
+        let line = self.lines.line_of(offset);
+        if line == 0 {
+            return None;
+        }
+        let span = self.lines.line_span(text, line);
+        let content = &text[span.start..span.end];
+        let indent = &content[..content.len() - content.trim_start().len()];
+        let newline = if text[span.end..].starts_with("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let in_markdown = self.body_start.is_some_and(|body| offset >= body);
+        let directive = if in_markdown {
+            format!("<!-- {DIRECTIVE} {rule} -->")
+        } else {
+            format!("# {DIRECTIVE} {rule}")
+        };
+        let edit = Edit {
+            span: Span::empty(span.start),
+            replacement: format!("{indent}{directive}{newline}"),
+        };
+        let mut after = text.to_owned();
+        after.insert_str(span.start, &edit.replacement);
+        let same = in_markdown || self.data == parse_data(self.target, &after).1;
+        same.then_some(edit)
+    }
+}
+
+/// A `target` file's body start (SKILL.md) and its YAML data, `None` when it does not parse.
+fn parse_data(target: Target, text: &str) -> (Option<usize>, Option<serde_json::Value>) {
+    use crate::evalspec::{FileKind, parse_tree};
+    use crate::skill::{Frontmatter, SkillDocument};
+    match target {
+        Target::SkillMd => {
+            let doc = SkillDocument::parse(text.to_owned());
+            let data = match &doc.frontmatter {
+                Frontmatter::Parsed { root, .. } => Some(root.to_json()),
                 _ => None,
-            },
-            SkillOrEval::Eval(data) => data.clone(),
+            };
+            (Some(doc.body.start), data)
         }
+        Target::EvalYaml => (
+            None,
+            parse_tree(FileKind::EvalYaml, text)
+                .ok()
+                .map(|root| root.to_json()),
+        ),
     }
 }
 
@@ -410,7 +425,8 @@ mod tests {
     #[test]
     fn the_silencing_line_is_indented_commented_for_its_place_and_keeps_the_data() {
         let text = "---\nname: a\nmetadata:\n  tags: [a]\r\n---\nsee https://x.example\n";
-        let edit = |offset: usize, rule: &str| silencing_edit(Target::SkillMd, text, offset, rule);
+        let silencer = Silencer::new(Target::SkillMd, text);
+        let edit = |offset: usize, rule: &str| silencer.edit(offset, rule);
         let tags = edit(text.find("tags").unwrap(), "SW120").unwrap();
         assert_eq!(tags.replacement, "  # skillwatch-ignore SW120\r\n");
         assert_eq!(tags.span, Span::empty(text.find("  tags").unwrap()));
@@ -421,14 +437,28 @@ mod tests {
         // not inside a block scalar, where the comment would become text
         let block = "---\nname: a\ndescription: |\n  Fetch it.\n  Use when asked.\n---\n";
         let inside = block.find("Use when").unwrap();
-        assert!(silencing_edit(Target::SkillMd, block, inside, "SW201").is_none());
+        assert!(
+            Silencer::new(Target::SkillMd, block)
+                .edit(inside, "SW201")
+                .is_none()
+        );
         let key = block.find("description").unwrap();
-        assert!(silencing_edit(Target::SkillMd, block, key, "SW201").is_some());
+        assert!(
+            Silencer::new(Target::SkillMd, block)
+                .edit(key, "SW201")
+                .is_some()
+        );
         let eval = "scenarios:\n  - name: a\n    prompt: |\n      one\n      two\n";
         let two = eval.find("two").unwrap();
-        assert!(silencing_edit(Target::EvalYaml, eval, two, "SW402").is_none());
+        assert!(
+            Silencer::new(Target::EvalYaml, eval)
+                .edit(two, "SW402")
+                .is_none()
+        );
         let name = eval.find("name").unwrap();
-        let edit = silencing_edit(Target::EvalYaml, eval, name, "SW402").unwrap();
+        let edit = Silencer::new(Target::EvalYaml, eval)
+            .edit(name, "SW402")
+            .unwrap();
         assert_eq!(edit.replacement, "  # skillwatch-ignore SW402\n");
     }
 
@@ -436,7 +466,9 @@ mod tests {
     fn an_inserted_directive_silences_the_finding_it_was_made_for() {
         let text = "---\nname: a\nversion: 1\n---\n";
         let finding = found("SW116", text, "version");
-        let edit = silencing_edit(Target::SkillMd, text, finding.span.start, "SW116").unwrap();
+        let edit = Silencer::new(Target::SkillMd, text)
+            .edit(finding.span.start, "SW116")
+            .unwrap();
         let fix = Fix {
             title: String::new(),
             edits: vec![edit],

@@ -55,7 +55,7 @@ pub fn code_actions(
             .filter(|finding| overlaps(doc.range_of(finding.span), range))
             .collect();
         actions.extend(here.iter().filter_map(|finding| quick_fix(doc, finding)));
-        actions.extend(here.iter().filter_map(|finding| silence(doc, finding)));
+        actions.extend(silence(doc, &here));
     }
     let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
     if wants(FIX_ALL) && (only.is_some() || fixable > 1) {
@@ -76,18 +76,15 @@ fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand
     }))
 }
 
-/// "Ignore SW307 on this line": a `skillwatch-ignore` comment above the finding's line (see
-/// core's `checks::ignore`), where one can go without changing what the file says. Not for
-/// the directive rules themselves, nor for evals.json (JSON has no comments).
-fn silence(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand> {
-    let rule = catalog::rule(finding.rule)?;
-    if rule.category == Category::Directive {
-        return None;
-    }
+/// "Ignore SW307 on this line" for each of `findings` (one per rule and line): a
+/// `skillwatch-ignore` comment above the finding's line (see core's `checks::ignore`), where
+/// one can go without changing what the file says. Not for the directive rules themselves,
+/// nor in evals.json (JSON has no comments).
+fn silence(doc: &Document, findings: &[&Diagnostic]) -> Vec<CodeActionOrCommand> {
     let target = match doc.kind {
         DocumentKind::SkillMd => ignore::Target::SkillMd,
         DocumentKind::EvalYaml => ignore::Target::EvalYaml,
-        DocumentKind::EvalsJson => return None,
+        DocumentKind::EvalsJson => return Vec::new(),
     };
     // core reads a SKILL.md without its BOM; the editor's text may hold one
     let shift = if doc.text.starts_with(BOM) {
@@ -95,20 +92,36 @@ fn silence(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand> 
     } else {
         0
     };
-    let text = &doc.text[shift..];
-    let offset = finding.span.start.saturating_sub(shift);
-    let mut edit = ignore::silencing_edit(target, text, offset, rule.id)?;
-    edit.span = edit.span.shifted(shift);
-    Some(CodeActionOrCommand::CodeAction(CodeAction {
-        title: format!(
-            "Ignore {} on this line (skillwatch-ignore comment)",
-            rule.id
-        ),
-        kind: Some(CodeActionKind::QUICKFIX),
-        diagnostics: Some(vec![diagnostics::to_lsp(doc, finding)]),
-        edit: Some(workspace_edit(doc, &[edit])),
-        ..CodeAction::default()
-    }))
+    let silencer = ignore::Silencer::new(target, &doc.text[shift..]);
+    let mut offered = Vec::new();
+    let mut actions = Vec::new();
+    for finding in findings {
+        let Some(rule) = catalog::rule(finding.rule) else {
+            continue;
+        };
+        let Some(mut edit) = (rule.category != Category::Directive)
+            .then(|| silencer.edit(finding.span.start.saturating_sub(shift), rule.id))
+            .flatten()
+        else {
+            continue;
+        };
+        edit.span = edit.span.shifted(shift);
+        if offered.contains(&(edit.span, rule.id)) {
+            continue;
+        }
+        offered.push((edit.span, rule.id));
+        actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!(
+                "Ignore {} on this line (skillwatch-ignore comment)",
+                rule.id
+            ),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![diagnostics::to_lsp(doc, finding)]),
+            edit: Some(workspace_edit(doc, &[edit])),
+            ..CodeAction::default()
+        }));
+    }
+    actions
 }
 
 /// "Fix all skillwatch findings": every fix, round after round as `check --fix` takes them

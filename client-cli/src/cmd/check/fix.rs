@@ -93,13 +93,12 @@ pub fn fix_all(dirs: &Discovered, options: &CheckOptions, threads: usize) -> any
 
 /// What `--fix` would change, file by file, with nothing written: `--diff`.
 pub fn planned(dirs: &Discovered, options: &CheckOptions, threads: usize) -> Vec<FileFix> {
-    let mut checked = Vec::new();
-    check_skill_dirs_each(dirs, options, threads, |reports| checked.push(reports));
     let mut fixes = Vec::new();
-    for reports in checked {
+    // each folder's files are fixed as they arrive, so only the texts that change are held
+    check_skill_dirs_each(dirs, options, threads, |reports| {
         // a folder's first report is its SKILL.md, directly in the folder
         let Some(dir) = reports.first().and_then(|r| r.path.parent()) else {
-            continue;
+            return;
         };
         let dir = dir.to_path_buf();
         fixes.extend(
@@ -107,7 +106,7 @@ pub fn planned(dirs: &Discovered, options: &CheckOptions, threads: usize) -> Vec
                 .into_iter()
                 .filter_map(|r| fix_file(r, &dir, options)),
         );
-    }
+    });
     fixes
 }
 
