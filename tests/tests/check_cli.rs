@@ -469,6 +469,36 @@ fn ignore_comments_silence_their_line_in_every_kind_of_file() {
         "{}",
         stdout(&out)
     );
+    // the silenced findings are counted, and listed with their reasons
+    let report = json_report(&out);
+    assert_eq!(report["summary"]["ignored"], 4);
+    let reasons: Vec<(String, String)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["ignored"].as_array().cloned().unwrap_or_default())
+        .map(|i| {
+            let rule = i["rule"].as_str().unwrap().to_string();
+            (rule, i["reason"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let said = |rule: &str, reason: &str| (rule.to_string(), reason.to_string());
+    assert_eq!(
+        reasons,
+        [
+            said("SW116", "kept for our registry"),
+            said("SW307", "our own API"),
+            said("SW409", "the harness default applies"),
+            said("SW301", "test fixture"),
+        ]
+    );
+    let human = skillwatch(&["check", "inv"], Some(tmp.path()));
+    assert!(
+        stdout(&human).ends_with("; 4 silenced by skillwatch-ignore comments\n"),
+        "{}",
+        stdout(&human)
+    );
+
     // without the comments, each silenced finding is there
     let bare = skill_md.replace("skillwatch-ignore", "note");
     std::fs::write(tmp.path().join("inv/SKILL.md"), &bare).unwrap();

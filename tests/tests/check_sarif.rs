@@ -82,6 +82,32 @@ fn fixes_unreadable_files_and_non_ascii_are_valid_sarif() {
 }
 
 #[test]
+fn findings_silenced_by_a_comment_are_suppressed_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = good_skill_md("inv").replace(
+        "license: Apache-2.0",
+        "license: Apache-2.0\nversion: 1.0  # skillwatch-ignore SW116: kept for our registry",
+    );
+    write_skill(tmp.path(), "inv", text.as_bytes(), &[]);
+    let out = skillwatch(&["check", "inv", "--format", "sarif"], Some(tmp.path()));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:#?}");
+    assert_eq!(results[0]["ruleId"], "SW116");
+    assert_eq!(
+        results[0]["suppressions"],
+        serde_json::json!([{"kind": "inSource", "status": "accepted",
+                            "justification": "kept for our registry"}])
+    );
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["region"]["startLine"],
+        5
+    );
+}
+
+#[test]
 fn the_schema_rejects_a_broken_log() {
     // Guards the guard: a validator that accepts anything would make the tests above vacuous.
     let broken = serde_json::json!({"version": "2.1.0", "runs": [{"results": []}]});

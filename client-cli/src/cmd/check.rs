@@ -265,7 +265,7 @@ fn human(
     check_skill_dirs_each(dirs, options, threads, |mut reports| {
         promote(&mut reports);
         for file in &reports {
-            counts.add(&file.diagnostics);
+            counts.add(file);
             if written.is_ok() {
                 written = printer.file(file);
             }

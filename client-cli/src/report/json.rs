@@ -75,6 +75,18 @@ struct Tool {
 struct FileJson<'a> {
     path: &'a Path,
     diagnostics: Vec<DiagnosticJson<'a>>,
+    /// Findings silenced by `skillwatch-ignore` comments, with the comments' reasons (absent
+    /// when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    ignored: Vec<IgnoredJson<'a>>,
+}
+
+/// A finding a comment silenced: the finding as in `diagnostics`, and the comment's reason.
+#[derive(Serialize)]
+struct IgnoredJson<'a> {
+    #[serde(flatten)]
+    finding: DiagnosticJson<'a>,
+    reason: &'a str,
 }
 
 /// A core [`Diagnostic`] as it serializes (so the finding reads back as one), plus the rule's
@@ -98,7 +110,13 @@ fn file_json<'a>(file: &'a FileReport, outcome: &Outcome<'_>) -> FileJson<'a> {
     let shown = |d: &&Diagnostic| d.severity <= outcome.min_severity;
     // Line starts only for files with something to print: most files scanned have no finding.
     let index = text
-        .filter(|_| file.diagnostics.iter().any(|d| shown(&d)))
+        .filter(|_| {
+            let mut all = file
+                .diagnostics
+                .iter()
+                .chain(file.ignored.iter().map(|i| &i.finding));
+            all.any(|d| shown(&d))
+        })
         .map(LineIndex::new);
     let diagnostics = file
         .diagnostics
@@ -106,9 +124,19 @@ fn file_json<'a>(file: &'a FileReport, outcome: &Outcome<'_>) -> FileJson<'a> {
         .filter(shown)
         .map(|d| diagnostic_json(d, text, index.as_ref()))
         .collect();
+    let ignored = file
+        .ignored
+        .iter()
+        .filter(|i| shown(&&i.finding))
+        .map(|i| IgnoredJson {
+            finding: diagnostic_json(&i.finding, text, index.as_ref()),
+            reason: &i.reason,
+        })
+        .collect();
     FileJson {
         path: &file.path,
         diagnostics,
+        ignored,
     }
 }
 

@@ -8,7 +8,7 @@ mod sarif;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use skillwatch_core::checks::{Diagnostic, FileReport, Profile, Rule, Severity, catalog};
+use skillwatch_core::checks::{FileReport, Profile, Rule, Severity, catalog};
 
 /// Output formats of `skillwatch check`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -59,7 +59,7 @@ pub struct Outcome<'a> {
     pub min_severity: Severity,
 }
 
-/// Counts of findings by severity.
+/// Counts of findings by severity, and of those `skillwatch-ignore` comments silenced.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     /// Findings of severity error.
@@ -68,18 +68,21 @@ pub struct Counts {
     pub warnings: usize,
     /// Findings of severity info.
     pub infos: usize,
+    /// Findings silenced by `skillwatch-ignore` comments (in none of the above).
+    pub ignored: usize,
 }
 
 impl Counts {
-    /// Count `diagnostics` in.
-    pub fn add<'a>(&mut self, diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
-        for d in diagnostics {
+    /// Count one file's findings in.
+    pub fn add(&mut self, file: &FileReport) {
+        for d in &file.diagnostics {
             match d.severity {
                 Severity::Error => self.errors += 1,
                 Severity::Warning => self.warnings += 1,
                 Severity::Info => self.infos += 1,
             }
         }
+        self.ignored += file.ignored.len();
     }
 }
 
@@ -87,7 +90,9 @@ impl Outcome<'_> {
     /// Counts over every file.
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
-        counts.add(self.files.iter().flat_map(|f| &f.diagnostics));
+        for file in self.files {
+            counts.add(file);
+        }
         counts
     }
 
@@ -212,8 +217,12 @@ pub fn summary_line(
     let from = config.map_or(String::new(), |p| {
         format!(", settings from {}", p.display())
     });
+    let ignored = match c.ignored {
+        0 => String::new(),
+        n => format!("; {n} silenced by skillwatch-ignore comments"),
+    };
     format!(
-        "checked {} ({}, profile {}{from}): {}, {}, {}",
+        "checked {} ({}, profile {}{from}): {}, {}, {}{ignored}",
         plural(skills, "skill"),
         plural(files, "file"),
         profile_name(profile),

@@ -1,7 +1,8 @@
 //! `--format sarif`: SARIF 2.1.0, the format GitHub code scanning uploads. Every catalog rule
 //! is listed in the driver (so `ruleIndex` is stable across runs), each finding is a result
-//! with a line/column region (columns in Unicode code points, as `columnKind` declares), and
-//! fixes become SARIF fixes.
+//! with a line/column region (columns in Unicode code points, as `columnKind` declares),
+//! fixes become SARIF fixes, and findings a `skillwatch-ignore` comment silenced are results
+//! with an `inSource` suppression.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -28,6 +29,22 @@ pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
         {
             let lines = text.zip(index.as_ref());
             results.push(result(d, &rules, lines));
+        }
+        // silenced by a comment: still a result, marked suppressed in the source, so code
+        // scanning shows the alert as dismissed with the reason instead of as fixed
+        for ignored in file
+            .ignored
+            .iter()
+            .filter(|i| i.finding.severity <= outcome.min_severity)
+        {
+            let lines = text.zip(index.as_ref());
+            let mut value = result(&ignored.finding, &rules, lines);
+            let mut suppression = json!({"kind": "inSource", "status": "accepted"});
+            if !ignored.reason.is_empty() {
+                suppression["justification"] = ignored.reason.as_str().into();
+            }
+            value["suppressions"] = json!([suppression]);
+            results.push(value);
         }
     }
     let log = json!({

@@ -176,6 +176,13 @@ pub fn apply_fixes<'d>(
     ))
 }
 
+/// So [`super::CheckOptions::apply_overrides`] takes findings and silenced findings alike.
+impl AsMut<Diagnostic> for Diagnostic {
+    fn as_mut(&mut self) -> &mut Diagnostic {
+        self
+    }
+}
+
 /// Rounds of [`fix_rounds`] at most: a repair that never settles (one fix undoing another)
 /// stops here.
 pub const MAX_FIX_ROUNDS: usize = 10;

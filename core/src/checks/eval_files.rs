@@ -56,11 +56,15 @@ pub(crate) fn check_eval_file_of(
         _ => evalspec::read_eval_text(path),
     };
     match read {
-        Ok(text) => FileReport {
-            path: path.to_path_buf(),
-            diagnostics: check_text(path, &text, skill_dir, names, options, trees),
-            text: Some(text),
-        },
+        Ok(text) => {
+            let (diagnostics, ignored) = check_text(path, &text, skill_dir, names, options, trees);
+            FileReport {
+                path: path.to_path_buf(),
+                diagnostics,
+                ignored,
+                text: Some(text),
+            }
+        }
         Err(error) => {
             let mut diagnostics = vec![finding(
                 "SW400",
@@ -73,6 +77,7 @@ pub(crate) fn check_eval_file_of(
                 path: path.to_path_buf(),
                 text: None,
                 diagnostics,
+                ignored: Vec::new(),
             }
         }
     }
@@ -99,6 +104,7 @@ pub fn check_eval_text(
         options,
         &Trees::Recent,
     )
+    .0
 }
 
 fn check_text(
@@ -108,9 +114,9 @@ fn check_text(
     names: Vec<String>,
     options: &CheckOptions,
     trees: &Trees,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Vec<super::ignore::Ignored>) {
     let Some(kind) = FileKind::of_path(path) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut ctx = Ctx::new(path, text, skill_dir, kind, names, trees);
     match evalspec::parse_tree(kind, text) {
@@ -118,10 +124,11 @@ fn check_text(
         Ok(root) => ctx.check_tree(&root),
     }
     let mut diagnostics = ctx.out;
-    super::ignore::apply(path, text, &mut diagnostics, options.profile);
+    let mut ignored = super::ignore::apply(path, text, &mut diagnostics, options.profile);
     options.apply_overrides(&mut diagnostics);
+    options.apply_overrides(&mut ignored);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));
-    diagnostics
+    (diagnostics, ignored)
 }
 
 /// SW401 for a file that is not YAML or JSON, with [`quote_fix`]'s repair when it applies.

@@ -47,12 +47,35 @@ struct Directive {
     own_line: Option<Span>,
 }
 
-/// Drop the findings in `diagnostics` that a directive in `text` covers, and add SW001/SW002
-/// for the directives themselves. Runs before the rule levels of `[check]` and the flags
-/// apply, so a directive for a finding the configuration silences still counts as used.
-pub(crate) fn apply(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>, profile: Profile) {
+/// A finding a directive silenced, kept so reports can show it as suppressed rather than
+/// let it vanish: SARIF marks it `suppressions: [{kind: "inSource"}]`, so code scanning shows
+/// the alert as dismissed with the author's reason, not as fixed; the summaries count it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ignored {
+    /// The finding as it would have been reported.
+    pub finding: Diagnostic,
+    /// The directive's words after its ids (`our own docs site`); empty when none.
+    pub reason: String,
+}
+
+impl AsMut<Diagnostic> for Ignored {
+    fn as_mut(&mut self) -> &mut Diagnostic {
+        &mut self.finding
+    }
+}
+
+/// Move the findings in `diagnostics` that a directive in `text` covers out (returned), and
+/// add SW001/SW002 for the directives themselves. Runs before the rule levels of `[check]`
+/// and the flags apply, so a directive for a finding the configuration silences still counts
+/// as used.
+pub(crate) fn apply(
+    path: &Path,
+    text: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+    profile: Profile,
+) -> Vec<Ignored> {
     if memchr::memmem::find(text.as_bytes(), DIRECTIVE.as_bytes()).is_none() {
-        return;
+        return Vec::new();
     }
     let lines = LineIndex::new(text);
     let directives = parse(text, &lines);
@@ -64,10 +87,11 @@ pub(crate) fn apply(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>, 
     // many findings and many directives stays linear)
     let mut by_line: Vec<usize> = (0..directives.len()).collect();
     by_line.sort_by_key(|&k| directives[k].covers);
+    let mut ignored = Vec::new();
     diagnostics.retain(|finding| {
         let line = lines.line_of(finding.span.start);
         let from = by_line.partition_point(|&k| directives[k].covers < line);
-        let mut covered = false;
+        let mut covered_by = None;
         for &k in by_line[from..]
             .iter()
             .take_while(|&&k| directives[k].covers == line)
@@ -75,15 +99,37 @@ pub(crate) fn apply(path: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>, 
             for (id, used) in directives[k].ids.iter().zip(used[k].iter_mut()) {
                 if &text[id.start..id.end] == finding.rule {
                     *used = true;
-                    covered = true;
+                    covered_by.get_or_insert(k);
                 }
             }
         }
-        !covered
+        let Some(k) = covered_by else { return true };
+        ignored.push(Ignored {
+            finding: finding.clone(),
+            reason: reason(text, &directives[k], &lines),
+        });
+        false
     });
     for (directive, used) in directives.iter().zip(&used) {
         report(path, text, directive, used, profile, diagnostics);
     }
+    ignored
+}
+
+/// The words after a directive's ids, up to the end of its line, without the punctuation
+/// around them (`: our own site -->` gives `our own site`).
+fn reason(text: &str, directive: &Directive, lines: &LineIndex) -> String {
+    let after = directive.ids.last().map_or(directive.word.end, |id| id.end);
+    let end = lines.line_span(text, lines.line_of(after)).end;
+    let rest = text[after..end].trim();
+    let rest = rest
+        .strip_suffix("-->")
+        .or_else(|| rest.strip_suffix("*/"))
+        .unwrap_or(rest);
+    rest.trim()
+        .trim_start_matches([':', '-', '\u{2014}', ','])
+        .trim()
+        .to_string()
 }
 
 /// Every directive in `text`.
@@ -335,7 +381,7 @@ mod tests {
 
     fn run(text: &str, findings: Vec<Diagnostic>) -> Vec<(&'static str, String)> {
         let mut findings = findings;
-        apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
+        let _ = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
         findings
             .iter()
             .map(|d| (d.rule, text[d.span.start..d.span.end].to_string()))
@@ -367,6 +413,26 @@ mod tests {
     }
 
     #[test]
+    fn silenced_findings_are_kept_with_the_reason() {
+        let text = "<!-- skillwatch-ignore SW307: our own site -->\nhttps://ours.example\n\
+                    key AKIA # skillwatch-ignore SW301 -- a test fixture\n";
+        let mut findings = vec![
+            found("SW307", text, "https://ours.example"),
+            found("SW301", text, "AKIA"),
+        ];
+        let ignored = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
+        assert!(findings.is_empty(), "{findings:?}");
+        let said: Vec<_> = ignored
+            .iter()
+            .map(|i| (i.finding.rule, i.reason.as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [("SW307", "our own site"), ("SW301", "a test fixture")]
+        );
+    }
+
+    #[test]
     fn only_the_named_rules_are_silenced() {
         let text = "# skillwatch-ignore SW116, SW120 reviewed\nversion: [1]\n";
         let findings = vec![
@@ -382,7 +448,12 @@ mod tests {
         let text = "x\n  # skillwatch-ignore SW116 SW999 SW120\nversion: 1\n# skillwatch-ignore SW301\nplain\n";
         let findings = vec![found("SW116", text, "version")];
         let mut out = findings.clone();
-        apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        let ignored = apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        assert_eq!(ignored.len(), 1);
+        assert_eq!(
+            (ignored[0].finding.rule, ignored[0].reason.as_str()),
+            ("SW116", "")
+        );
         let said: Vec<_> = out
             .iter()
             .map(|d| (d.rule, &text[d.span.start..d.span.end]))
@@ -406,7 +477,7 @@ mod tests {
     fn lookalikes_are_not_directives_and_a_bare_one_is_reported() {
         let text = "my-skillwatch-ignore SW301\nskillwatch-ignored SW301\nskillwatch-ignore-file SW1\n# skillwatch-ignore because\nx\n";
         let mut out = vec![];
-        apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        let _ = apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
         let rules: Vec<_> = out.iter().map(|d| d.rule).collect();
         assert_eq!(rules, ["SW001"], "{out:?}");
         assert_eq!(

@@ -62,12 +62,14 @@ pub struct CheckOptions {
 }
 
 impl CheckOptions {
-    /// Apply the overrides: drop silenced findings, re-grade raised or lowered ones.
-    pub fn apply_overrides(&self, diagnostics: &mut Vec<Diagnostic>) {
+    /// Apply the overrides: drop silenced findings, re-grade raised or lowered ones (also
+    /// those a `skillwatch-ignore` comment silenced, which reports still show as suppressed).
+    pub fn apply_overrides<T: AsMut<Diagnostic>>(&self, diagnostics: &mut Vec<T>) {
         if self.overrides.is_empty() {
             return;
         }
         diagnostics.retain_mut(|d| {
+            let d = d.as_mut();
             match self.overrides.iter().rev().find(|(id, _)| id == d.rule) {
                 None => true,
                 Some((_, None)) => false,
@@ -90,6 +92,9 @@ pub struct FileReport {
     pub text: Option<String>,
     /// Findings, sorted by position.
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings a `skillwatch-ignore` comment silenced: not reported as findings, but shown
+    /// as suppressed where the format has a place for that (SARIF) and counted.
+    pub ignored: Vec<ignore::Ignored>,
 }
 
 /// Check one skill folder from disk: its SKILL.md and its eval files. Never fails: a file that
@@ -194,12 +199,17 @@ fn check_dir(
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
     let skill_md = match skill.document {
-        Ok(doc) => FileReport {
-            diagnostics: check_document(dir, &skill.skill_md, &doc, options, Some(&files)),
-            path: skill.skill_md,
-            // The report keeps the checked text; the document is not needed after this.
-            text: Some(doc.text),
-        },
+        Ok(doc) => {
+            let (diagnostics, ignored) =
+                check_document(dir, &skill.skill_md, &doc, options, Some(&files));
+            FileReport {
+                diagnostics,
+                ignored,
+                path: skill.skill_md,
+                // The report keeps the checked text; the document is not needed after this.
+                text: Some(doc.text),
+            }
+        }
         Err(error) => unreadable(&skill.skill_md, &error, options),
     };
     let mut reports = vec![skill_md];
@@ -232,6 +242,7 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
         path: path.to_path_buf(),
         text,
         diagnostics,
+        ignored: Vec::new(),
     }
 }
 
@@ -244,7 +255,7 @@ pub fn check_skill_document(
     doc: &SkillDocument,
     options: &CheckOptions,
 ) -> Vec<Diagnostic> {
-    check_document(dir, path, doc, options, None)
+    check_document(dir, path, doc, options, None).0
 }
 
 /// [`check_skill_document`] with the folder's files already listed and read.
@@ -254,17 +265,18 @@ fn check_document(
     doc: &SkillDocument,
     options: &CheckOptions,
     files: Option<&files::SkillFiles>,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Vec<ignore::Ignored>) {
     let mut ctx = context::Ctx::new(dir, path, doc, options, files);
     spec::check(&mut ctx);
     let body = markdown::Body::scan(&doc.text, doc.body);
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
     let mut diagnostics = ctx.finish();
-    ignore::apply(path, &doc.text, &mut diagnostics, options.profile);
+    let mut ignored = ignore::apply(path, &doc.text, &mut diagnostics, options.profile);
     options.apply_overrides(&mut diagnostics);
+    options.apply_overrides(&mut ignored);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    diagnostics
+    (diagnostics, ignored)
 }
 
 #[cfg(test)]
@@ -432,6 +444,7 @@ mod tests {
                 path: PathBuf::from(name),
                 text: None,
                 diagnostics: Vec::new(),
+                ignored: Vec::new(),
             }]
         };
         in_order.deliver(2, report("c"));

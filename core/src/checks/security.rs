@@ -439,13 +439,15 @@ pub(crate) fn scan_skill_files(
             })
             .collect();
         // a file without findings is not searched for directives: see `ignore`'s docs
-        super::ignore::apply(&path, text, &mut diagnostics, options.profile);
+        let mut ignored = super::ignore::apply(&path, text, &mut diagnostics, options.profile);
         options.apply_overrides(&mut diagnostics);
-        if !diagnostics.is_empty() {
+        options.apply_overrides(&mut ignored);
+        if !diagnostics.is_empty() || !ignored.is_empty() {
             reports.push(super::FileReport {
                 path,
                 text: Some(text.to_string()),
                 diagnostics,
+                ignored,
             });
         }
     }

@@ -151,6 +151,7 @@ fn fix_file(report: FileReport, dir: &Path, options: &CheckOptions) -> Option<Fi
         path,
         text,
         diagnostics,
+        ..
     } = report;
     let before = text?;
     let (rounds, after) = fix_rounds(&before, diagnostics, |text| {
