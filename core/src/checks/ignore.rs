@@ -333,10 +333,14 @@ impl<'t> Silencer<'t> {
             span: Span::empty(span.start),
             replacement: format!("{indent}{directive}{newline}"),
         };
-        let mut after = text.to_owned();
-        after.insert_str(span.start, &edit.replacement);
-        let same = in_markdown || self.data == parse_data(self.target, &after).1;
-        same.then_some(edit)
+        if in_markdown {
+            return Some(edit);
+        }
+        // a SKILL.md's frontmatter parses the same without the body after it, which may be
+        // large: only the part up to the body is copied and parsed again
+        let head = &text[..self.body_start.unwrap_or(text.len())];
+        let after = [&head[..span.start], &edit.replacement, &head[span.start..]].concat();
+        (self.data == parse_data(self.target, &after).1).then_some(edit)
     }
 }
 
