@@ -148,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1);
     if args.diff {
-        return diff(&dirs, &options, threads);
+        return diff(&dirs, &options, threads, args.color.enabled());
     }
     let fixed = if args.fix {
         let fixed = fix::fix_all(&dirs, &options, threads)?;
@@ -219,12 +219,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `--diff`: the changes `--fix` would make, on stdout; the count on stderr.
-fn diff(dirs: &Discovered, options: &CheckOptions, threads: usize) -> anyhow::Result<ExitCode> {
+/// `--diff`: the changes `--fix` would make, on stdout (colored as `--color` says); the count
+/// on stderr.
+fn diff(
+    dirs: &Discovered,
+    options: &CheckOptions,
+    threads: usize,
+    color: bool,
+) -> anyhow::Result<ExitCode> {
     let fixes = fix::planned(dirs, options, threads);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for fix in &fixes {
-        if let Err(error) = write!(out, "{}", fix.diff()).and_then(|()| out.flush()) {
+        if let Err(error) = write!(out, "{}", fix.diff(color)).and_then(|()| out.flush()) {
             if error.kind() == std::io::ErrorKind::BrokenPipe {
                 break;
             }

@@ -129,8 +129,37 @@ pub struct FileFix {
 
 impl FileFix {
     /// The change as a unified diff whose headers name the file as it was found (relative
-    /// paths stay relative, so `git apply -p0` or `patch -p0` in the same folder takes it).
-    pub fn diff(&self) -> String {
+    /// paths stay relative, so `git apply -p0` or `patch -p0` in the same folder takes it),
+    /// colored as git colors one when `color`.
+    pub fn diff(&self, color: bool) -> String {
+        let plain = self.unified_diff();
+        if !color {
+            return plain;
+        }
+        plain
+            .split_inclusive('\n')
+            .map(|line| {
+                let code = if line.starts_with("---") || line.starts_with("+++") {
+                    "1"
+                } else if line.starts_with("@@") {
+                    "36"
+                } else if line.starts_with('-') {
+                    "31"
+                } else if line.starts_with('+') {
+                    "32"
+                } else {
+                    return line.to_string();
+                };
+                let (text, end) = match line.strip_suffix('\n') {
+                    Some(text) => (text, "\n"),
+                    None => (line, ""),
+                };
+                format!("\x1b[{code}m{text}\x1b[0m{end}")
+            })
+            .collect()
+    }
+
+    fn unified_diff(&self) -> String {
         let path = self.path.display().to_string();
         let bom = if self.bom { BOM } else { "" };
         let (before, after) = (
@@ -240,6 +269,30 @@ fn write_fixed(path: &Path, checked: &str, new: &str) -> anyhow::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_diff_is_colored_line_by_line_only_when_asked() {
+        let fix = FileFix {
+            path: PathBuf::from("a/SKILL.md"),
+            before: "---\nname: A\n---\n".into(),
+            after: "---\nname: a\n---\n".into(),
+            applied: Vec::new(),
+            bom: false,
+        };
+        let plain = fix.diff(false);
+        assert_eq!(
+            plain,
+            "--- a/SKILL.md\n+++ a/SKILL.md\n@@ -1,3 +1,3 @@\n ---\n-name: A\n+name: a\n ---\n"
+        );
+        let colored = fix.diff(true);
+        assert!(colored.contains("\n\x1b[31m-name: A\x1b[0m\n\x1b[32m+name: a\x1b[0m\n ---\n"));
+        assert!(colored.starts_with("\x1b[1m--- a/SKILL.md\x1b[0m\n"));
+        let stripped = colored.replace("\x1b[0m", "");
+        let stripped = ["\x1b[1m", "\x1b[36m", "\x1b[31m", "\x1b[32m"]
+            .iter()
+            .fold(stripped, |text, code| text.replace(code, ""));
+        assert_eq!(stripped, plain);
+    }
 
     #[test]
     fn only_the_checked_text_is_replaced_and_a_bom_is_kept() {
