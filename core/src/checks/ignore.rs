@@ -138,7 +138,10 @@ fn parse(text: &str, lines: &LineIndex) -> Vec<Directive> {
     memchr::memmem::find_iter(bytes, DIRECTIVE.as_bytes())
         .filter_map(|at| {
             let end = at + DIRECTIVE.len();
-            let word_before = at > 0 && (is_word_byte(bytes[at - 1]) || bytes[at - 1] == b'-');
+            // part of a longer word (`my-skillwatch-ignore`), but not `<!--skillwatch-ignore`
+            let word_before = at > 0
+                && (is_word_byte(bytes[at - 1])
+                    || (bytes[at - 1] == b'-' && at > 1 && is_word_byte(bytes[at - 2])));
             let word_after = bytes
                 .get(end)
                 .is_some_and(|&b| is_word_byte(b) || b == b'-');
@@ -433,6 +436,18 @@ mod tests {
         assert_eq!(
             said,
             [("SW307", "our own site"), ("SW301", "a test fixture")]
+        );
+    }
+
+    #[test]
+    fn a_comment_without_spaces_is_a_directive_too() {
+        let text = "<!--skillwatch-ignore SW307-->\nhttps://ours.example\n";
+        let mut findings = vec![found("SW307", text, "https://ours.example")];
+        let ignored = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
+        assert!(findings.is_empty(), "{findings:?}");
+        assert_eq!(
+            (ignored[0].finding.rule, ignored[0].reason.as_str()),
+            ("SW307", "")
         );
     }
 
