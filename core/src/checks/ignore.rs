@@ -423,32 +423,34 @@ mod tests {
     fn silenced_findings_are_kept_with_the_reason() {
         let text = "<!-- skillwatch-ignore SW307: our own site -->\nhttps://ours.example\n\
                     key AKIA # skillwatch-ignore SW301 -- a test fixture\n";
-        let mut findings = vec![
+        let findings = vec![
             found("SW307", text, "https://ours.example"),
             found("SW301", text, "AKIA"),
         ];
+        assert_eq!(
+            all_silenced(text, findings),
+            [
+                ("SW307", "our own site".into()),
+                ("SW301", "a test fixture".into())
+            ]
+        );
+    }
+
+    /// The rules and reasons of `findings`, which directives in `text` must all silence.
+    fn all_silenced(text: &str, mut findings: Vec<Diagnostic>) -> Vec<(&'static str, String)> {
         let ignored = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
         assert!(findings.is_empty(), "{findings:?}");
-        let said: Vec<_> = ignored
-            .iter()
-            .map(|i| (i.finding.rule, i.reason.as_str()))
-            .collect();
-        assert_eq!(
-            said,
-            [("SW307", "our own site"), ("SW301", "a test fixture")]
-        );
+        ignored
+            .into_iter()
+            .map(|i| (i.finding.rule, i.reason))
+            .collect()
     }
 
     #[test]
     fn a_comment_without_spaces_is_a_directive_too() {
         let text = "<!--skillwatch-ignore SW307-->\nhttps://ours.example\n";
-        let mut findings = vec![found("SW307", text, "https://ours.example")];
-        let ignored = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
-        assert!(findings.is_empty(), "{findings:?}");
-        assert_eq!(
-            (ignored[0].finding.rule, ignored[0].reason.as_str()),
-            ("SW307", "")
-        );
+        let findings = vec![found("SW307", text, "https://ours.example")];
+        assert_eq!(all_silenced(text, findings), [("SW307", String::new())]);
     }
 
     #[test]
