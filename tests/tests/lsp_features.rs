@@ -260,6 +260,7 @@ fn ignore_comments_silence_one_line_and_unused_ones_are_flagged() {
     let unused = client.diagnostics(&uri, Some(3));
     let stale = find(&unused, "SW002").clone();
     assert_eq!(stale["severity"], 2, "a warning: {stale}");
+    assert_eq!(stale["tags"], json!([1]), "faded as unnecessary: {stale}");
     let edited = edited.replace(link, "the billing API");
     let removal = quick_fix(&mut client, &uri, &stale, "Remove the unused id");
     let edit = &removal["edit"]["changes"][&uri][0];

@@ -100,10 +100,14 @@ pub fn to_lsp(doc: &Document, finding: &checks::Diagnostic) -> lsp::Diagnostic {
             None => finding.message.clone(),
         },
         related_information: None,
-        tags: None,
+        tags: (finding.rule == UNUSED_IGNORE).then(|| vec![lsp::DiagnosticTag::UNNECESSARY]),
         data: None,
     }
 }
+
+/// SW002, an id in a `skillwatch-ignore` comment that silences nothing: tagged unnecessary,
+/// so editors fade it as they fade unused code.
+const UNUSED_IGNORE: &str = "SW002";
 
 fn clamp(span: Span, len: usize) -> Span {
     Span::new(span.start.min(len), span.end.min(len))
