@@ -9,7 +9,8 @@
 
 mod tracked;
 
-pub use tracked::{tracked, tracked_skills};
+use tracked::tracked_and_check_options;
+pub use tracked::tracked_skills;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use notify::{EventKind as FsEventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
-use skillwatch_core::checks::{CheckOptions, check_skill_dir};
+use skillwatch_core::checks::check_skill_dir;
 use skillwatch_core::config::{CheckConfig, ConfigError};
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::protocol::{EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill};
@@ -231,15 +232,8 @@ impl Watcher {
                 let root = dir.parent().unwrap_or(&dir).to_path_buf();
                 // A broken [check] table was reported when it was saved (ConfigReloaded);
                 // the save is still checked, under the defaults.
-                let options = match CheckConfig::for_dir(&dir) {
-                    Ok(config) => config.map(|c| c.options()).unwrap_or_default(),
-                    Err(e) => {
-                        tracing::warn!("{e}; checking under the default rules");
-                        CheckOptions::default()
-                    }
-                };
-                let reports = check_skill_dir(&dir, &options);
-                (tracked(&dir, &root), reports)
+                let (skill, options) = tracked_and_check_options(&dir, &root);
+                (skill, check_skill_dir(&dir, &options))
             })
             .await
         };
