@@ -190,6 +190,15 @@ pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
     offset
 }
 
+/// A UTF-8 byte-order mark. core reads a SKILL.md without it, so positions core reports are
+/// shifted by [`bom_len`] wherever the text as stored (an editor's buffer, the file) keeps it.
+pub const BOM: &str = "\u{feff}";
+
+/// The length of the [`BOM`] `text` starts with: 0 when none.
+pub fn bom_len(text: &str) -> usize {
+    if text.starts_with(BOM) { BOM.len() } else { 0 }
+}
+
 /// One character as messages quote it, in Markdown backticks; a backtick itself needs double
 /// ones (`` `@` `` but ``` `` ` `` ```).
 pub fn quoted_char(c: char) -> String {

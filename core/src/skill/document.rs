@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use crate::text::Span;
+use crate::text::{BOM, Span};
 use crate::yaml::{self, Mark, Node, YamlError};
 
 /// SKILL.md files larger than this are refused unread: no real skill comes close (the spec's
@@ -199,9 +199,9 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, LoadError> {
 impl SkillDocument {
     /// Split and parse a SKILL.md's text. Never fails: every problem is a [`Frontmatter`] state.
     pub fn parse(mut text: String) -> SkillDocument {
-        let bom = text.starts_with('\u{feff}');
+        let bom = text.starts_with(BOM);
         if bom {
-            text.drain(..'\u{feff}'.len_utf8());
+            text.drain(..BOM.len());
         }
         let line_ending = line_ending_of(&text);
         let (frontmatter, body) = split_frontmatter(&text);
@@ -312,7 +312,7 @@ fn fences(text: &str) -> Fences {
 /// finds it (after a leading BOM) but not parsed: for learning the `name` of many skills
 /// without parsing each frontmatter (SW411's tree of skills).
 pub(crate) fn frontmatter_text(text: &str) -> Option<&str> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     match fences(text) {
         Fences::Closed { yaml, .. } => Some(&text[yaml.start..yaml.end]),
         Fences::Missing | Fences::Unterminated { .. } => None,

@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use skillwatch_core::checks::{
     Category, CheckOptions, Diagnostic, Edit, Fix, catalog, fix_rounds, ignore,
 };
-use skillwatch_core::text::Span;
+use skillwatch_core::text::{Span, bom_len};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit,
 };
 
 use crate::documents::{Document, DocumentKind};
-use crate::handlers::diagnostics::{self, BOM};
+use crate::handlers::diagnostics;
 
 /// The rule reporting a SKILL.md without frontmatter. core offers no fix for it (what to
 /// write is the author's), so the server offers a skeleton to fill in.
@@ -87,11 +87,7 @@ fn silence(doc: &Document, findings: &[&Diagnostic]) -> Vec<CodeActionOrCommand>
         DocumentKind::EvalsJson => return Vec::new(),
     };
     // core reads a SKILL.md without its BOM; the editor's text may hold one
-    let shift = if doc.text.starts_with(BOM) {
-        BOM.len()
-    } else {
-        0
-    };
+    let shift = bom_len(&doc.text);
     let silencer = ignore::Silencer::new(target, &doc.text[shift..]);
     let mut offered = Vec::new();
     let mut actions = Vec::new();

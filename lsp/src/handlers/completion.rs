@@ -2,6 +2,7 @@
 //! fields. Works on text that does not parse yet (it is being typed): the context comes from
 //! indentation or bracket nesting, see [`crate::locate`].
 
+use skillwatch_core::text::BOM;
 use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
     MarkupKind, Position, Range, TextEdit,
@@ -64,7 +65,7 @@ fn frontmatter_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
 /// End of the frontmatter's YAML (start of the closing fence), or of the text when the
 /// frontmatter is not closed yet. `None` when the file does not open with `---`.
 fn frontmatter_region(text: &str) -> Option<usize> {
-    let text_no_bom = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text_no_bom = text.strip_prefix(BOM).unwrap_or(text);
     let first = text_no_bom.lines().next()?;
     if first.trim_end() != "---" {
         return None;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use skillwatch_core::checks::{self, CheckOptions, Severity};
 use skillwatch_core::config::ConfigError;
 use skillwatch_core::skill::SkillDocument;
-use skillwatch_core::text::{Span, floor_char_boundary};
+use skillwatch_core::text::{Span, bom_len, floor_char_boundary};
 use tokio::sync::watch;
 use tower_lsp_server::ls_types::{self as lsp, NumberOrString};
 
@@ -20,10 +20,6 @@ use crate::state::State;
 
 /// The `source` of every diagnostic skillwatch publishes.
 pub const SOURCE: &str = "skillwatch";
-
-/// A UTF-8 byte-order mark, which core drops before parsing a SKILL.md: spans it returns are
-/// shifted past it onto the editor's text.
-pub(crate) const BOM: &str = "\u{feff}";
 
 /// Documents longer than this are checked only up to here as the author types (SKILL.md: the
 /// lines that fit; eval files: not at all), with a notice where checking stopped. The full
@@ -66,7 +62,7 @@ fn check_skill_md(
     options: &CheckOptions,
 ) -> Vec<checks::Diagnostic> {
     // core drops a leading BOM before parsing; shift its spans back onto the editor's text
-    let shift = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    let shift = bom_len(text);
     let parsed = SkillDocument::parse(text.to_string());
     let mut found = checks::check_skill_document(skill_dir, &doc.path, &parsed, options);
     if shift > 0 {

@@ -2,6 +2,7 @@
 //! its limits are; on an assertion's `type` value, what that assertion checks.
 
 use skillwatch_core::skill::{Frontmatter, SkillDocument};
+use skillwatch_core::text::bom_len;
 use skillwatch_core::yaml::{self, Node};
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
@@ -31,11 +32,7 @@ pub fn hover(doc: &Document, position: Position) -> Option<Hover> {
 fn skill_md_hover(doc: &Document, offset: usize) -> Option<(String, skillwatch_core::text::Span)> {
     // parse the editor's text as is: no BOM handling needed for positions inside frontmatter
     // unless a BOM is present, in which case core's offsets are 3 bytes early
-    let bom = if doc.text.starts_with('\u{feff}') {
-        3
-    } else {
-        0
-    };
+    let bom = bom_len(&doc.text);
     let parsed = SkillDocument::parse(doc.text.clone());
     let Frontmatter::Parsed { root, .. } = &parsed.frontmatter else {
         return None;

@@ -12,7 +12,7 @@ use skillwatch_core::checks::{
     check_skill_document, fix_rounds,
 };
 use skillwatch_core::skill::{Discovered, SKILL_FILE, SkillDocument};
-use skillwatch_core::text::LineIndex;
+use skillwatch_core::text::{BOM, LineIndex};
 
 use crate::report::plural;
 
@@ -219,9 +219,6 @@ fn recheck(path: &Path, text: &str, dir: &Path, options: &CheckOptions) -> Vec<D
         check_eval_text(path, text, dir, options)
     }
 }
-
-/// A UTF-8 byte-order mark, which the checks leave out of a SKILL.md's text.
-const BOM: &str = "\u{feff}";
 
 /// Whether the file at `path` starts with a [`BOM`].
 fn starts_with_bom(path: &Path) -> bool {
