@@ -81,6 +81,11 @@ fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand
 /// one can go without changing what the file says. Not for the directive rules themselves,
 /// nor in evals.json (JSON has no comments).
 fn silence(doc: &Document, findings: &[&Diagnostic]) -> Vec<CodeActionOrCommand> {
+    // editors ask for actions at every cursor move, mostly where there is no finding: the
+    // document is parsed for a comment's place only when one may be offered
+    if findings.is_empty() {
+        return Vec::new();
+    }
     let target = match doc.kind {
         DocumentKind::SkillMd => ignore::Target::SkillMd,
         DocumentKind::EvalYaml => ignore::Target::EvalYaml,
