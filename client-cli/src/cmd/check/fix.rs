@@ -122,9 +122,6 @@ pub struct FileFix {
     /// The fixes, in the order taken; rounds after the first point into the text as the
     /// rounds before left it.
     pub applied: Vec<Applied>,
-    /// Whether the file starts with a BOM the checked text leaves out: the patch must hold
-    /// it, or its first line would not match the file.
-    bom: bool,
 }
 
 impl FileFix {
@@ -161,7 +158,10 @@ impl FileFix {
 
     fn unified_diff(&self) -> String {
         let path = self.path.display().to_string();
-        let bom = if self.bom { BOM } else { "" };
+        // a BOM the checked text leaves out must be in the patch, or a hunk on the first
+        // line would not match the file; only the patch needs it, so only it reads the file
+        let kept = !self.before.starts_with(BOM) && starts_with_bom(&self.path);
+        let bom = if kept { BOM } else { "" };
         let (before, after) = (
             format!("{bom}{}", self.before),
             format!("{bom}{}", self.after),
@@ -201,7 +201,6 @@ fn fix_file(report: FileReport, dir: &Path, options: &CheckOptions) -> Option<Fi
         }));
     }
     Some(FileFix {
-        bom: !before.starts_with(BOM) && starts_with_bom(&path),
         path,
         before,
         after,
@@ -274,7 +273,6 @@ mod tests {
             before: "---\nname: A\n---\n".into(),
             after: "---\nname: a\n---\n".into(),
             applied: Vec::new(),
-            bom: false,
         };
         let plain = fix.diff(false);
         assert_eq!(
