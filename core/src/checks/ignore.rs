@@ -23,7 +23,7 @@
 
 use std::path::Path;
 
-use super::{Diagnostic, Edit, Fix, Profile, catalog};
+use super::{Category, Diagnostic, Edit, Fix, Profile, catalog};
 use crate::text::{LineIndex, Span};
 
 /// The word that starts a directive.
@@ -220,9 +220,8 @@ fn report(
     }
     for (k, (&id, &used)) in directive.ids.iter().zip(used).enumerate() {
         let written = &text[id.start..id.end];
-        let known = catalog::rule(written);
-        if known.is_none() {
-            diagnostics.push(finding(
+        match catalog::rule(written) {
+            None => diagnostics.push(finding(
                 "SW001",
                 id,
                 format!(
@@ -230,25 +229,21 @@ fn report(
                      (`skillwatch check --list-rules`)"
                 ),
                 None,
-            ));
-        } else if !used && !known.is_some_and(|r| is_reported_elsewhere(r.id)) {
-            diagnostics.push(finding(
+            )),
+            // a check of the text never reports a results rule (SW501 comes from the history
+            // of runs), so a directive for one cannot be judged unused here
+            Some(rule) if !used && rule.category != Category::Results => diagnostics.push(finding(
                 "SW002",
                 id,
                 format!(
-                    "`{DIRECTIVE} {written}` silences nothing: no {written} finding starts on \
-                     the line it covers"
+                    "`{DIRECTIVE} {written}` silences nothing: no {written} finding starts \
+                         on the line it covers"
                 ),
                 removal(directive, k),
-            ));
+            )),
+            Some(_) => {}
         }
     }
-}
-
-/// Rules a check of the text never reports (SW501 comes from the history of runs), so a
-/// directive for one cannot be judged unused here.
-fn is_reported_elsewhere(id: &str) -> bool {
-    catalog::RESULT_RULES.iter().any(|r| r.id == id)
 }
 
 /// The fix for the `k`th id of `directive` being unused: drop the id (and a separator) when
