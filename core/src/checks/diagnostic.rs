@@ -143,7 +143,7 @@ impl Fix {
 /// Returns the new text and the findings whose fixes were taken, `None` when none was. The
 /// fixes left out may apply once the text is checked again (their spans were computed for the
 /// old text).
-pub fn apply_fixes<'d>(
+fn apply_fixes<'d>(
     text: &str,
     diagnostics: &'d [Diagnostic],
 ) -> Option<(String, Vec<&'d Diagnostic>)> {
@@ -198,7 +198,7 @@ pub struct FixRound {
 }
 
 /// Apply fixes round after round until none applies: each round takes what
-/// [`apply_fixes`] takes together, and `recheck` finds the findings of the new text, where
+/// `apply_fixes` takes together, and `recheck` finds the findings of the new text, where
 /// the fixes left out (they touched a taken one) and the findings a fix uncovered (quoting a
 /// value that broke the YAML reveals the fields' own findings) apply next. Returns the rounds
 /// and the final text, `None` when nothing applies. The command line's `--fix` and the

@@ -25,8 +25,7 @@ mod security;
 pub mod spec;
 
 pub use diagnostic::{
-    Category, Diagnostic, Edit, Fix, FixRound, MAX_FIX_ROUNDS, Rule, Severity, apply_fixes,
-    fix_rounds,
+    Category, Diagnostic, Edit, Fix, FixRound, MAX_FIX_ROUNDS, Rule, Severity, fix_rounds,
 };
 pub use eval_files::{check_eval_file, check_eval_text};
 
