@@ -219,7 +219,7 @@ fn a_broken_or_ambiguous_check_table_is_a_usage_error() {
 /// description makes the YAML invalid, and the other findings show only once it is quoted.
 fn skill_needing_rounds_of_fixes(root: &std::path::Path) -> std::path::PathBuf {
     let broken = good_skill_md("inv")
-        .replace("name: inv", "name: Other")
+        .replace("name: inv", "name: INV")
         .replace("Use when the user", "Use when: the user")
         .replace(
             "license: Apache-2.0",
@@ -328,7 +328,7 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
         patch.starts_with("--- inv/SKILL.md\n+++ inv/SKILL.md\n@@ -1,"),
         "{patch}"
     );
-    assert!(patch.contains("\n-name: Other\n"), "{patch}");
+    assert!(patch.contains("\n-name: INV\n"), "{patch}");
     assert!(patch.contains("\n+name: inv\n"), "{patch}");
 
     // the diff is exactly what --fix writes: applied with git, it gives the same file
@@ -372,6 +372,65 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
             Some(fixed.path())
         )),
         2
+    );
+}
+
+/// The two reported ways `--fix` lost or damaged a skill's text: `name` and `description`
+/// joined on one line (it quoted both into `name`, then set `name` to the folder, and the
+/// description was gone), and misspelt keys (moved under `metadata`, so the skill still had
+/// no description). `--diff` shows the same repair, and what the author must decide is left.
+#[test]
+fn fix_never_loses_the_authors_text() {
+    let body = "# PDF\n\nRead the PDF with `pdftotext -layout in.pdf -` and keep the tables.\n";
+    let joined = format!(
+        "---\nname: pdf-tools description: Extract text. Use when reading PDFs.\n---\n{body}"
+    );
+    let misspelt = format!(
+        "---\nname: pdf-tools\ndescripton: Extract text. Use when reading PDFs.\nlicence: MIT\n---\n{body}"
+    );
+    let (previewed, fixed) = (root(), root());
+    for tmp in [&previewed, &fixed] {
+        write_skill(tmp.path(), "pdf", joined.as_bytes(), &[]);
+        write_skill(tmp.path(), "pdf-tools", misspelt.as_bytes(), &[]);
+    }
+    let diff = skillwatch(
+        &["check", "pdf", "pdf-tools", "--diff"],
+        Some(previewed.path()),
+    );
+    let patch = stdout(&diff);
+    for line in [
+        "-name: pdf-tools description: Extract text. Use when reading PDFs.\n+name: pdf-tools\n+description: Extract text. Use when reading PDFs.\n",
+        "-descripton: Extract text. Use when reading PDFs.\n-licence: MIT\n+description: Extract text. Use when reading PDFs.\n+license: MIT\n",
+    ] {
+        assert!(patch.contains(line), "{line}\n{patch}");
+    }
+    let out = skillwatch(&["check", "pdf", "pdf-tools", "--fix"], Some(fixed.path()));
+    assert_eq!(
+        std::fs::read_to_string(fixed.path().join("pdf/SKILL.md")).unwrap(),
+        format!(
+            "---\nname: pdf-tools\ndescription: Extract text. Use when reading PDFs.\n---\n{body}"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(fixed.path().join("pdf-tools/SKILL.md")).unwrap(),
+        format!(
+            "---\nname: pdf-tools\ndescription: Extract text. Use when reading PDFs.\nlicense: MIT\n---\n{body}"
+        )
+    );
+    // the name differs from the folder in words: replacing it is the author's call
+    let report = stdout(&out);
+    assert!(!report.contains("SW109"), "{report}");
+    assert!(
+        report.contains(
+            "pdf/SKILL.md:2:7: error[SW108]: name `pdf-tools` does not match its folder `pdf` \
+             (`--fix` leaves this to you: its fix would replace `pdf-tools`)"
+        ),
+        "{report}"
+    );
+    assert!(
+        stderr(&out).ends_with("fixed 3 findings in 2 files\n"),
+        "{}",
+        stderr(&out)
     );
 }
 

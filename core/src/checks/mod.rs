@@ -14,6 +14,7 @@ mod context;
 mod diagnostic;
 pub mod eval_files;
 mod files;
+mod fixes;
 pub mod ignore;
 mod markdown;
 mod pattern;
@@ -24,10 +25,9 @@ mod quote_fix;
 mod security;
 pub mod spec;
 
-pub use diagnostic::{
-    Category, Diagnostic, Edit, Fix, FixRound, MAX_FIX_ROUNDS, Rule, Severity, fix_rounds,
-};
+pub use diagnostic::{Category, Diagnostic, Edit, Fix, Rule, Severity};
 pub use eval_files::{check_eval_file, check_eval_text};
+pub use fixes::{FixRound, MAX_FIX_ROUNDS, Shape, fix_rounds, keeps_text, text_kept};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -270,11 +270,24 @@ fn check_document(
     let body = markdown::Body::scan(&doc.text, doc.body);
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
-    let mut diagnostics = ctx.finish();
-    let mut ignored = ignore::apply(path, &doc.text, &mut diagnostics, options.profile);
+    settle(path, &doc.text, Shape::SkillMd, ctx.finish(), options)
+}
+
+/// The last steps of every file's check, the same for each: findings under a
+/// `skillwatch-ignore` comment set aside, the fixes bulk fixing leaves to the author
+/// explained ([`fixes::annotate`]), the options' overrides applied, findings sorted by position.
+fn settle(
+    path: &Path,
+    text: &str,
+    shape: Shape,
+    mut diagnostics: Vec<Diagnostic>,
+    options: &CheckOptions,
+) -> (Vec<Diagnostic>, Vec<ignore::Ignored>) {
+    let mut ignored = ignore::apply(path, text, &mut diagnostics, options.profile);
+    fixes::annotate(shape, text, &mut diagnostics);
     options.apply_overrides(&mut diagnostics);
     options.apply_overrides(&mut ignored);
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));
     (diagnostics, ignored)
 }
 
