@@ -434,6 +434,66 @@ fn fix_never_loses_the_authors_text() {
     );
 }
 
+/// A folder of skills is checked as the set an agent lists: one name twice (SW220, on both),
+/// and a listing over Claude Code's budget names the skills whose descriptions it drops.
+#[test]
+fn skills_in_one_folder_are_checked_as_the_set_an_agent_lists() {
+    let tmp = root();
+    let skills = tmp.path().join("skills");
+    write_skill(
+        &skills,
+        "invoices",
+        good_skill_md("invoices").as_bytes(),
+        &[],
+    );
+    let twin = good_skill_md("invoices").replace(
+        "description: Extracts tables from PDF invoices into CSV files.",
+        "description: Totals the amounts of scanned receipts into a monthly expense sheet.",
+    );
+    write_skill(&skills, "invoices-v2", twin.as_bytes(), &[]);
+    let out = skillwatch(&["check", "skills", "--json"], Some(tmp.path()));
+    let report = json_report(&out);
+    let sw220: Vec<String> = diagnostics(&report)
+        .into_iter()
+        .filter(|d| d["rule"] == "SW220")
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        sw220,
+        ["skills/invoices/SKILL.md", "skills/invoices-v2/SKILL.md"]
+    );
+
+    // 7 skills of 1,540-character listing lines: 5 fit in 8,000 characters, 2 are cut
+    let many = root();
+    let long = format!(
+        "when_to_use: {}\n",
+        "Pull the line items out of a PDF invoice. ".repeat(40)
+    );
+    for i in 0..7 {
+        let text = good_skill_md(&format!("s{i}")).replacen(
+            "description:",
+            &format!("{long}description:"),
+            1,
+        );
+        write_skill(
+            &many.path().join("skills"),
+            &format!("s{i}"),
+            text.as_bytes(),
+            &[],
+        );
+    }
+    let report = json_report(&skillwatch(
+        &["check", "skills", "--json"],
+        Some(many.path()),
+    ));
+    let cut: Vec<String> = diagnostics(&report)
+        .into_iter()
+        .filter(|d| d["rule"] == "SW222")
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(cut, ["skills/s5/SKILL.md", "skills/s6/SKILL.md"]);
+}
+
 #[test]
 fn fix_mends_eval_files_too() {
     let tmp = root();

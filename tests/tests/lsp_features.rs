@@ -531,6 +531,61 @@ fn completion_offers_missing_keys_assertion_types_and_their_fields() {
     assert!(client.shutdown().success());
 }
 
+/// The skills beside the edited one count: a sibling folder with the same `name` (SW220)
+/// and one whose description says nearly the same (SW221), on the buffer's own text.
+#[test]
+fn skills_beside_the_edited_one_are_checked_as_a_set() {
+    let root = tempfile::tempdir().unwrap();
+    let description =
+        "Generates synthetic body MRI volumes with NV-Generate. Not for production training data.";
+    for (folder, name, described) in [
+        (
+            "mri-body",
+            "mri",
+            "Converts DICOM series to NIfTI files for later review.",
+        ),
+        (
+            "mri-brain",
+            "mri-brain",
+            &description.replace("body", "brain"),
+        ),
+    ] {
+        let dir = skill_dir(root.path(), folder);
+        let text = format!("---\nname: {name}\ndescription: {described}\n---\nBody\n");
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+    let dir = root.path().join("mri");
+    std::fs::create_dir(&dir).unwrap();
+    let text = format!("---\nname: mri\ndescription: {description}\n---\nBody\n");
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", &text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    let duplicate = find(&diagnostics, "SW220");
+    assert!(
+        duplicate["message"].as_str().unwrap().contains("mri-body"),
+        "{duplicate}"
+    );
+    let similar = find(&diagnostics, "SW221");
+    assert!(
+        similar["message"]
+            .as_str()
+            .unwrap()
+            .contains("`mri-brain`'s"),
+        "{similar}"
+    );
+    // the buffer's own text counts, not the file on disk: a new description clears SW221
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "---\nname: mri\ndescription: Plots training curves from TensorBoard logs into PNG files.\n---\nBody\n"}]}),
+    );
+    let left = codes(&client.diagnostics(&uri, Some(2)));
+    assert!(
+        left.contains(&"SW220".to_string()) && !left.contains(&"SW221".to_string()),
+        "{left:?}"
+    );
+    assert!(client.shutdown().success());
+}
+
 #[test]
 fn settings_silence_and_raise_rules() {
     let root = tempfile::tempdir().unwrap();
