@@ -27,6 +27,8 @@ struct Cli {
 enum Command {
     /// Check skills for spec violations, quality problems and security risks.
     Check(cmd::check::Args),
+    /// Create a new skill folder: SKILL.md, eval cases and a commented skillwatch.toml.
+    Init(cmd::init::Args),
     /// Run the language server on stdin/stdout (started by editors).
     Lsp(cmd::lsp::Args),
     /// Print the JSON Schema of an eval file format (for yaml-language-server and editors).
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
+        Command::Init(args) => cmd::init::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),

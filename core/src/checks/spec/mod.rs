@@ -45,6 +45,20 @@ pub const CLAUDE_CODE_FIELDS: &[&str] = &[
     "shell",
 ];
 
+/// What is wrong with `name` as a skill's name, as short phrases (none for a valid name):
+/// for tools that create skills (`skillwatch init`) and must not create a broken one.
+pub fn name_problems(name: &str) -> Vec<String> {
+    let mut out = name::problems(name);
+    if name.is_empty() {
+        out.push("empty".into());
+    }
+    let chars = name.chars().count();
+    if chars > 64 {
+        out.push(format!("{chars} characters, more than 64"));
+    }
+    out
+}
+
 /// Run every SW1xx rule on the document.
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let doc = ctx.doc;
