@@ -17,6 +17,7 @@ mod daemon_watch;
 mod evalspec_corpus;
 mod evalspec_readme;
 mod evalspec_schema_reference;
+mod examples;
 mod harness_claude_code;
 mod harness_codex;
 mod harness_command;

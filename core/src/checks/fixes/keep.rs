@@ -12,8 +12,11 @@
 //! - a frontmatter or eval file that parses: the text of every value, at any depth (keys are
 //!   names a fix may correct). Each must still be written, in order, inside one value after
 //!   the fix, and the result must still parse;
-//! - the Markdown body, a frontmatter that does not parse, any other file: the words in
-//!   order. The fix may add words, never drop or reorder them.
+//! - the Markdown body, a frontmatter or eval.yaml that does not parse, any other file: the
+//!   words in order. The fix may add words, never drop or reorder them. In YAML that does
+//!   not parse, a line's leading `key:` is still a key (a later round, once the YAML
+//!   parses, may rename it), so it is left out; this keeps the relation transitive, and a
+//!   chain of rounds keeps what its first text said.
 //!
 //! Lines holding a `skillwatch-ignore` directive are left out: the directive is the tool's
 //! syntax, and SW002's fix removes a stale one with its reason.
@@ -59,42 +62,52 @@ pub(crate) struct Authored {
     values: Option<Vec<Said>>,
     /// The words outside it: the body of a SKILL.md whose frontmatter parses.
     body: Vec<String>,
-    /// The words of the whole text (for versions whose structured part does not parse).
+    /// The words of the whole text: what a later version offers.
     all: Vec<String>,
+    /// The words a version whose structured part does not parse must keep: all of them but
+    /// the YAML's line-leading keys.
+    loose: Vec<String>,
 }
 
 impl Authored {
     /// Read the author's text out of `text`, a file of `shape`.
     pub fn of(shape: Shape, text: &str) -> Authored {
-        let all = words_of_prose(text);
+        let all = words_of_prose(text, false);
+        let unparsed = |loose: Vec<String>| Authored {
+            values: None,
+            body: Vec::new(),
+            all: all.clone(),
+            loose,
+        };
         match shape {
             Shape::SkillMd => {
                 let doc = SkillDocument::parse(text.to_owned());
                 match &doc.frontmatter {
                     Frontmatter::Parsed { root, .. } => Authored {
                         values: Some(values(root)),
-                        body: words_of_prose(doc.slice(doc.body)),
-                        all,
+                        body: words_of_prose(doc.slice(doc.body), false),
+                        loose: Vec::new(),
+                        all: all.clone(),
                     },
-                    _ => Authored {
-                        values: None,
-                        body: Vec::new(),
-                        all,
-                    },
+                    Frontmatter::Invalid { .. } => {
+                        let (yaml, body) = doc.text.split_at(doc.body.start);
+                        let mut loose = words_of_prose(yaml, true);
+                        loose.extend(words_of_prose(body, false));
+                        unparsed(loose)
+                    }
+                    _ => unparsed(all.clone()),
                 }
             }
-            Shape::Eval(kind) => Authored {
-                values: evalspec::parse_tree(kind, text)
-                    .ok()
-                    .map(|root| values(&root)),
-                body: Vec::new(),
-                all,
+            Shape::Eval(kind) => match evalspec::parse_tree(kind, text) {
+                Ok(root) => Authored {
+                    values: Some(values(&root)),
+                    body: Vec::new(),
+                    loose: Vec::new(),
+                    all: all.clone(),
+                },
+                Err(_) => unparsed(words_of_prose(text, kind == FileKind::EvalYaml)),
             },
-            Shape::Plain => Authored {
-                values: None,
-                body: Vec::new(),
-                all,
-            },
+            Shape::Plain => unparsed(all.clone()),
         }
     }
 
@@ -102,7 +115,7 @@ impl Authored {
     /// text it lost.
     pub fn kept_in(&self, after: &Authored) -> Result<(), String> {
         let Some(values) = &self.values else {
-            return in_order(&self.all, &after.all);
+            return in_order(&self.loose, &after.all);
         };
         let Some(after_values) = &after.values else {
             return Err("the rest of the file: the fix leaves it unparseable".into());
@@ -146,12 +159,26 @@ fn canonical(words: Vec<String>) -> Vec<String> {
     }
 }
 
-/// The words of `text`, lines holding a directive left out.
-fn words_of_prose(text: &str) -> Vec<String> {
+/// The words of `text`, lines holding a directive left out, and with `yaml_keys` each line's
+/// leading `key:` too.
+fn words_of_prose(text: &str, yaml_keys: bool) -> Vec<String> {
     text.lines()
         .filter(|line| !line.contains(DIRECTIVE))
+        .map(|line| if yaml_keys { after_key(line) } else { line })
         .flat_map(words)
         .collect()
+}
+
+/// `line` after its leading `key:` (`  - key:` too), when it starts with one.
+fn after_key(line: &str) -> &str {
+    let rest = line.trim_start().trim_start_matches("- ").trim_start();
+    let key_len = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    match rest[key_len..].strip_prefix(':') {
+        Some(value) if key_len > 0 => value,
+        _ => line,
+    }
 }
 
 /// Runs of letters and digits, lowercased.
@@ -250,6 +277,19 @@ mod tests {
             Ok(())
         );
         assert!(kept(Shape::SkillMd, yes, &yes.replace("yes", "false")).is_err());
+    }
+
+    #[test]
+    fn rounds_compose_from_yaml_that_does_not_parse() {
+        // round 1 splits the joined fields (the YAML then parses), round 2 renames a key
+        let joined = "---\nname: a description: Writes notes.\nlicence: MIT\n---\nBody\n";
+        let split = "---\nname: a\ndescription: Writes notes.\nlicence: MIT\n---\nBody\n";
+        let renamed = split.replace("licence", "license");
+        assert_eq!(kept(Shape::SkillMd, joined, split), Ok(()));
+        assert_eq!(kept(Shape::SkillMd, split, &renamed), Ok(()));
+        assert_eq!(kept(Shape::SkillMd, joined, &renamed), Ok(()));
+        // a value is still protected
+        assert!(kept(Shape::SkillMd, joined, &renamed.replace("MIT", "GPL")).is_err());
     }
 
     #[test]
