@@ -5,26 +5,31 @@
 /// The known name closest to `key` by edit distance, if it is close enough to be a typo:
 /// at most 2 edits (a quarter of the name for long names), and fewer than the name's length.
 pub(crate) fn closest<'a, S: AsRef<str>>(key: &str, known: &'a [S]) -> Option<&'a str> {
+    let within = |k: &str| 2.max(k.len() / 4).min(k.len().saturating_sub(1));
     known
         .iter()
         .map(AsRef::as_ref)
+        // the distance is at least the difference in length: most names are ruled out so
+        .filter(|k| key.len().abs_diff(k.len()) <= within(k))
         .map(|k| (edit_distance(key, k), k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 4) && *d < k.len())
+        .filter(|(d, k)| *d <= within(k))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
 }
 
-/// Levenshtein distance, in characters.
+/// Levenshtein distance, in characters. Two rows, reused: it runs for every unknown key
+/// against every known name.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur: Vec<usize> = vec![0; b.len() + 1];
     for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
+        cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
 }

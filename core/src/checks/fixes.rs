@@ -25,7 +25,7 @@ pub(crate) fn annotate(shape: Shape, text: &str, diagnostics: &mut [Diagnostic])
     if diagnostics.iter().all(|d| d.fix.is_none()) {
         return;
     }
-    let before = Authored::of(shape, text);
+    let before = std::cell::OnceCell::new();
     let fixes: Vec<Option<&Fix>> = diagnostics.iter().map(|d| d.fix.as_ref()).collect();
     let notes: Vec<Option<String>> = fixes
         .iter()
@@ -40,7 +40,11 @@ pub(crate) fn annotate(shape: Shape, text: &str, diagnostics: &mut [Diagnostic])
                     other.rule
                 ));
             }
+            if keep::plainly_keeps(text, &fix.edits) {
+                return None;
+            }
             let after = fix.apply(text)?;
+            let before = before.get_or_init(|| Authored::of(shape, text));
             let lost = before.kept_in(&Authored::of(shape, &after)).err()?;
             Some(format!("its fix would replace {lost}"))
         })
@@ -62,8 +66,10 @@ pub fn text_kept(shape: Shape, before: &str, after: &str) -> Result<(), String> 
 /// Whether applying `fix` to `text` (a file of `shape`) keeps all the author wrote: what
 /// bulk fixing asks of each fix. The editor marks such quick fixes preferred.
 pub fn keeps_text(shape: Shape, text: &str, fix: &Fix) -> bool {
-    fix.apply(text)
-        .is_some_and(|after| text_kept(shape, text, &after).is_ok())
+    keep::plainly_keeps(text, &fix.edits)
+        || fix
+            .apply(text)
+            .is_some_and(|after| text_kept(shape, text, &after).is_ok())
 }
 
 /// The index of another fix of `fixes` that replaces the same text as fix `i` with a

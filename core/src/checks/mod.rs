@@ -208,7 +208,10 @@ impl<F: FnMut(Vec<FileReport>)> InOrder<F> {
 }
 
 fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileReport> {
-    let skill = Skill::load(dir);
+    let skill = learnt
+        .sets
+        .take_loaded(dir)
+        .unwrap_or_else(|| Skill::load(dir));
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
     let skill_md = match skill.document {

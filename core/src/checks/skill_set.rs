@@ -16,14 +16,13 @@
 //! - SW223 (needs no set): the description, with `when_to_use`, is longer than Claude Code
 //!   lists for one skill, so its end never reaches the agent.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::context::Ctx;
 use crate::memo::FolderMemo;
-use crate::skill::{Discovered, SKILL_FILE, SkillDocument, load_document};
+use crate::skill::{Discovered, SKILL_FILE, Skill, SkillDocument, load_document};
 use crate::text::Span;
 use crate::yaml::Resolved;
 
@@ -67,11 +66,26 @@ pub(crate) struct Member {
     pub listed_to_model: bool,
     /// The description's length in bytes, the start of `listed`.
     description_len: usize,
-    /// The description's content words, for the similarity.
-    words: BTreeSet<String>,
 }
 
 impl Member {
+    /// The description's content words, sorted, for the similarity.
+    fn words(&self) -> Vec<String> {
+        content_words(self.description())
+    }
+
+    /// The description alone (`listed` may have `when_to_use` after it).
+    fn description(&self) -> &str {
+        &self.listed[..self.description_len]
+    }
+
+    /// Whether `other` shows the same in the set as this member.
+    fn same_listing(&self, other: &Member) -> bool {
+        self.name == other.name
+            && self.listed == other.listed
+            && self.listed_to_model == other.listed_to_model
+    }
+
     /// The member a parsed SKILL.md in `dir` makes; None when its frontmatter does not parse
     /// (its own findings say why).
     pub fn of(dir: &Path, doc: &SkillDocument) -> Option<Member> {
@@ -92,7 +106,6 @@ impl Member {
         Some(Member {
             dir: dir.to_path_buf(),
             name: name.to_string(),
-            words: content_words(description),
             description_len: description.len(),
             listed,
             listed_to_model: !hidden,
@@ -104,35 +117,79 @@ impl Member {
 pub(crate) enum SkillSets {
     /// Read them from disk, sharing what was read for [`SIBLINGS_TTL`] (a single check).
     Recent,
-    /// One run's sets, by parent folder, each read at its first need and kept for the run.
-    Run(FolderMemo<Vec<Member>>, Discovered),
+    /// One run's sets, by parent folder, each read at its first need and kept for the run,
+    /// and the skill folders the run's walks found, by parent folder.
+    Run(FolderMemo<Group>, Walked),
+}
+
+/// The skill folders a run's walks found, by parent folder: a walk that found a skill in a
+/// folder entered that folder, so it found all the skills there are (as `discover` would).
+/// Folders listed one by one vouch for nothing; their siblings are read from disk.
+pub(crate) struct Walked(foldhash::HashMap<PathBuf, Vec<PathBuf>>);
+
+/// A folder's skills as one run read them: the set, and each skill as loaded, for its own
+/// check to take rather than read and parse it a second time.
+pub(crate) struct Group {
+    set: Arc<Set>,
+    loaded: Mutex<Vec<Skill>>,
 }
 
 impl SkillSets {
     /// A memo for one batch over `skills`.
     pub fn for_run(skills: &Discovered) -> SkillSets {
-        SkillSets::Run(FolderMemo::new(), skills.clone())
+        let mut walked: foldhash::HashMap<PathBuf, Vec<PathBuf>> = Default::default();
+        for dir in skills.walked_dirs() {
+            if let Some(parent) = dir.parent() {
+                walked
+                    .entry(parent.to_path_buf())
+                    .or_default()
+                    .push(dir.clone());
+            }
+        }
+        SkillSets::Run(FolderMemo::new(), Walked(walked))
     }
 
-    /// The skills of the set `dir` belongs to, `dir` itself among them as read from disk.
-    fn of(&self, dir: &Path) -> Arc<Vec<Member>> {
-        let Some(parent) = dir.parent() else {
-            return Arc::new(Vec::new());
-        };
+    /// The set `dir` belongs to, `dir` itself among it as read from disk.
+    fn of(&self, dir: &Path) -> Arc<Set> {
         match self {
-            SkillSets::Recent => recent(parent),
-            SkillSets::Run(learnt, skills) => learnt.get_or_compute(parent, || {
-                let dirs = skills
-                    .below(parent)
-                    .map(|dirs| {
-                        dirs.into_iter()
-                            .filter(|d| d.parent() == Some(parent))
-                            .collect()
-                    })
-                    .unwrap_or_else(|| skill_folders(parent));
-                read_members(&dirs)
-            }),
+            SkillSets::Recent => dir
+                .parent()
+                .map_or_else(|| Arc::new(Set::of(Vec::new())), recent),
+            SkillSets::Run(..) => self
+                .group(dir)
+                .map_or_else(|| Arc::new(Set::of(Vec::new())), |g| Arc::clone(&g.set)),
         }
+    }
+
+    /// The skill in `dir`, loaded with the others of its folder (a batch reads each folder's
+    /// skills once, for the set); None for a single check, which loads its own.
+    pub fn take_loaded(&self, dir: &Path) -> Option<Skill> {
+        let group = self.group(dir)?;
+        let mut loaded = group.loaded.lock().ok()?;
+        let at = loaded.iter().position(|s| same(&s.dir, dir))?;
+        Some(loaded.swap_remove(at))
+    }
+
+    fn group(&self, dir: &Path) -> Option<Arc<Group>> {
+        let SkillSets::Run(learnt, Walked(walked)) = self else {
+            return None;
+        };
+        let parent = dir.parent()?;
+        Some(learnt.get_or_compute(parent, || {
+            let dirs = walked
+                .get(parent)
+                .cloned()
+                .unwrap_or_else(|| skill_folders(parent));
+            let loaded: Vec<Skill> = dirs.iter().map(|d| Skill::load(d)).collect();
+            let members = loaded
+                .iter()
+                .filter_map(|s| Member::of(&s.dir, s.document.as_ref().ok()?))
+                .collect();
+            Group {
+                set: Arc::new(Set::of(members)),
+                loaded: Mutex::new(loaded),
+            }
+        }))
     }
 }
 
@@ -147,13 +204,57 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, sets: &SkillSets) {
     let description_at = span_of("description").unwrap_or(name_at);
     cut_in_listing(ctx, &me, description_at);
     let set = sets.of(ctx.dir);
-    let others: Vec<&Member> = set.iter().filter(|m| m.dir != ctx.dir).collect();
-    if others.is_empty() {
+    if set.others(ctx.dir).next().is_none() {
         return;
     }
-    duplicates(ctx, &me, &others, name_at);
-    similar(ctx, &me, &others, description_at);
-    over_budget(ctx, &me, &others, description_at);
+    duplicates(ctx, &me, &set, name_at);
+    // The set was judged with this skill as on disk; an editor's buffer may say otherwise,
+    // and then this skill is judged against the others here.
+    let as_judged = set
+        .members
+        .iter()
+        .position(|m| same(&m.dir, ctx.dir) && m.same_listing(&me));
+    let (alike, listing) = match as_judged {
+        Some(i) => (
+            set.alike[i]
+                .iter()
+                .map(|(j, likeness)| (*j, *likeness))
+                .collect(),
+            (set.cut[i], set.listing_chars, set.listed),
+        ),
+        None => judge_alone(&me, &set),
+    };
+    if !alike.is_empty() {
+        similar(ctx, &me.words(), &set, &alike, description_at);
+    }
+    let (cut, chars, listed) = listing;
+    if cut {
+        let how_many = set.cut.iter().filter(|c| **c).count().max(1);
+        over_budget(ctx, chars, listed, how_many, description_at);
+    }
+}
+
+/// `me` judged against the other members of `set`: the alike ones (by index, with their
+/// likeness), and (whether the listing cuts `me`, its length, how many skills it shows).
+fn judge_alone(me: &Member, set: &Set) -> (Vec<(usize, f64)>, (bool, usize, usize)) {
+    let ids = set.ids_of(&me.words());
+    let others = || (0..set.members.len()).filter(|i| !same(&set.members[*i].dir, &me.dir));
+    let alike = others()
+        .map(|i| (i, jaccard(&ids, &set.ids[i])))
+        .filter(|(_, likeness)| *likeness >= SIMILAR)
+        .collect();
+    let mut shown: Vec<&Member> = others()
+        .map(|i| &set.members[i])
+        .filter(|m| m.listed_to_model)
+        .collect();
+    if !me.listed_to_model {
+        return (alike, (false, 0, shown.len()));
+    }
+    shown.push(me);
+    shown.sort_by(|a, b| a.dir.cmp(&b.dir));
+    let listing = listing(shown.iter().map(|m| (m.name.as_str(), m.listed.as_str())));
+    let at = shown.iter().position(|m| std::ptr::eq(*m, me)).unwrap_or(0);
+    (alike, (listing.cut[at], listing.full, shown.len()))
 }
 
 fn cut_in_listing(ctx: &mut Ctx<'_>, me: &Member, at: Span) {
@@ -177,8 +278,8 @@ fn cut_in_listing(ctx: &mut Ctx<'_>, me: &Member, at: Span) {
     );
 }
 
-fn duplicates(ctx: &mut Ctx<'_>, me: &Member, others: &[&Member], at: Span) {
-    for other in others.iter().filter(|o| o.name == me.name) {
+fn duplicates(ctx: &mut Ctx<'_>, me: &Member, set: &Set, at: Span) {
+    for other in set.others(&me.dir).filter(|o| o.name == me.name) {
         ctx.report(
             "SW220",
             at,
@@ -192,27 +293,14 @@ fn duplicates(ctx: &mut Ctx<'_>, me: &Member, others: &[&Member], at: Span) {
     }
 }
 
-fn similar(ctx: &mut Ctx<'_>, me: &Member, others: &[&Member], at: Span) {
-    if me.words.is_empty() {
-        return;
-    }
-    for other in others {
-        let shared = me.words.intersection(&other.words).count();
-        let all = me.words.union(&other.words).count();
-        let likeness = shared as f64 / all.max(1) as f64;
-        if likeness < SIMILAR {
-            continue;
-        }
-        let differ: Vec<&str> = me
-            .words
-            .symmetric_difference(&other.words)
-            .take(8)
-            .map(String::as_str)
-            .collect();
-        let apart = if differ.is_empty() {
+fn similar(ctx: &mut Ctx<'_>, words: &[String], set: &Set, alike: &[(usize, f64)], at: Span) {
+    for (other, likeness) in alike {
+        let theirs = set.members[*other].words();
+        let apart: Vec<&str> = symmetric_difference(words, &theirs).take(8).collect();
+        let apart = if apart.is_empty() {
             "they use the same words".to_string()
         } else {
-            format!("the words that tell them apart: `{}`", differ.join("`, `"))
+            format!("the words that tell them apart: `{}`", apart.join("`, `"))
         };
         ctx.report(
             "SW221",
@@ -221,37 +309,33 @@ fn similar(ctx: &mut Ctx<'_>, me: &Member, others: &[&Member], at: Span) {
                 "the description shares {:.0}% of its words with `{}`'s, beside this one, so an \
                  agent may not tell which to pick; {apart}",
                 likeness * 100.0,
-                other.name
+                set.members[*other].name
             ),
         );
     }
 }
 
-fn over_budget(ctx: &mut Ctx<'_>, me: &Member, others: &[&Member], at: Span) {
-    if !me.listed_to_model {
-        return;
-    }
-    let mut set: Vec<&Member> = others.to_vec();
-    set.push(me);
-    set.retain(|m| m.listed_to_model);
-    set.sort_by(|a, b| a.dir.cmp(&b.dir));
-    let listing = listing(set.iter().map(|m| (m.name.as_str(), m.listed.as_str())));
-    let Some(position) = set.iter().position(|m| std::ptr::eq(*m, me)) else {
-        return;
+/// The words of one sorted list or the other but not both, in order.
+fn symmetric_difference<'w>(a: &'w [String], b: &'w [String]) -> impl Iterator<Item = &'w str> {
+    let only = |x: &'w [String], y: &'w [String]| {
+        x.iter()
+            .filter(move |w| y.binary_search(w).is_err())
+            .map(String::as_str)
     };
-    if listing.full <= LISTING_BUDGET_CHARS || !listing.cut[position] {
-        return;
-    }
-    let cut = listing.cut.iter().filter(|c| **c).count();
+    let mut all: Vec<&str> = only(a, b).chain(only(b, a)).collect();
+    all.sort_unstable();
+    all.into_iter()
+}
+
+fn over_budget(ctx: &mut Ctx<'_>, chars: usize, listed: usize, cut: usize, at: Span) {
     ctx.report(
         "SW222",
         at,
         format!(
-            "Claude Code lists the {} skills of this folder in {} characters, over its budget \
-             of {LISTING_BUDGET_CHARS} (1% of a 200,000-token context): it would show {cut} of \
-             them, this one included, by name only, and the agent would not know when to use it",
-            set.len(),
-            listing.full,
+            "Claude Code lists the {listed} skills of this folder in {chars} characters, over its \
+             budget of {LISTING_BUDGET_CHARS} (1% of a 200,000-token context): it would show \
+             {cut} of them, this one included, by name only, and the agent would not know when \
+             to use it"
         ),
     );
 }
@@ -297,16 +381,202 @@ pub(crate) fn listing<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> 
     Listing { full, cut }
 }
 
+/// Whether two folder paths are the same, as written. The folders of one run or one folder
+/// listing are written alike, and comparing bytes skips `Path`'s component parsing, which a
+/// set of hundreds of skills would pay for every pair.
+fn same(a: &Path, b: &Path) -> bool {
+    a.as_os_str() == b.as_os_str()
+}
+
 fn utf16_len(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
 }
 
-fn content_words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 1)
-        .map(str::to_lowercase)
-        .filter(|w| FUNCTION_WORDS.binary_search(&w.as_str()).is_err())
-        .collect()
+fn content_words(text: &str) -> Vec<String> {
+    let lowered = text.to_lowercase();
+    let mut words: Vec<String> = content_word_slices(&lowered)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// The content words of lowercased text (repeats included, in order).
+fn content_word_slices(lowered: &str) -> Vec<&str> {
+    let content = |w: &&str| w.len() > 1 && FUNCTION_WORDS.binary_search(w).is_err();
+    if lowered.is_ascii() {
+        lowered
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(content)
+            .collect()
+    } else {
+        lowered
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(content)
+            .collect()
+    }
+}
+
+/// The skills of one folder, judged once: which descriptions are alike, and which the
+/// listing cuts. Each skill's check then only looks its own findings up.
+pub(crate) struct Set {
+    members: Vec<Member>,
+    /// A number for each content word of the set's descriptions.
+    vocabulary: foldhash::HashMap<String, u32>,
+    /// Each member's content words as their numbers, sorted.
+    ids: Vec<Vec<u32>>,
+    /// For each member, the others whose description is alike, with the share of words.
+    alike: Vec<Vec<(usize, f64)>>,
+    /// For each member, whether the listing drops its description.
+    cut: Vec<bool>,
+    /// The listing's length with every description shown.
+    listing_chars: usize,
+    /// How many skills the listing shows to the model.
+    listed: usize,
+}
+
+impl Set {
+    /// Judge `members` (sorted by folder, the listing's order).
+    fn of(members: Vec<Member>) -> Set {
+        let mut vocabulary = foldhash::HashMap::default();
+        let mut lowered = String::new();
+        let ids: Vec<Vec<u32>> = members
+            .iter()
+            .map(|m| {
+                let description = m.description();
+                lowered.clear();
+                if description.is_ascii() {
+                    lowered.push_str(description);
+                    lowered.make_ascii_lowercase();
+                } else {
+                    lowered.push_str(&description.to_lowercase());
+                }
+                let mut ids: Vec<u32> = content_word_slices(&lowered)
+                    .into_iter()
+                    .map(|w| match vocabulary.get(w) {
+                        Some(id) => *id,
+                        None => {
+                            let id = vocabulary.len() as u32;
+                            vocabulary.insert(w.to_string(), id);
+                            id
+                        }
+                    })
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            })
+            .collect();
+        let alike = alike_pairs(&ids, vocabulary.len());
+        let shown: Vec<usize> = (0..members.len())
+            .filter(|i| members[*i].listed_to_model)
+            .collect();
+        let listing = listing(
+            shown
+                .iter()
+                .map(|i| (members[*i].name.as_str(), members[*i].listed.as_str())),
+        );
+        let mut cut = vec![false; members.len()];
+        for (k, i) in shown.iter().enumerate() {
+            cut[*i] = listing.cut[k];
+        }
+        Set {
+            vocabulary,
+            ids,
+            alike,
+            cut,
+            listing_chars: listing.full,
+            listed: shown.len(),
+            members,
+        }
+    }
+
+    /// The members but the one in `dir`.
+    fn others<'s>(&'s self, dir: &'s Path) -> impl Iterator<Item = &'s Member> {
+        self.members.iter().filter(move |m| !same(&m.dir, dir))
+    }
+
+    /// `words` as the set's numbers, sorted; a word no member uses gets a number of its own.
+    fn ids_of(&self, words: &[String]) -> Vec<u32> {
+        let mut unknown = u32::MAX;
+        let mut ids: Vec<u32> = words
+            .iter()
+            .map(|w| {
+                self.vocabulary.get(w).copied().unwrap_or_else(|| {
+                    unknown -= 1;
+                    unknown
+                })
+            })
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+}
+
+/// Each member's alike others, by prefix filtering (the standard way to find the pairs of a
+/// similarity join without comparing every pair): with the words of each description ordered
+/// rarest first, two descriptions that share at least [`SIMILAR`] of their words share a
+/// word among the first `n - ceil(SIMILAR * n) + 1` of each, so only pairs that do are
+/// compared. A folder of hundreds of skills then compares a few hundred pairs, not tens of
+/// thousands.
+fn alike_pairs(ids: &[Vec<u32>], words: usize) -> Vec<Vec<(usize, f64)>> {
+    let mut frequency = vec![0u32; words];
+    for id in ids.iter().flatten() {
+        frequency[*id as usize] += 1;
+    }
+    let mut alike = vec![Vec::new(); ids.len()];
+    let mut holders: foldhash::HashMap<u32, Vec<usize>> = foldhash::HashMap::default();
+    let mut compared = vec![usize::MAX; ids.len()];
+    for (i, own) in ids.iter().enumerate() {
+        let mut rarest = own.clone();
+        rarest.sort_unstable_by_key(|id| (frequency[*id as usize], *id));
+        // ceil(0.6 * n) in integers
+        let needed = (3 * rarest.len()).div_ceil(5);
+        let prefix = &rarest[..(rarest.len() + 1).saturating_sub(needed).min(rarest.len())];
+        for id in prefix {
+            let earlier = holders.entry(*id).or_default();
+            for &j in earlier.iter() {
+                if compared[j] == i {
+                    continue;
+                }
+                compared[j] = i;
+                let likeness = jaccard(own, &ids[j]);
+                if likeness >= SIMILAR {
+                    alike[i].push((j, likeness));
+                    alike[j].push((i, likeness));
+                }
+            }
+            earlier.push(i);
+        }
+    }
+    for list in &mut alike {
+        list.sort_by_key(|(j, _)| *j);
+    }
+    alike
+}
+
+/// The share of two sorted, distinct lists' items they have in common.
+fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let all = a.len() + b.len() - shared;
+    if all == 0 {
+        0.0
+    } else {
+        shared as f64 / all as f64
+    }
 }
 
 /// The folders in `parent` that hold a SKILL.md, by name.
@@ -341,25 +611,25 @@ struct Seen {
 
 /// The process-wide record of [`SkillSets::Recent`]: per parent folder, when it was listed
 /// and each SKILL.md as last read.
-type Record = std::collections::HashMap<PathBuf, (Instant, Vec<(PathBuf, Seen)>)>;
+type Record = std::collections::HashMap<PathBuf, (Instant, Vec<(PathBuf, Seen)>, Arc<Set>)>;
 
 /// The skills of `parent` for a single check: listed again after [`SIBLINGS_TTL`], and then
 /// only the SKILL.md files whose size or modification time changed are parsed again, so an
 /// editor in a folder of hundreds of skills pays a listing, not hundreds of parses.
-fn recent(parent: &Path) -> Arc<Vec<Member>> {
+fn recent(parent: &Path) -> Arc<Set> {
     recent_at(parent, Instant::now())
 }
 
 /// [`recent`] as of `now`.
-fn recent_at(parent: &Path, now: Instant) -> Arc<Vec<Member>> {
+fn recent_at(parent: &Path, now: Instant) -> Arc<Set> {
     static RECORD: OnceLock<Mutex<Record>> = OnceLock::new();
     let record = RECORD.get_or_init(Default::default);
     let Ok(mut record) = record.lock() else {
-        return Arc::new(read_members(&skill_folders(parent)));
+        return Arc::new(Set::of(read_members(&skill_folders(parent))));
     };
     let entry = record
         .entry(parent.to_path_buf())
-        .or_insert_with(|| (now, Vec::new()));
+        .or_insert_with(|| (now, Vec::new(), Arc::new(Set::of(Vec::new()))));
     if entry.1.is_empty() || now.saturating_duration_since(entry.0) > SIBLINGS_TTL {
         let mut old = std::mem::take(&mut entry.1);
         entry.1 = skill_folders(parent)
@@ -380,14 +650,14 @@ fn recent_at(parent: &Path, now: Instant) -> Arc<Vec<Member>> {
             })
             .collect();
         entry.0 = now;
-    }
-    Arc::new(
-        entry
+        let members = entry
             .1
             .iter()
             .filter_map(|(_, s)| s.member.clone())
-            .collect(),
-    )
+            .collect();
+        entry.2 = Arc::new(Set::of(members));
+    }
+    Arc::clone(&entry.2)
 }
 
 #[cfg(test)]
@@ -415,6 +685,26 @@ mod tests {
             .filter(|d| d.rule.starts_with("SW22"))
             .map(|d| (d.rule, d.message.clone()))
             .collect()
+    }
+
+    proptest::proptest! {
+        /// Prefix filtering finds exactly the pairs comparing every pair finds.
+        #[test]
+        fn prefix_filtering_finds_every_alike_pair(
+            sets in proptest::collection::vec(proptest::collection::btree_set(0u32..12, 0..8), 0..24)
+        ) {
+            let ids: Vec<Vec<u32>> = sets.into_iter().map(|s| s.into_iter().collect()).collect();
+            let mut every = vec![Vec::new(); ids.len()];
+            for i in 0..ids.len() {
+                for j in 0..ids.len() {
+                    let likeness = jaccard(&ids[i], &ids[j]);
+                    if i != j && likeness >= SIMILAR {
+                        every[i].push((j, likeness));
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(alike_pairs(&ids, 12), every);
+        }
     }
 
     #[test]
@@ -519,7 +809,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let a = skill(tmp.path(), "a", "");
         skill(tmp.path(), "b", "");
-        let names = |set: &[Member]| set.iter().map(|m| m.name.clone()).collect::<Vec<_>>();
+        let names = |set: &Set| {
+            set.members
+                .iter()
+                .map(|m| m.name.clone())
+                .collect::<Vec<_>>()
+        };
         let start = Instant::now();
         assert_eq!(names(&recent_at(tmp.path(), start)), ["a", "b"]);
         std::fs::write(

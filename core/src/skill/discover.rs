@@ -72,6 +72,14 @@ impl Discovered {
         self.walks.iter().flat_map(|(_, dirs)| dirs)
     }
 
+    /// The skill folders found by walks (not those listed one by one).
+    pub fn walked_dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        self.walks
+            .iter()
+            .filter(|(root, _)| root.is_some())
+            .flat_map(|(_, dirs)| dirs)
+    }
+
     /// How many skill folders there are.
     pub fn len(&self) -> usize {
         self.walks.iter().map(|(_, dirs)| dirs.len()).sum()

@@ -23,6 +23,7 @@
 
 use crate::evalspec::{self, FileKind};
 use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument};
+use crate::text::Span;
 use crate::yaml::{Node, Value};
 
 use super::super::ignore::DIRECTIVE;
@@ -55,69 +56,72 @@ struct Said {
     words: Vec<String>,
 }
 
-/// The author's text in one version of a file.
+/// The author's text in one version of a file, read as far as a comparison needs: the
+/// values of what parses, the rest as text, cut into words only when compared.
 #[derive(Debug)]
-pub(crate) struct Authored {
-    /// The values of the structured part, when it parses.
-    values: Option<Vec<Said>>,
-    /// The words outside it: the body of a SKILL.md whose frontmatter parses.
-    body: Vec<String>,
-    /// The words of the whole text: what a later version offers.
-    all: Vec<String>,
-    /// The words a version whose structured part does not parse must keep: all of them but
-    /// the YAML's line-leading keys.
-    loose: Vec<String>,
+pub(crate) struct Authored<'t> {
+    text: &'t str,
+    structure: Structure,
 }
 
-impl Authored {
+#[derive(Debug)]
+enum Structure {
+    /// The structured part parses: its values, and the range of `text` outside it (a
+    /// SKILL.md's body; empty for an eval file).
+    Parsed { values: Vec<Said>, rest: Span },
+    /// It does not parse (or there is none): all the text counts, but for the line-leading
+    /// YAML keys before `keys_until`.
+    Unparsed { keys_until: usize },
+}
+
+impl<'t> Authored<'t> {
     /// Read the author's text out of `text`, a file of `shape`.
-    pub fn of(shape: Shape, text: &str) -> Authored {
-        let all = words_of_prose(text, false);
-        let unparsed = |loose: Vec<String>| Authored {
-            values: None,
-            body: Vec::new(),
-            all: all.clone(),
-            loose,
-        };
-        match shape {
+    pub fn of(shape: Shape, text: &'t str) -> Authored<'t> {
+        let unparsed = |keys_until| Structure::Unparsed { keys_until };
+        let structure = match shape {
             Shape::SkillMd => {
                 let doc = SkillDocument::parse(text.to_owned());
-                match &doc.frontmatter {
-                    Frontmatter::Parsed { root, .. } => Authored {
-                        values: Some(values(root)),
-                        body: words_of_prose(doc.slice(doc.body), false),
-                        loose: Vec::new(),
-                        all: all.clone(),
+                // the document's offsets leave out a leading BOM; `text` has it
+                let bom = text.len() - doc.text.len();
+                match doc.frontmatter {
+                    Frontmatter::Parsed { root, .. } => Structure::Parsed {
+                        values: values(&root),
+                        rest: doc.body.shifted(bom),
                     },
-                    Frontmatter::Invalid { .. } => {
-                        let (yaml, body) = doc.text.split_at(doc.body.start);
-                        let mut loose = words_of_prose(yaml, true);
-                        loose.extend(words_of_prose(body, false));
-                        unparsed(loose)
-                    }
-                    _ => unparsed(all.clone()),
+                    Frontmatter::Invalid { .. } => unparsed(bom + doc.body.start),
+                    _ => unparsed(0),
                 }
             }
             Shape::Eval(kind) => match evalspec::parse_tree(kind, text) {
-                Ok(root) => Authored {
-                    values: Some(values(&root)),
-                    body: Vec::new(),
-                    loose: Vec::new(),
-                    all: all.clone(),
+                Ok(root) => Structure::Parsed {
+                    values: values(&root),
+                    rest: Span::empty(text.len()),
                 },
-                Err(_) => unparsed(words_of_prose(text, kind == FileKind::EvalYaml)),
+                Err(_) if kind == FileKind::EvalYaml => unparsed(text.len()),
+                Err(_) => unparsed(0),
             },
-            Shape::Plain => unparsed(all.clone()),
-        }
+            Shape::Plain => unparsed(0),
+        };
+        Authored { text, structure }
     }
 
     /// Whether `after` still says all that `self` says; if not, a short quote of the first
     /// text it lost.
-    pub fn kept_in(&self, after: &Authored) -> Result<(), String> {
-        let Some(values) = &self.values else {
-            return in_order(&self.loose, &after.all);
+    pub fn kept_in(&self, after: &Authored<'_>) -> Result<(), String> {
+        let (values, rest) = match &self.structure {
+            Structure::Unparsed { keys_until } => {
+                let (yaml, prose) = self.text.split_at(*keys_until);
+                let mut loose = words_of_prose(yaml, true);
+                loose.extend(words_of_prose(prose, false));
+                return in_order(&loose, &words_of_prose(after.text, false));
+            }
+            Structure::Parsed { values, rest } => (values, *rest),
         };
-        let Some(after_values) = &after.values else {
+        let Structure::Parsed {
+            values: after_values,
+            rest: after_rest,
+        } = &after.structure
+        else {
             return Err("the rest of the file: the fix leaves it unparseable".into());
         };
         for value in values.iter().filter(|v| !v.words.is_empty()) {
@@ -128,8 +132,46 @@ impl Authored {
                 return Err(quote(&value.text));
             }
         }
-        in_order(&self.body, &after.body)
+        let (before, now) = (slice(self.text, rest), slice(after.text, *after_rest));
+        if before == now {
+            return Ok(());
+        }
+        in_order(&words_of_prose(before, false), &words_of_prose(now, false))
     }
+}
+
+/// The text `span` covers ("" when out of range).
+fn slice(text: &str, span: Span) -> &str {
+    text.get(span.start..span.end).unwrap_or("")
+}
+
+/// Whether `fix`, judged by its edits alone, plainly keeps every word: the words it removes
+/// come back, in order, in the words it inserts (a quote, a move, a reshape). Answers in
+/// time proportional to the edits, so every check can ask it of every fix; a fix it cannot
+/// vouch for (a key renamed, a value replaced) is judged on the whole text.
+pub(crate) fn plainly_keeps(text: &str, edits: &[crate::checks::Edit]) -> bool {
+    let mut edits: Vec<&crate::checks::Edit> = edits.iter().collect();
+    edits.sort_by_key(|e| e.span.start);
+    let removed: Vec<String> = edits
+        .iter()
+        .filter(|e| !renames_a_key(text, e))
+        .flat_map(|e| words(slice(text, e.span)))
+        .collect();
+    let inserted: Vec<String> = edits.iter().flat_map(|e| words(&e.replacement)).collect();
+    in_order(&removed, &inserted).is_ok()
+}
+
+/// Whether `edit` replaces a YAML key with another (a name followed by `:`), which a fix
+/// may do.
+fn renames_a_key(text: &str, edit: &crate::checks::Edit) -> bool {
+    let is_name = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    is_name(slice(text, edit.span))
+        && is_name(&edit.replacement)
+        && text[edit.span.end.min(text.len())..].starts_with(':')
 }
 
 /// Every scalar value under `node` (mapping keys left out), in document order.
