@@ -336,6 +336,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "A destructive or obfuscated shell pattern (`rm -rf /`, `chmod 777`, decode-and-execute, disabled TLS checks).",
     },
+    Rule {
+        id: "SW310",
+        name: "invisible-character",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "Invisible or bidirectional characters in the skill's text: bidi controls, tag characters and variation-selector runs hide text (errors); zero-width characters split words (warnings).",
+    },
 ];
 
 /// Rules about eval files: tests/eval.yaml and evals/evals.json.
@@ -620,6 +627,20 @@ itself linked from a linked file. Link every file the agent needs directly from 
         "Anything in a skill is shared with everyone who installs it and is sent to the model. Revoke \
 the credential, remove it, and have the skill read it from an environment variable. skillwatch never \
 prints the full value.",
+    ),
+    (
+        "SW310",
+        "A model reads every code point of a skill; a person reviewing it sees only what an editor \
+or a web page draws. Bidirectional controls (U+202A-U+202E, U+2066-U+2069) reorder what is shown \
+(the Trojan Source attack), so reviewed code is not the code that runs; tag characters \
+(U+E0000-U+E007F) and runs of variation selectors spell a whole text no one sees (ASCII \
+smuggling): these are errors, and the message shows what tag characters spell. Zero-width \
+spaces, joiners and word joiners, a byte-order mark inside the text and the other \
+default-ignorable format characters split a word so a reader or a pattern misses it: warnings. \
+Not reported: a joiner inside an emoji sequence, a flag's tag sequence, one variation selector \
+after a character, joiners between letters of scripts that use them (Persian, Indic, Thai), \
+directional marks on right-to-left lines, soft hyphens. SW302 reads the text with these \
+characters removed, so hiding an instruction with them does not hide it from skillwatch.",
     ),
     (
         "SW302",

@@ -124,7 +124,7 @@ fn check_text(
         Ok(root) => ctx.check_tree(&root),
     }
     let mut diagnostics = ctx.out;
-    let mut ignored = super::ignore::apply(path, text, &mut diagnostics, options.profile);
+    let mut ignored = super::ignore::apply(path, text, &mut diagnostics, options);
     options.apply_overrides(&mut diagnostics);
     options.apply_overrides(&mut ignored);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));

@@ -51,13 +51,46 @@ pub enum Profile {
     AgentSkills,
 }
 
-/// Settings for one check: the profile and per-rule severity overrides.
+/// Settings for one check: the profile, per-rule severity overrides, and which inline
+/// `skillwatch-ignore` comments count.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     /// The rule set.
     pub profile: Profile,
     /// `(rule id, severity or None to silence)`, applied after the profile.
     pub overrides: Vec<(String, Option<Severity>)>,
+    /// Which `skillwatch-ignore` comments in the checked files silence findings.
+    pub inline_ignore: InlineIgnore,
+}
+
+/// Which `skillwatch-ignore` comments a check honours. The comments are written by whoever
+/// wrote the skill: when that is not the person running the check, the skill must not be able
+/// to silence findings about itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InlineIgnore {
+    /// Every comment silences the findings it names: checking one's own skills.
+    #[default]
+    All,
+    /// Comments silence no security (SW3xx) finding; others as usual. For a repository that
+    /// takes skills from contributors (`[check] inline-ignore = "except-security"`).
+    ExceptSecurity,
+    /// No comment silences anything: vetting a skill someone else wrote before installing it,
+    /// CI on pull requests from outside (`check --no-inline-ignore`,
+    /// `[check] inline-ignore = "none"`).
+    None,
+}
+
+impl InlineIgnore {
+    /// Whether a comment may silence a finding of `rule`.
+    pub fn honours(self, rule: &str) -> bool {
+        match self {
+            InlineIgnore::All => true,
+            InlineIgnore::ExceptSecurity => {
+                catalog::rule(rule).is_none_or(|r| r.category != Category::Security)
+            }
+            InlineIgnore::None => false,
+        }
+    }
 }
 
 impl CheckOptions {
@@ -271,7 +304,7 @@ fn check_document(
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
     let mut diagnostics = ctx.finish();
-    let mut ignored = ignore::apply(path, &doc.text, &mut diagnostics, options.profile);
+    let mut ignored = ignore::apply(path, &doc.text, &mut diagnostics, options);
     options.apply_overrides(&mut diagnostics);
     options.apply_overrides(&mut ignored);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
@@ -341,7 +374,7 @@ Cable,3,10.00,30.00
         let doc = SkillDocument::parse(text.to_string());
         let options = CheckOptions {
             profile,
-            overrides: Vec::new(),
+            ..CheckOptions::default()
         };
         let diagnostics = check_skill_document(&dir, &dir.join(SKILL_FILE), &doc, &options);
         (diagnostics, tmp)
