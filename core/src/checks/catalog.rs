@@ -343,6 +343,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "Invisible or bidirectional characters in the skill's text: bidi controls, tag characters and variation-selector runs hide text (errors); zero-width characters split words (warnings).",
     },
+    Rule {
+        id: "SW311",
+        name: "symlink",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "A symlink in the skill folder; one that leads out of the folder is an error, and what it points at is never read.",
+    },
 ];
 
 /// Rules about eval files: tests/eval.yaml and evals/evals.json.
@@ -641,6 +648,17 @@ Not reported: a joiner inside an emoji sequence, a flag's tag sequence, one vari
 after a character, joiners between letters of scripts that use them (Persian, Indic, Thai), \
 directional marks on right-to-left lines, soft hyphens. SW302 reads the text with these \
 characters removed, so hiding an instruction with them does not hide it from skillwatch.",
+    ),
+    (
+        "SW311",
+        "A skill is copied, zipped and installed on other machines, where a symlink either breaks \
+or points at whatever its target path holds there: `SKILL.md -> /etc/passwd` or \
+`references/notes.md -> ~/.ssh/id_rsa` hands the agent a file that is not part of the skill. \
+Seed 002's archive rule refuses symlinks in skill archives. skillwatch reports every link in the \
+skill folder: one that leads out of the folder (or nowhere, by a path that leaves it) is an \
+error, and its target is never read, checked or printed; one inside the folder, or dangling \
+inside it, is a warning (installers and archives may not keep it). Copy the file into the skill \
+instead of linking it.",
     ),
     (
         "SW302",

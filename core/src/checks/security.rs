@@ -7,6 +7,7 @@
 mod credentials;
 mod injection;
 mod invisible;
+pub(crate) mod links;
 mod tools;
 
 use std::collections::BTreeMap;
