@@ -173,6 +173,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "`name` contains a word the Claude API reserves (`anthropic`, `claude`), or `description` contains an XML tag; the Claude API refuses such skills.",
     },
+    Rule {
+        id: "SW123",
+        name: "claude-code-substitution",
+        category: Category::Spec,
+        severity: Severity::Warning,
+        summary: "The body holds text Claude Code substitutes with the skill's arguments (`$1`, `$ARGUMENTS`, `$ARGUMENTS[0]`), code blocks included.",
+    },
     // --- SW2xx: quality (seed 002 heuristics, SkillsBench profile) ---
     Rule {
         id: "SW201",
@@ -271,6 +278,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         category: Category::Quality,
         severity: Severity::Warning,
         summary: "`compatibility` names no product, tool, package, version or access need an agent could act on.",
+    },
+    Rule {
+        id: "SW215",
+        name: "absolute-path-link",
+        category: Category::Quality,
+        severity: Severity::Warning,
+        summary: "A link to an absolute path on one machine (`/Users/...`, `/home/...`, `C:\\...`, `file://`); link relative to the skill folder.",
     },
     // --- SW3xx: security (seed 002 static review) ---
     Rule {
@@ -659,6 +673,25 @@ skill folder: one that leads out of the folder (or nowhere, by a path that leave
 error, and its target is never read, checked or printed; one inside the folder, or dangling \
 inside it, is a warning (installers and archives may not keep it). Copy the file into the skill \
 instead of linking it.",
+    ),
+    (
+        "SW123",
+        "When a skill is invoked with arguments (`/pdf-tools report.pdf`), Claude Code replaces \
+`$ARGUMENTS` with all of them, `$ARGUMENTS[N]` and `$N` with the Nth (counted from 0), and the \
+names listed in `arguments` with theirs, everywhere in the body, code blocks included, before the \
+model reads it (code.claude.com/docs/en/skills, \"Pass arguments to skills\"). A shell or awk \
+`$1` in an example then reaches the model as the user's argument, or as nothing. Reported: `$N` \
+in a code block or inline code when the skill declares neither `arguments` nor `argument-hint` \
+(a warning: put the command in a script under scripts/, which is not substituted); `$ARGUMENTS` \
+when the skill declares neither (information: other harnesses leave it as written, and \
+`argument-hint` tells users what to pass). `$5` in prose is taken for a price.",
+    ),
+    (
+        "SW215",
+        "A skill is installed on other machines: a link to `/Users/alice/...`, `/home/bob/...`, \
+`C:\\Users\\...` or `file:///...` points at a file that exists only on the author's machine (or at \
+someone else's file there). Link relative to the skill folder (`references/setup.md`), or use a \
+URL for a public page.",
     ),
     (
         "SW302",

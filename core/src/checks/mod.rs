@@ -323,6 +323,7 @@ fn check_document(
     let mut ctx = context::Ctx::new(dir, path, doc, options, files);
     spec::check(&mut ctx);
     let body = markdown::Body::scan(&doc.text, doc.body);
+    spec::substitution::check(&mut ctx, &body);
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
     let mut diagnostics = ctx.finish();

@@ -192,6 +192,11 @@ fn patterns(ctx: &mut Ctx<'_>, lower: &Lowered) {
             );
         }
         for m in RISKY.find_iter(lower_line) {
+            // `--verify=false` is a command-line flag (helm's chart signature check), not
+            // Python's `verify=False` that turns TLS certificate checks off
+            if m.as_str().starts_with("verify") && lower_line[..m.start()].ends_with('-') {
+                continue;
+            }
             let trimmed = line[m.range()].trim_end();
             ctx.report(
                 "SW309",
@@ -637,6 +642,14 @@ mod tests {
             assert_eq!(count(&with_body_line(line), "SW309"), 1, "{line}");
         }
         assert_eq!(count(&with_body_line("rm -rf ./build"), "SW309"), 0);
+        // helm's flag turns off chart signature checks, not TLS
+        assert_eq!(
+            count(
+                &with_body_line("helm install app ./chart --verify=false"),
+                "SW309"
+            ),
+            0
+        );
     }
 
     const REMOTE_EXEC_SEEDS: &[&str] = &[
