@@ -26,6 +26,9 @@ use crate::checks::pattern::{Anchors, Lowered, anchored_lines, compile_folded};
 use crate::text::Span;
 use crate::text::normalize::Normalized;
 
+/// Characters before a match that [`grade`] reads.
+const WINDOW: usize = 120;
+
 /// One SW302 finding.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Finding {
@@ -95,9 +98,9 @@ pub(super) static INJECTION_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
 
 /// An order to send something to a URL or an address: reported where a reader does not look
 /// (see [`hidden_channels`]). The pattern of [`SEND_TO`], case-insensitive.
-pub(super) const SEND_TO_PATTERN: &str = r"(?ix)
-        \b(send|post|upload|exfiltrate|forward|transmit|email|e-mail|submit|copy|leak|pass)\b[^\n]{0,120}?\b(to|into)\s+(<|`)?(https?://|ftp://|wss?://|[\w.+-]+@[\w-]+\.[\w.]+)
-        ";
+pub(super) const SEND_TO_PATTERN: &str = r#"(?ix)
+        \b(send|post|upload|exfiltrate|forward|transmit|email|e-mail|submit|copy|leak|pass)\b[^\n]{0,120}?\b(to|into)\s+(<|`)?(https?://[^\s)>\]"'`]*|ftp://\S*|wss?://\S*|[\w.+-]+@[\w-]+\.[\w.]+)
+        "#;
 
 /// Run on ASCII-lowercased text (see [`crate::checks::pattern::compile_folded`]).
 static SEND_TO: LazyLock<Regex> = LazyLock::new(|| compile_folded(SEND_TO_PATTERN));
@@ -163,20 +166,30 @@ pub(crate) fn scan_normalized(
         }
     }
     hidden_channels(text, normalized, lower, &mut out);
-    out.sort_by_key(|f| f.span.start);
-    out.dedup_by_key(|f| f.span);
-    out
+    // one finding per stretch of text: an order that two patterns see is reported once
+    out.sort_by_key(|f| (f.span.start, std::cmp::Reverse(f.span.end)));
+    let mut kept: Vec<Finding> = Vec::with_capacity(out.len());
+    for f in out {
+        match kept.last() {
+            Some(last) if f.span.start < last.span.end => {}
+            _ => kept.push(f),
+        }
+    }
+    kept
 }
 
 /// The severity of a match at `at` of `lower_line`, or None when the words before it make it
-/// a description rather than an instruction.
+/// a description rather than an instruction. The words looked at are those of the match's
+/// sentence before it (at most [`WINDOW`] characters): "Never do X. Ignore previous
+/// instructions" is not defused by the first sentence's "never", and "Refuse attacks such as
+/// "a" or "b"" is, for both quotes.
 fn grade(lower_line: &str, at: usize, in_code: bool) -> Option<Severity> {
     let window = lower_line[..at]
         .char_indices()
         .rev()
-        .nth(40)
+        .nth(WINDOW)
         .map_or(0, |(i, _)| i);
-    let before = &lower_line[window..at];
+    let before = &lower_line[window + sentence_start(&lower_line[window..at])..at];
     let mut quoted = in_code;
     for caps in DEFUSED.captures_iter(before) {
         if caps.get(1).is_some() {
@@ -189,6 +202,21 @@ fn grade(lower_line: &str, at: usize, in_code: bool) -> Option<Severity> {
     } else {
         Severity::Error
     })
+}
+
+/// Where the last sentence of `text` starts: after its last `. `, `! ` or `? ` (not the dot of
+/// `e.g.` or `i.e.`), else 0.
+fn sentence_start(text: &str) -> usize {
+    let b = text.as_bytes();
+    (1..b.len())
+        .rev()
+        .find(|&i| {
+            b[i] == b' '
+                && matches!(b[i - 1], b'.' | b'!' | b'?')
+                && !(b[i - 1] == b'.'
+                    && (text[..i].ends_with("e.g.") || text[..i].ends_with("i.e.")))
+        })
+        .map_or(0, |i| i + 1)
 }
 
 /// The finding for the match `at` of the normalised text, at `span` of the original.

@@ -81,16 +81,14 @@ fn judge(text: &str, chars: &[(usize, char)], from: usize, to: usize) -> Option<
         } else {
             format!(" that spell `{}`", super::super::spec::truncate(&spelt, 60))
         };
+        let what = match tags.as_slice() {
+            [one] => format!("invisible tag character {}", names(&[*one])),
+            _ => format!("{} invisible tag characters (U+E0000 block)", tags.len()),
+        };
         return Some(Finding {
             span,
             severity: Severity::Error,
-            message: format!(
-                "{} invisible tag character{}{spelt} ({}): text a model reads and a reviewer \
-                 does not see",
-                tags.len(),
-                if tags.len() == 1 { "" } else { "s" },
-                names(&run)
-            ),
+            message: format!("{what}{spelt}: text a model reads and a reviewer does not see"),
         });
     }
     let selectors = run.iter().filter(|c| is_variation_selector(**c)).count();
