@@ -291,7 +291,13 @@ impl SkillFiles {
                 Content::Unread if e.kind == Kind::File => read_limited(&e.path, limit),
                 Content::Unread => None,
             },
-            _ => read_inside(dir, rel, limit),
+            // `./a/../b.md` is `b.md`, which the listing may know; a path that leaves the
+            // folder is not the skill's and is not read
+            _ => match lexical(rel) {
+                None => None,
+                Some(clean) if clean != rel && !clean.is_empty() => self.text(dir, &clean, limit),
+                Some(_) => read_inside(dir, rel, limit),
+            },
         }
     }
 
@@ -506,6 +512,23 @@ fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Unreadable> {
     crate::skill::read_bounded(path, limit).map_err(Unreadable::from)
 }
 
+/// `rel` with its `.` and `..` parts resolved without the file system, `/`-separated; None
+/// when it leaves the folder (or is absolute).
+pub(crate) fn lexical(rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rel.split(['/', '\\']) {
+        match part {
+            "" if parts.is_empty() && rel.starts_with(['/', '\\']) => return None,
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// [`read_limited`] for `rel` in the skill folder `dir`, when the path resolves inside the
 /// folder: what a symlink out of the skill points at is never read (see
 /// [`crate::skill::link`]).
@@ -514,6 +537,7 @@ pub(crate) fn read_inside(
     rel: &str,
     limit: u64,
 ) -> Option<std::borrow::Cow<'static, str>> {
+    lexical(rel)?;
     let path = dir.join(rel);
     if !crate::skill::link::resolves_inside(dir, &path) {
         return None;

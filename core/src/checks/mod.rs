@@ -300,6 +300,19 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
     }
 }
 
+/// The SW311 finding when the file at `path` is a symlink that leads out of the skill folder
+/// `dir`: what it points at is not the skill's, so an editor reports this instead of checking
+/// the buffer as the skill's own text. One `lstat` when it is not a link.
+pub fn linked_out_of(dir: &Path, path: &Path) -> Option<Diagnostic> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link
+        || crate::skill::link::target_of(dir, path) != crate::skill::link::LinkTarget::Outside
+    {
+        return None;
+    }
+    Some(security::links::finding(dir, path))
+}
+
 /// Check a SKILL.md given as text (the editor's buffer, or the file just read). `dir` is the
 /// skill's folder: the spec requires `name` to equal its name, and file references resolve
 /// against it.

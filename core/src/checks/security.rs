@@ -32,8 +32,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     tools::check(ctx);
     hooks(ctx);
     let lower = Lowered::new(&ctx.doc.text);
-    prompt_injection(ctx, body, &lower);
-    invisible_characters(ctx);
+    let doc = ctx.doc;
+    let normalized = Normalized::new(&doc.text);
+    prompt_injection(ctx, body, &lower, &normalized);
+    // normalising removes every invisible character: text it leaves as it was has none
+    if !normalized.is_unchanged() {
+        invisible_characters(ctx);
+    }
     patterns(ctx, &lower);
     dynamic_shell(ctx, body);
     external_urls(ctx);
@@ -66,15 +71,14 @@ fn hooks(ctx: &mut Ctx<'_>) {
 
 /// SW302 on SKILL.md, frontmatter included; `lower` is the text's lowercase, reused when
 /// normalising changes nothing (as for nearly every skill).
-fn prompt_injection(ctx: &mut Ctx<'_>, body: &Body<'_>, lower: &Lowered) {
+fn prompt_injection(ctx: &mut Ctx<'_>, body: &Body<'_>, lower: &Lowered, normalized: &Normalized) {
     let doc = ctx.doc;
-    let normalized = Normalized::new(&doc.text);
     let in_code = |at: usize| body.is_code_at(at);
     let findings = if normalized.is_unchanged() {
-        injection::scan_normalized(&doc.text, &normalized, lower, &in_code)
+        injection::scan_normalized(&doc.text, normalized, lower, &in_code)
     } else {
-        let lower = Lowered::new(normalized.as_str());
-        injection::scan_normalized(&doc.text, &normalized, &lower, &in_code)
+        let lower = Lowered::normalized(normalized.as_str());
+        injection::scan_normalized(&doc.text, normalized, &lower, &in_code)
     };
     for f in findings {
         ctx.report_as("SW302", f.severity, f.span, f.message, None);
@@ -397,6 +401,23 @@ pub(crate) fn scan_skill_files(
     reports
 }
 
+/// Extensions of the prose files an agent reads as text to follow.
+const PROSE_EXTENSIONS: &[&str] = &["md", "markdown", "mdx", "txt", "rst", "html", "htm"];
+
+/// Whether SW302 reads the file at `path`: prose, the eval files (their prompts go to the
+/// agent), and every file under a `scripts/` folder (the skill's code an agent runs and
+/// reads). Other code and data (a template project under `assets/`, test fixtures, JSON
+/// data) are not instructions; SW301 and SW310 still read them, at a fraction of the cost:
+/// most of a skill's bytes are such files.
+fn is_read_as_instructions(path: &std::path::Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| PROSE_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+        || matches!(name, "evals.json" | "eval.yaml" | "eval.yml")
+        || path.components().any(|c| c.as_os_str() == "scripts")
+}
+
 /// The SW301, SW302 and SW310 findings in one text file of the skill other than SKILL.md.
 /// Code blocks are known only in Markdown; elsewhere a quoted match is a warning, as in a
 /// code block.
@@ -430,13 +451,25 @@ fn scan_text_file(
                 .get_or_init(|| Body::scan(text, Span::new(0, text.len())))
                 .is_code_at(at)
     };
-    out.extend(
-        injection::scan(text, &in_code)
-            .into_iter()
-            .map(|f| diagnostic("SW302", f.severity, f.span, f.message)),
-    );
-    out.extend(
+    let invisible = if is_read_as_instructions(path) {
+        let normalized = Normalized::new(text);
+        let lower = Lowered::normalized(normalized.as_str());
+        out.extend(
+            injection::scan_normalized(text, &normalized, &lower, &in_code)
+                .into_iter()
+                .map(|f| diagnostic("SW302", f.severity, f.span, f.message)),
+        );
+        // normalising removes every invisible character: text it leaves as it was has none
+        if normalized.is_unchanged() {
+            Vec::new()
+        } else {
+            invisible::scan(text)
+        }
+    } else {
         invisible::scan(text)
+    };
+    out.extend(
+        invisible
             .into_iter()
             .map(|f| diagnostic("SW310", f.severity, f.span, f.message)),
     );

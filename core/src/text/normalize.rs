@@ -66,10 +66,22 @@ impl<'a> Normalized<'a> {
         let mut pieces = Vec::new();
         let mut at = first;
         let bytes = original.as_bytes();
+        let mut seen = StableChars::new();
         while at < original.len() {
+            // copy the ASCII up to the character before the next non-ASCII byte at once
+            let next = next_non_ascii(bytes, at).unwrap_or(bytes.len());
+            if next > at + 1 {
+                out.push_str(&original[at..next - 1]);
+                at = next - 1;
+            }
             if is_lone_ascii(bytes, at) {
                 out.push(bytes[at] as char);
                 at += 1;
+                continue;
+            }
+            if let Some(next) = seen.lone_at(original, at) {
+                out.push_str(&original[at..next]);
+                at = next;
                 continue;
             }
             let end = segment_end(original, at);
@@ -184,9 +196,18 @@ fn first_change(text: &str) -> Option<usize> {
     }
     let bytes = text.as_bytes();
     let mut at = 0;
+    let mut seen = StableChars::new();
     while at < bytes.len() {
+        // ASCII followed by ASCII never changes: go to the character before the next
+        // non-ASCII byte (it may be a letter an accent composes with)
+        let next = next_non_ascii(bytes, at)?;
+        at = at.max(next.saturating_sub(1));
         if is_lone_ascii(bytes, at) {
             at += 1;
+            continue;
+        }
+        if let Some(next) = seen.lone_at(text, at) {
+            at = next;
             continue;
         }
         let end = segment_end(text, at);
@@ -196,6 +217,62 @@ fn first_change(text: &str) -> Option<usize> {
         at = end;
     }
     None
+}
+
+/// The answers of [`is_stable`] for the characters met last, by the low bits of the code
+/// point. Skill text repeats few non-ASCII characters (dashes, arrows, quotes, emoji), and
+/// the quick check walks the crate's tables for each.
+struct StableChars {
+    keys: [u32; 64],
+    stable: [bool; 64],
+}
+
+impl StableChars {
+    fn new() -> StableChars {
+        StableChars {
+            keys: [u32::MAX; 64],
+            stable: [false; 64],
+        }
+    }
+
+    /// Whether `c` is stable and not ignorable: a segment of its own that stays as it is.
+    fn kept(&mut self, c: char) -> bool {
+        let slot = c as usize % 64;
+        if self.keys[slot] != c as u32 {
+            self.keys[slot] = c as u32;
+            self.stable[slot] = is_stable(c) && !is_ignorable(c);
+        }
+        self.stable[slot]
+    }
+
+    /// The end of the character at `at` when it is a segment of its own that normalising
+    /// keeps: ASCII or kept, and followed by ASCII, a kept character or the end.
+    fn lone_at(&mut self, text: &str, at: usize) -> Option<usize> {
+        let c = text[at..].chars().next()?;
+        if !c.is_ascii() && !self.kept(c) {
+            return None;
+        }
+        let next = at + c.len_utf8();
+        match text[next..].chars().next() {
+            None => Some(next),
+            Some(d) if d.is_ascii() || self.kept(d) => Some(next),
+            Some(_) => None,
+        }
+    }
+}
+
+/// The offset of the first byte at or after `from` that is not ASCII, eight bytes at a time.
+pub(crate) fn next_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while at + 8 <= bytes.len() {
+        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().ok()?);
+        if word & HIGH != 0 {
+            break;
+        }
+        at += 8;
+    }
+    bytes[at..].iter().position(|b| *b >= 0x80).map(|i| at + i)
 }
 
 /// Whether the byte at `at` is an ASCII character that is a whole segment: the next is

@@ -64,35 +64,43 @@ pub(super) const DEFUSED_PATTERN: &str = r#"(?i)(\b(never|not|don't|do not|avoid
 static DEFUSED: LazyLock<Regex> = LazyLock::new(|| compile_folded(DEFUSED_PATTERN));
 
 /// Words one of which every SW302 pattern contains (lowercase: matched on the lowercased
-/// text; a space stands for a run of white space, as the pattern's `\s+`).
+/// text; a space stands for a run of white space, as the pattern's `\s+`), each starting a
+/// word ([`Anchors::words`]: `inform the user`, not `information`).
 ///
-/// Each is searched by the piece at the offset given (see [`Anchors`]): the offsets were
-/// picked where the piece's first four bytes are rarest in the corpus's SKILL.md files (a
-/// piece ends at the end of its word).
+/// The verbs, not the objects: `prompt`, `context`, `rules`, `tokens` and `the user` are on
+/// several percent of the lines of skills' references, the verbs on a fraction of that, and
+/// every line picked costs a run of the pattern. Each is searched by the piece at the offset
+/// given (see [`Anchors`]), picked where its first four bytes are rare in skill text (`verride`,
+/// `scard`).
 pub(super) static INJECTION_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
-    Anchors::new(&[
-        ("instruction", 5),
-        ("prompt", 1),
-        ("rules", 1),
-        ("messages", 0),
-        ("directions", 1),
-        ("guidelines", 2),
-        ("guidance", 3),
-        ("directives", 3),
-        ("constraints", 4),
-        ("context", 3),
-        ("the user", 4),
+    Anchors::words(&[
+        ("ignore", 0),
+        ("disregard", 0),
+        ("forget", 0),
+        ("override", 1),
+        ("bypass", 0),
+        ("abandon", 0),
+        ("discard", 2),
+        ("tell the user", 0),
+        ("telling the user", 0),
+        ("inform the user", 0),
+        ("informing the user", 0),
+        ("notify the user", 0),
+        ("notifying the user", 0),
+        ("alert the user", 0),
+        ("alerting the user", 0),
+        ("from the user", 0),
         ("you are now", 8),
-        ("you are no longer", 11),
+        ("you are no longer", 12),
         ("pretend", 2),
-        ("credentials", 7),
-        ("secrets", 3),
-        ("api keys", 4),
-        ("tokens", 2),
-        ("environment variables", 12),
-        ("ssh keys", 4),
-        ("contents of", 2),
-        ("content of", 2),
+        ("system prompt", 7),
+        ("hidden instructions", 7),
+        ("send", 0),
+        ("post", 0),
+        ("upload", 0),
+        ("exfiltrate", 0),
+        ("forward", 0),
+        ("transmit", 0),
     ])
 });
 
@@ -131,6 +139,7 @@ const ORDER_TAGS: &[&str] = &[
 
 /// Every SW302 finding in `text`. `in_code` tells whether an offset of the original text is
 /// in a code block (a Markdown fence); a match there is an example unless it says otherwise.
+#[cfg(test)]
 pub(crate) fn scan(text: &str, in_code: &dyn Fn(usize) -> bool) -> Vec<Finding> {
     let normalized = Normalized::new(text);
     let lower = Lowered::new(normalized.as_str());
@@ -256,6 +265,11 @@ fn hidden_channels(
 ) {
     let norm = normalized.as_str();
     let lower = lower.text.as_str();
+    // every order SEND_TO finds names a URL or an address
+    let bytes = lower.as_bytes();
+    if memchr::memmem::find(bytes, b"://").is_none() && memchr::memchr(b'@', bytes).is_none() {
+        return;
+    }
     for (channel, region) in channels(lower) {
         let inside = &lower[region.start..region.end];
         for m in SEND_TO.find_iter(inside) {

@@ -32,45 +32,60 @@ pub(crate) struct Finding {
 const NAMED: usize = 3;
 
 /// Every run of reportable invisible characters in `text`. ASCII text has none, and costs one
-/// vectorised test.
+/// vectorised test; other text one pass that decodes only its non-ASCII characters.
 pub(crate) fn scan(text: &str) -> Vec<Finding> {
     if text.is_ascii() {
         return Vec::new();
     }
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i].1;
-        if c.is_ascii() || !is_ignorable(c) {
-            i += 1;
+    let mut at = 0;
+    while let Some(start) = crate::text::normalize::next_non_ascii(bytes, at) {
+        let c = char_at(text, start);
+        if !is_ignorable(c) {
+            at = start + c.len_utf8();
             continue;
         }
-        let mut end = i + 1;
-        while end < chars.len() && is_ignorable(chars[end].1) {
-            end += 1;
+        let mut end = start;
+        let mut run = Vec::new();
+        while end < text.len() {
+            let c = char_at(text, end);
+            if !is_ignorable(c) {
+                break;
+            }
+            run.push(c);
+            end += c.len_utf8();
         }
-        if let Some(finding) = judge(text, &chars, i, end) {
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        if let Some(finding) = judge(text, &run, Span::new(start, end), before, after) {
             out.push(finding);
         }
-        i = end;
+        at = end;
     }
     out
 }
 
-/// The finding for the run of ignorable characters `chars[from..to]`, or None when the run is
-/// legitimate text (see the module's docs).
-fn judge(text: &str, chars: &[(usize, char)], from: usize, to: usize) -> Option<Finding> {
-    let run: Vec<char> = chars[from..to].iter().map(|(_, c)| *c).collect();
-    let before = from.checked_sub(1).map(|k| chars[k].1);
-    let after = chars.get(to).map(|(_, c)| *c);
-    let start = chars[from].0;
-    let end = chars.get(to).map_or(text.len(), |(at, _)| *at);
-    let span = Span::new(start, end);
+/// The character starting at byte `at` (a char boundary) of `text`.
+fn char_at(text: &str, at: usize) -> char {
+    text[at..].chars().next().unwrap_or('\0')
+}
+
+/// The finding for the run of ignorable characters `run` at `span`, between the visible
+/// characters `before` and `after`, or None when the run is legitimate text (see the
+/// module's docs).
+fn judge(
+    text: &str,
+    run: &[char],
+    span: Span,
+    before: Option<char>,
+    after: Option<char>,
+) -> Option<Finding> {
+    let start = span.start;
     if start == 0 && run == ['\u{feff}'] {
         return None;
     }
-    if is_flag_tag_sequence(before, &run) {
+    if is_flag_tag_sequence(before, run) {
         return None;
     }
     let tags: Vec<char> = run.iter().copied().filter(|c| is_tag(*c)).collect();
@@ -99,7 +114,7 @@ fn judge(text: &str, chars: &[(usize, char)], from: usize, to: usize) -> Option<
             message: format!(
                 "{selectors} variation selectors in a row ({}): one may choose a glyph's form, \
                  a run of them encodes hidden data",
-                names(&run)
+                names(run)
             ),
         });
     }
@@ -110,7 +125,7 @@ fn judge(text: &str, chars: &[(usize, char)], from: usize, to: usize) -> Option<
             message: format!(
                 "bidirectional control character {}: it reorders how the line is shown, so \
                  the text a reviewer sees is not the text a model reads; remove it",
-                names(&run)
+                names(run)
             ),
         });
     }
