@@ -695,9 +695,16 @@ URL for a public page.",
     ),
     (
         "SW302",
-        "Text that tells the agent to ignore earlier instructions, keep actions from the user, or turn \
-off safety checks is how a malicious skill takes over an agent. If the text is an example of an \
-attack (in a security skill), put it in a code block or quote and say so.",
+        "Text that tells the agent to ignore earlier instructions (\"disregard all prior guidance\"), \
+take another persona (\"you are no longer Claude\"), keep actions from the user, or send secrets \
+out is how a malicious skill takes over an agent. skillwatch reads the text as a model does: after \
+NFKC, with invisible characters removed (`Ig<U+200B>nore`, fullwidth letters), and points at the \
+characters as written. An order to send data to a URL or address inside an HTML comment, an image's \
+alt text or an `<IMPORTANT>`/`<SYSTEM>`-style block (places a reader does not see) is an error too. \
+SKILL.md, the skill's Markdown and text files, its eval files and scripts/ are read. A skill that \
+teaches about attacks stays silent when its sentence frames the text as one (\"never ...\", \"such \
+as\", \"e.g.\", \"example\", \"attack\", \"injection\"); text only quoted or in a code block is a \
+warning to review.",
     ),
 ];
 

@@ -238,7 +238,7 @@ fn finding(
     what: &str,
 ) -> Finding {
     let shown = crate::checks::spec::truncate(&norm[at.start..at.end], 60);
-    let hidden = if &text[span.start..span.end] != &norm[at.start..at.end] {
+    let hidden = if text[span.start..span.end] != norm[at.start..at.end] {
         " (as read without the invisible or compatibility characters in it)"
     } else {
         ""
