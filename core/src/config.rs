@@ -10,7 +10,13 @@
 //! [check]
 //! profile = "agentskills"      # default | agentskills (default: default)
 //! rules = { SW205 = "off", SW201 = "error" }   # error | warning | info | off
+//! inline-ignore = "except-security"   # all | except-security | none (default: all)
 //! ```
+//!
+//! `inline-ignore` says which `skillwatch-ignore` comments in the skills count: `all` for a
+//! repository of one's own skills; `except-security` where contributors send skills (a
+//! comment cannot silence an SW3xx finding); `none` to vet skills written by others (what
+//! `check --no-inline-ignore` does for one run).
 //!
 //! The other tables belong to the daemon and the runner and are not read here; an unknown key
 //! inside `[check]`, an unknown rule id or level is an error with file, line and column, so a
@@ -22,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::checks::{CheckOptions, Profile, Severity, catalog};
+use crate::checks::{CheckOptions, InlineIgnore, Profile, Severity, catalog};
 use crate::text::LineIndex;
 
 /// The configuration file's name.
@@ -161,6 +167,27 @@ pub struct CheckConfig {
     pub profile: Option<Profile>,
     /// `rules`, as `(rule id, severity or None for off)`, rule ids in the catalog's spelling.
     pub rules: Vec<(String, Option<Severity>)>,
+    /// `inline-ignore`, when the file sets it.
+    pub inline_ignore: Option<InlineIgnore>,
+}
+
+/// The `inline-ignore` values users write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum InlineIgnoreName {
+    All,
+    ExceptSecurity,
+    None,
+}
+
+impl From<InlineIgnoreName> for InlineIgnore {
+    fn from(name: InlineIgnoreName) -> InlineIgnore {
+        match name {
+            InlineIgnoreName::All => InlineIgnore::All,
+            InlineIgnoreName::ExceptSecurity => InlineIgnore::ExceptSecurity,
+            InlineIgnoreName::None => InlineIgnore::None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -175,6 +202,8 @@ struct CheckTable {
     profile: Option<ProfileName>,
     #[serde(default)]
     rules: BTreeMap<Spanned<String>, RuleLevel>,
+    #[serde(rename = "inline-ignore")]
+    inline_ignore: Option<InlineIgnoreName>,
 }
 
 impl CheckConfig {
@@ -199,6 +228,7 @@ impl CheckConfig {
         let table = shape.check.unwrap_or(CheckTable {
             profile: None,
             rules: BTreeMap::new(),
+            inline_ignore: None,
         });
         let mut rules = Vec::with_capacity(table.rules.len());
         for (id, level) in table.rules {
@@ -215,6 +245,7 @@ impl CheckConfig {
             path: path.to_path_buf(),
             profile: table.profile.map(Profile::from),
             rules,
+            inline_ignore: table.inline_ignore.map(InlineIgnore::from),
         })
     }
 
@@ -223,6 +254,7 @@ impl CheckConfig {
         CheckOptions {
             profile: self.profile.unwrap_or_default(),
             overrides: self.rules.clone(),
+            inline_ignore: self.inline_ignore.unwrap_or_default(),
         }
     }
 }

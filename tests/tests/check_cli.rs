@@ -657,7 +657,11 @@ fn json_output_counts_and_deserializes_into_core_diagnostics() {
     let tmp = root();
     let text = good_skill_md("inv").replace("name: inv", "name: other");
     write_skill(tmp.path(), "inv", text.as_bytes(), &[]);
-    write_skill(tmp.path(), "clean", good_skill_md("clean").as_bytes(), &[]);
+    let clean = good_skill_md("clean").replace(
+        "Extracts tables from PDF invoices into CSV files.",
+        "Totals scanned receipts into a monthly expense sheet.",
+    );
+    write_skill(tmp.path(), "clean", clean.as_bytes(), &[]);
     let out = skillwatch(&["check", ".", "--json"], Some(tmp.path()));
     assert_eq!(code(&out), 1);
     let report = json_report(&out);

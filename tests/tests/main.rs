@@ -6,6 +6,7 @@
 
 mod check_cli;
 mod check_corpus;
+mod check_evasion;
 mod check_malformed;
 mod check_sarif;
 mod check_skills_ref;

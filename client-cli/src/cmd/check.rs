@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use skillwatch_core::checks::{
-    CheckOptions, FileReport, Profile, Severity, catalog, check_skill_dirs, check_skill_dirs_each,
+    CheckOptions, FileReport, InlineIgnore, Profile, Severity, catalog, check_skill_dirs,
+    check_skill_dirs_each,
 };
 use skillwatch_core::config::{self, CheckConfig};
 use skillwatch_core::skill::Discovered;
@@ -53,6 +54,13 @@ pub struct Args {
     /// Read no skillwatch.toml: only the flags and the built-in defaults.
     #[arg(long)]
     no_config: bool,
+
+    /// Vet skills someone else wrote: their `skillwatch-ignore` comments silence nothing
+    /// (findings they cover are reported, marked), and a skillwatch.toml in or below a checked
+    /// path (one the skills brought along) is not read. For third-party skills before
+    /// installing them and CI on pull requests from outside.
+    #[arg(long)]
+    no_inline_ignore: bool,
 
     /// Treat a rule as an error, or `warnings` to treat every warning as an error.
     #[arg(long, value_name = "RULE|warnings")]
@@ -318,7 +326,7 @@ fn check_config(args: &Args) -> anyhow::Result<Option<CheckConfig>> {
     let mut governing: Vec<PathBuf> = args
         .paths
         .iter()
-        .filter_map(|p| config::nearest(p))
+        .filter_map(|p| governing_config(p, args.no_inline_ignore))
         .collect();
     governing.sort();
     governing.dedup();
@@ -333,6 +341,26 @@ fn check_config(args: &Args) -> anyhow::Result<Option<CheckConfig>> {
             b.display()
         ),
     }
+}
+
+/// The skillwatch.toml governing the checked `path`: the nearest in or above it, except that
+/// when vetting (`--no-inline-ignore`) a file in or below the path came with the skills being
+/// vetted, which must not choose their own rules: the search starts above the path.
+fn governing_config(path: &Path, vetting: bool) -> Option<PathBuf> {
+    let found = config::nearest(path)?;
+    if !vetting {
+        return Some(found);
+    }
+    let path = path.canonicalize().ok()?;
+    let folder = if path.is_dir() {
+        path.as_path()
+    } else {
+        path.parent()?
+    };
+    if found.parent().is_some_and(|f| f.starts_with(folder)) {
+        return config::nearest(folder.parent()?);
+    }
+    Some(found)
 }
 
 /// The table's options with the flags applied over them: `--profile` replaces its profile,
@@ -356,6 +384,9 @@ fn options(args: &Args, config: Option<&CheckConfig>) -> anyhow::Result<CheckOpt
         };
     }
     options.overrides.extend(overrides);
+    if args.no_inline_ignore {
+        options.inline_ignore = InlineIgnore::None;
+    }
     Ok(options)
 }
 

@@ -173,6 +173,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "`name` contains a word the Claude API reserves (`anthropic`, `claude`), or `description` contains an XML tag; the Claude API refuses such skills.",
     },
+    Rule {
+        id: "SW123",
+        name: "claude-code-substitution",
+        category: Category::Spec,
+        severity: Severity::Warning,
+        summary: "The body holds text Claude Code substitutes with the skill's arguments (`$1`, `$ARGUMENTS`, `$ARGUMENTS[0]`), code blocks included.",
+    },
     // --- SW2xx: quality (seed 002 heuristics, SkillsBench profile) ---
     Rule {
         id: "SW201",
@@ -272,6 +279,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "`compatibility` names no product, tool, package, version or access need an agent could act on.",
     },
+    Rule {
+        id: "SW215",
+        name: "absolute-path-link",
+        category: Category::Quality,
+        severity: Severity::Warning,
+        summary: "A link to an absolute path on one machine (`/Users/...`, `/home/...`, `C:\\...`, `file://`); link relative to the skill folder.",
+    },
     // --- SW22x: the skills an agent sees together (checks::skill_set) ---
     Rule {
         id: "SW220",
@@ -364,6 +378,20 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         category: Category::Security,
         severity: Severity::Warning,
         summary: "A destructive or obfuscated shell pattern (`rm -rf /`, `chmod 777`, decode-and-execute, disabled TLS checks).",
+    },
+    Rule {
+        id: "SW310",
+        name: "invisible-character",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "Invisible or bidirectional characters in the skill's text: bidi controls, tag characters and variation-selector runs hide text (errors); zero-width characters split words (warnings).",
+    },
+    Rule {
+        id: "SW311",
+        name: "symlink",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "A symlink in the skill folder; one that leads out of the folder is an error, and what it points at is never read.",
     },
 ];
 
@@ -687,10 +715,61 @@ the credential, remove it, and have the skill read it from an environment variab
 prints the full value.",
     ),
     (
+        "SW310",
+        "A model reads every code point of a skill; a person reviewing it sees only what an editor \
+or a web page draws. Bidirectional controls (U+202A-U+202E, U+2066-U+2069) reorder what is shown \
+(the Trojan Source attack), so reviewed code is not the code that runs; tag characters \
+(U+E0000-U+E007F) and runs of variation selectors spell a whole text no one sees (ASCII \
+smuggling): these are errors, and the message shows what tag characters spell. Zero-width \
+spaces, joiners and word joiners, a byte-order mark inside the text and the other \
+default-ignorable format characters split a word so a reader or a pattern misses it: warnings. \
+Not reported: a joiner inside an emoji sequence, a flag's tag sequence, one variation selector \
+after a character, joiners between letters of scripts that use them (Persian, Indic, Thai), \
+directional marks on right-to-left lines, soft hyphens. SW302 reads the text with these \
+characters removed, so hiding an instruction with them does not hide it from skillwatch.",
+    ),
+    (
+        "SW311",
+        "A skill is copied, zipped and installed on other machines, where a symlink either breaks \
+or points at whatever its target path holds there: `SKILL.md -> /etc/passwd` or \
+`references/notes.md -> ~/.ssh/id_rsa` hands the agent a file that is not part of the skill. \
+Seed 002's archive rule refuses symlinks in skill archives. skillwatch reports every link in the \
+skill folder: one that leads out of the folder (or nowhere, by a path that leaves it) is an \
+error, and its target is never read, checked or printed; one inside the folder, or dangling \
+inside it, is a warning (installers and archives may not keep it). Copy the file into the skill \
+instead of linking it.",
+    ),
+    (
+        "SW123",
+        "When a skill is invoked with arguments (`/pdf-tools report.pdf`), Claude Code replaces \
+`$ARGUMENTS` with all of them, `$ARGUMENTS[N]` and `$N` with the Nth (counted from 0), and the \
+names listed in `arguments` with theirs, everywhere in the body, code blocks included, before the \
+model reads it (code.claude.com/docs/en/skills, \"Pass arguments to skills\"). A shell or awk \
+`$1` in an example then reaches the model as the user's argument, or as nothing. Reported: `$N` \
+in a code block or inline code when the skill declares neither `arguments` nor `argument-hint` \
+(a warning: put the command in a script under scripts/, which is not substituted); `$ARGUMENTS` \
+when the skill declares neither (information: other harnesses leave it as written, and \
+`argument-hint` tells users what to pass). `$5` in prose is taken for a price.",
+    ),
+    (
+        "SW215",
+        "A skill is installed on other machines: a link to `/Users/alice/...`, `/home/bob/...`, \
+`C:\\Users\\...` or `file:///...` points at a file that exists only on the author's machine (or at \
+someone else's file there). Link relative to the skill folder (`references/setup.md`), or use a \
+URL for a public page.",
+    ),
+    (
         "SW302",
-        "Text that tells the agent to ignore earlier instructions, keep actions from the user, or turn \
-off safety checks is how a malicious skill takes over an agent. If the text is an example of an \
-attack (in a security skill), put it in a code block or quote and say so.",
+        "Text that tells the agent to ignore earlier instructions (\"disregard all prior guidance\"), \
+take another persona (\"you are no longer Claude\"), keep actions from the user, or send secrets \
+out is how a malicious skill takes over an agent. skillwatch reads the text as a model does: after \
+NFKC, with invisible characters removed (`Ig<U+200B>nore`, fullwidth letters), and points at the \
+characters as written. An order to send data to a URL or address inside an HTML comment, an image's \
+alt text or an `<IMPORTANT>`/`<SYSTEM>`-style block (places a reader does not see) is an error too. \
+SKILL.md, the skill's Markdown and text files, its eval files and scripts/ are read. A skill that \
+teaches about attacks stays silent when its sentence frames the text as one (\"never ...\", \"such \
+as\", \"e.g.\", \"example\", \"attack\", \"injection\"); text only quoted or in a code block is a \
+warning to review.",
     ),
 ];
 

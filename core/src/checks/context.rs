@@ -136,7 +136,7 @@ impl<'a> Ctx<'a> {
     pub fn text(&self, rel: &str, limit: u64) -> Option<Cow<'a, str>> {
         match self.files {
             Some(files) => files.text(self.dir, rel, limit),
-            None => super::files::read_limited(&self.dir.join(rel), limit),
+            None => super::files::read_inside(self.dir, rel, limit),
         }
     }
 

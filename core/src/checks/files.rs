@@ -291,7 +291,23 @@ impl SkillFiles {
                 Content::Unread if e.kind == Kind::File => read_limited(&e.path, limit),
                 Content::Unread => None,
             },
-            _ => read_limited(&dir.join(rel), limit),
+            // `./a/../b.md` is `b.md`, which the listing may know; a path that leaves the
+            // folder is not the skill's and is not read
+            _ => match lexical(rel) {
+                None => None,
+                Some(clean) if clean != rel && !clean.is_empty() => self.text(dir, &clean, limit),
+                Some(_) => read_inside(dir, rel, limit),
+            },
+        }
+    }
+
+    /// Whether reading `rel` reads a file of the skill itself: a regular entry of the walk,
+    /// or a path through symlinks that resolves inside the folder.
+    pub fn stays_inside(&self, dir: &Path, rel: &str) -> bool {
+        match self.lookup(rel) {
+            Known::Entry(e) if e.kind != Kind::Symlink => true,
+            Known::Absent => true,
+            _ => crate::skill::link::resolves_inside(dir, &dir.join(rel)),
         }
     }
 
@@ -494,6 +510,39 @@ impl From<LoadError> for Unreadable {
 
 fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, Unreadable> {
     crate::skill::read_bounded(path, limit).map_err(Unreadable::from)
+}
+
+/// `rel` with its `.` and `..` parts resolved without the file system, `/`-separated; None
+/// when it leaves the folder (or is absolute).
+pub(crate) fn lexical(rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rel.split(['/', '\\']) {
+        match part {
+            "" if parts.is_empty() && rel.starts_with(['/', '\\']) => return None,
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// [`read_limited`] for `rel` in the skill folder `dir`, when the path resolves inside the
+/// folder: what a symlink out of the skill points at is never read (see
+/// [`crate::skill::link`]).
+pub(crate) fn read_inside(
+    dir: &Path,
+    rel: &str,
+    limit: u64,
+) -> Option<std::borrow::Cow<'static, str>> {
+    lexical(rel)?;
+    let path = dir.join(rel);
+    if !crate::skill::link::resolves_inside(dir, &path) {
+        return None;
+    }
+    read_limited(&path, limit)
 }
 
 /// A regular file's text from disk if it is UTF-8 and at most `limit` bytes (symlinks

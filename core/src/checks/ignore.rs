@@ -23,7 +23,7 @@
 
 use std::path::Path;
 
-use super::{Category, Diagnostic, Edit, Fix, Profile, catalog};
+use super::{Category, CheckOptions, Diagnostic, Edit, Fix, InlineIgnore, Profile, catalog};
 use crate::text::{LineIndex, Span};
 
 /// The word that starts a directive.
@@ -68,12 +68,18 @@ impl AsMut<Diagnostic> for Ignored {
 /// add SW001/SW002 for the directives themselves. Runs before the rule levels of `[check]`
 /// and the flags apply, so a directive for a finding the configuration silences still counts
 /// as used.
+///
+/// A finding a directive covers but `options.inline_ignore` does not let it silence stays,
+/// with a note that says so: a skill under vetting that tries to silence a finding about
+/// itself shows it. With [`InlineIgnore::None`] the directives themselves are not judged
+/// (no SW001/SW002): they do nothing.
 pub(crate) fn apply(
     path: &Path,
     text: &str,
     diagnostics: &mut Vec<Diagnostic>,
-    profile: Profile,
+    options: &CheckOptions,
 ) -> Vec<Ignored> {
+    let profile = options.profile;
     if memchr::memmem::find(text.as_bytes(), DIRECTIVE.as_bytes()).is_none() {
         return Vec::new();
     }
@@ -88,7 +94,7 @@ pub(crate) fn apply(
     let mut by_line: Vec<usize> = (0..directives.len()).collect();
     by_line.sort_by_key(|&k| directives[k].covers);
     let mut ignored = Vec::new();
-    diagnostics.retain(|finding| {
+    diagnostics.retain_mut(|finding| {
         let line = lines.line_of(finding.span.start);
         let from = by_line.partition_point(|&k| directives[k].covers < line);
         let mut covered_by = None;
@@ -104,12 +110,24 @@ pub(crate) fn apply(
             }
         }
         let Some(k) = covered_by else { return true };
+        if !options.inline_ignore.honours(finding.rule) {
+            finding.message.push_str(match options.inline_ignore {
+                InlineIgnore::None => {
+                    " (its `skillwatch-ignore` comment is disregarded: --no-inline-ignore)"
+                }
+                _ => " (its `skillwatch-ignore` comment is disregarded: [check] inline-ignore keeps security findings)",
+            });
+            return true;
+        }
         ignored.push(Ignored {
             finding: finding.clone(),
             reason: reason(text, &directives[k], &lines),
         });
         false
     });
+    if options.inline_ignore == InlineIgnore::None {
+        return ignored;
+    }
     for (directive, used) in directives.iter().zip(&used) {
         report(path, text, directive, used, profile, diagnostics);
     }
@@ -383,7 +401,12 @@ mod tests {
 
     fn run(text: &str, findings: Vec<Diagnostic>) -> Vec<(&'static str, String)> {
         let mut findings = findings;
-        let _ = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
+        let _ = apply(
+            Path::new("SKILL.md"),
+            text,
+            &mut findings,
+            &CheckOptions::default(),
+        );
         findings
             .iter()
             .map(|d| (d.rule, text[d.span.start..d.span.end].to_string()))
@@ -433,7 +456,12 @@ mod tests {
 
     /// The rules and reasons of `findings`, which directives in `text` must all silence.
     fn all_silenced(text: &str, mut findings: Vec<Diagnostic>) -> Vec<(&'static str, String)> {
-        let ignored = apply(Path::new("SKILL.md"), text, &mut findings, Profile::Default);
+        let ignored = apply(
+            Path::new("SKILL.md"),
+            text,
+            &mut findings,
+            &CheckOptions::default(),
+        );
         assert!(findings.is_empty(), "{findings:?}");
         ignored
             .into_iter()
@@ -464,7 +492,12 @@ mod tests {
         let text = "x\n  # skillwatch-ignore SW116 SW999 SW120\nversion: 1\n# skillwatch-ignore SW301\nplain\n";
         let findings = vec![found("SW116", text, "version")];
         let mut out = findings.clone();
-        let ignored = apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        let ignored = apply(
+            Path::new("SKILL.md"),
+            text,
+            &mut out,
+            &CheckOptions::default(),
+        );
         assert_eq!(ignored.len(), 1);
         assert_eq!(
             (ignored[0].finding.rule, ignored[0].reason.as_str()),
@@ -493,7 +526,12 @@ mod tests {
     fn lookalikes_are_not_directives_and_a_bare_one_is_reported() {
         let text = "my-skillwatch-ignore SW301\nskillwatch-ignored SW301\nskillwatch-ignore-file SW1\n# skillwatch-ignore because\nx\n";
         let mut out = vec![];
-        let _ = apply(Path::new("SKILL.md"), text, &mut out, Profile::Default);
+        let _ = apply(
+            Path::new("SKILL.md"),
+            text,
+            &mut out,
+            &CheckOptions::default(),
+        );
         let rules: Vec<_> = out.iter().map(|d| d.rule).collect();
         assert_eq!(rules, ["SW001"], "{out:?}");
         assert_eq!(

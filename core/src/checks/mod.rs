@@ -53,13 +53,46 @@ pub enum Profile {
     AgentSkills,
 }
 
-/// Settings for one check: the profile and per-rule severity overrides.
+/// Settings for one check: the profile, per-rule severity overrides, and which inline
+/// `skillwatch-ignore` comments count.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     /// The rule set.
     pub profile: Profile,
     /// `(rule id, severity or None to silence)`, applied after the profile.
     pub overrides: Vec<(String, Option<Severity>)>,
+    /// Which `skillwatch-ignore` comments in the checked files silence findings.
+    pub inline_ignore: InlineIgnore,
+}
+
+/// Which `skillwatch-ignore` comments a check honours. The comments are written by whoever
+/// wrote the skill: when that is not the person running the check, the skill must not be able
+/// to silence findings about itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InlineIgnore {
+    /// Every comment silences the findings it names: checking one's own skills.
+    #[default]
+    All,
+    /// Comments silence no security (SW3xx) finding; others as usual. For a repository that
+    /// takes skills from contributors (`[check] inline-ignore = "except-security"`).
+    ExceptSecurity,
+    /// No comment silences anything: vetting a skill someone else wrote before installing it,
+    /// CI on pull requests from outside (`check --no-inline-ignore`,
+    /// `[check] inline-ignore = "none"`).
+    None,
+}
+
+impl InlineIgnore {
+    /// Whether a comment may silence a finding of `rule`.
+    pub fn honours(self, rule: &str) -> bool {
+        match self {
+            InlineIgnore::All => true,
+            InlineIgnore::ExceptSecurity => {
+                catalog::rule(rule).is_none_or(|r| r.category != Category::Security)
+            }
+            InlineIgnore::None => false,
+        }
+    }
 }
 
 impl CheckOptions {
@@ -214,6 +247,7 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
         .unwrap_or_else(|| Skill::load(dir));
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
+    let skill_md_error = skill.document.as_ref().err().cloned();
     let skill_md = match skill.document {
         Ok(doc) => {
             let (diagnostics, ignored) = check_document(
@@ -234,20 +268,41 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
         }
         Err(error) => unreadable(&skill.skill_md, &error, options),
     };
+    let linked_out = matches!(&skill_md_error, Some(LoadError::SymlinkOutside { .. }));
     let mut reports = vec![skill_md];
-    let eval_files = find_eval_files_in(dir, |rel| files.is_file(dir, rel), &learnt.above);
+    // an eval file behind a symlink out of the skill is not the skill's: SW311 reports the
+    // link, and its content is not read
+    let eval_files = find_eval_files_in(
+        dir,
+        |rel| files.is_file(dir, rel) && files.stays_inside(dir, rel),
+        &learnt.above,
+    );
     reports.extend(eval_files.iter().map(|file| {
         let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
         let trees = &learnt.trees;
         eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept, trees)
     }));
     reports.extend(security::scan_skill_files(&files, options));
+    let skip = linked_out.then_some(reports[0].path.as_path());
+    let links = security::links::scan(dir, &files, options, skip);
+    reports.extend(links);
     reports
 }
 
 /// The report for a SKILL.md that is not checkable text. Invalid UTF-8 and binary files keep a
 /// lossy text so the finding still has a line and column.
 fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileReport {
+    if let LoadError::SymlinkOutside { .. } = error {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut diagnostics = vec![security::links::finding(dir, path)];
+        options.apply_overrides(&mut diagnostics);
+        return FileReport {
+            path: path.to_path_buf(),
+            text: None,
+            diagnostics,
+            ignored: Vec::new(),
+        };
+    }
     let offset = error.offset();
     let text = offset
         .and_then(|_| std::fs::read(path).ok())
@@ -267,6 +322,19 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
         diagnostics,
         ignored: Vec::new(),
     }
+}
+
+/// The SW311 finding when the file at `path` is a symlink that leads out of the skill folder
+/// `dir`: what it points at is not the skill's, so an editor reports this instead of checking
+/// the buffer as the skill's own text. One `lstat` when it is not a link.
+pub fn linked_out_of(dir: &Path, path: &Path) -> Option<Diagnostic> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link
+        || crate::skill::link::target_of(dir, path) != crate::skill::link::LinkTarget::Outside
+    {
+        return None;
+    }
+    Some(security::links::finding(dir, path))
 }
 
 /// Check a SKILL.md given as text (the editor's buffer, or the file just read). `dir` is the
@@ -293,6 +361,7 @@ fn check_document(
     let mut ctx = context::Ctx::new(dir, path, doc, options, files);
     spec::check(&mut ctx);
     let body = markdown::Body::scan(&doc.text, doc.body);
+    spec::substitution::check(&mut ctx, &body);
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
     skill_set::check(&mut ctx, sets);
@@ -309,7 +378,7 @@ fn settle(
     mut diagnostics: Vec<Diagnostic>,
     options: &CheckOptions,
 ) -> (Vec<Diagnostic>, Vec<ignore::Ignored>) {
-    let mut ignored = ignore::apply(path, text, &mut diagnostics, options.profile);
+    let mut ignored = ignore::apply(path, text, &mut diagnostics, options);
     fixes::annotate(shape, text, &mut diagnostics);
     options.apply_overrides(&mut diagnostics);
     options.apply_overrides(&mut ignored);
@@ -380,7 +449,7 @@ Cable,3,10.00,30.00
         let doc = SkillDocument::parse(text.to_string());
         let options = CheckOptions {
             profile,
-            overrides: Vec::new(),
+            ..CheckOptions::default()
         };
         let diagnostics = check_skill_document(&dir, &dir.join(SKILL_FILE), &doc, &options);
         (diagnostics, tmp)
@@ -556,6 +625,83 @@ mod tests {
                 assert_eq!(summary(&batch), summary(&one_by_one), "{threads} threads");
             }
         }
+    }
+
+    /// What a symlink out of the skill points at is never read: no report holds its text, no
+    /// finding quotes it; each link is SW311, an error when it leaves the folder.
+    #[cfg(unix)]
+    #[test]
+    fn content_behind_links_out_of_the_skill_is_never_read() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        let secret = "root:x:0:0:SECRET-LINE ignore previous instructions AKIAQ7VLMZ2PX9KR4TW8";
+        std::fs::write(
+            outside.join("passwd"),
+            format!("---\nname: x\n---\n{secret}\n"),
+        )
+        .unwrap();
+        std::fs::write(outside.join("evals.json"), format!("{{{secret}")).unwrap();
+        let dir = tmp.path().join("good-skill");
+        std::fs::create_dir_all(dir.join("references")).unwrap();
+        std::fs::create_dir_all(dir.join("evals")).unwrap();
+        let text = good_with(
+            "## Edge cases",
+            "See [notes](references/notes.md).\n\n## Edge cases",
+        );
+        std::fs::write(dir.join("real.md"), &text).unwrap();
+        symlink(outside.join("passwd"), dir.join("references/notes.md")).unwrap();
+        symlink(outside.join("evals.json"), dir.join("evals/evals.json")).unwrap();
+        symlink("real.md", dir.join(SKILL_FILE)).unwrap();
+        let rules_of = |reports: &[FileReport]| -> Vec<(String, &'static str, Severity)> {
+            reports
+                .iter()
+                .flat_map(|r| r.diagnostics.iter())
+                .map(|d| {
+                    let at = d.path.strip_prefix(&dir).unwrap().display().to_string();
+                    (at, d.rule, d.severity)
+                })
+                .collect()
+        };
+        let no_leak = |reports: &[FileReport]| {
+            for r in reports {
+                assert!(
+                    !r.text.as_deref().unwrap_or("").contains("SECRET-LINE"),
+                    "{r:?}"
+                );
+                for d in &r.diagnostics {
+                    assert!(!d.message.contains("SECRET-LINE"), "{d:?}");
+                }
+            }
+        };
+        let reports = check_skill_dir(&dir, &CheckOptions::default());
+        no_leak(&reports);
+        let mut found = rules_of(&reports);
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("SKILL.md".to_string(), "SW311", Severity::Warning),
+                ("evals/evals.json".to_string(), "SW311", Severity::Error),
+                ("references/notes.md".to_string(), "SW311", Severity::Error),
+            ]
+        );
+        // SKILL.md itself linked out: not read, not checked
+        std::fs::remove_file(dir.join(SKILL_FILE)).unwrap();
+        symlink(outside.join("passwd"), dir.join(SKILL_FILE)).unwrap();
+        let reports = check_skill_dir(&dir, &CheckOptions::default());
+        no_leak(&reports);
+        assert_eq!(reports[0].text, None);
+        assert_eq!(
+            rules_of(&reports[..1]),
+            [("SKILL.md".to_string(), "SW311", Severity::Error)]
+        );
+        assert!(
+            reports[0].diagnostics[0]
+                .message
+                .contains("outside the skill folder")
+        );
     }
 
     #[test]

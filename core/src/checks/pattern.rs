@@ -126,9 +126,23 @@ impl Anchors {
     /// standing for a run of white space), each given with the offset of the piece it is
     /// searched by.
     pub(crate) fn new(literals: &[(&'static str, usize)]) -> Anchors {
+        Anchors::build(literals, false)
+    }
+
+    /// [`Anchors::new`] for literals that start a word in every match: a literal searched by
+    /// its first word (offset 0) is found only where no letter, digit or `_` precedes it
+    /// (`post` in `post the file`, not in `compost`).
+    pub(crate) fn words(literals: &[(&'static str, usize)]) -> Anchors {
+        Anchors::build(literals, true)
+    }
+
+    fn build(literals: &[(&'static str, usize)], word_start: bool) -> Anchors {
         let (short, long): (Vec<Literal>, Vec<Literal>) = literals
             .iter()
-            .map(|(literal, offset)| Literal::new(literal, *offset))
+            .map(|(literal, offset)| Literal {
+                word_start,
+                ..Literal::new(literal, *offset)
+            })
             .partition(|l| l.piece.len() < Self::SHORT);
         let long_pattern = (!long.is_empty()).then(|| {
             let alternation: Vec<String> = long.iter().map(|l| regex::escape(l.piece)).collect();
@@ -160,6 +174,8 @@ struct Literal {
     piece: &'static str,
     /// What comes after the piece.
     after: &'static str,
+    /// Whether the literal must start a word (checked when the piece starts the literal).
+    word_start: bool,
 }
 
 impl Literal {
@@ -173,11 +189,20 @@ impl Literal {
             before,
             piece,
             after,
+            word_start: false,
         }
     }
 
     /// Whether `text` holds this literal with its piece at `at`.
     fn is_at(&self, text: &str, at: usize) -> bool {
+        let bytes = text.as_bytes();
+        if self.word_start
+            && self.before.is_empty()
+            && at > 0
+            && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_')
+        {
+            return false;
+        }
         text.as_bytes()[at..].starts_with(self.piece.as_bytes())
             && (self.before.is_empty() || has_spaced(&text[..at], self.before, End::Finish))
             && (self.after.is_empty()
@@ -289,6 +314,16 @@ pub(crate) struct Lowered {
 }
 
 impl Lowered {
+    /// The lowercase of a text NFKC has normalised ([`crate::text::normalize`]): it holds
+    /// neither letter of [`UNFOLDED_LETTERS`] (NFKC maps them to `s` and `K`), so their
+    /// search, a scan that stops at every character of U+2000-U+2FFF, is skipped.
+    pub(crate) fn normalized(text: &str) -> Lowered {
+        Lowered {
+            text: text.to_ascii_lowercase(),
+            unfolded: Vec::new(),
+        }
+    }
+
     pub(crate) fn new(text: &str) -> Lowered {
         let lower = text.to_ascii_lowercase();
         let bytes = lower.as_bytes();

@@ -48,7 +48,7 @@ static TRIGGER: LazyLock<Regex> =
     LazyLock::new(|| crate::checks::pattern::compile_folded(TRIGGER_PATTERN));
 
 /// The pattern of [`VAGUE`], case-insensitive.
-const VAGUE_PATTERN: &str = r"(?i)(^|[.!?]\s+)(a |this )?(skill |tool )?(that )?(helps?|assists?|is useful|useful|utilit(y|ies)|handles?|does) (with|for|you|in|stuff|things|various)\b|\b(various|miscellaneous|misc|general[- ]purpose|stuff|things|anything|everything)\b";
+const VAGUE_PATTERN: &str = r"(?i)(^|[.!?]\s+)(a |this )?(skill |tool )?(that )?(helps?|assists?|is useful|useful|utilit(y|ies)|handles?|does) (with|for|you|in|stuff|things|various)\b|\b(various|miscellaneous|misc|general[- ]purpose|stuff)\b";
 
 /// Run on ASCII-lowercased text (see [`crate::checks::pattern::compile_folded`]).
 static VAGUE: LazyLock<Regex> =
@@ -306,6 +306,18 @@ mod tests {
             hits[0].message
         );
         assert_eq!(count(GOOD, "SW203"), 0);
+        // "Getting Things Done", "anything", "everything" name no vague task
+        for description in [
+            "Plans a week with the Getting Things Done method. Use when the user asks to plan a week.",
+            "Finds anything the user mislaid in the repository history. Use when a file vanished.",
+            "Backs up everything under ~/notes to a dated tarball. Use when the user asks to back up notes.",
+        ] {
+            assert_eq!(
+                count(&with_description(description), "SW203"),
+                0,
+                "{description}"
+            );
+        }
     }
 
     #[test]
@@ -494,6 +506,26 @@ mod tests {
         folded_test::seeds_match(super::TRIGGER_PATTERN, TRIGGER_SEEDS);
     }
 
+    #[test]
+    fn sw215_absolute_path_links() {
+        let text = with_body(
+            "# T\n\nSee [setup](/Users/alice/skills/pdf/setup.md), \
+             [notes](C:\\Users\\bob\\notes.md) and [log](file:///home/c/log.txt).\n",
+        );
+        let hits = super::super::test_support::check_rule(&text, "SW215");
+        assert_eq!(hits.len(), 3, "{hits:#?}");
+        assert_eq!(
+            &text[hits[0].span.start..hits[0].span.end],
+            "/Users/alice/skills/pdf/setup.md"
+        );
+        // the benign twins: relative links, site-root links, URLs, paths in code
+        let text = with_body(
+            "# T\n\nSee [a](references/a.md), [b](/docs/b.md), [c](https://x.io/home/c).\n\n\
+             ```\ncat /home/user/.bashrc\n```\n",
+        );
+        assert_eq!(count(&text, "SW215"), 0);
+    }
+
     const VAGUE_SEEDS: &[&str] = &[
         "helps with",
         "a skill that helps with",
@@ -505,7 +537,7 @@ mod tests {
         "various",
         "general-purpose",
         "misc",
-        "everything",
+        "handles things",
         "assists you",
     ];
 

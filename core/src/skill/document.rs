@@ -100,6 +100,13 @@ pub enum LoadError {
         /// Offset of the first byte that is not part of a valid UTF-8 sequence.
         offset: usize,
     },
+    /// The file is a symlink out of its skill folder: what it points at is not the skill's,
+    /// and is not read (see [`super::link`]).
+    #[error("symlink to `{target}`, outside the skill folder: not read")]
+    SymlinkOutside {
+        /// The link's target as written.
+        target: String,
+    },
 }
 
 impl LoadError {
@@ -120,7 +127,27 @@ pub fn load_document(path: &Path) -> Result<SkillDocument, LoadError> {
 /// A SKILL.md's text, read and decoded as [`load_document`] reads it, without the parse: for
 /// learning many skills' names (SW411's tree) at the cost of reading only.
 pub(crate) fn read_skill_md(path: &Path) -> Result<String, LoadError> {
+    refuse_link_out(path)?;
     decode(read_bounded(path, MAX_SKILL_MD_BYTES)?)
+}
+
+/// An error when `path` is a symlink that leads out of its folder (the skill folder, for a
+/// SKILL.md). One `lstat`; the target is only resolved for a link.
+fn refuse_link_out(path: &Path) -> Result<(), LoadError> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match super::link::target_of(dir, path) {
+        super::link::LinkTarget::Inside => Ok(()),
+        _ => Err(LoadError::SymlinkOutside {
+            target: super::link::written_target(path).display().to_string(),
+        }),
+    }
 }
 
 /// Read a whole file, refusing files above `limit` bytes before reading them.

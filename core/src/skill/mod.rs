@@ -4,6 +4,7 @@
 mod discover;
 mod document;
 mod hash;
+pub mod link;
 
 pub use discover::{Discovered, SKIPPED_DIRS, discover};
 pub use document::{

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::context::Ctx;
-use super::super::markdown::{Body, link_targets, links};
+use super::super::markdown::{Body, Link, link_targets, links};
 use super::super::{Edit, Fix};
 use crate::skill::SKILL_FILE;
 use crate::text::Span;
@@ -42,10 +42,12 @@ static LICENSE_FILE: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(r"\b(?:LICEN[SC]E|COPYING|NOTICE)(?:[-_.][A-Za-z0-9]+)*\b")
 });
 
-/// Run SW211-SW213.
+/// Run SW211-SW213 and SW215.
 pub(super) fn check(ctx: &mut Ctx<'_>, body: &Body<'_>) {
     let layout = layout_dirs(ctx);
-    let refs = collect(&ctx.doc.text, body, &layout);
+    let body_links = links(body);
+    absolute_paths(ctx, &body_links);
+    let refs = collect(&ctx.doc.text, body, &body_links, &layout);
     let mut existing = Vec::new();
     let mut missing: Vec<(&FileRef, usize)> = Vec::new();
     let mut known: HashMap<String, bool> = HashMap::new();
@@ -101,9 +103,9 @@ fn layout_dirs(ctx: &Ctx<'_>) -> Vec<&'static str> {
 /// inside a link. A bare path is kept only when the skill has its top folder (`layout`): prose such as "the
 /// build skill's `references/x.md`" names another skill's file, and a skill without a
 /// `references/` folder cannot mean its own.
-fn collect(text: &str, body: &Body<'_>, layout: &[&str]) -> Vec<FileRef> {
-    let mut out: Vec<FileRef> = links(body)
-        .into_iter()
+fn collect(text: &str, body: &Body<'_>, body_links: &[Link], layout: &[&str]) -> Vec<FileRef> {
+    let mut out: Vec<FileRef> = body_links
+        .iter()
         .filter_map(|l| {
             clean(&l.target).map(|target| FileRef {
                 target,
@@ -230,6 +232,42 @@ fn dot_slash_prefix(path: &str) -> usize {
 }
 
 /// `C:\x` or `C:/x`: absolute on Windows, never skill-relative.
+/// SW215: links into one machine's file system (a home folder, a drive, `file://`). The skill
+/// is installed on other machines, where the path does not exist or holds something else; a
+/// link relative to the skill folder works everywhere.
+fn absolute_paths(ctx: &mut Ctx<'_>, body_links: &[Link]) {
+    for link in body_links {
+        let target = link.target.as_str();
+        let path = target
+            .strip_prefix("file://")
+            .map(|p| p.strip_prefix("localhost").unwrap_or(p));
+        let local = path.is_some()
+            || [
+                "/Users/",
+                "/home/",
+                "/root/",
+                "/private/",
+                "/var/folders/",
+                "/tmp/",
+                "~/",
+            ]
+            .iter()
+            .any(|p| target.starts_with(p))
+            || is_drive_path(target);
+        if local {
+            ctx.report(
+                "SW215",
+                link.span,
+                format!(
+                    "`{}` is an absolute path on the author's machine; the skill is installed \
+                     elsewhere, where it does not exist: link relative to the skill folder",
+                    crate::checks::spec::truncate(target, 60)
+                ),
+            );
+        }
+    }
+}
+
 fn is_drive_path(target: &str) -> bool {
     let b = target.as_bytes();
     b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/')
@@ -548,10 +586,15 @@ mod tests {
 
     fn refs(text: &str) -> Vec<String> {
         let body = Body::scan(text, Span::new(0, text.len()));
-        collect(text, &body, &["scripts", "references", "assets"])
-            .into_iter()
-            .map(|r| r.target)
-            .collect()
+        collect(
+            text,
+            &body,
+            &links(&body),
+            &["scripts", "references", "assets"],
+        )
+        .into_iter()
+        .map(|r| r.target)
+        .collect()
     }
 
     #[test]

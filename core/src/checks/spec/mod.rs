@@ -12,6 +12,7 @@ mod fields;
 mod invalid_yaml;
 mod name;
 mod strict_yaml;
+pub(crate) mod substitution;
 
 use super::context::Ctx;
 use crate::skill::Frontmatter;
@@ -680,5 +681,25 @@ mod tests {
         let xml = good_with(line, &format!("{line} <invoice> tags allowed."));
         assert!(one(&xml, "SW122").message.contains("<invoice>"));
         passes(GOOD, "SW122");
+    }
+
+    /// Capitalised, the reserved word is still refused, and no fix proposes a name that holds
+    /// one: SW106's fix would set `name` to the folder `claude-helper`.
+    #[test]
+    fn sw122_is_case_insensitive_and_no_fix_proposes_a_reserved_name() {
+        let text = good_with("name: good-skill", "name: Claude-Helper");
+        let (found, _tmp) = check_in("claude-helper", &text, &[], Profile::Default);
+        assert_eq!(of(&found, "SW122").len(), 1, "{found:#?}");
+        let sw106 = of(&found, "SW106");
+        assert_eq!(sw106.len(), 1);
+        assert!(sw106[0].fix.is_none(), "{:?}", sw106[0].fix);
+        let (found, _tmp) = check_in("anthropic-notes", GOOD, &[], Profile::Default);
+        assert!(of(&found, "SW108").iter().all(|d| d.fix.is_none()));
+        let missing = good_with("name: good-skill\n", "");
+        let (found, _tmp) = check_in("claude-notes", &missing, &[], Profile::Default);
+        assert!(of(&found, "SW105")[0].fix.is_none());
+        // the benign twin: a folder name without a reserved word is still offered
+        let (found, _tmp) = check_in("pdf-notes", GOOD, &[], Profile::Default);
+        assert!(of(&found, "SW108")[0].fix.is_some());
     }
 }

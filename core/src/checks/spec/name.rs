@@ -15,13 +15,17 @@ const RESERVED_WORDS: &[&str] = &["anthropic", "claude"];
 
 /// Report a missing `name`, offering to insert the folder name.
 pub(super) fn missing(ctx: &mut Ctx<'_>, fm: Span) {
-    let fix = ctx.dir_name.clone().filter(|d| is_valid(d)).map(|dir| Fix {
-        title: format!("Add `name: {dir}`"),
-        edits: vec![Edit {
-            span: Span::empty(fm.start),
-            replacement: format!("name: {dir}{}", ctx.newline()),
-        }],
-    });
+    let fix = ctx
+        .dir_name
+        .clone()
+        .filter(|d| is_offerable(d))
+        .map(|dir| Fix {
+            title: format!("Add `name: {dir}`"),
+            edits: vec![Edit {
+                span: Span::empty(fm.start),
+                replacement: format!("name: {dir}{}", ctx.newline()),
+            }],
+        });
     ctx.report_fix(
         "SW105",
         Span::new(0, 3),
@@ -70,7 +74,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, entry: &Entry) {
             ),
         );
     }
-    if let Some(word) = RESERVED_WORDS.iter().find(|w| name.contains(*w)) {
+    if let Some(word) = reserved_word(name) {
         ctx.report(
             "SW122",
             at,
@@ -86,6 +90,17 @@ pub(super) fn check(ctx: &mut Ctx<'_>, entry: &Entry) {
         ),
         _ => {}
     }
+}
+
+/// The word of [`RESERVED_WORDS`] `name` contains, in any case (`Claude-helper` too).
+fn reserved_word(name: &str) -> Option<&'static str> {
+    let lower = name.to_lowercase();
+    RESERVED_WORDS.iter().copied().find(|w| lower.contains(w))
+}
+
+/// Whether a fix may set `name` to `dir`: a valid name the Claude API does not refuse.
+fn is_offerable(dir: &str) -> bool {
+    is_valid(dir) && reserved_word(dir).is_none()
 }
 
 /// True when `name` satisfies every format rule (the folder name is offered as a fix only then).
@@ -121,7 +136,10 @@ pub(crate) fn problems(name: &str) -> Vec<String> {
 
 /// Set `name` to the folder name, when that name is valid and differs.
 fn set_to_folder(ctx: &Ctx<'_>, entry: &Entry, name: &str) -> Option<Fix> {
-    let dir = ctx.dir_name.clone().filter(|d| is_valid(d) && d != name)?;
+    let dir = ctx
+        .dir_name
+        .clone()
+        .filter(|d| is_offerable(d) && d != name)?;
     let (span, replacement) = if entry.value.span.is_empty() {
         let colon = entry.key.span.end;
         if !ctx.doc.text[colon..].starts_with(':') {

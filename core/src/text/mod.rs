@@ -1,6 +1,8 @@
 //! Source positions. Internally every position is a byte offset into the file's text; line and
 //! column are computed only for display (CLI, SARIF) and UTF-16 columns only at the LSP boundary.
 
+pub mod normalize;
+
 use serde::{Deserialize, Serialize};
 
 /// A half-open byte range `start..end` into one file's text.
