@@ -48,7 +48,7 @@ fn whole_corpus(c: &mut Criterion) {
     ] {
         let options = CheckOptions {
             profile,
-            overrides: Vec::new(),
+            ..CheckOptions::default()
         };
         group.bench_function(format!("check_skill_dirs/{label}/1_thread"), |b| {
             b.iter(|| black_box(findings_of_batch(&skills, &options, 1)))

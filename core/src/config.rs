@@ -223,6 +223,7 @@ impl CheckConfig {
         CheckOptions {
             profile: self.profile.unwrap_or_default(),
             overrides: self.rules.clone(),
+            ..CheckOptions::default()
         }
     }
 }

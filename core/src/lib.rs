@@ -15,4 +15,5 @@ pub mod scoring;
 pub mod skill;
 pub mod text;
 pub mod trajectory;
+pub mod vet;
 pub mod yaml;

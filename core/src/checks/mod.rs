@@ -58,6 +58,9 @@ pub struct CheckOptions {
     pub profile: Profile,
     /// `(rule id, severity or None to silence)`, applied after the profile.
     pub overrides: Vec<(String, Option<Severity>)>,
+    /// Also analyse what the skill will run for attacks (the behaviour rules SW320-SW328 of
+    /// [`crate::vet`]): `skillwatch vet` and `check --vet`.
+    pub vet: bool,
 }
 
 impl CheckOptions {
@@ -197,6 +200,7 @@ fn check_dir(
     let skill = Skill::load(dir);
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
+    let body_start = skill.document.as_ref().map_or(0, |d| d.body.start);
     let skill_md = match skill.document {
         Ok(doc) => {
             let (diagnostics, ignored) =
@@ -218,7 +222,85 @@ fn check_dir(
         eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept, trees)
     }));
     reports.extend(security::scan_skill_files(&files, options));
+    if options.vet {
+        vet_behaviours(dir, &files, body_start, options, &mut reports);
+    }
     reports
+}
+
+/// The behaviour findings of [`crate::vet::scan`] over SKILL.md and the skill's other text
+/// files (as the walk read them), added to the file's report or in a new one.
+fn vet_behaviours(
+    dir: &Path,
+    files: &files::SkillFiles,
+    body_start: usize,
+    options: &CheckOptions,
+    reports: &mut Vec<FileReport>,
+) {
+    let own = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let skill_md = reports
+        .first()
+        .and_then(|r| r.text.as_deref().map(|t| (r.path.clone(), t.to_string())));
+    let mut sources: Vec<(PathBuf, String, String, usize)> = Vec::new();
+    if let Some((path, text)) = skill_md {
+        sources.push((path, SKILL_FILE.to_string(), text, body_start));
+    }
+    for entry in files.entries().iter().filter(|e| e.scanned) {
+        let Some(rel) = files::relative(dir, &entry.path) else {
+            continue;
+        };
+        let text = match &entry.content {
+            files::Content::Text(t) => t.clone(),
+            files::Content::Unread if !files::is_binary_by_name(&entry.path) => {
+                match files::read_text_at_most(&entry.path, files::MAX_READ_BYTES) {
+                    Some(t) => t,
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        if memchr::memchr(0, text.as_bytes()).is_some() {
+            continue;
+        }
+        sources.push((entry.path.clone(), rel, text, 0));
+    }
+    let views: Vec<crate::vet::SourceFile<'_>> = sources
+        .iter()
+        .map(|(path, rel, text, body)| crate::vet::SourceFile {
+            path,
+            rel,
+            text,
+            body_start: *body,
+        })
+        .collect();
+    for (path, mut found) in crate::vet::scan(&own, &views) {
+        options.apply_overrides(&mut found);
+        match reports.iter_mut().find(|r| r.path == path) {
+            Some(report) => {
+                report.diagnostics.extend(found);
+                report
+                    .diagnostics
+                    .sort_by_key(|d| (d.span.start, d.span.end));
+            }
+            None => {
+                let text = sources.iter().find(|s| s.0 == path).map(|s| s.2.clone());
+                reports.push(FileReport {
+                    path,
+                    text,
+                    diagnostics: found,
+                    ignored: Vec::new(),
+                });
+            }
+        }
+    }
+}
+
+/// `text` with every credential-looking string in it redacted (evidence quotes lines).
+pub(crate) fn redact_credentials(text: &str) -> String {
+    security::credentials::redact_in(text)
 }
 
 /// The report for a SKILL.md that is not checkable text. Invalid UTF-8 and binary files keep a
@@ -341,7 +423,7 @@ Cable,3,10.00,30.00
         let doc = SkillDocument::parse(text.to_string());
         let options = CheckOptions {
             profile,
-            overrides: Vec::new(),
+            ..CheckOptions::default()
         };
         let diagnostics = check_skill_document(&dir, &dir.join(SKILL_FILE), &doc, &options);
         (diagnostics, tmp)

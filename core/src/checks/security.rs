@@ -4,7 +4,7 @@
 //! evidence (broad grants, hooks, shell injection, downloads piped to a shell, external hosts,
 //! scripts/) is a warning or info. Evidence never includes a full secret.
 
-mod credentials;
+pub(crate) mod credentials;
 mod tools;
 
 use std::collections::BTreeMap;
