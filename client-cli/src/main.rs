@@ -27,6 +27,9 @@ struct Cli {
 enum Command {
     /// Check skills for spec violations, quality problems and security risks.
     Check(cmd::check::Args),
+    /// Vet skills written by others before installing them: a verdict per skill (malicious,
+    /// suspicious, clean) with its evidence; exit 1 when any is malicious.
+    Vet(cmd::vet::Args),
     /// Run the language server on stdin/stdout (started by editors).
     Lsp(cmd::lsp::Args),
     /// Print the JSON Schema of an eval file format (for yaml-language-server and editors).
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
+        Command::Vet(args) => cmd::vet::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),

@@ -16,3 +16,4 @@ pub mod run;
 pub mod run_daemon;
 pub mod schema;
 pub mod status;
+pub mod vet;

@@ -263,9 +263,11 @@ pub struct Evidence {
     pub severity: Severity,
     pub path: PathBuf,
     pub span: Span,
-    /// 1-based line and column (in characters) of the start.
+    /// 1-based line and column (in characters) of the start and of the end.
     pub line: usize,
     pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
     /// The source line at the finding, trimmed, at most 160 characters, secrets redacted.
     pub excerpt: String,
     pub message: String,
@@ -352,6 +354,7 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
 fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) -> Evidence {
     let start = d.span.start.min(text.len());
     let at = lines.line_col(text, start);
+    let end = lines.line_col(text, d.span.end.min(text.len()).max(start));
     let line_span = lines.line_span(text, lines.line_of(start));
     let line = text
         .get(line_span.start..line_span.end)
@@ -365,6 +368,8 @@ fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) ->
         span: d.span,
         line: at.line as usize,
         column: at.column as usize,
+        end_line: end.line as usize,
+        end_column: end.column as usize,
         excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
         message: d.message.clone(),
         silenced_inline: silenced,
