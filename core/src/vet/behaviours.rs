@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::facts::{Act, Found, Taint, Val};
-use super::knowledge::{is_local_host, is_own_vendor, is_shady_host};
+use super::knowledge::{host_of, is_known_installer, is_local_host, is_own_vendor, is_shady_host};
 use super::packages;
 use crate::checks::Severity;
 use crate::text::Span;
@@ -130,11 +130,42 @@ fn execution(code: &Val, how: &str, span: Span, out: &mut Vec<Finding>) {
         ));
     }
     if code.taint.has(Taint::FETCHED) {
+        let hosts: Vec<String> = code.urls.iter().filter_map(|u| host_of(u)).collect();
+        if !hosts.is_empty() && hosts.iter().all(|h| is_local_host(h)) {
+            return;
+        }
+        // An installer from its vendor's known address is the author's choice to trust; from
+        // anywhere else (or from an address built at run time) it is how payloads arrive.
+        let known = !hosts.is_empty()
+            && hosts.iter().all(|h| is_known_installer(h))
+            && code.urls.iter().all(|u| u.starts_with("https://"))
+            && !code.taint.has(Taint::DECODED);
+        let (severity, note) = if hosts.is_empty() && !code.taint.has(Taint::DECODED) {
+            (
+                Severity::Warning,
+                "from an address not known before it runs",
+            )
+        } else if known {
+            (
+                Severity::Warning,
+                "from a known installer address; check its digest or pin a version",
+            )
+        } else {
+            (
+                Severity::Error,
+                "from an address that is not a known installer's",
+            )
+        };
+        let from = if hosts.is_empty() {
+            String::new()
+        } else {
+            format!(" from `{}`", hosts.join("`, `"))
+        };
         out.push(finding(
             "SW322",
-            Severity::Error,
+            severity,
             span,
-            format!("downloaded code is run without review ({how})"),
+            format!("downloaded code{from} is run without review ({how}), {note}"),
         ));
     }
 }
@@ -165,6 +196,10 @@ static PAYLOAD: LazyLock<Regex> = LazyLock::new(|| {
     ").expect("regex")
 });
 
+/// A public key written out in full: someone else's key, not the user's `~/.ssh/*.pub`.
+static KEY_LITERAL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA").expect("regex"));
+
 fn writes(path: &str, content: &Val, own_skill: &str, span: Span, out: &mut Vec<Finding>) {
     let lower = path.to_ascii_lowercase().replace('\\', "/");
     // a privilege grant
@@ -186,7 +221,7 @@ fn writes(path: &str, content: &Val, own_skill: &str, span: Span, out: &mut Vec<
         if content
             .text
             .as_deref()
-            .is_some_and(|t| t.contains("NOPASSWD"))
+            .is_some_and(|t| t.contains("NOPASSWD:"))
         {
             out.push(finding(
                 "SW324",
@@ -199,6 +234,12 @@ fn writes(path: &str, content: &Val, own_skill: &str, span: Span, out: &mut Vec<
     }
     let text = content.text.as_deref().unwrap_or("");
     let loaded = lower.contains("authorized_keys") || lower.contains("ld.so.preload");
+    // the user's own public key appended on their own server is how SSH access is set up
+    if lower.contains("authorized_keys")
+        && !(KEY_LITERAL.is_match(text) || content.taint.has(Taint::FETCHED))
+    {
+        return;
+    }
     let other_skill =
         lower.contains("/skills/") && !lower.contains(&format!("/skills/{own_skill}"));
     let agent = lower.contains(".claude/")
@@ -295,7 +336,7 @@ static INSPECTS: LazyLock<Regex> = LazyLock::new(|| {
 static ESCALATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?ix)
         \bchmod\s+(-\w+\s+)*([ug]\+s|[+]s|[2467][0-7]{3})\s
-        | \bsudo\s+-S\b | \bvisudo\b | NOPASSWD
+        | \bvisudo\b | NOPASSWD\s*:
         | \bdocker\s+run\b.*(-v|--volume)[\ =]/:/ | \bdocker\s+run\b.*--privileged.*\bchroot\b | \bnsenter\s+.*-t\s*1\b
         | \bsetcap\s+cap_setuid | \bos\.setuid\(\s*0\s*\) | \bchown\s+root\b.*&&.*chmod\s+[u+]*s
         | \busermod\s+(-\w+\s+)*-a?G\s*(sudo|wheel|root|admin)\b
@@ -310,6 +351,10 @@ static TAMPER: LazyLock<Regex> = LazyLock::new(|| {
         | \bsystemctl\s+(--user\s+)?enable\b.*\.(service|timer)\b.*&&.*\b(curl|wget)\b
     ").expect("regex")
 });
+
+/// `sudo -S` reads the password from standard input: automation, or a harvested password.
+static SUDO_STDIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bsudo\s+(-\w+\s+)*-S\b").expect("regex"));
 
 fn statement(text: &str, span: Span, out: &mut Vec<Finding>) {
     let head = text.trim_start();
@@ -330,6 +375,14 @@ fn statement(text: &str, span: Span, out: &mut Vec<Finding>) {
             Severity::Error,
             span,
             format!("privilege escalation: `{}`", excerpt(text)),
+        ));
+    }
+    if SUDO_STDIN.is_match(text) {
+        out.push(finding(
+            "SW324",
+            Severity::Warning,
+            span,
+            format!("a password is fed to `sudo -S`: `{}`", excerpt(text)),
         ));
     }
     if TAMPER.is_match(text) {

@@ -58,6 +58,8 @@ pub(crate) struct Val {
     pub taint: Taint,
     /// The secret-named variables in it ([`Taint::SECRET_VAR`]), to match against the host.
     pub secrets: Vec<String>,
+    /// The URLs it was downloaded from ([`Taint::FETCHED`]), to judge where code comes from.
+    pub urls: Vec<String>,
 }
 
 impl Val {
@@ -75,6 +77,15 @@ impl Val {
         }
     }
 
+    /// Code downloaded from `url` (None when the URL is not known).
+    pub fn fetched(url: Option<&str>) -> Val {
+        Val {
+            taint: Taint::FETCHED,
+            urls: url.map(|u| vec![u.to_string()]).unwrap_or_default(),
+            ..Val::default()
+        }
+    }
+
     /// The text, or a placeholder for an unknown part (kept visible in resolved statements).
     pub fn shown(&self) -> &str {
         self.text.as_deref().unwrap_or("…")
@@ -84,7 +95,8 @@ impl Val {
     pub fn concat(mut self, other: &Val) -> Val {
         self.text = match (self.text.take(), &other.text) {
             (Some(a), Some(b)) => Some(a + b),
-            (Some(a), None) if !other.taint.is_empty() => Some(a + "…"),
+            // an unknown tail keeps the known head (a URL's host stays known)
+            (Some(a), None) => Some(a + "…"),
             _ => None,
         };
         self.merge(other);
@@ -97,6 +109,11 @@ impl Val {
         for s in &other.secrets {
             if !self.secrets.contains(s) {
                 self.secrets.push(s.clone());
+            }
+        }
+        for u in &other.urls {
+            if !self.urls.contains(u) {
+                self.urls.push(u.clone());
             }
         }
     }

@@ -178,6 +178,79 @@ pub(crate) fn is_shady_host(host: &str) -> bool {
     ip && !is_local_host(&h) || SHADY.iter().any(|s| h.contains(s))
 }
 
+/// Addresses of well-known installers (`curl ... | sh` from these is what their vendors
+/// document). A host is known when it is one of these or below one.
+const KNOWN_INSTALLERS: &[&str] = &[
+    "astral.sh",
+    "sh.rustup.rs",
+    "rustup.rs",
+    "get.docker.com",
+    "download.docker.com",
+    "dot.net",
+    "dotnet.microsoft.com",
+    "aka.ms",
+    "packages.microsoft.com",
+    "deno.land",
+    "bun.sh",
+    "brew.sh",
+    "raw.githubusercontent.com",
+    "github.com",
+    "objects.githubusercontent.com",
+    "deb.nodesource.com",
+    "rpm.nodesource.com",
+    "install.python-poetry.org",
+    "python-poetry.org",
+    "pyenv.run",
+    "get.helm.sh",
+    "cli.github.com",
+    "fnm.vercel.app",
+    "get.volta.sh",
+    "sdkman.io",
+    "get.sdkman.io",
+    "starship.rs",
+    "micro.mamba.pm",
+    "repo.anaconda.com",
+    "conda.io",
+    "ollama.com",
+    "get.k3s.io",
+    "tailscale.com",
+    "sdk.cloud.google.com",
+    "awscli.amazonaws.com",
+    "apt.llvm.org",
+    "nvidia.com",
+    "pypa.io",
+    "get.pnpm.io",
+    "yarnpkg.com",
+    "nodejs.org",
+    "go.dev",
+    "golang.org",
+    "opentofu.org",
+    "releases.hashicorp.com",
+    "get.jetify.com",
+    "nixos.org",
+    "install.determinate.systems",
+    "mise.run",
+    "pixi.sh",
+    "claude.ai",
+    "anthropic.com",
+    "openai.com",
+    "huggingface.co",
+    "gitlab.com",
+    "kubernetes.io",
+    "dl.k8s.io",
+    "get.rvm.io",
+    "opencode.ai",
+    "codeload.github.com",
+];
+
+/// Whether `host` is a well-known installer's address.
+pub(crate) fn is_known_installer(host: &str) -> bool {
+    let h = host.trim_end_matches('.');
+    KNOWN_INSTALLERS
+        .iter()
+        .any(|k| h == *k || h.ends_with(&format!(".{k}")))
+}
+
 /// Commands whose output is the whole environment.
 pub(crate) fn env_dump_command(argv: &[String]) -> bool {
     match argv.first().map(String::as_str) {

@@ -91,7 +91,8 @@ impl World {
 
     /// Remember what a file now holds (a download, a decoded payload, a copy).
     pub fn note_written(&mut self, path: &str, content: &Val) {
-        if content.taint.is_empty() {
+        // a path the analysis could not resolve names no file it could find again
+        if content.taint.is_empty() || path.is_empty() || path.contains('…') {
             return;
         }
         let entry = self.files.entry(Self::key(path)).or_default();
@@ -100,6 +101,9 @@ impl World {
 
     /// What reading the file gives, as far as this skill's code made it.
     pub fn file_val(&self, path: &str) -> Val {
+        if path.is_empty() || path.contains('…') {
+            return Val::default();
+        }
         let mut v = self
             .files
             .get(&Self::key(path))

@@ -888,7 +888,7 @@ impl<'s> Script<'s> {
                     world.note_written(&file, &Val::tainted(Taint::FETCHED));
                 }
                 self.send_if_tainted(&arg0, Val::default(), span);
-                Val::tainted(Taint::FETCHED)
+                Val::fetched(arg0.text.as_deref())
             }
             "fs.writeFileSync"
             | "fs.writeFile"
@@ -972,7 +972,7 @@ impl<'s> Script<'s> {
                 let mut data = payload;
                 data.merge(&arg0);
                 self.send_if_tainted(&arg0, data, span);
-                Val::tainted(Taint::FETCHED)
+                Val::fetched(arg0.text.as_deref())
             }
             "get" | "request" | "urlopen" | "fetch" | "head" | "delete" | "options" | "Request"
                 if http_lib
@@ -998,7 +998,7 @@ impl<'s> Script<'s> {
                 let mut data = payload;
                 data.merge(&arg0);
                 self.send_if_tainted(&arg0, data, span);
-                Val::tainted(Taint::FETCHED)
+                Val::fetched(arg0.text.as_deref())
             }
             "sendBeacon" | "send" | "sendall" | "sendto" | "sendmail" | "send_message"
             | "storbinary" | "storlines" | "emit" | "write" | "end" => {

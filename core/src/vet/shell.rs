@@ -10,7 +10,7 @@ use tree_sitter::Node;
 use super::World;
 use super::decode;
 use super::facts::{Act, Found, Taint, Val};
-use super::knowledge::{env_dump_command, host_of, is_secret_path, var_taint};
+use super::knowledge::{env_dump_command, host_of, is_secret_path, is_secret_var, var_taint};
 use crate::text::Span;
 
 /// Analyse `text` (shell) found at `base` in its file.
@@ -128,6 +128,7 @@ impl<'s> Shell<'s> {
 
     fn redirected(&mut self, node: Node<'_>, stdin: Val, world: &mut World) -> Val {
         let mut input = stdin;
+        let mut here_doc = false;
         let mut writes = Vec::new();
         let mut c = node.walk();
         for r in node.children_by_field_name("redirect", &mut c) {
@@ -153,11 +154,31 @@ impl<'s> Shell<'s> {
                             .unwrap_or_default()
                     };
                     input = body;
+                    here_doc = true;
                 }
                 _ => {}
             }
         }
         let out = match node.child_by_field_name("body") {
+            // `a | python3 - <<EOF`: the here-document is the last command's input, and what
+            // the pipe brought is discarded
+            Some(body) if body.kind() == "pipeline" && here_doc => {
+                let parts: Vec<Node<'_>> = {
+                    let mut c = body.walk();
+                    body.named_children(&mut c).collect()
+                };
+                let (last, rest) = parts
+                    .split_last()
+                    .map_or((None, &[][..]), |(l, r)| (Some(*l), r));
+                let mut data = Val::default();
+                for part in rest {
+                    data = self.stmt(*part, data, world);
+                }
+                match last {
+                    Some(l) => self.stmt(l, input, world),
+                    None => data,
+                }
+            }
             Some(body) => self.stmt(body, input, world),
             None => Val::default(),
         };
@@ -258,22 +279,18 @@ impl<'s> Shell<'s> {
             "HOME" => Val::text("~"),
             "USER" | "PWD" | "SHELL" | "PATH" | "TMPDIR" => Val::text(format!("${name}")),
             _ => {
+                // a secret-named variable keeps its name as text (evidence reads better); any
+                // other unknown variable is not a constant
                 let taint = var_taint(name);
-                let mut v = Val {
-                    text: None,
-                    taint,
-                    secrets: Vec::new(),
-                };
-                if !taint.is_empty() {
-                    v.secrets.push(name.to_string());
-                    v.text = Some(format!("${name}"));
-                } else {
-                    v.text = Some(format!("${name}"));
-                    v.taint = Taint::NONE;
-                    // an unknown variable: its text is not a constant
-                    v.text = None;
+                if taint.is_empty() {
+                    return Val::default();
                 }
-                v
+                Val {
+                    text: Some(format!("${name}")),
+                    taint,
+                    secrets: vec![name.to_string()],
+                    urls: Vec::new(),
+                }
             }
         }
     }
@@ -665,11 +682,23 @@ pub(crate) fn command_semantics(
         | "awk" | "grep" | "cut" | "sort" | "uniq" | "jq" | "yq" | "tar" | "zip" | "gpg"
         | "column" | "fold" | "paste" | "cat64" | "iconv" => {
             let mut val = stdin;
-            for a in targs.iter().filter(|a| !a.starts_with('-')) {
-                if is_secret_path(a) {
+            let operands: Vec<&String> = targs.iter().filter(|a| !a.starts_with('-')).collect();
+            // `grep ^HOST_IP .env` reads one named setting, not the secrets beside it
+            let picks_plain_setting = matches!(name.as_str(), "grep" | "awk" | "sed")
+                && operands.first().is_some_and(|p| {
+                    let word: String = p
+                        .chars()
+                        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    word.len() >= 3 && !is_secret_var(&word)
+                });
+            for a in operands {
+                if is_secret_path(a) && !picks_plain_setting {
                     val.taint |= Taint::SECRET_FILE;
                 }
-                val.merge(&world.file_val(a));
+                if !picks_plain_setting {
+                    val.merge(&world.file_val(a));
+                }
             }
             if matches!(name.as_str(), "cat") && val.text.is_none() && val.taint.is_empty() {
                 return Val::default();
@@ -966,8 +995,7 @@ fn fetch_or_send(
             );
         }
     }
-    let mut fetched = Val::tainted(Taint::FETCHED);
-    fetched.text = None;
+    let fetched = Val::fetched(url.text.as_deref());
     match output.as_deref() {
         Some("-") | Some("/dev/stdout") => fetched,
         Some(file) if !file.is_empty() => {
