@@ -655,7 +655,9 @@ impl<'s> Script<'s> {
                         kwargs.push((name, v));
                     }
                     "object" => {
-                        // an options object: its keys are keyword arguments
+                        // an options object: its keys are keyword arguments; as a value, it
+                        // is what its payload keys hold
+                        let mut whole = Val::default();
                         for pair in Self::children(a) {
                             let key = pair
                                 .child_by_field_name("key")
@@ -664,9 +666,13 @@ impl<'s> Script<'s> {
                                 .child_by_field_name("value")
                                 .map(|v| self.eval(v, world))
                                 .unwrap_or_else(|| self.eval(pair, world));
-                            kwargs.push((key.unwrap_or_default(), v));
+                            let key = key.unwrap_or_default();
+                            if !NOT_PAYLOAD.contains(&key.as_str()) {
+                                whole.merge(&v);
+                            }
+                            kwargs.push((key, v));
                         }
-                        args.push(Val::default());
+                        args.push(whole);
                         arg_nodes.push(a);
                     }
                     "comment" => {}

@@ -79,6 +79,25 @@ impl<'s> Shell<'s> {
     fn stmt(&mut self, node: Node<'_>, stdin: Val, world: &mut World) -> Val {
         match node.kind() {
             "comment" | "heredoc_body" => Val::default(),
+            "for_statement" => {
+                // the loop variable takes what the list is made of
+                let mut values = Val::default();
+                let mut c = node.walk();
+                let children: Vec<Node<'_>> =
+                    node.children_by_field_name("value", &mut c).collect();
+                for v in children {
+                    let val = self.eval(v, world);
+                    values.merge(&val);
+                }
+                if let Some(var) = node.child_by_field_name("variable") {
+                    self.vars
+                        .insert(self.text(var).to_string(), Val::derived([&values]));
+                }
+                match node.child_by_field_name("body") {
+                    Some(body) => self.stmt(body, stdin, world),
+                    None => Val::default(),
+                }
+            }
             "variable_assignment" => {
                 self.assign(node, world);
                 Val::default()
@@ -727,7 +746,21 @@ pub(crate) fn command_semantics(
             }
             stdin
         }
-        _ => Val::derived([&stdin]),
+        _ => {
+            // a tool given stolen data and a file (`exiftool -Comment="$(cat key)" x.png`)
+            // hides the data in the file: what is later sent with that file carries it
+            let stolen: Vec<&Val> = args.iter().filter(|a| a.taint.is_stolen()).collect();
+            if !stolen.is_empty() {
+                let data = Val::derived(stolen.iter().copied());
+                for f in targs
+                    .iter()
+                    .filter(|a| !a.starts_with('-') && a.contains('.') && !a.contains('='))
+                {
+                    world.note_written(f, &data);
+                }
+            }
+            Val::derived([&stdin])
+        }
     }
 }
 
