@@ -545,6 +545,17 @@ impl<'s> Script<'s> {
                 Val::default()
             }
             "true" | "false" | "none" | "null" | "undefined" | "comment" => Val::default(),
+            // a literal collection: its provenance, and its source as text (what a config
+            // written from it will say)
+            "dictionary" | "list" | "tuple" | "set" | "object" | "array" => {
+                let parts: Vec<Val> = Self::children(node)
+                    .into_iter()
+                    .map(|c| self.eval(c, world))
+                    .collect();
+                let mut v = Val::derived(parts.iter());
+                v.text = Some(self.text(node).to_string());
+                v
+            }
             _ => {
                 let parts: Vec<Val> = Self::children(node)
                     .into_iter()
@@ -1103,6 +1114,9 @@ impl<'s> Script<'s> {
             "text" | "json" | "content" | "body" | "then" | "arrayBuffer" | "blob" | "getvalue"
             | "communicate" => Val::derived(std::iter::once(&receiver).chain(args.iter())),
             _ => {
+                if matches!(callee, "json.dumps" | "JSON.stringify" | "str" | "String") {
+                    return Val::derived(args.iter()).with_text(arg0.text.clone());
+                }
                 if matches!(
                     callee,
                     "dict"
