@@ -16,7 +16,7 @@ pub mod eval_files;
 mod files;
 pub mod ignore;
 mod markdown;
-mod pattern;
+pub(crate) mod pattern;
 #[cfg(test)]
 mod proptests;
 mod quality;
@@ -237,26 +237,27 @@ fn vet_behaviours(
     options: &CheckOptions,
     reports: &mut Vec<FileReport>,
 ) {
+    use std::borrow::Cow;
     let own = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let skill_md = reports
+    let mut sources: Vec<(PathBuf, String, Cow<'_, str>, usize)> = Vec::new();
+    if let Some((path, text)) = reports
         .first()
-        .and_then(|r| r.text.as_deref().map(|t| (r.path.clone(), t.to_string())));
-    let mut sources: Vec<(PathBuf, String, String, usize)> = Vec::new();
-    if let Some((path, text)) = skill_md {
-        sources.push((path, SKILL_FILE.to_string(), text, body_start));
+        .and_then(|r| r.text.as_deref().map(|t| (r.path.clone(), t.to_string())))
+    {
+        sources.push((path, SKILL_FILE.to_string(), Cow::Owned(text), body_start));
     }
     for entry in files.entries().iter().filter(|e| e.scanned) {
         let Some(rel) = files::relative(dir, &entry.path) else {
             continue;
         };
-        let text = match &entry.content {
-            files::Content::Text(t) => t.clone(),
+        let text: Cow<'_, str> = match &entry.content {
+            files::Content::Text(t) => Cow::Borrowed(t.as_str()),
             files::Content::Unread if !files::is_binary_by_name(&entry.path) => {
                 match files::read_text_at_most(&entry.path, files::MAX_READ_BYTES) {
-                    Some(t) => t,
+                    Some(t) => Cow::Owned(t),
                     None => continue,
                 }
             }
@@ -286,7 +287,10 @@ fn vet_behaviours(
                     .sort_by_key(|d| (d.span.start, d.span.end));
             }
             None => {
-                let text = sources.iter().find(|s| s.0 == path).map(|s| s.2.clone());
+                let text = sources
+                    .iter()
+                    .find(|s| s.0 == path)
+                    .map(|s| s.2.to_string());
                 reports.push(FileReport {
                     path,
                     text,

@@ -173,7 +173,8 @@ fn execution(code: &Val, how: &str, span: Span, out: &mut Vec<Finding>) {
 /// Files the agent loads or the system runs on its own: profiles, schedulers, keys, hooks,
 /// the agent's own settings and skills.
 static PERSISTENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
+    crate::checks::pattern::compile(
+        r"(?ix)
         (^|/)\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv|bash_login|bash_logout|login|cshrc|tcshrc)$
         | /etc/(profile|bash\.bashrc|zsh/zshrc|environment|rc\.local|ld\.so\.preload)
         | /etc/profile\.d/ | \.config/fish/config\.fish | \.config/autostart/
@@ -182,23 +183,27 @@ static PERSISTENCE: LazyLock<Regex> = LazyLock::new(|| {
         | \.ssh/authorized_keys | \.git/hooks/ | \.husky/
         | \.claude/(settings(\.local)?\.json|commands/|agents/|hooks) | \.codex/config | \.cursor/ | claude\.md$ | agents\.md$
         | (\.claude|\.codex|\.agents|\.config/opencode|\.github)/skills/
-    ").expect("regex")
+    ",
+    )
 });
 
 /// Content that fetches, runs or hides something: what a persistence payload looks like.
 static PAYLOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
+    crate::checks::pattern::compile(
+        r"(?ix)
         \b(curl|wget|nc|ncat|socat|fetch|iwr|invoke-webrequest)\b | /dev/tcp/ | base64\s+(-d|--decode)
         | \b(python3?|perl|ruby|node)\s+-(c|e)\b | \beval\b | https?:// | \bbash\s+-i\b | \bmkfifo\b
         | ssh-(rsa|ed25519|dss)\s+AAAA | ecdsa-sha2 | \bnohup\b
         | \ballow\b.*\bbash\(\*\) | dangerously | \bbypasspermissions\b | \b(permissions|hooks)\b | xmrig | stratum
         | \bld_preload\b
-    ").expect("regex")
+    ",
+    )
 });
 
 /// A public key written out in full: someone else's key, not the user's `~/.ssh/*.pub`.
-static KEY_LITERAL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA").expect("regex"));
+static KEY_LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA")
+});
 
 fn writes(path: &str, content: &Val, own_skill: &str, span: Span, out: &mut Vec<Finding>) {
     let lower = path.to_ascii_lowercase().replace('\\', "/");
@@ -320,41 +325,49 @@ fn installs(
 }
 
 static MINER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
+    crate::checks::pattern::compile(
+        r"(?ix)
         stratum\+(tcp|ssl|tls)://
         | \b(xmrig|xmr-stak|cpuminer|minerd|ccminer|nbminer|t-rex|lolminer|phoenixminer|ethminer|nanominer|gminer|srbminer|teamredminer|cgminer|bfgminer)\b
         | \b(supportxmr|moneroocean|nanopool|minexmr|hashvault|2miners|f2pool|ethermine|c3pool|herominers|unmineable|nicehash)\b
         | --donate-level | --coin[\ =]monero | \b4[0-9AB][1-9A-HJ-NP-Za-km-z]{93}\b
-    ").expect("regex")
+    ",
+    )
 });
 
 /// Commands that only look at or stop a miner: a defender's skill names miners too.
 static INSPECTS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(grep|egrep|rg|pkill|killall|ps|pgrep|echo|printf|print|console\.log|logging\.\w+|yara|clamscan|find|kill|ls|cat|rm|re\.\w+|\w*\.search|\w*\.match|\w*\.findall|str\.\w+)\b").expect("regex")
+    crate::checks::pattern::compile(
+        r"(?i)^(grep|egrep|rg|pkill|killall|ps|pgrep|echo|printf|print|console\.log|logging\.\w+|yara|clamscan|find|kill|ls|cat|rm|re\.\w+|\w*\.search|\w*\.match|\w*\.findall|str\.\w+)\b",
+    )
 });
 
 static ESCALATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
+    crate::checks::pattern::compile(
+        r"(?ix)
         \bchmod\s+(-\w+\s+)*([ug]\+s|[+]s|[2467][0-7]{3})\s
         | \bvisudo\b | NOPASSWD\s*:
         | \bdocker\s+run\b.*(-v|--volume)[\ =]/:/ | \bdocker\s+run\b.*--privileged.*\bchroot\b | \bnsenter\s+.*-t\s*1\b
         | \bsetcap\s+cap_setuid | \bos\.setuid\(\s*0\s*\) | \bchown\s+root\b.*&&.*chmod\s+[u+]*s
         | \busermod\s+(-\w+\s+)*-a?G\s*(sudo|wheel|root|admin)\b
         | /var/run/docker\.sock.*\b(chroot|--privileged|-v\s*/:/)
-    ").expect("regex")
+    ",
+    )
 });
 
 static TAMPER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
+    crate::checks::pattern::compile(
+        r"(?ix)
         \b(sed|perl)\s+(-\w+\s+)*-i\S*\s.*(\.claude/settings|\.codex/config|\.bashrc|\.zshrc|authorized_keys|/skills/)
         | \bgit\s+config\s+(--global\s+)?core\.hookspath
         | \bsystemctl\s+(--user\s+)?enable\b.*\.(service|timer)\b.*&&.*\b(curl|wget)\b
-    ").expect("regex")
+    ",
+    )
 });
 
 /// `sudo -S` reads the password from standard input: automation, or a harvested password.
 static SUDO_STDIN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\bsudo\s+(-\w+\s+)*-S\b").expect("regex"));
+    LazyLock::new(|| crate::checks::pattern::compile(r"\bsudo\s+(-\w+\s+)*-S\b"));
 
 fn statement(text: &str, span: Span, out: &mut Vec<Finding>) {
     let head = text.trim_start();

@@ -157,7 +157,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
         };
         let unit = units::Unit {
             lang,
-            text: file.text.to_string(),
+            text: file.text.into(),
             base: 0,
         };
         found.extend(analyse_unit(&unit, &mut world));
@@ -169,8 +169,14 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
     out
 }
 
-fn analyse_unit(unit: &units::Unit, world: &mut World) -> Found {
+fn analyse_unit(unit: &units::Unit<'_>, world: &mut World) -> Found {
     if unit.text.len() > MAX_UNIT_BYTES {
+        return Found::default();
+    }
+    if !worth_parsing(&unit.text, world) {
+        for (name, url) in gate::downloaded_names(&unit.text) {
+            world.note_written(&name, &Val::fetched(Some(&url)));
+        }
         return Found::default();
     }
     match unit.lang {
@@ -195,25 +201,180 @@ fn to_diagnostics(path: &Path, findings: Vec<behaviours::Finding>) -> Vec<Diagno
         .collect()
 }
 
+/// The cheap test that decides whether a unit is parsed at all. Parsing is most of vet's
+/// cost and most code in skills holds nothing a behaviour rule judges, so each rule's
+/// necessary words are looked for first (with the regex crate's literal prefilters): a sink
+/// that is a finding alone (a shell over a socket, a privilege grant, a persistence target,
+/// a miner, an install), or a source together with the sink it needs (stolen data and a
+/// network call; a decoder and something that runs or sends; a download and something that
+/// runs it). The labeled corpus (tests/fixtures/vet, asserted by the e2e test `vet_corpus`)
+/// runs through this gate, so a class whose words are missing here fails there.
+mod gate {
+    use std::sync::LazyLock;
+
+    use regex::Regex;
+
+    fn re(pattern: &str) -> Regex {
+        let flat: String = pattern.lines().map(str::trim).collect();
+        crate::checks::pattern::compile(&flat)
+    }
+
+    static SINK: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r#"(?i)/dev/(tcp|udp)/|\bnc\b[^\n]*\s-[ec]\b|\bncat\b|\bsocat\b|\bmkfifo\b|\bdup2\b|pty\.spawn|TCPClient|net\.Socket
+            |createConnection|net\.connect|socket\.socket|create_connection|\b(ba)?sh\s+-i\b
+            |sudoers|NOPASSWD|chmod\s+[^\n]*([ugoa]*\+s\b|\b[2467][0-7]{3}\b)|0o[2467][0-7]{3}|setcap|setuid|polkit|usermod|visudo
+            |nsenter|--privileged|-v\s*/:/|/etc/passwd|sudo\s+-S\b|docker\.sock
+            |\.bashrc|\.zshrc|\.bash_profile|\.zprofile|\.zshenv|/\.profile\b|crontab|/etc/cron|systemd/(system|user)/
+            |systemctl\s+(--user\s+)?enable|LaunchAgents|LaunchDaemons|authorized_keys|\.git/hooks|hooksPath|\.husky
+            |\.claude/(settings|skills|commands|agents)|\.codex/|\.agents/skills|CLAUDE\.md|AGENTS\.md|ld\.so\.preload|autostart
+            |rc\.local|config\.fish|/skills/
+            |stratum\+|\b(xmrig|xmr-stak|cpuminer|minerd|ccminer|nbminer|t-rex|lolminer|phoenixminer|ethminer|nanominer|gminer
+            |srbminer|teamredminer|cgminer|bfgminer|supportxmr|moneroocean|nanopool|minexmr|hashvault|2miners|f2pool|ethermine
+            |c3pool|herominers|unmineable|nicehash)\b|donate-level
+            |\bpip3?\s+install\b|-m\s+pip\s+install|\buv\s+(pip\s+install|add)\b|\bpoetry\s+add\b|\bpipx\s+install\b
+            |\bnpm\s+(i|install|add)\b|\byarn\s+add\b|\bpnpm\s+(add|i|install)\b|\bbun\s+add\b|\bnpx\s|\bbunx\s
+            |--extra-index-url|--index-url|--registry"#,
+        )
+    });
+    static STOLEN: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r#"(?i)environ\s*[),}\]]|environ\.(copy|items|keys|values)|\*\*os\.environ|process\.env\s*[),}]|\.\.\.process\.env
+            |\(process\.env|\benv\s*\||\$\(\s*(env|printenv)\s*\)|\bprintenv\s*[|)]|`env`|Get-ChildItem\s+env:
+            |GetEnvironmentVariables|\.ssh/|\.aws/(credentials|config)|\.netrc|\.git-credentials|\.docker/config\.json
+            |\.kube/config|keychain|find-generic-password|Login Data|cookies\.sqlite|logins\.json|wallet\.dat|/etc/shadow
+            |\.env['"\s)]|\bid_(rsa|ed25519|ecdsa)"#,
+        )
+    });
+    static SECRET_VAR: LazyLock<Regex> =
+        LazyLock::new(|| re(r"[A-Z0-9]_(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b"));
+    static NET: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(curl|wget|nc|ncat|scp|rsync|sftp|nslookup|dig|drill|telnet|socat|urlopen|urllib|requests|httpx|aiohttp
+            |fetch|axios|socket|smtplib|ftplib|gethostbyname|getaddrinfo|resolver|sendBeacon|XMLHttpRequest|Invoke-WebRequest
+            |Invoke-RestMethod|iwr|irm|WebClient|UploadString|lookup|resolve4|resolveTxt)\b",
+        )
+    });
+    static DECODE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r#"(?i)base64\s+(-d|--decode|-D)\b|b64decode|a2b_base64|\batob\(|fromhex|unhexlify|rot_?13|fromCharCode
+            |decompress|inflateSync|gunzipSync|xxd\s+-r|\[::-1\]|\.reverse\(\)|\|\s*rev\b|FromBase64String
+            |Buffer\.from\([^)]*(base64|hex)|\bchr\(|\$'\\x"#,
+        )
+    });
+    static DECODE_RUN: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)pickle\.loads|marshal\.loads|\s-e(nc|ncodedcommand)?\s+[A-Za-z0-9+/=]{16}")
+    });
+    static EXEC: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"\b(exec|eval)\s*\(|\bFunction\(|runInNewContext|\beval\b|\bsource\b|\b(ba|z|da)?sh\b|os\.system|os\.popen
+            |subprocess|child_process|execSync|spawn|\biex\b|(?i:invoke-expression)|\bpython3?\s+-|\bnode\s+-e|\bperl\s+-e",
+        )
+    });
+    static PIPE_RUN: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\|\s*(sudo\s+)?(ba|z|da|k)?sh\b|\|\s*(sudo\s+)?(python3?|node|perl|ruby|php)\s*(-\s*)?($|\||;|&)
+            |\|\s*iex\b|\biex\s*\(|<\(\s*(curl|wget)",
+        )
+    });
+    static FETCH: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)urlopen|urlretrieve|requests\.get|\bfetch\(|httpx\.get|axios|https?\.get\(|DownloadString|DownloadFile
+            |Invoke-WebRequest|\biwr\b|\birm\b|\bcurl\b|\bwget\b",
+        )
+    });
+    static RUNS: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"\b(exec|eval)\s*\(|\beval\b|Function\(|\bsh\s+-c|bash\s+-c|\bsource\b|\./|\bchmod\b|\b(ba)?sh\s+\S+\.sh
+            |python3?\s+\S+\.py|(?i:\biex\b)|subprocess|os\.system|child_process|Start-Process",
+        )
+    });
+
+    /// Whether `text` may hold something a behaviour rule judges.
+    pub(super) fn open(text: &str) -> bool {
+        SINK.is_match(text)
+            || STOLEN.is_match(text) && NET.is_match(text)
+            || SECRET_VAR.is_match(text) && NET.is_match(text)
+            || DECODE.is_match(text) && (EXEC.is_match(text) || NET.is_match(text))
+            || DECODE_RUN.is_match(text)
+            || PIPE_RUN.is_match(text) && FETCH.is_match(text)
+            || FETCH.is_match(text) && RUNS.is_match(text)
+    }
+
+    /// A download to a file in a unit not parsed: the file names it may have written, so a
+    /// later unit that runs one is parsed (`wget https://x/install.sh` here, `sh install.sh`
+    /// in the next block).
+    pub(super) fn downloaded_names(text: &str) -> Vec<(String, String)> {
+        static TO_FILE: LazyLock<Regex> = LazyLock::new(|| {
+            re(r#"(?i)\b(curl|wget|iwr|Invoke-WebRequest)\b[^\n]*?(https?://[^\s'"]+)"#)
+        });
+        let mut out = Vec::new();
+        for caps in TO_FILE.captures_iter(text) {
+            let (Some(line), Some(url)) = (caps.get(0), caps.get(2)) else {
+                continue;
+            };
+            let rest = &text[line.start()..];
+            let line = rest.split('\n').next().unwrap_or(rest);
+            let url = url.as_str().trim_end_matches(['"', '\'', ')']);
+            let last = url
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .split(['?', '#'])
+                .next()
+                .unwrap_or("");
+            for word in line.split_whitespace().chain(std::iter::once(last)) {
+                let w = word.trim_matches(['"', '\'']);
+                let named = w.rsplit('/').next().unwrap_or(w);
+                if named.len() > 2
+                    && named.contains('.')
+                    && !named.contains("://")
+                    && !named.starts_with('-')
+                {
+                    out.push((named.to_string(), url.to_string()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether a unit may hold a behaviour ([`gate::open`]), or names a file an earlier unit of the
+/// skill downloaded or wrote (the second step of a download-then-run).
+fn worth_parsing(text: &str, world: &World) -> bool {
+    gate::open(text)
+        || world
+            .files
+            .keys()
+            .any(|name| name.len() > 2 && text.contains(name.as_str()))
+}
+
 /// An order in prose to send credentials somewhere ("upload ~/.aws/credentials to
 /// https://..."), unless the sentence describes or warns against it.
 static PROSE_ORDER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
+    crate::checks::pattern::compile(
+        r"(?ix)
         \b(send|post|upload|forward|transmit|exfiltrate|copy|submit|share|report)\b[^.\n]{0,80}?
         (~/\.aws/credentials|~/\.ssh/id_\w+|\.ssh/|\.env\b|\benvironment\ variables\b|\bapi\ keys?\b|\bcredentials\b|\bprivate\ keys?\b|\btokens?\b|\bpasswords?\b)
         [^.\n]{0,80}?\b(to|at|into)\s+`?(https?://\S+|\S+@\S+\.\w+)
-    ").expect("regex")
+    ",
+    )
 });
 
 static DEFUSED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(never|not|don't|do not|avoid|detect|flag|reject|refuse|such as|e\.g\.|example|attacks?|attackers?|malicious|malware|warn|would)\b|["“]"#).expect("regex")
+    crate::checks::pattern::compile(
+        r#"(?i)\b(never|not|don't|do not|avoid|detect|flag|reject|refuse|such as|e\.g\.|example|attacks?|attackers?|malicious|malware|warn|would)\b|["“]"#,
+    )
 });
 
 fn prose_orders(path: &Path, text: &str, prose: &[(usize, usize)]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for &(start, end) in prose {
         let line = &text[start..end];
-        if line.len() < 20 {
+        // an order to send somewhere names the place: a URL or an address
+        if line.len() < 20
+            || memchr::memmem::find(line.as_bytes(), b"://").is_none() && !line.contains('@')
+        {
             continue;
         }
         for m in PROSE_ORDER.find_iter(line) {

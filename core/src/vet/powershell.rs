@@ -44,37 +44,44 @@ pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
 }
 
 static ENCODED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)-e(nc(odedcommand)?|c)?\s+([A-Za-z0-9+/=]{8,})").expect("regex")
+    crate::checks::pattern::compile(r"(?i)-e(nc(odedcommand)?|c)?\s+([A-Za-z0-9+/=]{8,})")
 });
 static FROM_B64: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)frombase64string\(\s*["']([A-Za-z0-9+/=]+)["']"#).expect("regex")
+    crate::checks::pattern::compile(r#"(?i)frombase64string\(\s*["']([A-Za-z0-9+/=]+)["']"#)
 });
 static IEX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(iex|invoke-expression)\b|\.invoke\(\)|&\s*\(\s*\[scriptblock\]::create")
-        .expect("regex")
+    crate::checks::pattern::compile(
+        r"(?i)\b(iex|invoke-expression)\b|\.invoke\(\)|&\s*\(\s*\[scriptblock\]::create",
+    )
 });
 static DOWNLOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|downloaddata|start-bitstransfer|curl|wget)\b").expect("regex")
+    crate::checks::pattern::compile(
+        r"(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|downloaddata|start-bitstransfer|curl|wget)\b",
+    )
 });
 static TCP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)net\.sockets\.tcpclient|system\.net\.sockets|tcplistener").expect("regex")
+    crate::checks::pattern::compile(r"(?i)net\.sockets\.tcpclient|system\.net\.sockets|tcplistener")
 });
 static STREAM_SHELL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)getstream\(\)|\.read\(\$|sendback|out-string").expect("regex")
+    crate::checks::pattern::compile(r"(?i)getstream\(\)|\.read\(\$|sendback|out-string")
 });
 static POST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)-method\s+(post|put)|-body\b|uploadstring|uploadfile|uploaddata")
-        .expect("regex")
+    crate::checks::pattern::compile(
+        r"(?i)-method\s+(post|put)|-body\b|uploadstring|uploadfile|uploaddata",
+    )
 });
 static SECRETS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\benv:|get-childitem\s+env|\[environment\]::getenvironmentvariables|\.ssh[\\/]id_|\.aws[\\/]credentials|\bcredentialmanager|get-storedcredential|login data").expect("regex")
+    crate::checks::pattern::compile(
+        r"(?i)\benv:|get-childitem\s+env|\[environment\]::getenvironmentvariables|\.ssh[\\/]id_|\.aws[\\/]credentials|\bcredentialmanager|get-storedcredential|login data",
+    )
 });
 static OUT_FILE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)(-outfile|downloadfile\([^,]+,)\s*['"]?([^'"\s)]+)"#).expect("regex")
+    crate::checks::pattern::compile(r#"(?i)(-outfile|downloadfile\([^,]+,)\s*['"]?([^'"\s)]+)"#)
 });
 static START: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(start-process|saps|&|\.)\s+['"]?([^'"\s;|]+\.(ps1|exe|bat|cmd|vbs))"#)
-        .expect("regex")
+    crate::checks::pattern::compile(
+        r#"(?i)\b(start-process|saps|&|\.)\s+['"]?([^'"\s;|]+\.(ps1|exe|bat|cmd|vbs))"#,
+    )
 });
 
 /// One command line (`powershell -enc ...` from a shell, or a line of a .ps1 file).
@@ -178,14 +185,14 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
 /// The first URL on the line.
 fn url_in(line: &str) -> Option<String> {
     static URL: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r#"https?://[^\s'")]+"#).expect("regex"));
+        LazyLock::new(|| crate::checks::pattern::compile(r#"https?://[^\s'")]+"#));
     URL.find(line).map(|m| m.as_str().to_string())
 }
 
 /// `I`E`X` -> `IEX`, `'Down'+'loadString'` -> `DownloadString`, `^` escapes (cmd) removed.
 fn fold(line: &str) -> String {
     static CONCAT: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r#"['"]\s*\+\s*['"]"#).expect("regex"));
+        LazyLock::new(|| crate::checks::pattern::compile(r#"['"]\s*\+\s*['"]"#));
     let no_ticks: String = line.chars().filter(|c| *c != '`' && *c != '^').collect();
     CONCAT.replace_all(&no_ticks, "").into_owned()
 }

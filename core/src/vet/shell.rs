@@ -142,11 +142,12 @@ impl<'s> Shell<'s> {
     /// are a network connection.
     fn shell_piped_to_network(&mut self, node: Node<'_>, parts: &[Node<'_>]) {
         static SHELL: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"(^|[\s|/])(sh|bash|zsh|dash|ash)(\s+-i\b|\s*(2>&1)?\s*(\||$))")
-                .expect("regex")
+            crate::checks::pattern::compile(
+                r"(^|[\s|/])(sh|bash|zsh|dash|ash)(\s+-i\b|\s*(2>&1)?\s*(\||$))",
+            )
         });
         static NET: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"(^|[\s|/])(nc|ncat|netcat|telnet|socat|openssl)\s").expect("regex")
+            crate::checks::pattern::compile(r"(^|[\s|/])(nc|ncat|netcat|telnet|socat|openssl)\s")
         });
         if parts.len() < 2 {
             return;

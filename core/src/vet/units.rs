@@ -11,9 +11,10 @@ use super::Lang;
 
 /// A piece of code and where it is in its file.
 #[derive(Debug, Clone)]
-pub(crate) struct Unit {
+pub(crate) struct Unit<'t> {
     pub lang: Lang,
-    pub text: String,
+    /// Borrowed from the file, or a copy with prompts blanked.
+    pub text: std::borrow::Cow<'t, str>,
     pub base: usize,
 }
 
@@ -187,7 +188,7 @@ pub(crate) fn of_script(rel: &str, text: &str) -> Option<Lang> {
 }
 
 /// The code units of a Markdown text, and the prose lines (spans) outside code.
-pub(crate) fn of_markdown(text: &str, from: usize) -> (Vec<Unit>, Vec<(usize, usize)>) {
+pub(crate) fn of_markdown(text: &str, from: usize) -> (Vec<Unit<'_>>, Vec<(usize, usize)>) {
     let mut units = Vec::new();
     let mut prose = Vec::new();
     let mut open: Option<(char, usize, Option<Option<Lang>>, usize)> = None;
@@ -238,21 +239,22 @@ pub(crate) fn of_markdown(text: &str, from: usize) -> (Vec<Unit>, Vec<(usize, us
 }
 
 /// `$ ` and `> ` prompts at line starts blanked (console transcripts), same length.
-fn blank_prompts(code: &str, lang: Lang) -> String {
-    if lang != Lang::Shell {
-        return code.to_string();
+fn blank_prompts(code: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
+    if lang != Lang::Shell || !code.contains("$ ") {
+        return std::borrow::Cow::Borrowed(code);
     }
     code.split_inclusive('\n')
         .map(|l| match l.strip_prefix("$ ") {
             Some(rest) => format!("  {rest}"),
             None => l.to_string(),
         })
-        .collect()
+        .collect::<String>()
+        .into()
 }
 
 /// Inline code spans in a prose line that are commands (`` `curl -d @~/.aws/credentials ...` ``),
 /// and a prose line that is itself a command (`$ curl ...`).
-fn inline_commands(text: &str, start: usize, line: &str, units: &mut Vec<Unit>) {
+fn inline_commands<'t>(text: &'t str, start: usize, line: &'t str, units: &mut Vec<Unit<'t>>) {
     let _ = text;
     let mut rest = line;
     let mut offset = start;
@@ -267,7 +269,7 @@ fn inline_commands(text: &str, start: usize, line: &str, units: &mut Vec<Unit>) 
         if code.contains(' ') && (COMMANDS.contains(&first) || first.starts_with("./")) {
             units.push(Unit {
                 lang: Lang::Shell,
-                text: code.to_string(),
+                text: code.into(),
                 base: offset + open + ticks,
             });
         } else if code.contains('(')
@@ -278,7 +280,7 @@ fn inline_commands(text: &str, start: usize, line: &str, units: &mut Vec<Unit>) 
         {
             units.push(Unit {
                 lang: Lang::Python,
-                text: code.to_string(),
+                text: code.into(),
                 base: offset + open + ticks,
             });
         }
@@ -290,7 +292,7 @@ fn inline_commands(text: &str, start: usize, line: &str, units: &mut Vec<Unit>) 
         let at = start + line.find("$ ").unwrap_or(0) + 2;
         units.push(Unit {
             lang: Lang::Shell,
-            text: cmd.trim_end().to_string(),
+            text: cmd.trim_end().into(),
             base: at,
         });
     }
