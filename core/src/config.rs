@@ -161,6 +161,9 @@ pub struct CheckConfig {
     pub profile: Option<Profile>,
     /// `rules`, as `(rule id, severity or None for off)`, rule ids in the catalog's spelling.
     pub rules: Vec<(String, Option<Severity>)>,
+    /// `vet = true`: every check (CLI, editor, daemon) also runs `skillwatch vet`'s behaviour
+    /// rules (SW320-SW328). Off by default: they are for skills written by others.
+    pub vet: bool,
 }
 
 #[derive(Deserialize)]
@@ -175,6 +178,8 @@ struct CheckTable {
     profile: Option<ProfileName>,
     #[serde(default)]
     rules: BTreeMap<Spanned<String>, RuleLevel>,
+    #[serde(default)]
+    vet: bool,
 }
 
 impl CheckConfig {
@@ -199,6 +204,7 @@ impl CheckConfig {
         let table = shape.check.unwrap_or(CheckTable {
             profile: None,
             rules: BTreeMap::new(),
+            vet: false,
         });
         let mut rules = Vec::with_capacity(table.rules.len());
         for (id, level) in table.rules {
@@ -215,6 +221,7 @@ impl CheckConfig {
             path: path.to_path_buf(),
             profile: table.profile.map(Profile::from),
             rules,
+            vet: table.vet,
         })
     }
 
@@ -223,7 +230,7 @@ impl CheckConfig {
         CheckOptions {
             profile: self.profile.unwrap_or_default(),
             overrides: self.rules.clone(),
-            ..CheckOptions::default()
+            vet: self.vet,
         }
     }
 }
