@@ -174,10 +174,15 @@ fn analyse_unit(unit: &units::Unit<'_>, world: &mut World) -> Found {
         return Found::default();
     }
     if !worth_parsing(&unit.text, world) {
+        let mut run_here = false;
         for (name, url) in gate::downloaded_names(&unit.text) {
+            // named again in the same unit: downloaded, then used here
+            run_here |= unit.text.matches(name.as_str()).count() > 1;
             world.note_written(&name, &Val::fetched(Some(&url)));
         }
-        return Found::default();
+        if !run_here {
+            return Found::default();
+        }
     }
     match unit.lang {
         Lang::Shell => shell::analyse(&unit.text, unit.base, world),
@@ -248,11 +253,14 @@ mod gate {
     });
     static SECRET_VAR: LazyLock<Regex> =
         LazyLock::new(|| re(r"[A-Z0-9]_(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b"));
-    static NET: LazyLock<Regex> = LazyLock::new(|| {
+    /// Calls that send data out (a plain download sends nothing of the user's).
+    static SEND: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)\b(curl|wget|nc|ncat|scp|rsync|sftp|nslookup|dig|drill|telnet|socat|urlopen|urllib|requests|httpx|aiohttp
-            |fetch|axios|socket|smtplib|ftplib|gethostbyname|getaddrinfo|resolver|sendBeacon|XMLHttpRequest|Invoke-WebRequest
-            |Invoke-RestMethod|iwr|irm|WebClient|UploadString|lookup|resolve4|resolveTxt)\b",
+            r"(?i)\b(curl|wget)\b[^\n]*\s(-d|--data|--data-binary|--data-raw|--data-urlencode|-F|--form|-T|--upload-file
+            |--post-data|--post-file|--json)\b|\b(curl|wget)\b[^\n]*\?[^\n\s]*\$|\.(post|put|patch|send|sendall|sendto)\(
+            |urlopen\(|Request\(|\b(nc|ncat|scp|rsync|sftp|nslookup|dig|drill|socat|telnet)\b|gethostbyname|getaddrinfo
+            |resolver\.|sendBeacon|XMLHttpRequest|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|UploadString|UploadFile
+            |\bfetch\(|axios|smtplib|ftplib|\bdns\.|https?\.request\(|requests\.|exiftool|steghide",
         )
     });
     static DECODE: LazyLock<Regex> = LazyLock::new(|| {
@@ -283,23 +291,32 @@ mod gate {
             |Invoke-WebRequest|\biwr\b|\birm\b|\bcurl\b|\bwget\b",
         )
     });
+    /// Code run from text (`model.eval()` is not: a method of that name).
     static RUNS: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"\b(exec|eval)\s*\(|\beval\b|Function\(|\bsh\s+-c|bash\s+-c|\bsource\b|\./|\bchmod\b|\b(ba)?sh\s+\S+\.sh
-            |python3?\s+\S+\.py|(?i:\biex\b)|subprocess|os\.system|child_process|Start-Process",
+            r"(^|[^.\w])(exec|eval)\s*[(\x22$]|Function\(|\bsh\s+-c|bash\s+-c|\bsource\b|(?i:\biex\b)|\|\s*(ba)?sh\b
+            |runInNewContext|\bchmod\s+\+x|\bchmod\s+[0-7]*[157]\b",
         )
     });
 
     /// Whether `text` may hold something a behaviour rule judges.
     pub(super) fn open(text: &str) -> bool {
         SINK.is_match(text)
-            || STOLEN.is_match(text) && NET.is_match(text)
-            || SECRET_VAR.is_match(text) && NET.is_match(text)
-            || DECODE.is_match(text) && (EXEC.is_match(text) || NET.is_match(text))
+            || STOLEN.is_match(text) && SEND.is_match(text)
+            || SECRET_VAR.is_match(text) && SEND.is_match(text)
+            || DECODE.is_match(text) && (EXEC.is_match(text) || SEND.is_match(text))
             || DECODE_RUN.is_match(text)
             || PIPE_RUN.is_match(text) && FETCH.is_match(text)
             || FETCH.is_match(text) && RUNS.is_match(text)
+            || TO_FILE.is_match(text) && EXEC.is_match(text)
     }
+
+    /// Downloads that save a file (run later by name).
+    static TO_FILE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)urlretrieve|wget\.download|DownloadFile|-OutFile|\b(curl|wget)\b[^\n]*\s(-o|-O|--output|--output-document)\b",
+        )
+    });
 
     /// A download to a file in a unit not parsed: the file names it may have written, so a
     /// later unit that runs one is parsed (`wget https://x/install.sh` here, `sh install.sh`
