@@ -376,17 +376,26 @@ mod gate {
     }
 }
 
-/// Units at least this long are sliced before parsing (see [`slice`]).
+/// Python and JavaScript units at least this long are sliced before parsing (see [`slice`]).
 const SLICE_FROM_BYTES: usize = 4096;
+/// Shell units at least this long are sliced (shell in skills is mostly short blocks, and a
+/// block of many commands is common).
+const SLICE_SHELL_FROM_BYTES: usize = 512;
 
 /// A long script with its top-level statements that hold no word any rule needs blanked
 /// (spaces, newlines kept: positions do not move), so the parser and the walk see only the
 /// statements that matter, plus every import and top-level assignment (the names the kept
 /// statements may use). A big script that passed the gate for one line costs one line's
 /// parse, not the file's. A statement is a line at column 0 and the indented or continued
-/// lines after it.
+/// lines after it (for shell: also the lines a `\\`, pipe or `&&` continues, and a
+/// here-document's body).
 fn slice(text: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
-    if text.len() < SLICE_FROM_BYTES || !matches!(lang, Lang::Python | Lang::JavaScript) {
+    let sliceable = match lang {
+        Lang::Python | Lang::JavaScript => text.len() >= SLICE_FROM_BYTES,
+        Lang::Shell => text.len() >= SLICE_SHELL_FROM_BYTES,
+        Lang::PowerShell | Lang::Other => false,
+    };
+    if !sliceable {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -414,12 +423,33 @@ fn slice(text: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
             }
         }
     };
+    let mut continued = false;
+    // the delimiter of the here-document being read: its body lines start no statement
+    let mut here_doc: Option<String> = None;
     for line in text.split_inclusive('\n') {
-        let starts_statement = line
-            .starts_with(|c: char| !c.is_whitespace() && !matches!(c, ')' | ']' | '}' | '#' | '@'))
-            && !["else", "elif", "except", "finally", "catch"]
-                .iter()
-                .any(|k| line.starts_with(k));
+        if let Some(delimiter) = &here_doc {
+            if line.trim() == delimiter {
+                here_doc = None;
+            }
+            pos += line.len();
+            continue;
+        }
+        if lang == Lang::Shell {
+            here_doc = here_doc_delimiter(line);
+        }
+        let starts_statement = !continued
+            && line.starts_with(|c: char| {
+                !c.is_whitespace() && !matches!(c, ')' | ']' | '}' | '#' | '@')
+            })
+            && ![
+                "else", "elif", "except", "finally", "catch", "fi", "done", "esac", "then", "do",
+            ]
+            .iter()
+            .any(|k| line.starts_with(k));
+        // a shell line ending in `\`, a pipe or `&&` goes on on the next line
+        let end = line.trim_end();
+        continued = lang == Lang::Shell
+            && (end.ends_with('\\') || end.ends_with('|') || end.ends_with("&&"));
         if starts_statement && pos > chunk_start {
             flush(&mut out, &text[chunk_start..pos]);
             chunk_start = pos;
@@ -428,6 +458,24 @@ fn slice(text: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
     }
     flush(&mut out, &text[chunk_start..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// The delimiter of a here-document a shell line opens (`cat <<'EOF'`, `<<-END`), not of a
+/// here-string (`<<<`).
+fn here_doc_delimiter(line: &str) -> Option<String> {
+    let at = line.find("<<")?;
+    let rest = &line[at + 2..];
+    if rest.starts_with('<') {
+        return None;
+    }
+    let word: String = rest
+        .trim_start_matches('-')
+        .trim_start()
+        .trim_start_matches(['\'', '"'])
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!word.is_empty()).then_some(word)
 }
 
 /// `NAME = ...` (not `==`) at the start of a statement.
