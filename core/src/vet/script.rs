@@ -1040,11 +1040,6 @@ impl<'s> Script<'s> {
                     self.write(Some(path), arg0, span, world);
                     return Val::default();
                 }
-                if last == "write" || last == "end" {
-                    if let Some(path) = receiver.text.clone().filter(|_| false) {
-                        self.write(Some(path), arg0.clone(), span, world);
-                    }
-                }
                 let data = all;
                 if data.taint.is_stolen()
                     || (data.taint.has(Taint::SECRET_VAR)
@@ -1052,13 +1047,6 @@ impl<'s> Script<'s> {
                 {
                     self.out.act(span, Act::Send { data, host: None });
                 }
-                Val::default()
-            }
-            "connect"
-                if receiver_name
-                    .as_ref()
-                    .is_some_and(|n| self.socket.is_some() && !n.is_empty()) =>
-            {
                 Val::default()
             }
             "dup2" => {

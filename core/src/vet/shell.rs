@@ -24,7 +24,6 @@ pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
         pinned: None,
         vars: HashMap::new(),
         out: Found::default(),
-        depth: world.depth,
     };
     sh.run(world);
     sh.out
@@ -43,7 +42,6 @@ pub(crate) fn analyse_nested(text: &str, span: Span, world: &mut World) -> Found
         pinned: Some(span),
         vars: HashMap::new(),
         out: Found::default(),
-        depth: world.depth,
     };
     sh.run(world);
     world.depth -= 1;
@@ -56,7 +54,6 @@ struct Shell<'s> {
     pinned: Option<Span>,
     vars: HashMap<String, Val>,
     out: Found,
-    depth: usize,
 }
 
 impl<'s> Shell<'s> {
@@ -64,7 +61,6 @@ impl<'s> Shell<'s> {
         let Some(tree) = super::parse(super::Lang::Shell, self.src) else {
             return;
         };
-        let _ = self.depth;
         self.stmt(tree.root_node(), Val::default(), world);
     }
 

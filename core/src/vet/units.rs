@@ -231,7 +231,7 @@ pub(crate) fn of_markdown(text: &str, from: usize) -> (Vec<Unit<'_>>, Vec<(usize
             (Some(_), _) => {}
             (None, None) => {
                 prose.push((start, start + line.trim_end().len()));
-                inline_commands(text, start, line, &mut units);
+                inline_commands(start, line, &mut units);
             }
         }
     }
@@ -254,8 +254,7 @@ fn blank_prompts(code: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
 
 /// Inline code spans in a prose line that are commands (`` `curl -d @~/.aws/credentials ...` ``),
 /// and a prose line that is itself a command (`$ curl ...`).
-fn inline_commands<'t>(text: &'t str, start: usize, line: &'t str, units: &mut Vec<Unit<'t>>) {
-    let _ = text;
+fn inline_commands<'t>(start: usize, line: &'t str, units: &mut Vec<Unit<'t>>) {
     let mut rest = line;
     let mut offset = start;
     while let Some(open) = rest.find('`') {
