@@ -30,6 +30,8 @@ enum Command {
     /// Vet skills written by others before installing them: a verdict per skill (malicious,
     /// suspicious, clean) with its evidence; exit 1 when any is malicious.
     Vet(cmd::vet::Args),
+    /// Create a new skill folder: SKILL.md, eval cases and a commented skillwatch.toml.
+    Init(cmd::init::Args),
     /// Run the language server on stdin/stdout (started by editors).
     Lsp(cmd::lsp::Args),
     /// Print the JSON Schema of an eval file format (for yaml-language-server and editors).
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Vet(args) => cmd::vet::run(args),
+        Command::Init(args) => cmd::init::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),

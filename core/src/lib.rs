@@ -13,6 +13,7 @@ mod memo;
 pub mod protocol;
 pub mod scoring;
 pub mod skill;
+mod spelling;
 pub mod text;
 pub mod trajectory;
 pub mod vet;

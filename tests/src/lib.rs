@@ -190,3 +190,29 @@ pub mod mock;
 pub mod run;
 pub mod trial;
 pub mod trials;
+
+/// Assert that `report` (the output of `skillwatch check --json`) follows the published
+/// schema, schemas/check-output.schema.json, itself checked against the Draft 2020-12
+/// metaschema.
+pub fn assert_check_json_follows_schema(report: &serde_json::Value) {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let path = workspace_root().join("schemas/check-output.schema.json");
+        let text = std::fs::read_to_string(&path).expect("the shipped schema");
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("schema JSON");
+        assert!(
+            jsonschema::meta::is_valid(&schema),
+            "a valid Draft 2020-12 schema"
+        );
+        jsonschema::draft202012::new(&schema).expect("the schema compiles")
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .take(20)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the report breaks its schema: {errors:#?}"
+    );
+}

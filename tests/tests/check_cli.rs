@@ -219,7 +219,7 @@ fn a_broken_or_ambiguous_check_table_is_a_usage_error() {
 /// description makes the YAML invalid, and the other findings show only once it is quoted.
 fn skill_needing_rounds_of_fixes(root: &std::path::Path) -> std::path::PathBuf {
     let broken = good_skill_md("inv")
-        .replace("name: inv", "name: Other")
+        .replace("name: inv", "name: INV")
         .replace("Use when the user", "Use when: the user")
         .replace(
             "license: Apache-2.0",
@@ -328,7 +328,7 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
         patch.starts_with("--- inv/SKILL.md\n+++ inv/SKILL.md\n@@ -1,"),
         "{patch}"
     );
-    assert!(patch.contains("\n-name: Other\n"), "{patch}");
+    assert!(patch.contains("\n-name: INV\n"), "{patch}");
     assert!(patch.contains("\n+name: inv\n"), "{patch}");
 
     // the diff is exactly what --fix writes: applied with git, it gives the same file
@@ -373,6 +373,125 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
         )),
         2
     );
+}
+
+/// The two reported ways `--fix` lost or damaged a skill's text: `name` and `description`
+/// joined on one line (it quoted both into `name`, then set `name` to the folder, and the
+/// description was gone), and misspelt keys (moved under `metadata`, so the skill still had
+/// no description). `--diff` shows the same repair, and what the author must decide is left.
+#[test]
+fn fix_never_loses_the_authors_text() {
+    let body = "# PDF\n\nRead the PDF with `pdftotext -layout in.pdf -` and keep the tables.\n";
+    let joined = format!(
+        "---\nname: pdf-tools description: Extract text. Use when reading PDFs.\n---\n{body}"
+    );
+    let misspelt = format!(
+        "---\nname: pdf-tools\ndescripton: Extract text. Use when reading PDFs.\nlicence: MIT\n---\n{body}"
+    );
+    let (previewed, fixed) = (root(), root());
+    for tmp in [&previewed, &fixed] {
+        write_skill(tmp.path(), "pdf", joined.as_bytes(), &[]);
+        write_skill(tmp.path(), "pdf-tools", misspelt.as_bytes(), &[]);
+    }
+    let diff = skillwatch(
+        &["check", "pdf", "pdf-tools", "--diff"],
+        Some(previewed.path()),
+    );
+    let patch = stdout(&diff);
+    for line in [
+        "-name: pdf-tools description: Extract text. Use when reading PDFs.\n+name: pdf-tools\n+description: Extract text. Use when reading PDFs.\n",
+        "-descripton: Extract text. Use when reading PDFs.\n-licence: MIT\n+description: Extract text. Use when reading PDFs.\n+license: MIT\n",
+    ] {
+        assert!(patch.contains(line), "{line}\n{patch}");
+    }
+    let out = skillwatch(&["check", "pdf", "pdf-tools", "--fix"], Some(fixed.path()));
+    assert_eq!(
+        std::fs::read_to_string(fixed.path().join("pdf/SKILL.md")).unwrap(),
+        format!(
+            "---\nname: pdf-tools\ndescription: Extract text. Use when reading PDFs.\n---\n{body}"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(fixed.path().join("pdf-tools/SKILL.md")).unwrap(),
+        format!(
+            "---\nname: pdf-tools\ndescription: Extract text. Use when reading PDFs.\nlicense: MIT\n---\n{body}"
+        )
+    );
+    // the name differs from the folder in words: replacing it is the author's call
+    let report = stdout(&out);
+    assert!(!report.contains("SW109"), "{report}");
+    assert!(
+        report.contains(
+            "pdf/SKILL.md:2:7: error[SW108]: name `pdf-tools` does not match its folder `pdf` \
+             (`--fix` leaves this to you: its fix would replace `pdf-tools`)"
+        ),
+        "{report}"
+    );
+    assert!(
+        stderr(&out).ends_with("fixed 3 findings in 2 files\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A folder of skills is checked as the set an agent lists: one name twice (SW220, on both),
+/// and a listing over Claude Code's budget names the skills whose descriptions it drops.
+#[test]
+fn skills_in_one_folder_are_checked_as_the_set_an_agent_lists() {
+    let tmp = root();
+    let skills = tmp.path().join("skills");
+    write_skill(
+        &skills,
+        "invoices",
+        good_skill_md("invoices").as_bytes(),
+        &[],
+    );
+    let twin = good_skill_md("invoices").replace(
+        "description: Extracts tables from PDF invoices into CSV files.",
+        "description: Totals the amounts of scanned receipts into a monthly expense sheet.",
+    );
+    write_skill(&skills, "invoices-v2", twin.as_bytes(), &[]);
+    let out = skillwatch(&["check", "skills", "--json"], Some(tmp.path()));
+    let report = json_report(&out);
+    let sw220: Vec<String> = diagnostics(&report)
+        .into_iter()
+        .filter(|d| d["rule"] == "SW220")
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        sw220,
+        ["skills/invoices/SKILL.md", "skills/invoices-v2/SKILL.md"]
+    );
+
+    // 7 skills of 1,540-character listing lines: 5 fit in 8,000 characters, 2 are cut
+    let many = root();
+    let long = format!(
+        "when_to_use: {}\n",
+        "Pull the line items out of a PDF invoice. ".repeat(40)
+    );
+    for i in 0..7 {
+        let text = good_skill_md(&format!("s{i}")).replacen(
+            "description:",
+            &format!("{long}description:"),
+            1,
+        );
+        write_skill(
+            &many.path().join("skills"),
+            &format!("s{i}"),
+            text.as_bytes(),
+            &[],
+        );
+    }
+    let report = json_report(&skillwatch(
+        &["check", "skills", "--json"],
+        Some(many.path()),
+    ));
+    let cut: Vec<String> = diagnostics(&report)
+        .into_iter()
+        .filter(|d| d["rule"] == "SW222")
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(cut, ["skills/s5/SKILL.md", "skills/s6/SKILL.md"]);
 }
 
 #[test]

@@ -38,6 +38,7 @@ fn every_corpus_skill_is_found_and_parses() {
         corpus_dir().display()
     );
     assert_eq!(report["summary"]["skills"].as_u64(), Some(expected as u64));
+    assert_check_json_follows_schema(&report);
     for d in diagnostics(&report) {
         let rule = d["rule"].as_str().unwrap();
         assert!(
@@ -163,4 +164,58 @@ fn human_output_over_the_corpus_points_into_real_lines() {
         checked += 1;
     }
     assert!(checked > 0);
+}
+
+/// `check --fix` over a copy of the corpus, under both profiles: every file it rewrote still
+/// says all its author wrote (`checks::text_kept`, the rule bulk fixing obeys), and one
+/// more pass finds nothing left to fix.
+#[test]
+fn fix_over_the_corpus_keeps_every_authored_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("corpus");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(corpus_dir())
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    for profile in ["default", "agentskills"] {
+        let out = skillwatch(
+            &[
+                "check",
+                copy.to_str().unwrap(),
+                "--profile",
+                profile,
+                "--fix",
+            ],
+            None,
+        );
+        assert!(stderr(&out).contains("fixed "), "{}", stderr(&out));
+    }
+    let mut changed = 0;
+    for entry in walkdir::WalkDir::new(&copy)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let Ok(after) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let original = corpus_dir().join(entry.path().strip_prefix(&copy).unwrap());
+        let before = std::fs::read_to_string(&original).unwrap();
+        if before == after {
+            continue;
+        }
+        changed += 1;
+        let shape = skillwatch_core::checks::Shape::of_path(entry.path());
+        if let Err(lost) = skillwatch_core::checks::text_kept(shape, &before, &after) {
+            panic!("{}: --fix lost {lost}", original.display());
+        }
+    }
+    assert!(
+        changed > 100,
+        "only {changed} files fixed: is the corpus there?"
+    );
+    let again = skillwatch(&["check", copy.to_str().unwrap(), "--diff"], None);
+    assert_eq!(stdout(&again), "", "{}", stderr(&again));
 }

@@ -293,7 +293,7 @@ fn actions_of_kinds(client: &mut LspClient, uri: &str, kinds: &[&str]) -> Vec<Va
 fn fix_all_applies_every_round_in_one_edit_as_check_fix_does() {
     let root = tempfile::tempdir().unwrap();
     let dir = skill_dir(root.path(), "inv");
-    let text = "---\nname: Other\ndescription: Extracts tables from PDF invoices. Use when the \
+    let text = "---\nname: Inv\ndescription: Extracts tables from PDF invoices. Use when the \
                 user asks for invoice tables.\nversion: 1.2.0\ntags: [billing, pdf]\n---\nBody\n";
     let mut client = LspClient::initialized(Value::Null);
     let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
@@ -352,6 +352,69 @@ fn fix_all_applies_every_round_in_one_edit_as_check_fix_does() {
     assert_eq!(
         std::fs::read_to_string(cli_dir.join("SKILL.md")).unwrap(),
         expected
+    );
+    assert!(client.shutdown().success());
+}
+
+/// The editor's fix-all keeps the author's text as `check --fix` does (the two reported
+/// cases: fields joined on one line, misspelt keys), and a repair two rules propose is
+/// offered once; one that would replace the author's name is offered, but not preferred.
+#[test]
+fn fix_all_keeps_the_authors_text_and_quick_fixes_appear_once() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "pdf");
+    let text = "---\nname: pdf-tools description: Extract text. Use when reading PDFs.\n\
+                descripton: x\n---\nBody\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    client.diagnostics(&uri, Some(1));
+    let actions = actions_of_kinds(&mut client, &uri, &["source.fixAll"]);
+    let edit = &actions[0]["edit"]["changes"][&uri][0];
+    let mut fixed = text.to_string();
+    let (start, end) = (
+        offset_of(text, &edit["range"]["start"]),
+        offset_of(text, &edit["range"]["end"]),
+    );
+    fixed.replace_range(start..end, edit["newText"].as_str().unwrap());
+    assert_eq!(
+        fixed,
+        "---\nname: pdf-tools\ndescription: Extract text. Use when reading PDFs.\n\
+         metadata:\n  descripton: \"x\"\n---\nBody\n",
+        "the description on its own line, the name kept, the near miss of a field already set \
+         moved under metadata"
+    );
+    let cli = tempfile::tempdir().unwrap();
+    let cli_dir = skill_dir(cli.path(), "pdf");
+    std::fs::write(cli_dir.join("SKILL.md"), text).unwrap();
+    skillwatch(&["check", "--fix", cli_dir.to_str().unwrap()], None);
+    assert_eq!(
+        std::fs::read_to_string(cli_dir.join("SKILL.md")).unwrap(),
+        fixed
+    );
+
+    // on the fixed text, SW106 and SW108 both propose `Set name to `pdf``: one action
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "---\nname: PDF_Tools\ndescription: Extract text. Use when reading PDFs.\n---\nBody\n"}]}),
+    );
+    let diagnostics = client.diagnostics(&uri, Some(2));
+    let sw106 = find(&diagnostics, "SW106").clone();
+    let quick = actions_of_kinds(&mut client, &uri, &["quickfix"]);
+    let set_name: Vec<&Value> = quick
+        .iter()
+        .filter(|a| a["title"].as_str().unwrap().starts_with("Set name"))
+        .collect();
+    assert_eq!(set_name.len(), 1, "{quick:#?}");
+    assert_eq!(set_name[0]["diagnostics"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        set_name[0]["isPreferred"], false,
+        "it replaces `PDF_Tools` by `pdf`"
+    );
+    assert!(
+        sw106["message"]
+            .as_str()
+            .unwrap()
+            .contains("`--fix` leaves this to you")
     );
     assert!(client.shutdown().success());
 }
@@ -465,6 +528,61 @@ fn completion_offers_missing_keys_assertion_types_and_their_fields() {
         .map(|i| i["label"].as_str().unwrap())
         .collect();
     assert_eq!(labels, vec!["type", "path", "value"]);
+    assert!(client.shutdown().success());
+}
+
+/// The skills beside the edited one count: a sibling folder with the same `name` (SW220)
+/// and one whose description says nearly the same (SW221), on the buffer's own text.
+#[test]
+fn skills_beside_the_edited_one_are_checked_as_a_set() {
+    let root = tempfile::tempdir().unwrap();
+    let description =
+        "Generates synthetic body MRI volumes with NV-Generate. Not for production training data.";
+    for (folder, name, described) in [
+        (
+            "mri-body",
+            "mri",
+            "Converts DICOM series to NIfTI files for later review.",
+        ),
+        (
+            "mri-brain",
+            "mri-brain",
+            &description.replace("body", "brain"),
+        ),
+    ] {
+        let dir = skill_dir(root.path(), folder);
+        let text = format!("---\nname: {name}\ndescription: {described}\n---\nBody\n");
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+    let dir = root.path().join("mri");
+    std::fs::create_dir(&dir).unwrap();
+    let text = format!("---\nname: mri\ndescription: {description}\n---\nBody\n");
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", &text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    let duplicate = find(&diagnostics, "SW220");
+    assert!(
+        duplicate["message"].as_str().unwrap().contains("mri-body"),
+        "{duplicate}"
+    );
+    let similar = find(&diagnostics, "SW221");
+    assert!(
+        similar["message"]
+            .as_str()
+            .unwrap()
+            .contains("`mri-brain`'s"),
+        "{similar}"
+    );
+    // the buffer's own text counts, not the file on disk: a new description clears SW221
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "---\nname: mri\ndescription: Plots training curves from TensorBoard logs into PNG files.\n---\nBody\n"}]}),
+    );
+    let left = codes(&client.diagnostics(&uri, Some(2)));
+    assert!(
+        left.contains(&"SW220".to_string()) && !left.contains(&"SW221".to_string()),
+        "{left:?}"
+    );
     assert!(client.shutdown().success());
 }
 

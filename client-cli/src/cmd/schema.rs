@@ -1,6 +1,7 @@
-//! `skillwatch schema eval-yaml|evals-json`: print the JSON Schema of an eval file format, so
-//! editors without skillwatch (yaml-language-server, VS Code's JSON support) can validate eval
-//! files with the same rules `skillwatch check` applies.
+//! `skillwatch schema eval-yaml|evals-json|check-output`: print a JSON Schema: of an eval file
+//! format, so editors without skillwatch (yaml-language-server, VS Code's JSON support) can
+//! validate eval files with the same rules `skillwatch check` applies; or of `check --json`'s
+//! report, for scripts that read it.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,16 +24,22 @@ enum SchemaFormat {
     EvalYaml,
     /// evals/evals.json (agentskills.io, skill-creator, ACES; legacy shapes included).
     EvalsJson,
+    /// The report of `skillwatch check --json`.
+    CheckOutput,
 }
+
+/// The report of `skillwatch check --json` (JSON Schema 2020-12), as shipped.
+pub const CHECK_OUTPUT_SCHEMA: &str = include_str!("../../../schemas/check-output.schema.json");
 
 /// Print the schema (JSON, as shipped in the repository's `schemas/` folder) to stdout.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let kind = match args.format {
-        SchemaFormat::EvalYaml => FileKind::EvalYaml,
-        SchemaFormat::EvalsJson => FileKind::EvalsJson,
+    let text = match args.format {
+        SchemaFormat::EvalYaml => schema::schema_text(FileKind::EvalYaml),
+        SchemaFormat::EvalsJson => schema::schema_text(FileKind::EvalsJson),
+        SchemaFormat::CheckOutput => CHECK_OUTPUT_SCHEMA,
     };
     let mut out = std::io::stdout().lock();
-    out.write_all(schema::schema_text(kind).as_bytes())
+    out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .context("cannot write the schema to stdout")?;
     Ok(ExitCode::SUCCESS)

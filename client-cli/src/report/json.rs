@@ -1,5 +1,7 @@
 //! `--format json`: one document with the summary and, per file, every finding with its byte
-//! span, 1-based line:column (in characters) and fix. Each finding also deserializes as a core
+//! span, 1-based line:column (in characters) and fix. Its shape is published as a JSON Schema
+//! (schemas/check-output.schema.json, `skillwatch schema check-output`), which the tests hold
+//! real output to. Each finding also deserializes as a core
 //! `Diagnostic` (the extra fields are ignored), so tools can read it back with the same types.
 
 use std::io::{self, Write};
@@ -99,10 +101,8 @@ struct DiagnosticJson<'a> {
     name: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     category: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    start: Option<LineCol>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    end: Option<LineCol>,
+    start: LineCol,
+    end: LineCol,
 }
 
 fn file_json<'a>(file: &'a FileReport, outcome: &Outcome<'_>) -> FileJson<'a> {
@@ -146,7 +146,11 @@ fn diagnostic_json<'a>(
     index: Option<&LineIndex>,
 ) -> DiagnosticJson<'a> {
     let rule = catalog::rule(d.rule);
-    let at = |offset| Some(index?.line_col(text?, offset));
+    // a file not read as text (too large, unreadable) has its one finding at its start
+    let at = |offset| match (index, text) {
+        (Some(index), Some(text)) => index.line_col(text, offset),
+        _ => LineCol { line: 1, column: 1 },
+    };
     DiagnosticJson {
         diagnostic: d,
         name: rule.map(|r| r.name),

@@ -272,6 +272,35 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "`compatibility` names no product, tool, package, version or access need an agent could act on.",
     },
+    // --- SW22x: the skills an agent sees together (checks::skill_set) ---
+    Rule {
+        id: "SW220",
+        name: "duplicate-skill-name",
+        category: Category::Quality,
+        severity: Severity::Error,
+        summary: "Another skill in the same folder has the same `name`: an agent lists one name for two skills.",
+    },
+    Rule {
+        id: "SW221",
+        name: "similar-descriptions",
+        category: Category::Quality,
+        severity: Severity::Warning,
+        summary: "The description shares most of its words with a skill beside it: an agent may not tell which to pick.",
+    },
+    Rule {
+        id: "SW222",
+        name: "listing-over-budget",
+        category: Category::Quality,
+        severity: Severity::Info,
+        summary: "The skills of this folder overflow Claude Code's skill listing, and this skill's description would be dropped from it.",
+    },
+    Rule {
+        id: "SW223",
+        name: "listing-description-cut",
+        category: Category::Quality,
+        severity: Severity::Warning,
+        summary: "The description (with `when_to_use`) is longer than Claude Code lists for one skill; the end never reaches the agent.",
+    },
     // --- SW3xx: security (seed 002 static review) ---
     Rule {
         id: "SW301",
@@ -583,6 +612,42 @@ pub fn explain(id: &str) -> Option<&'static str> {
 }
 
 static EXPLANATIONS: &[(&str, &str)] = &[
+    (
+        "SW220",
+        "Agents install skills side by side (`.claude/skills/`, a plugin's `skills/`, \
+`~/.codex/skills/`) and list them by `name`. Two skill folders beside each other with the same \
+`name` leave the agent one entry for two skills: which one loads depends on the harness. \
+skillwatch checks the folders with a SKILL.md in the same parent folder; rename one skill (and \
+its folder: the specification wants them equal).",
+    ),
+    (
+        "SW221",
+        "An agent picks a skill by its description. When two skills beside each other describe \
+themselves in mostly the same words, the choice rests on the few words that differ, which the \
+finding lists. The measure is the share of content words the two descriptions have in common \
+(Jaccard index of the two sets of words, common function words such as `the`, `use`, `when` \
+left out); 60% or more is reported. Say in each description what sets it apart (the input it \
+takes, the case it is for, what it is not for).",
+    ),
+    (
+        "SW222",
+        "Claude Code shows the model one line per skill, `- name: description` (the description \
+with ` - when_to_use` appended, cut to 1,536 characters), within a budget of 1% of the context \
+window in characters: 8,000 for a 200,000-token window (Claude Code 2.1: settings \
+`skillListingMaxDescChars`, `skillListingBudgetFraction`; the environment variable \
+`SLASH_COMMAND_TOOL_CHAR_BUDGET` replaces the budget). Over the budget, every skill keeps its \
+name and descriptions are kept in order of recent use while they fit; the others are listed by \
+name only, and the model no longer knows when to use them. skillwatch counts the skills of one \
+folder (skills with `disable-model-invocation: true` are not listed to the model) and, with no \
+history of use, keeps descriptions in the folder's order. Whatever else the user has installed \
+shares the same budget, so this is the best case. Shorten descriptions, or split the folder.",
+    ),
+    (
+        "SW223",
+        "Claude Code lists each skill to the model with its description and ` - when_to_use`, \
+cut to 1,536 characters (`skillListingMaxDescChars`). What comes after never reaches the model \
+when it decides which skill to use. Put what decides the choice first.",
+    ),
     (
         "SW001",
         "A `skillwatch-ignore` comment silences the named rules on one line: alone on its line \

@@ -123,12 +123,7 @@ fn check_text(
         Err(error) => syntax_error(&mut ctx, kind, &error),
         Ok(root) => ctx.check_tree(&root),
     }
-    let mut diagnostics = ctx.out;
-    let mut ignored = super::ignore::apply(path, text, &mut diagnostics, options.profile);
-    options.apply_overrides(&mut diagnostics);
-    options.apply_overrides(&mut ignored);
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));
-    (diagnostics, ignored)
+    super::settle(path, text, super::Shape::Eval(kind), ctx.out, options)
 }
 
 /// SW401 for a file that is not YAML or JSON, with [`quote_fix`]'s repair when it applies.
@@ -136,7 +131,13 @@ fn syntax_error(ctx: &mut Ctx<'_>, kind: FileKind, error: &evalspec::ParseError)
     let mut message = format!("not valid {}: {}", kind_word(kind), error.message);
     let whole = Span::new(0, ctx.text.len());
     let repair = match kind {
-        FileKind::EvalYaml => quote_fix(ctx.text, whole, error.span.start, &error.message),
+        FileKind::EvalYaml => quote_fix(
+            ctx.text,
+            whole,
+            error.span.start,
+            &error.message,
+            &schema::field_names(kind),
+        ),
         FileKind::EvalsJson => None,
     };
     match repair {

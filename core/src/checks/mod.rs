@@ -14,6 +14,7 @@ mod context;
 mod diagnostic;
 pub mod eval_files;
 mod files;
+mod fixes;
 pub mod ignore;
 mod markdown;
 pub(crate) mod pattern;
@@ -22,12 +23,12 @@ mod proptests;
 mod quality;
 mod quote_fix;
 mod security;
+mod skill_set;
 pub mod spec;
 
-pub use diagnostic::{
-    Category, Diagnostic, Edit, Fix, FixRound, MAX_FIX_ROUNDS, Rule, Severity, fix_rounds,
-};
+pub use diagnostic::{Category, Diagnostic, Edit, Fix, Rule, Severity};
 pub use eval_files::{check_eval_file, check_eval_text};
+pub use fixes::{FixRound, MAX_FIX_ROUNDS, Shape, fix_rounds, keeps_text, text_kept};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::evalspec::{AboveSkills, find_eval_files_in};
 use crate::skill::{Discovered, LoadError, SKILL_FILE, Skill, SkillDocument};
 use eval_files::Trees;
+use skill_set::SkillSets;
 
 /// Which rule set applies. Profiles change severities and which fields are known, never the
 /// meaning of a rule id.
@@ -102,7 +104,21 @@ pub struct FileReport {
 /// Check one skill folder from disk: its SKILL.md and its eval files. Never fails: a file that
 /// cannot be read is itself a finding.
 pub fn check_skill_dir(dir: &Path, options: &CheckOptions) -> Vec<FileReport> {
-    check_dir(dir, options, &AboveSkills::ask_disk(), &Trees::Recent)
+    let learnt = Learnt {
+        above: AboveSkills::ask_disk(),
+        trees: Trees::Recent,
+        sets: SkillSets::Recent,
+    };
+    check_dir(dir, options, &learnt)
+}
+
+/// What checks learn about the folders around a skill: the folders above it, its
+/// repository's skills (SW411), the skills beside it (SW220-SW222). A single check asks the
+/// disk (sharing recent answers); a batch learns each once for the run.
+struct Learnt {
+    above: AboveSkills,
+    trees: Trees,
+    sets: SkillSets,
 }
 
 /// Check many skill folders on `threads` threads, each taking the next unchecked folder, as
@@ -136,8 +152,11 @@ pub fn check_skill_dirs_each(
     sink: impl FnMut(Vec<FileReport>) + Send,
 ) {
     let dirs: Vec<&PathBuf> = skills.dirs().collect();
-    let above = AboveSkills::remembered();
-    let trees = Trees::for_run(skills);
+    let learnt = Learnt {
+        above: AboveSkills::remembered(),
+        trees: Trees::for_run(skills),
+        sets: SkillSets::for_run(skills),
+    };
     let threads = threads.clamp(1, dirs.len().max(1));
     let next = AtomicUsize::new(0);
     let in_order = Mutex::new(InOrder {
@@ -149,7 +168,7 @@ pub fn check_skill_dirs_each(
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(dir) = dirs.get(i) else { break };
-            let reports = check_dir(dir, options, &above, &trees);
+            let reports = check_dir(dir, options, &learnt);
             // A panicking sink poisons the lock; the other workers then stop delivering.
             let Ok(mut in_order) = in_order.lock() else {
                 break;
@@ -191,20 +210,21 @@ impl<F: FnMut(Vec<FileReport>)> InOrder<F> {
     }
 }
 
-fn check_dir(
-    dir: &Path,
-    options: &CheckOptions,
-    above: &AboveSkills,
-    trees: &Trees,
-) -> Vec<FileReport> {
+fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileReport> {
     let skill = Skill::load(dir);
     let files = files::SkillFiles::read(dir);
     let names = eval_files::names_of(dir, skill.document.as_ref().ok());
     let body_start = skill.document.as_ref().map_or(0, |d| d.body.start);
     let skill_md = match skill.document {
         Ok(doc) => {
-            let (diagnostics, ignored) =
-                check_document(dir, &skill.skill_md, &doc, options, Some(&files));
+            let (diagnostics, ignored) = check_document(
+                dir,
+                &skill.skill_md,
+                &doc,
+                options,
+                Some(&files),
+                &learnt.sets,
+            );
             FileReport {
                 diagnostics,
                 ignored,
@@ -216,9 +236,10 @@ fn check_dir(
         Err(error) => unreadable(&skill.skill_md, &error, options),
     };
     let mut reports = vec![skill_md];
-    let eval_files = find_eval_files_in(dir, |rel| files.is_file(dir, rel), above);
+    let eval_files = find_eval_files_in(dir, |rel| files.is_file(dir, rel), &learnt.above);
     reports.extend(eval_files.iter().map(|file| {
         let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
+        let trees = &learnt.trees;
         eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept, trees)
     }));
     reports.extend(security::scan_skill_files(&files, options));
@@ -340,7 +361,7 @@ pub fn check_skill_document(
     doc: &SkillDocument,
     options: &CheckOptions,
 ) -> Vec<Diagnostic> {
-    check_document(dir, path, doc, options, None).0
+    check_document(dir, path, doc, options, None, &SkillSets::Recent).0
 }
 
 /// [`check_skill_document`] with the folder's files already listed and read.
@@ -350,12 +371,14 @@ fn check_document(
     doc: &SkillDocument,
     options: &CheckOptions,
     files: Option<&files::SkillFiles>,
+    sets: &SkillSets,
 ) -> (Vec<Diagnostic>, Vec<ignore::Ignored>) {
     let mut ctx = context::Ctx::new(dir, path, doc, options, files);
     spec::check(&mut ctx);
     let body = markdown::Body::scan(&doc.text, doc.body);
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
+    skill_set::check(&mut ctx, sets);
     let mut diagnostics = ctx.finish();
     // the editor's check of one buffer: vet what SKILL.md itself runs (a batch check vets
     // every file of the folder instead, in `vet_behaviours`)
@@ -376,10 +399,24 @@ fn check_document(
                 .flat_map(|(_, d)| d),
         );
     }
-    let mut ignored = ignore::apply(path, &doc.text, &mut diagnostics, options.profile);
+    settle(path, &doc.text, Shape::SkillMd, diagnostics, options)
+}
+
+/// The last steps of every file's check, the same for each: findings under a
+/// `skillwatch-ignore` comment set aside, the fixes bulk fixing leaves to the author
+/// explained ([`fixes::annotate`]), the options' overrides applied, findings sorted by position.
+fn settle(
+    path: &Path,
+    text: &str,
+    shape: Shape,
+    mut diagnostics: Vec<Diagnostic>,
+    options: &CheckOptions,
+) -> (Vec<Diagnostic>, Vec<ignore::Ignored>) {
+    let mut ignored = ignore::apply(path, text, &mut diagnostics, options.profile);
+    fixes::annotate(shape, text, &mut diagnostics);
     options.apply_overrides(&mut diagnostics);
     options.apply_overrides(&mut ignored);
-    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.rule));
     (diagnostics, ignored)
 }
 

@@ -7,22 +7,30 @@
 //! - A value starting with a character YAML reserves (`` ` ``, `@`, `%`) or with `*`, which
 //!   YAML reads as an alias (`description: *New* PDF tools`).
 //!
-//! Quoting the value is the repair: in single quotes every character stands for itself. It is
-//! offered only on a one-line `key: value` (or `- key: value`) with no comment, and only when
-//! the quoted YAML parses past that line. SW102 (frontmatter) and SW401 (eval.yaml) offer it.
+//! - Two fields on one line (`name: pdf-tools description: Extract text.`): the `: ` is a
+//!   known field's, joined to a one-word value. Quoting would make the description part of
+//!   `name` (and `name`'s own fix would then drop it); the repair is a line break before
+//!   the second field.
+//!
+//! Otherwise quoting the value is the repair: in single quotes every character stands for
+//! itself. Either is offered only on a one-line `key: value` (or `- key: value`) with no
+//! comment, and only when the repaired YAML parses past that line. SW102 (frontmatter) and
+//! SW401 (eval.yaml) offer it.
 
 use crate::checks::{Edit, Fix};
 use crate::text::{Span, quoted_char};
 use crate::yaml;
 
-/// Single quotes around the value of the `key: value` line of the YAML at `yaml_span` in
-/// `text` that the parser's error (`message`, at offset `error_at` of `text`) is on, when the
-/// value is what the error is about; with the sentence that explains it, for the message.
+/// The repair of the `key: value` line of the YAML at `yaml_span` in `text` that the
+/// parser's error (`message`, at offset `error_at` of `text`) is on, when the value is what
+/// the error is about: a line break before a second field of `fields` joined to it, else
+/// single quotes around it; with the sentence that explains it, for the message.
 pub(crate) fn quote_fix(
     text: &str,
     yaml_span: Span,
     error_at: usize,
     message: &str,
+    fields: &[&str],
 ) -> Option<(String, Fix)> {
     let yaml = text.get(yaml_span.start..yaml_span.end)?;
     let at = error_at.checked_sub(yaml_span.start)?;
@@ -34,6 +42,11 @@ pub(crate) fn quote_fix(
     let cause = cause(message, value, at.checked_sub(line_start + entry.value)?)?;
     if value.contains(" #") || value.contains("\t#") || continues(&yaml[line_end..], entry.key) {
         return None;
+    }
+    if let Some(split) = split_fix(yaml, line_start, line, &entry, fields) {
+        let (why, mut fix) = split;
+        fix.edits[0].span = fix.edits[0].span.shifted(yaml_span.start);
+        return Some((why, fix));
     }
     let quoted = format!("'{}'", value.replace('\'', "''"));
     let value_span = Span::new(
@@ -59,6 +72,68 @@ pub(crate) fn quote_fix(
         }],
     };
     parses_past_the_line.then(|| (format!("the value of `{key}` {cause}: quote it"), fix))
+}
+
+/// A line break before a field of `fields` that follows a one-word value on the same line
+/// (`name: pdf-tools description: ...`), when that field is not a key of the YAML already
+/// and the YAML parses past the line once broken. Spans are in `yaml`.
+fn split_fix(
+    yaml: &str,
+    line_start: usize,
+    line: &str,
+    entry: &Entry,
+    fields: &[&str],
+) -> Option<(String, Fix)> {
+    let value = &line[entry.value..];
+    let gap = value.find([' ', '\t'])?;
+    let second = gap + value[gap..].len() - value[gap..].trim_start().len();
+    let rest = &value[second..];
+    let field = fields.iter().find(|f| {
+        rest.strip_prefix(**f)
+            .is_some_and(|r| r == ":" || r.starts_with(": ") || r.starts_with(":\t"))
+    })?;
+    let written = |f: &str| {
+        yaml.lines().any(|l| {
+            l.trim_start()
+                .trim_start_matches("- ")
+                .starts_with(&format!("{f}:"))
+        })
+    };
+    if written(field) {
+        return None;
+    }
+    let newline = if line.len() < yaml[line_start..].split('\n').next()?.len() {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let gap_span = Span::new(
+        line_start + entry.value + gap,
+        line_start + entry.value + second,
+    );
+    let replacement = format!("{newline}{}", " ".repeat(entry.key));
+    let fixed = format!(
+        "{}{replacement}{}",
+        &yaml[..gap_span.start],
+        &yaml[gap_span.end..]
+    );
+    let line_end = line_start + line.len() + replacement.len() - gap_span.len();
+    let parses_past_the_line = match yaml::parse(&fixed, 0) {
+        Ok(_) => true,
+        Err(e) => e.span.start > line_end,
+    };
+    let key = &line[entry.key..entry.colon];
+    let fix = Fix {
+        title: format!("Put `{field}` on a line of its own"),
+        edits: vec![Edit {
+            span: gap_span,
+            replacement,
+        }],
+    };
+    let why = format!(
+        "`{field}:` follows the value of `{key}` on the same line: put it on a line of its own"
+    );
+    parses_past_the_line.then_some((why, fix))
 }
 
 /// What in `value` the parser's `message` is about, as the end of "the value of `key` ...",

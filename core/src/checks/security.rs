@@ -453,7 +453,7 @@ pub(crate) fn scan_skill_files(
             continue;
         }
         let path = entry.path.clone();
-        let mut diagnostics: Vec<super::Diagnostic> = findings
+        let diagnostics: Vec<super::Diagnostic> = findings
             .into_iter()
             .map(|f| super::Diagnostic {
                 rule: "SW301",
@@ -465,9 +465,8 @@ pub(crate) fn scan_skill_files(
             })
             .collect();
         // a file without findings is not searched for directives: see `ignore`'s docs
-        let mut ignored = super::ignore::apply(&path, text, &mut diagnostics, options.profile);
-        options.apply_overrides(&mut diagnostics);
-        options.apply_overrides(&mut ignored);
+        let (diagnostics, ignored) =
+            super::settle(&path, text, super::Shape::Plain, diagnostics, options);
         if !diagnostics.is_empty() || !ignored.is_empty() {
             reports.push(super::FileReport {
                 path,

@@ -18,6 +18,7 @@ use crate::yaml::{Node, Value};
 
 use super::FileKind;
 use super::fields::{describe, display_pointer, key_span};
+use crate::spelling::closest;
 
 /// The eval.yaml schema (JSON Schema 2020-12), as shipped.
 pub const EVAL_YAML_SCHEMA: &str = include_str!("../../../schemas/eval-yaml.schema.json");
@@ -67,6 +68,27 @@ fn compiled(kind: FileKind) -> &'static Compiled {
             .expect("embedded schema compiles (checked by a unit test)");
         Compiled { schema, validator }
     })
+}
+
+/// Every field name the schema for `kind` defines, at any depth.
+pub fn field_names(kind: FileKind) -> Vec<&'static str> {
+    fn walk(node: &'static Json, out: &mut Vec<&'static str>) {
+        match node {
+            Json::Object(map) => {
+                if let Some(props) = map.get("properties").and_then(Json::as_object) {
+                    out.extend(props.keys().map(String::as_str).filter(|k| *k != "$schema"));
+                }
+                map.values().for_each(|v| walk(v, out));
+            }
+            Json::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&compiled(kind).schema, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Validate `root` (parsed from `text`) against the schema for `kind`.
@@ -207,30 +229,6 @@ fn known_properties(schema: &Json, schema_obj: &Json) -> Vec<String> {
         add(resolved);
     }
     names
-}
-
-/// The known name closest to `key` by edit distance, if it is close enough to be a typo.
-fn closest<'a>(key: &str, known: &'a [String]) -> Option<&'a str> {
-    known
-        .iter()
-        .map(|k| (edit_distance(key, k), k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 4) && *d < k.len())
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k.as_str())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 fn expected_types(types: Option<&Json>) -> String {

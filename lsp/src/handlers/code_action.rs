@@ -8,8 +8,9 @@
 use std::collections::HashMap;
 
 use skillwatch_core::checks::{
-    Category, CheckOptions, Diagnostic, Edit, Fix, catalog, fix_rounds, ignore,
+    Category, CheckOptions, Diagnostic, Edit, Fix, Shape, catalog, fix_rounds, ignore, keeps_text,
 };
+use skillwatch_core::evalspec::FileKind;
 use skillwatch_core::text::{Span, bom_len};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, WorkspaceEdit,
@@ -54,7 +55,7 @@ pub fn code_actions(
             .iter()
             .filter(|finding| overlaps(doc.range_of(finding.span), range))
             .collect();
-        actions.extend(here.iter().filter_map(|finding| quick_fix(doc, finding)));
+        actions.extend(quick_fixes(doc, &here));
         actions.extend(silence(doc, &here));
     }
     let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
@@ -64,16 +65,39 @@ pub fn code_actions(
     actions
 }
 
-fn quick_fix(doc: &Document, finding: &Diagnostic) -> Option<CodeActionOrCommand> {
-    let fix = finding.fix.as_ref()?;
-    Some(CodeActionOrCommand::CodeAction(CodeAction {
-        title: fix.title.clone(),
-        kind: Some(CodeActionKind::QUICKFIX),
-        diagnostics: Some(vec![diagnostics::to_lsp(doc, finding)]),
-        edit: Some(workspace_edit(doc, &fix.edits)),
-        is_preferred: Some(true),
-        ..CodeAction::default()
-    }))
+/// One quick fix per distinct repair: two rules often propose the same one (SW106 and SW108
+/// both "Set name to ..."), which is offered once, for both findings.
+/// A fix that would replace the author's text (`--fix` leaves it to them) is offered but not
+/// preferred, so an editor's "apply the preferred fix" never picks it unasked.
+fn quick_fixes(doc: &Document, findings: &[&Diagnostic]) -> Vec<CodeActionOrCommand> {
+    let shape = shape_of(doc);
+    let mut offered: Vec<(&Fix, CodeAction)> = Vec::new();
+    for finding in findings {
+        let Some(fix) = &finding.fix else { continue };
+        let diagnostic = diagnostics::to_lsp(doc, finding);
+        if let Some((_, action)) = offered.iter_mut().find(|(f, _)| *f == fix) {
+            action
+                .diagnostics
+                .get_or_insert_with(Vec::new)
+                .push(diagnostic);
+            continue;
+        }
+        offered.push((
+            fix,
+            CodeAction {
+                title: fix.title.clone(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![diagnostic]),
+                edit: Some(workspace_edit(doc, &fix.edits)),
+                is_preferred: Some(keeps_text(shape, &doc.text, fix)),
+                ..CodeAction::default()
+            },
+        ));
+    }
+    offered
+        .into_iter()
+        .map(|(_, action)| CodeActionOrCommand::CodeAction(action))
+        .collect()
 }
 
 /// "Ignore SW307 on this line" for each of `findings` (one per rule and line): a
@@ -125,6 +149,15 @@ fn silence(doc: &Document, findings: &[&Diagnostic]) -> Vec<CodeActionOrCommand>
     actions
 }
 
+/// What the document is, for the fixes' rule on keeping the author's text.
+fn shape_of(doc: &Document) -> Shape {
+    match doc.kind {
+        DocumentKind::SkillMd => Shape::SkillMd,
+        DocumentKind::EvalYaml => Shape::Eval(FileKind::EvalYaml),
+        DocumentKind::EvalsJson => Shape::Eval(FileKind::EvalsJson),
+    }
+}
+
 /// "Fix all skillwatch findings": every fix, round after round as `check --fix` takes them
 /// ([`fix_rounds`], the text checked again after each round), as one edit over the part of
 /// the document that changes. Rounds after the first cost a check each; most documents
@@ -134,7 +167,7 @@ fn fix_all(
     findings: Vec<Diagnostic>,
     options: &CheckOptions,
 ) -> Option<CodeActionOrCommand> {
-    let (rounds, fixed) = fix_rounds(&doc.text, findings, |text| {
+    let (rounds, fixed) = fix_rounds(shape_of(doc), &doc.text, findings, |text| {
         diagnostics::check(&doc.with_text(text.to_owned()), options)
     })?;
     let count: usize = rounds.iter().map(|r| r.taken.len()).sum();

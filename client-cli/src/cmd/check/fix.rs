@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use skillwatch_core::checks::{
-    CheckOptions, Diagnostic, FileReport, MAX_FIX_ROUNDS, check_eval_text, check_skill_dirs_each,
-    check_skill_document, fix_rounds,
+    CheckOptions, Diagnostic, FileReport, MAX_FIX_ROUNDS, Shape, check_eval_text,
+    check_skill_dirs_each, check_skill_document, fix_rounds,
 };
 use skillwatch_core::skill::{Discovered, SKILL_FILE, SkillDocument};
 use skillwatch_core::text::{BOM, LineIndex};
@@ -183,7 +183,7 @@ fn fix_file(report: FileReport, dir: &Path, options: &CheckOptions) -> Option<Fi
         ..
     } = report;
     let before = text?;
-    let (rounds, after) = fix_rounds(&before, diagnostics, |text| {
+    let (rounds, after) = fix_rounds(Shape::of_path(&path), &before, diagnostics, |text| {
         recheck(&path, text, dir, options)
     })?;
     let mut applied = Vec::new();

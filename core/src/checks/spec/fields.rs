@@ -321,8 +321,7 @@ fn unknown(ctx: &mut Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) {
     if known_fields(profile).any(|k| k == key) {
         return;
     }
-    let folded = fold(key);
-    if let Some(known) = known_fields(profile).find(|k| fold(k) == folded) {
+    if let Some(known) = misspelt(profile, entries, key) {
         let fix = Fix {
             title: format!("Rename to `{known}`"),
             edits: vec![Edit {
@@ -357,6 +356,21 @@ fn unknown(ctx: &mut Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) {
     };
     let fix = move_to_metadata(ctx, fm, entries, entry);
     ctx.report_fix("SW116", entry.key.span, message, fix);
+}
+
+/// The known field `key` is a misspelling of, when that field is not set already: the same
+/// but for case and separators (`user_invocable`, `Description`), or a typo a few edits
+/// away (`descripton`, `licence`). Renaming is the repair; moving a misspelt `description`
+/// under `metadata` would leave the skill without one.
+fn misspelt(profile: Profile, entries: &[Entry], key: &str) -> Option<&'static str> {
+    let folded = fold(key);
+    let known: Vec<&'static str> = known_fields(profile).collect();
+    let same = known.iter().copied().find(|k| fold(k) == folded);
+    let suggested = same.or_else(|| {
+        let typo = crate::spelling::closest(key, &known)?;
+        known.iter().copied().find(|k| *k == typo)
+    })?;
+    first(entries, suggested).is_none().then_some(suggested)
 }
 
 /// Case- and separator-insensitive form of a field name, to catch `user_invocable` for

@@ -10,7 +10,12 @@ use crate::yaml::YamlError;
 pub(super) fn report(ctx: &mut Ctx<'_>, fm: Span, error: &YamlError) {
     let text = &ctx.doc.text;
     let mut message = format!("frontmatter is not valid YAML: {}", error.describe(text));
-    let fix = quote_fix(text, fm, error.span.start, &error.message).map(|(why, fix)| {
+    let fields: Vec<&str> = super::SPEC_FIELDS
+        .iter()
+        .chain(super::CLAUDE_CODE_FIELDS)
+        .copied()
+        .collect();
+    let fix = quote_fix(text, fm, error.span.start, &error.message, &fields).map(|(why, fix)| {
         message.push_str("; ");
         message.push_str(&why);
         fix
@@ -98,6 +103,38 @@ mod tests {
                 root.get("license").and_then(|e| e.value.as_str()),
                 Some(value)
             );
+        }
+    }
+
+    #[test]
+    fn two_fields_joined_on_one_line_are_split_not_quoted() {
+        let text = "---\nname: pdf-tools description: Extract text. Use when reading PDFs.\nlicense: MIT\n---\nBody\n";
+        let d = &check_rule(text, "SW102")[0];
+        assert!(
+            d.message.ends_with(
+                "`description:` follows the value of `name` on the same line: put it on a line of its own"
+            ),
+            "{}",
+            d.message
+        );
+        let repaired = fixed(text, d);
+        assert_eq!(
+            repaired,
+            "---\nname: pdf-tools\ndescription: Extract text. Use when reading PDFs.\nlicense: MIT\n---\nBody\n"
+        );
+        // CRLF stays CRLF
+        let crlf = text.replace('\n', "\r\n");
+        assert_eq!(
+            fixed(&crlf, &check_rule(&crlf, "SW102")[0]),
+            repaired.replace('\n', "\r\n")
+        );
+        // a field name inside a sentence is quoted, as is one already set elsewhere
+        for text in [
+            "---\nname: a\ndescription: Use when the license: header is missing.\n---\n",
+            "---\nname: a\nlicense: MIT description: x\ndescription: y\n---\n",
+        ] {
+            let d = &check_rule(text, "SW102")[0];
+            assert!(d.fix.as_ref().unwrap().title.starts_with("Quote"), "{d:?}");
         }
     }
 

@@ -45,6 +45,20 @@ pub const CLAUDE_CODE_FIELDS: &[&str] = &[
     "shell",
 ];
 
+/// What is wrong with `name` as a skill's name, as short phrases (none for a valid name):
+/// for tools that create skills (`skillwatch init`) and must not create a broken one.
+pub fn name_problems(name: &str) -> Vec<String> {
+    let mut out = name::problems(name);
+    if name.is_empty() {
+        out.push("empty".into());
+    }
+    let chars = name.chars().count();
+    if chars > 64 {
+        out.push(format!("{chars} characters, more than 64"));
+    }
+    out
+}
+
 /// Run every SW1xx rule on the document.
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let doc = ctx.doc;
@@ -305,13 +319,23 @@ mod tests {
     fn sw108_name_matches_folder_with_fix() {
         let text = good_with("name: good-skill", "name: other-skill");
         let d = one(&text, "SW108");
+        // the fix replaces the author's name: a quick fix to choose, never applied by --fix
         assert_eq!(
             d.message,
-            "name `other-skill` does not match its folder `good-skill`"
+            "name `other-skill` does not match its folder `good-skill` (`--fix` leaves this \
+             to you: its fix would replace `other-skill`)"
         );
         assert_eq!(&text[d.span.start..d.span.end], "other-skill");
         assert!(check(&fixed(&text, &d)).is_empty());
         passes(GOOD, "SW108");
+        // reshaping the same words is a fix --fix applies
+        let text = good_with("name: good-skill", "name: Good_Skill");
+        let d = one(&text, "SW108");
+        assert_eq!(
+            d.message,
+            "name `Good_Skill` does not match its folder `good-skill`"
+        );
+        assert!(check(&fixed(&text, &d)).is_empty());
     }
 
     #[test]
@@ -479,6 +503,36 @@ mod tests {
             "license: Apache-2.0\nuser_invocable: false",
         );
         assert!(one(&text, "SW116").message.contains("`user-invocable`"));
+        // typos a few edits away are renamed, not moved under `metadata` (which would leave
+        // the skill without a description)
+        let text = good_with("description:", "descripton:").replace("license:", "licence:");
+        let found = of(&check(&text), "SW116")
+            .into_iter()
+            .map(|d| (d.message.clone(), d.fix.as_ref().unwrap().title.clone()))
+            .collect::<Vec<_>>();
+        assert_eq!(
+            found,
+            [
+                (
+                    "unknown field `descripton`: did you mean `description`?".to_string(),
+                    "Rename to `description`".to_string()
+                ),
+                (
+                    "unknown field `licence`: did you mean `license`?".to_string(),
+                    "Rename to `license`".to_string()
+                ),
+            ]
+        );
+        // a near miss of a field that is set already is an unknown field of its own
+        let text = good_with("license: Apache-2.0", "license: Apache-2.0\nlicence: MIT");
+        assert!(
+            one(&text, "SW116")
+                .fix
+                .as_ref()
+                .unwrap()
+                .title
+                .starts_with("Move")
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub(crate) fn is_valid(name: &str) -> bool {
 
 /// What is wrong with a name's characters, as short phrases. Letters count as the reference
 /// validator counts them: any Unicode letter or digit that is already lowercase.
-fn problems(name: &str) -> Vec<String> {
+pub(crate) fn problems(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let upper: String = name.chars().filter(|c| c.is_uppercase()).collect();
     if !upper.is_empty() {
