@@ -77,10 +77,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Json => render::json(&verdicts),
         Format::Sarif => render::sarif(&verdicts),
     };
-    if let Err(error) = written {
-        if error.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(error).context("writing the report");
-        }
+    if let Err(error) = written
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(error).context("writing the report");
     }
     let malicious = verdicts.iter().any(|v| v.verdict == Verdict::Malicious);
     Ok(if malicious {

@@ -253,15 +253,11 @@ fn writes(path: &str, content: &Val, own_skill: &str, span: Span, out: &mut Vec<
         || lower.ends_with("agents.md")
         || lower.contains(".cursor/");
     let payload = PAYLOAD.is_match(text) || !content.taint.is_empty();
-    let severity = if loaded && (payload || text.is_empty())
-        || other_skill
-        || (agent && payload)
-        || payload && !agent
-    {
-        Severity::Error
-    } else {
+    // a payload anywhere, another skill touched, or something unknown appended to keys
+    if !(payload || other_skill || loaded && text.is_empty()) {
         return;
-    };
+    }
+    let severity = Severity::Error;
     let what = if other_skill {
         "another skill"
     } else if agent {

@@ -49,7 +49,7 @@ pub(crate) fn hex(text: &str) -> Option<String> {
         .chars()
         .filter(|c| !c.is_whitespace() && *c != ',')
         .collect();
-    if digits.len() % 2 != 0 || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+    if !digits.len().is_multiple_of(2) || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
     let bytes = (0..digits.len())

@@ -18,21 +18,22 @@ pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
     let mut out = Found::default();
     // a TCP client on one line and its stream run as commands on another
     let whole = fold(text);
-    if let Some(m) = TCP.find(&whole) {
-        if STREAM_SHELL.is_match(&whole) && IEX.is_match(&whole) {
-            let line_start = text[..m.start().min(text.len())]
-                .rfind('\n')
-                .map_or(0, |i| i + 1);
-            let line_end = text[line_start..]
-                .find('\n')
-                .map_or(text.len(), |i| line_start + i);
-            out.act(
-                Span::new(base + line_start, base + line_end),
-                Act::ShellOverSocket {
-                    how: "a TCP client's stream is run as commands".into(),
-                },
-            );
-        }
+    if let Some(m) = TCP.find(&whole)
+        && STREAM_SHELL.is_match(&whole)
+        && IEX.is_match(&whole)
+    {
+        let line_start = text[..m.start().min(text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        out.act(
+            Span::new(base + line_start, base + line_end),
+            Act::ShellOverSocket {
+                how: "a TCP client's stream is run as commands".into(),
+            },
+        );
     }
     let mut pos = 0;
     for line in text.split_inclusive('\n') {
@@ -137,13 +138,11 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
             },
         );
     }
-    if downloads {
-        if let Some(c) = OUT_FILE.captures(&folded) {
-            world.note_written(
-                c.get(2).map_or("", |m| m.as_str()),
-                &Val::fetched(url_in(&folded).as_deref()),
-            );
-        }
+    if downloads && let Some(c) = OUT_FILE.captures(&folded) {
+        world.note_written(
+            c.get(2).map_or("", |m| m.as_str()),
+            &Val::fetched(url_in(&folded).as_deref()),
+        );
     }
     if let Some(c) = START.captures(&folded) {
         let file = c.get(2).map_or("", |m| m.as_str());

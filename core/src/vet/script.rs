@@ -133,15 +133,16 @@ impl<'s> Script<'s> {
             return;
         };
         self.visit(tree.root_node(), world);
-        if let Some(span) = self.socket {
-            if self.dup_or_pipe && self.shell_spawn {
-                self.out.act(
-                    span,
-                    Act::ShellOverSocket {
-                        how: "a socket's streams are handed to a shell".into(),
-                    },
-                );
-            }
+        if let Some(span) = self.socket
+            && self.dup_or_pipe
+            && self.shell_spawn
+        {
+            self.out.act(
+                span,
+                Act::ShellOverSocket {
+                    how: "a socket's streams are handed to a shell".into(),
+                },
+            );
         }
     }
 
@@ -301,17 +302,17 @@ impl<'s> Script<'s> {
             return;
         };
         // `const {exec, spawn} = require('child_process')`
-        if left.kind() == "object_pattern" {
-            if let Some(module) = self.required_module(right) {
-                for p in Self::children(left) {
-                    let t = self.text(p);
-                    let (n, l) = t
-                        .split_once(':')
-                        .map_or((t, t), |(a, b)| (a.trim(), b.trim()));
-                    self.aliases.insert(l.to_string(), format!("{module}.{n}"));
-                }
-                return;
+        if left.kind() == "object_pattern"
+            && let Some(module) = self.required_module(right)
+        {
+            for p in Self::children(left) {
+                let t = self.text(p);
+                let (n, l) = t
+                    .split_once(':')
+                    .map_or((t, t), |(a, b)| (a.trim(), b.trim()));
+                self.aliases.insert(l.to_string(), format!("{module}.{n}"));
             }
+            return;
         }
         if let Some(module) = self.required_module(right) {
             self.aliases.insert(self.text(left).to_string(), module);

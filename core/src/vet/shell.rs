@@ -182,12 +182,11 @@ impl<'s> Shell<'s> {
                     // the operator, after an optional descriptor number (`5<>`, `2>`)
                     let op = {
                         let mut c = r.walk();
-                        let found = r
-                            .children(&mut c)
+
+                        r.children(&mut c)
                             .find(|o| !o.is_named())
                             .map(|o| self.text(o))
-                            .unwrap_or("");
-                        found
+                            .unwrap_or("")
                     };
                     let Some(dest) = r.child_by_field_name("destination") else {
                         continue;
@@ -413,10 +412,10 @@ fn unescape(word: &str) -> String {
     let mut chars = word.chars();
     while let Some(c) = chars.next() {
         if c == '\\' {
-            if let Some(n) = chars.next() {
-                if n != '\n' {
-                    out.push(n);
-                }
+            if let Some(n) = chars.next()
+                && n != '\n'
+            {
+                out.push(n);
             }
         } else {
             out.push(c);
@@ -502,10 +501,10 @@ pub(crate) fn command_semantics(
                 }
                 val = val.concat(w);
             }
-            if name == "printf" {
-                if let Some(t) = val.text.take() {
-                    val.text = Some(decode::c_escapes(&t));
-                }
+            if name == "printf"
+                && let Some(t) = val.text.take()
+            {
+                val.text = Some(decode::c_escapes(&t));
             }
             val
         }
@@ -578,12 +577,11 @@ pub(crate) fn command_semantics(
             if let Some(h) = args
                 .iter()
                 .find(|a| !a.shown().starts_with('-') && !a.shown().starts_with('@'))
+                && (!h.taint.is_empty() || !stdin.taint.is_empty())
             {
-                if !h.taint.is_empty() || !stdin.taint.is_empty() {
-                    let mut host = h.clone();
-                    host.merge(&stdin);
-                    out.act(span, Act::Lookup { host });
-                }
+                let mut host = h.clone();
+                host.merge(&stdin);
+                out.act(span, Act::Lookup { host });
             }
             Val::default()
         }
@@ -1129,12 +1127,12 @@ fn flag_of(name: &str, a: &str) -> Option<(String, Option<String>)> {
     if short.is_empty() {
         return None;
     }
-    if name == "wget" {
-        if let Some(at) = short.find(['O', 'o', 'P']) {
-            let rest = &short[at + 1..];
-            let flag = format!("-{}", &short[at..at + 1]);
-            return Some((flag, (!rest.is_empty()).then(|| rest.to_string())));
-        }
+    if name == "wget"
+        && let Some(at) = short.find(['O', 'o', 'P'])
+    {
+        let rest = &short[at + 1..];
+        let flag = format!("-{}", &short[at..at + 1]);
+        return Some((flag, (!rest.is_empty()).then(|| rest.to_string())));
     }
     // combined short flags take a value only in their last letter: `-fsSLo out`
     let last = &short[short.len() - 1..];

@@ -263,7 +263,7 @@ fn inline_commands<'t>(start: usize, line: &'t str, units: &mut Vec<Unit<'t>>) {
         let close = after.find(&"`".repeat(ticks));
         let Some(close) = close else { break };
         let code = &after[..close];
-        let first = code.trim_start().split_whitespace().next().unwrap_or("");
+        let first = code.split_whitespace().next().unwrap_or("");
         let first = first.rsplit('/').next().unwrap_or(first);
         if code.contains(' ') && (COMMANDS.contains(&first) || first.starts_with("./")) {
             units.push(Unit {
