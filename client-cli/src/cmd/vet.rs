@@ -43,6 +43,11 @@ pub struct Args {
 }
 
 /// The options vetting runs under, whatever the repository's skillwatch.toml says.
+///
+/// TODO(lead, on merging the `sec` branch): set `inline_ignore: InlineIgnore::None` here (sec's
+/// name for `check --no-inline-ignore`). Until then the comments still move findings to
+/// `FileReport::ignored`, and `vet::verdict` counts those as evidence all the same, so the
+/// verdict does not change; with it the findings also stay in place for the other outputs.
 pub fn options() -> CheckOptions {
     CheckOptions {
         vet: true,
