@@ -551,7 +551,12 @@ fn prose_orders(path: &Path, text: &str, prose: &[(usize, usize)]) -> Vec<Diagno
         }
         for m in PROSE_ORDER.find_iter(line) {
             let before = &line[..m.start()];
-            if DEFUSED.is_match(before) || DEFUSED.is_match(m.as_str()) {
+            // the words before the address (an address may well hold "example")
+            let order = m.as_str();
+            let order = &order[..order
+                .find("://")
+                .map_or(order.len(), |i| order[..i].rfind(' ').unwrap_or(i))];
+            if DEFUSED.is_match(before) || DEFUSED.is_match(order) {
                 continue;
             }
             let url_host = knowledge::host_of(m.as_str().rsplit(' ').next().unwrap_or(""));
