@@ -27,6 +27,9 @@ struct Cli {
 enum Command {
     /// Check skills for spec violations, quality problems and security risks.
     Check(cmd::check::Args),
+    /// Vet skills written by others before installing them: a verdict per skill (malicious,
+    /// suspicious, clean) with its evidence; exit 1 when any is malicious.
+    Vet(cmd::vet::Args),
     /// Create a new skill folder: SKILL.md, eval cases and a commented skillwatch.toml.
     Init(cmd::init::Args),
     /// Run the language server on stdin/stdout (started by editors).
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
+        Command::Vet(args) => cmd::vet::run(args),
         Command::Init(args) => cmd::init::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),

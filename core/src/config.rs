@@ -167,6 +167,9 @@ pub struct CheckConfig {
     pub profile: Option<Profile>,
     /// `rules`, as `(rule id, severity or None for off)`, rule ids in the catalog's spelling.
     pub rules: Vec<(String, Option<Severity>)>,
+    /// `vet = true`: every check (CLI, editor, daemon) also runs `skillwatch vet`'s behaviour
+    /// rules (SW320-SW328). Off by default: they are for skills written by others.
+    pub vet: bool,
     /// `inline-ignore`, when the file sets it.
     pub inline_ignore: Option<InlineIgnore>,
 }
@@ -204,6 +207,8 @@ struct CheckTable {
     rules: BTreeMap<Spanned<String>, RuleLevel>,
     #[serde(rename = "inline-ignore")]
     inline_ignore: Option<InlineIgnoreName>,
+    #[serde(default)]
+    vet: bool,
 }
 
 impl CheckConfig {
@@ -229,6 +234,7 @@ impl CheckConfig {
             profile: None,
             rules: BTreeMap::new(),
             inline_ignore: None,
+            vet: false,
         });
         let mut rules = Vec::with_capacity(table.rules.len());
         for (id, level) in table.rules {
@@ -246,6 +252,7 @@ impl CheckConfig {
             profile: table.profile.map(Profile::from),
             rules,
             inline_ignore: table.inline_ignore.map(InlineIgnore::from),
+            vet: table.vet,
         })
     }
 
@@ -255,6 +262,7 @@ impl CheckConfig {
             profile: self.profile.unwrap_or_default(),
             overrides: self.rules.clone(),
             inline_ignore: self.inline_ignore.unwrap_or_default(),
+            vet: self.vet,
         }
     }
 }

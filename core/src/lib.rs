@@ -16,4 +16,5 @@ pub mod skill;
 mod spelling;
 pub mod text;
 pub mod trajectory;
+pub mod vet;
 pub mod yaml;

@@ -45,6 +45,9 @@ pub struct Settings {
     /// regression warnings (default true; `SKILLWATCH_NO_DAEMON=1` in the environment turns it
     /// off). Without it the server reads the history database itself, read-only.
     pub daemon: bool,
+    /// Also run `skillwatch vet`'s behaviour rules (SW320-SW328) on the open SKILL.md, over
+    /// what skillwatch.toml's `[check] vet` says.
+    pub vet: bool,
 }
 
 impl Default for Settings {
@@ -58,6 +61,7 @@ impl Default for Settings {
             code_lens: true,
             history_poll_ms: 2000,
             daemon: true,
+            vet: false,
         }
     }
 }
@@ -106,6 +110,7 @@ impl Settings {
         if let Some(profile) = self.profile {
             options.profile = Profile::from(profile);
         }
+        options.vet |= self.vet;
         options.overrides.extend(
             self.rules
                 .iter()

@@ -38,6 +38,7 @@ mod run_timeout;
 mod scoring_reference;
 mod store_cli;
 mod store_crash;
+mod vet;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named
 /// above; without this test it would never run, silently.

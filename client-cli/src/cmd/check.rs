@@ -97,6 +97,11 @@ pub struct Args {
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
 
+    /// Vet the skills as `skillwatch vet` does (behaviour analysis, a verdict per skill, no
+    /// skillwatch.toml, inline ignores not honoured); exit 1 when any skill is malicious.
+    #[arg(long, conflicts_with_all = ["fix", "diff", "explain", "list_rules", "profile", "deny", "warn", "allow", "level"])]
+    vet: bool,
+
     /// Explain one rule (e.g. `SW116`) and exit.
     #[arg(long, value_name = "RULE")]
     explain: Option<String>,
@@ -124,6 +129,15 @@ enum Level {
 /// Discover and check every skill under the given paths.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
+    if args.vet {
+        return super::vet::run(super::vet::Args {
+            paths: args.paths,
+            format,
+            json: false,
+            color: args.color,
+            jobs: args.jobs,
+        });
+    }
     if let Some(id) = &args.explain {
         report::explain(known_rule(id)?, format)?;
         return Ok(ExitCode::SUCCESS);

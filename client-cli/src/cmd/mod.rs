@@ -17,3 +17,4 @@ pub mod run;
 pub mod run_daemon;
 pub mod schema;
 pub mod status;
+pub mod vet;

@@ -4,6 +4,7 @@
 pub mod human;
 mod json;
 mod sarif;
+pub mod vet;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;

@@ -13,7 +13,7 @@ use skillwatch_core::text::{LineIndex, Span};
 
 use super::{Outcome, category_name};
 
-const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(super) const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// Write the SARIF log.
 pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
@@ -67,7 +67,7 @@ pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
     writeln!(out)
 }
 
-fn rule(rule: &Rule) -> Value {
+pub(super) fn rule(rule: &Rule) -> Value {
     let mut properties = json!({"tags": [category_name(rule)]});
     if rule.category == Category::Security {
         // GitHub ranks security alerts by this CVSS-like score.
@@ -89,7 +89,7 @@ fn rule(rule: &Rule) -> Value {
     })
 }
 
-fn level(severity: Severity) -> &'static str {
+pub(super) fn level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -148,7 +148,7 @@ fn sarif_fix(fix: &Fix, uri: &str, text: &str, index: &LineIndex) -> Value {
 
 /// A URI reference for a path: relative paths stay relative (GitHub resolves them against the
 /// checkout), absolute ones become `file://` URIs; both percent-encoded.
-fn artifact_uri(path: &Path) -> String {
+pub(super) fn artifact_uri(path: &Path) -> String {
     let text = path.to_string_lossy().replace('\\', "/");
     let text = text.strip_prefix("./").unwrap_or(&text);
     let encoded = percent_encode(text);

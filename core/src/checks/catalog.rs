@@ -393,6 +393,70 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "A symlink in the skill folder; one that leads out of the folder is an error, and what it points at is never read.",
     },
+    // --- SW32x: behaviour classes of `skillwatch vet` (and `check --vet`), see docs/vet/ ---
+    Rule {
+        id: "SW320",
+        name: "secret-exfiltration",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "The environment, a credential file or a secret flows to the network (HTTP body or URL, upload, socket, scp, DNS lookup of a built name). Vet only.",
+    },
+    Rule {
+        id: "SW321",
+        name: "reverse-shell",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "A shell is handed to a network peer (`/dev/tcp`, `nc -e`, socket + dup2 + pty, mkfifo pipes). Vet only.",
+    },
+    Rule {
+        id: "SW322",
+        name: "remote-code-download-run",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Downloaded code is run, in one step or several (`curl -o x.sh` then `bash x.sh`, `exec(urlopen(...).read())`). Vet only.",
+    },
+    Rule {
+        id: "SW323",
+        name: "obfuscated-payload",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "An encoded or obfuscated payload (base64, hex, rot13, char codes, compression, reversed text) is decoded and run. Vet only.",
+    },
+    Rule {
+        id: "SW324",
+        name: "privilege-escalation",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Grants itself privileges: sudoers or polkit rules, setuid bits, `sudo -S` with a piped password, the host's root mounted into a container. Vet only.",
+    },
+    Rule {
+        id: "SW325",
+        name: "persistence-tampering",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Writes code that fetches or runs something into shell profiles, cron, systemd or launchd units, SSH authorized_keys, git hooks, the agent's own settings or other skills. Vet only.",
+    },
+    Rule {
+        id: "SW326",
+        name: "crypto-miner",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Runs, fetches or configures a cryptocurrency miner (miner binaries, stratum URLs, mining pools, wallet addresses). Vet only.",
+    },
+    Rule {
+        id: "SW327",
+        name: "typosquatted-package",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Installs a package whose name is a near miss of a popular PyPI or npm package (one edit, or look-alike characters). Vet only.",
+    },
+    Rule {
+        id: "SW328",
+        name: "dependency-confusion",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Installs an internal-looking package where a public index can serve it (`--extra-index-url`, no private index), or from an index on plain HTTP, a bare IP or a tunnel. Vet only.",
+    },
 ];
 
 /// Rules about eval files: tests/eval.yaml and evals/evals.json.
@@ -757,6 +821,42 @@ when the skill declares neither (information: other harnesses leave it as writte
 `C:\\Users\\...` or `file:///...` points at a file that exists only on the author's machine (or at \
 someone else's file there). Link relative to the skill folder (`references/setup.md`), or use a \
 URL for a public page.",
+    ),
+    (
+        "SW320",
+        "Vetting follows values from where they come from (the environment, credential files such as ~/.aws/credentials or ~/.ssh/id_*, secret-named variables) to where they go (request bodies and URLs, uploads, sockets, scp/rsync, DNS lookups of built host names, files embedded then uploaded). The whole environment or a credential file reaching the network is an error. A single secret-named variable sent to a host that is not its own vendor's (`$OPENAI_API_KEY` to a host without `openai` in it) is an error when the host is known, a warning when it is not; in an `Authorization` header to its own API it is what keys are for. See docs/vet/SW320.md.",
+    ),
+    (
+        "SW321",
+        "A reverse or bind shell gives a remote party a command line on the user's machine. Found: redirections to /dev/tcp or /dev/udp, `nc -e`/`ncat --exec`, `socat exec:`, a socket whose descriptors are duplicated onto a spawned shell (Python, Node), a PowerShell TCPClient stream run as commands. See docs/vet/SW321.md.",
+    ),
+    (
+        "SW322",
+        "Downloaded code runs with the user's rights and can change at any time after review. Vetting follows the download into pipes (`curl | sh`), substitutions (`sh -c \"$(curl ...)\"`, `bash <(curl ...)`), files (`curl -o x.sh` then `bash x.sh`; `wget` then `chmod +x` then `./x`; across code blocks and scripts) and code (`exec(urlopen(u).read())`, `eval(await (await fetch(u)).text())`). Data piped to a formatter or parser (`| jq`, `| python -m json.tool`) is not run and is not reported. See docs/vet/SW322.md.",
+    ),
+    (
+        "SW323",
+        "Encoding a command hides it from a reader; decoding and running it is an attack's signature. Vetting decodes base64, hex, rot13, char codes and reversed strings it can read and analyses what they run, so the inner behaviour is reported too. Decoding data to look at it (`base64 -d cert.b64 > cert.pem`) is not reported. See docs/vet/SW323.md.",
+    ),
+    (
+        "SW324",
+        "A skill has no reason to change who may do what on the machine. Found: writes to /etc/sudoers, sudoers.d or polkit rules, `NOPASSWD` rules, setuid/setgid bits (`chmod u+s`, `chmod 4755`), `sudo -S` fed a password, the host's root mounted into a privileged container, adding the user to sudo/wheel. Plain `sudo apt-get install` is not reported. See docs/vet/SW324.md.",
+    ),
+    (
+        "SW325",
+        "Persistence outlives the session: shell profiles, cron, systemd and launchd units, SSH authorized_keys, git hooks, and for agents their own settings (permissions, hooks), instruction files and other skills. A write there is reported when what is written fetches, runs or opens access (a URL, curl/wget, nc, /dev/tcp, a decoded payload, a hard-coded SSH key), or when it changes the agent's settings or another skill. `export PATH=...` appended to ~/.bashrc is not. See docs/vet/SW325.md.",
+    ),
+    (
+        "SW326",
+        "Miners turn the user's machine into someone else's income. Found in code: miner binaries run or fetched (xmrig, cpuminer, ...), stratum URLs, known pools, Monero wallet addresses, `--donate-level`. A command that only looks for or stops a miner (`pgrep xmrig`, `pkill xmrig`, grep) is not reported. See docs/vet/SW326.md.",
+    ),
+    (
+        "SW327",
+        "Typosquats are published under names one slip away from popular packages (`reqeusts`, `lodahs`, homoglyphs like `requ3sts`). Vetting compares each name a skill installs (pip, uv, poetry, npm, pnpm, yarn, npx, bun) with a bundled list of the most downloaded PyPI and npm packages. See docs/vet/SW327.md.",
+    ),
+    (
+        "SW328",
+        "Dependency confusion publishes a company's internal package names on the public index with a higher version. `--extra-index-url` makes pip search both indexes and take the highest version; an internal-looking name installed with no private index comes from the public one. An index on plain HTTP, a bare IP or a tunnel serves whatever its owner wants. `--index-url` of a private index (which replaces the public one) is not reported. See docs/vet/SW328.md.",
     ),
     (
         "SW302",

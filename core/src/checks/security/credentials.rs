@@ -200,6 +200,18 @@ pub(crate) fn scan_text(text: &str) -> Vec<Finding> {
 }
 
 /// `ghp_…(40 characters)`: enough to find it, not enough to use it.
+/// `text` with every credential in it redacted (for quoting a line as evidence).
+pub(crate) fn redact_in(text: &str) -> String {
+    let mut out = text.to_string();
+    for f in scan_text(text).iter().rev() {
+        out.replace_range(
+            f.span.start..f.span.end,
+            &redact(&text[f.span.start..f.span.end]),
+        );
+    }
+    out
+}
+
 pub(crate) fn redact(secret: &str) -> String {
     let prefix: String = secret.chars().take(4).collect();
     format!("{prefix}…({} characters)", secret.chars().count())

@@ -1,0 +1,677 @@
+//! Installs of names that pass for popular packages (typosquats) and of internal-looking
+//! names a public index would serve (dependency confusion).
+//!
+//! The popular names are a bundled list written for this project (the most downloaded PyPI
+//! and npm packages as of 2025, from memory of the public rankings; no list was fetched). A
+//! name is a near miss when it is not itself on the list and is one edit (insertion,
+//! deletion, substitution, swap of neighbours) from a listed name of at least five letters,
+//! or equal to one after homoglyphs are folded (`0`->`o`, `1`/`I`->`l`, `rn`->`m`, Cyrillic
+//! look-alikes). Separators are compared as the index does: PyPI treats `-`, `_` and `.` alike.
+
+/// Popular PyPI projects.
+pub(crate) const PYPI: &[&str] = &[
+    "boto3",
+    "botocore",
+    "urllib3",
+    "requests",
+    "setuptools",
+    "certifi",
+    "charset-normalizer",
+    "idna",
+    "typing-extensions",
+    "python-dateutil",
+    "packaging",
+    "s3transfer",
+    "aiobotocore",
+    "six",
+    "numpy",
+    "pyyaml",
+    "s3fs",
+    "fsspec",
+    "pip",
+    "cryptography",
+    "grpcio-status",
+    "cffi",
+    "pycparser",
+    "google-api-core",
+    "pandas",
+    "importlib-metadata",
+    "pydantic",
+    "attrs",
+    "pyasn1",
+    "rsa",
+    "zipp",
+    "protobuf",
+    "jmespath",
+    "platformdirs",
+    "click",
+    "wheel",
+    "colorama",
+    "markupsafe",
+    "jinja2",
+    "pytz",
+    "filelock",
+    "awscli",
+    "pluggy",
+    "pydantic-core",
+    "pytest",
+    "tomli",
+    "virtualenv",
+    "cachetools",
+    "googleapis-common-protos",
+    "google-auth",
+    "wrapt",
+    "pyjwt",
+    "jsonschema",
+    "pyarrow",
+    "aiohttp",
+    "multidict",
+    "yarl",
+    "frozenlist",
+    "aiosignal",
+    "sqlalchemy",
+    "psutil",
+    "tqdm",
+    "docutils",
+    "pygments",
+    "requests-oauthlib",
+    "oauthlib",
+    "greenlet",
+    "anyio",
+    "sniffio",
+    "h11",
+    "httpx",
+    "httpcore",
+    "exceptiongroup",
+    "iniconfig",
+    "decorator",
+    "scipy",
+    "pillow",
+    "openpyxl",
+    "beautifulsoup4",
+    "soupsieve",
+    "lxml",
+    "werkzeug",
+    "flask",
+    "itsdangerous",
+    "django",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "gunicorn",
+    "redis",
+    "pymysql",
+    "psycopg2",
+    "psycopg2-binary",
+    "grpcio",
+    "matplotlib",
+    "kiwisolver",
+    "pyparsing",
+    "cycler",
+    "fonttools",
+    "contourpy",
+    "scikit-learn",
+    "joblib",
+    "threadpoolctl",
+    "tensorflow",
+    "keras",
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "transformers",
+    "tokenizers",
+    "safetensors",
+    "huggingface-hub",
+    "datasets",
+    "accelerate",
+    "sentencepiece",
+    "regex",
+    "openai",
+    "anthropic",
+    "tiktoken",
+    "langchain",
+    "langchain-core",
+    "langchain-community",
+    "langchain-openai",
+    "langsmith",
+    "llama-index",
+    "chromadb",
+    "faiss-cpu",
+    "networkx",
+    "sympy",
+    "mpmath",
+    "black",
+    "isort",
+    "flake8",
+    "pylint",
+    "mypy",
+    "ruff",
+    "coverage",
+    "tox",
+    "nox",
+    "poetry",
+    "poetry-core",
+    "build",
+    "twine",
+    "hatchling",
+    "setuptools-scm",
+    "rich",
+    "typer",
+    "tabulate",
+    "termcolor",
+    "python-dotenv",
+    "paramiko",
+    "bcrypt",
+    "pynacl",
+    "selenium",
+    "playwright",
+    "pyopenssl",
+    "websocket-client",
+    "websockets",
+    "docker",
+    "kubernetes",
+    "ansible",
+    "google-cloud-storage",
+    "google-cloud-bigquery",
+    "azure-core",
+    "azure-storage-blob",
+    "msal",
+    "opentelemetry-api",
+    "opentelemetry-sdk",
+    "prometheus-client",
+    "sentry-sdk",
+    "marshmallow",
+    "pymongo",
+    "elasticsearch",
+    "celery",
+    "kombu",
+    "billiard",
+    "xlrd",
+    "xlsxwriter",
+    "python-docx",
+    "pypdf",
+    "pypdf2",
+    "pdfplumber",
+    "pdfminer-six",
+    "reportlab",
+    "markdown",
+    "mistune",
+    "nltk",
+    "spacy",
+    "gensim",
+    "seaborn",
+    "plotly",
+    "dash",
+    "streamlit",
+    "gradio",
+    "jupyter",
+    "notebook",
+    "ipython",
+    "ipykernel",
+    "jupyterlab",
+    "numba",
+    "llvmlite",
+    "polars",
+    "duckdb",
+    "sqlparse",
+    "alembic",
+    "boto",
+    "moto",
+    "responses",
+    "requests-toolbelt",
+    "pytest-cov",
+    "pytest-mock",
+    "pytest-asyncio",
+    "hypothesis",
+    "faker",
+    "freezegun",
+    "simplejson",
+    "ujson",
+    "orjson",
+    "msgpack",
+    "cloudpickle",
+    "dill",
+    "shapely",
+    "geopandas",
+    "opencv-python",
+    "scikit-image",
+    "imageio",
+    "xgboost",
+    "lightgbm",
+    "catboost",
+    "statsmodels",
+    "patsy",
+    "onnx",
+    "onnxruntime",
+    "mlflow",
+    "wandb",
+    "optuna",
+    "ray",
+    "dask",
+    "distributed",
+    "toolz",
+    "cython",
+    "pybind11",
+    "cmake",
+    "ninja",
+    "nvidia-cudnn-cu12",
+    "triton",
+    "jax",
+    "jaxlib",
+    "flax",
+    "einops",
+    "timm",
+    "diffusers",
+    "peft",
+    "bitsandbytes",
+    "vllm",
+    "sentence-transformers",
+    "colorlog",
+    "loguru",
+    "structlog",
+    "pyzmq",
+    "tornado",
+    "traitlets",
+    "nbformat",
+    "nbconvert",
+    "arrow",
+    "pendulum",
+    "tzdata",
+    "babel",
+    "chardet",
+    "html5lib",
+    "bleach",
+    "pycryptodome",
+    "pyserial",
+    "pexpect",
+    "ptyprocess",
+    "sh",
+    "invoke",
+    "fabric",
+    "gitpython",
+    "pygithub",
+    "slack-sdk",
+    "discord-py",
+    "tweepy",
+    "stripe",
+    "twilio",
+    "sendgrid",
+];
+
+/// Popular npm packages.
+pub(crate) const NPM: &[&str] = &[
+    "lodash",
+    "react",
+    "react-dom",
+    "chalk",
+    "commander",
+    "express",
+    "debug",
+    "axios",
+    "tslib",
+    "semver",
+    "uuid",
+    "typescript",
+    "glob",
+    "minimatch",
+    "yargs",
+    "fs-extra",
+    "moment",
+    "dotenv",
+    "body-parser",
+    "classnames",
+    "prop-types",
+    "webpack",
+    "babel-core",
+    "@babel/core",
+    "eslint",
+    "prettier",
+    "jest",
+    "mocha",
+    "chai",
+    "rxjs",
+    "vue",
+    "next",
+    "request",
+    "async",
+    "bluebird",
+    "underscore",
+    "colors",
+    "inquirer",
+    "ora",
+    "node-fetch",
+    "cross-env",
+    "rimraf",
+    "mkdirp",
+    "ws",
+    "socket.io",
+    "mongoose",
+    "mongodb",
+    "redis",
+    "pg",
+    "mysql",
+    "mysql2",
+    "sequelize",
+    "jsonwebtoken",
+    "bcrypt",
+    "bcryptjs",
+    "cors",
+    "helmet",
+    "morgan",
+    "nodemon",
+    "dayjs",
+    "date-fns",
+    "zod",
+    "yup",
+    "joi",
+    "ajv",
+    "qs",
+    "cookie-parser",
+    "multer",
+    "sharp",
+    "jquery",
+    "bootstrap",
+    "tailwindcss",
+    "postcss",
+    "autoprefixer",
+    "sass",
+    "less",
+    "vite",
+    "rollup",
+    "esbuild",
+    "parcel",
+    "ts-node",
+    "tsx",
+    "vitest",
+    "cypress",
+    "playwright",
+    "puppeteer",
+    "@playwright/test",
+    "cheerio",
+    "jsdom",
+    "marked",
+    "markdown-it",
+    "handlebars",
+    "ejs",
+    "pug",
+    "nanoid",
+    "shelljs",
+    "execa",
+    "cross-spawn",
+    "chokidar",
+    "minimist",
+    "meow",
+    "yaml",
+    "js-yaml",
+    "xml2js",
+    "csv-parse",
+    "papaparse",
+    "immer",
+    "redux",
+    "react-redux",
+    "mobx",
+    "zustand",
+    "styled-components",
+    "@emotion/react",
+    "graphql",
+    "apollo-server",
+    "@apollo/client",
+    "openai",
+    "@anthropic-ai/sdk",
+    "langchain",
+    "electron",
+    "firebase",
+    "aws-sdk",
+    "@aws-sdk/client-s3",
+    "googleapis",
+    "stripe",
+    "twilio",
+    "nodemailer",
+    "winston",
+    "pino",
+    "bunyan",
+    "log4js",
+    "http-proxy",
+    "http-server",
+    "serve",
+    "concurrently",
+    "npm-run-all",
+    "husky",
+    "lint-staged",
+    "typeorm",
+    "prisma",
+    "@prisma/client",
+    "knex",
+    "passport",
+    "express-session",
+    "connect",
+    "koa",
+    "fastify",
+    "hapi",
+    "nestjs",
+    "@nestjs/core",
+    "angular",
+    "@angular/core",
+    "svelte",
+    "solid-js",
+    "preact",
+    "three",
+    "d3",
+    "chart.js",
+    "echarts",
+    "socket.io-client",
+    "form-data",
+    "superagent",
+    "got",
+    "ky",
+    "undici",
+    "cross-fetch",
+    "isomorphic-fetch",
+    "core-js",
+    "regenerator-runtime",
+    "source-map",
+    "source-map-support",
+    "iconv-lite",
+    "buffer",
+    "events",
+    "readable-stream",
+    "string-width",
+    "strip-ansi",
+    "ansi-styles",
+    "supports-color",
+    "escape-string-regexp",
+    "picocolors",
+    "kleur",
+    "figlet",
+    "boxen",
+    "update-notifier",
+    "dotenv-expand",
+    "cosmiconfig",
+    "tar",
+    "archiver",
+    "adm-zip",
+    "jszip",
+    "node-gyp",
+    "bindings",
+    "nan",
+    "ethers",
+    "web3",
+    "crypto-js",
+    "node-forge",
+    "eventemitter3",
+    "p-limit",
+    "p-queue",
+    "lru-cache",
+    "ioredis",
+    "bull",
+    "agenda",
+    "cron",
+    "node-cron",
+];
+
+/// The list for a package manager.
+pub(crate) fn popular(manager: &str) -> &'static [&'static str] {
+    match manager {
+        "npm" | "pnpm" | "yarn" | "npx" | "bun" | "bunx" | "node" | "deno" => NPM,
+        "pip" | "pip3" | "uv" | "poetry" | "pipx" | "conda" | "mamba" => PYPI,
+        _ => &[],
+    }
+}
+
+/// The name as the index compares it: lowercase, version and extras cut, PyPI's separators
+/// alike.
+pub(crate) fn canonical(name: &str, pypi: bool) -> String {
+    let cut = name
+        .split(['=', '<', '>', '~', '!', '[', ';', ' '])
+        .next()
+        .unwrap_or(name);
+    // npm's `pkg@1.2`, but not a scope's leading `@`
+    let cut = match cut.rfind('@') {
+        Some(i) if i > 0 => &cut[..i],
+        _ => cut,
+    };
+    let lower = cut.trim().to_lowercase();
+    if pypi {
+        lower.replace(['_', '.'], "-")
+    } else {
+        lower
+    }
+}
+
+/// Look-alike characters folded to the ASCII letter they pass for.
+fn fold_homoglyphs(name: &str) -> String {
+    let mapped: String = name
+        .chars()
+        .map(|c| match c {
+            '0' => 'o',
+            '1' | 'I' | '|' => 'l',
+            '5' => 's',
+            'а' => 'a',
+            'е' => 'e',
+            'о' => 'o',
+            'р' => 'p',
+            'с' => 'c',
+            'х' => 'x',
+            'у' => 'y',
+            'і' => 'i',
+            'ј' => 'j',
+            'ԁ' => 'd',
+            'ѕ' => 's',
+            other => other,
+        })
+        .collect();
+    mapped.replace("rn", "m").replace("vv", "w")
+}
+
+/// Damerau-Levenshtein distance (optimal string alignment), bounded inputs only.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The popular package `name` imitates, if it is a near miss of one.
+pub(crate) fn typosquat_of(manager: &str, name: &str) -> Option<&'static str> {
+    let list = popular(manager);
+    let pypi = std::ptr::eq(list, PYPI);
+    let name = canonical(name, pypi);
+    if name.len() < 4 || name.len() > 64 || list.iter().any(|p| canonical(p, pypi) == name) {
+        return None;
+    }
+    let folded = fold_homoglyphs(&name);
+    list.iter().copied().find(|p| {
+        let p_canon = canonical(p, pypi);
+        if folded == p_canon && folded != name {
+            return true;
+        }
+        if p_canon.len() < 5 || p_canon.len().abs_diff(name.len()) > 1 {
+            return false;
+        }
+        // a suffix that names a variant (`boto3` of `boto`, `torchx`) is not a miss
+        if name.starts_with(&p_canon)
+            && name[p_canon.len()..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == 'x')
+        {
+            return false;
+        }
+        distance(&name, &p_canon) == 1
+    })
+}
+
+/// Whether a package name looks internal to a company (a name a public index should never
+/// serve): `acme-internal-utils`, `@corp/private-sdk`.
+pub(crate) fn looks_internal(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "internal",
+        "-corp",
+        "corp-",
+        "private",
+        "-priv-",
+        "proprietary",
+        "intranet",
+        "in-house",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_misses() {
+        for (m, n, of) in [
+            ("pip", "reqeusts", "requests"),
+            ("pip", "requestss", "requests"),
+            ("pip", "numpyy", "numpy"),
+            ("pip", "pandsa", "pandas"),
+            ("pip", "beautifulsoup", "beautifulsoup4"),
+            ("npm", "lodahs", "lodash"),
+            ("npm", "expresss", "express"),
+            ("npm", "axois", "axios"),
+            ("pip", "requ3sts", "requests"),
+            ("npm", "с\u{0}".trim_end_matches('\0'), ""),
+        ] {
+            if of.is_empty() {
+                continue;
+            }
+            assert_eq!(typosquat_of(m, n), Some(of), "{n}");
+        }
+        for (m, n) in [
+            ("pip", "requests"),
+            ("pip", "python_dateutil"),
+            ("pip", "boto3"),
+            ("pip", "PyYAML"),
+            ("pip", "requests==2.31.0"),
+            ("npm", "lodash@4.17.21"),
+            ("pip", "torchx"),
+            ("pip", "scipy"),
+            ("npm", "react-dom"),
+            ("pip", "pydantic-settings"),
+        ] {
+            assert_eq!(typosquat_of(m, n), None, "{n}");
+        }
+        assert!(looks_internal("acme-internal-utils") && !looks_internal("requests"));
+    }
+}
