@@ -10,6 +10,7 @@ pub mod history_db;
 pub mod import;
 pub mod link;
 pub mod lsp;
+pub mod plan;
 pub mod rejudge;
 pub mod rerun;
 pub mod run;

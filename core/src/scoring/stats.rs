@@ -137,10 +137,24 @@ pub struct BootstrapParams {
     /// bench). The expansion fixes that and vanishes as n grows. Default true.
     #[serde(default = "default_true")]
     pub expanded: bool,
+    /// Fewest cases for which the bootstrap interval is offered at all. Below it the
+    /// percentile bootstrap undercovers however it is expanded: with n values the resampled
+    /// means cannot leave [min, max] of the data, an interval that holds the true mean only
+    /// 1 − 2^(1−n) of the time (75% at 3 cases), and the expansion pushes both bounds onto
+    /// those extremes at n ≤ 4. The default comes from the calibration bench (docs/scoring.md).
+    #[serde(default = "default_bootstrap_min_cases")]
+    pub min_cases: usize,
 }
 
 fn default_true() -> bool {
     true
+}
+
+/// See [`BootstrapParams::min_cases`].
+pub const BOOTSTRAP_MIN_CASES: usize = 10;
+
+fn default_bootstrap_min_cases() -> usize {
+    BOOTSTRAP_MIN_CASES
 }
 
 impl Default for BootstrapParams {
@@ -149,6 +163,7 @@ impl Default for BootstrapParams {
             resamples: 10_000,
             seed: DEFAULT_SEED,
             expanded: true,
+            min_cases: BOOTSTRAP_MIN_CASES,
         }
     }
 }
@@ -237,9 +252,10 @@ impl Default for InferenceParams {
 }
 
 /// Everything reported about one set of per-case paired deltas: the mean, both intervals and
-/// the permutation p-value. A field is `None` when there are too few cases for it (intervals
-/// need two, the p-value one), never a made-up value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// the permutation p-value. A field is `None` when there are too few cases for it (the t
+/// interval needs two, the bootstrap [`BootstrapParams::min_cases`], the p-value one), never a
+/// made-up value.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct DeltaSummary {
     /// Number of cases (independent units).
     pub n: usize,
@@ -269,7 +285,7 @@ pub fn summarize_deltas(
         t_interval: enough
             .then(|| t_interval(values, params.level))
             .transpose()?,
-        bootstrap_interval: enough
+        bootstrap_interval: (enough && n >= params.bootstrap.min_cases)
             .then(|| bootstrap_interval(values, params.level, &params.bootstrap))
             .transpose()?,
         p_value: (n >= 1)
@@ -646,6 +662,7 @@ mod tests {
             resamples: 2_000,
             seed: 42,
             expanded: false,
+            min_cases: 2,
         };
         let a = bootstrap_interval(&values, 0.95, &p).unwrap();
         let b = bootstrap_interval(&values, 0.95, &p).unwrap();
@@ -799,7 +816,7 @@ mod properties {
             let m = mean(&values).unwrap();
             let t = t_interval(&values, 0.95).unwrap();
             prop_assert!(t.low <= m + 1e-12 && m <= t.high + 1e-12);
-            let boot = bootstrap_interval(&values, 0.95, &BootstrapParams { resamples: 200, seed: 1, expanded: true }).unwrap();
+            let boot = bootstrap_interval(&values, 0.95, &BootstrapParams { resamples: 200, seed: 1, expanded: true, min_cases: 2 }).unwrap();
             let lo = values.iter().cloned().fold(f64::INFINITY, f64::min);
             let hi = values.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             prop_assert!(lo - 1e-12 <= boot.low && boot.low <= boot.high && boot.high <= hi + 1e-12);
