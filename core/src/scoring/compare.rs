@@ -164,7 +164,8 @@ pub fn compare_lifts(
         .map(|(c, _)| c.clone())
         .collect();
     let differences: Vec<f64> = cases.iter().map(|c| c.difference).collect();
-    let summary = summarize_deltas(&differences, &params.inference)?;
+    // A lift lives on [-1, 1], so a change of lift on [-2, 2].
+    let summary = summarize_deltas(&differences, &params.inference)?.clipped(-2.0, 2.0);
     let decision = decide(&summary, &params.verdict(), "lift change");
     let mean_of = |f: fn(&CaseDifference) -> f64| {
         super::stats::mean(&cases.iter().map(f).collect::<Vec<_>>())

@@ -21,7 +21,7 @@
 //! (docs/scoring.md, "Why the verdict rests on outcome").
 //!
 //! The headline `lift` is the mean of the per-case values, the same estimand its interval
-//! and p-value are built on; the paper's Lift_M (mean of metric lifts) is kept as
+//! and p-value are built on (intervals cut to [-1, 1], the range a lift can take); the paper's Lift_M (mean of metric lifts) is kept as
 //! `metric_mean` and differs only when some case lacks some metric.
 //!
 //! Exclusion rule (the paper's): only cases with both a with-skill and a baseline score for a
@@ -378,7 +378,7 @@ fn metric_lift(
         .into_iter()
         .map(|(_, d)| d)
         .collect();
-    let summary = summarize_deltas(&deltas, &params.inference)?;
+    let summary = summarize_deltas(&deltas, &params.inference)?.clipped(-1.0, 1.0);
     Ok(MetricLift {
         metric: metric.clone(),
         lift: summary.mean.unwrap_or(0.0),
@@ -407,7 +407,7 @@ fn profile_lift(
     if included.is_empty() || values.is_empty() {
         return Ok(None);
     }
-    let summary = summarize_deltas(&values, &params.inference)?;
+    let summary = summarize_deltas(&values, &params.inference)?.clipped(-1.0, 1.0);
     let lift = summary.mean.unwrap_or(0.0);
     let band = if lift >= params.pass_band {
         LiftBand::Pass

@@ -297,13 +297,9 @@ pub fn utility(
         .into_iter()
         .map(|(_, s)| s)
         .collect();
-    // U lives on [0, 100]; the t interval is clipped there (a bound outside is no value U
-    // can take, only the normal approximation running past its range).
+    // U lives on [0, 100], and so does its interval (see `Interval::clipped`).
     let interval = if per_case.len() >= 2 {
-        let mut ci = t_interval(&per_case, params.level)?;
-        ci.low = ci.low.clamp(0.0, 100.0);
-        ci.high = ci.high.clamp(0.0, 100.0);
-        Some(ci)
+        Some(t_interval(&per_case, params.level)?.clipped(0.0, 100.0))
     } else {
         None
     };

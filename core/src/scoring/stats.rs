@@ -119,6 +119,16 @@ impl Interval {
     pub fn contains(&self, value: f64) -> bool {
         self.low <= value && value <= self.high
     }
+
+    /// The interval cut to the range its quantity can take (a lift lives on [-1, 1], U on
+    /// [0, 100]): a bound past it is no value the quantity can have, only the normal
+    /// approximation running over. Cutting never removes a possible value, so coverage and
+    /// whether 0 is excluded are unchanged.
+    pub fn clipped(mut self, low: f64, high: f64) -> Interval {
+        self.low = self.low.clamp(low, high);
+        self.high = self.high.clamp(low, high);
+        self
+    }
 }
 
 /// Settings of the percentile bootstrap.
@@ -292,6 +302,15 @@ pub fn summarize_deltas(
             .then(|| sign_flip_p_value(values, &params.permutation))
             .transpose()?,
     })
+}
+
+impl DeltaSummary {
+    /// Both intervals cut to [`low`, `high`], the range of the mean (see [`Interval::clipped`]).
+    pub fn clipped(mut self, low: f64, high: f64) -> DeltaSummary {
+        self.t_interval = self.t_interval.map(|i| i.clipped(low, high));
+        self.bootstrap_interval = self.bootstrap_interval.map(|i| i.clipped(low, high));
+        self
+    }
 }
 
 /// Arithmetic mean; `None` for an empty slice.
