@@ -149,13 +149,14 @@ fn history_into_a_closed_pipe_is_not_a_crash() {
     use std::process::Stdio;
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("h.sqlite3");
-    let runs: Vec<Value> = (0..40)
+    // Far more than a pipe buffer (64 KiB) of output, so the writer meets the closed pipe.
+    let runs: Vec<Value> = (0..300)
         .map(|i| {
             trials::run(
                 &format!("r{i}"),
                 "sum",
                 "model-a",
-                &format!("2026-11-01T00:{:02}:00Z", i),
+                &format!("2026-11-01T{:02}:{:02}:00Z", i / 60, i % 60),
                 &[0.2, 0.4, 0.3],
                 &[0.8, 0.9, 0.6],
             )
@@ -164,7 +165,7 @@ fn history_into_a_closed_pipe_is_not_a_crash() {
     let file = write_file(tmp.path(), "runs.json", &trials::file(runs));
     assert!(sw(&db, &["import", file.to_str().unwrap()]).status.success());
     let mut child = Command::new(skillwatch_bin())
-        .args(["history", "sum", "--limit", "40", "--trials", "--db"])
+        .args(["history", "sum", "--limit", "300", "--trials", "--db"])
         .arg(&db)
         .env("SKILLWATCH_NO_DAEMON", "1")
         .stdout(Stdio::piped())
