@@ -214,7 +214,10 @@ fn check_failed_reads(fx: &RunFixture, report: &RunReport) {
         .iter()
         .find(|m| m.metric.name() == "skill_execution")
         .unwrap();
-    assert_eq!(exec.baseline_mean, 0.0, "the baseline's failed read earns nothing");
+    assert_eq!(
+        exec.baseline_mean, 0.0,
+        "the baseline's failed read earns nothing"
+    );
     let store = fx.store.lock().unwrap();
     for t in store.run_trials(report.run.id).unwrap() {
         let with = t.condition == Condition::Skill;

@@ -98,7 +98,10 @@ async fn editing_the_skill_reruns_only_the_with_skill_condition() {
         (lift - 0.75).abs() < 1e-12,
         "pairs with reused baselines are scored: {lift}"
     );
-    assert_eq!(second.summary.as_ref().unwrap().headline.outcome.lift, Some(1.0));
+    assert_eq!(
+        second.summary.as_ref().unwrap().headline.outcome.lift,
+        Some(1.0)
+    );
     let (old, new) = {
         let store = s.fx.store.lock().unwrap();
         (

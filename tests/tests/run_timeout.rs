@@ -94,7 +94,12 @@ async fn a_hanging_trial_is_killed_at_its_timeout_and_the_run_goes_on() {
     // the stuck case enters with no difference).
     let outcome = &summary.headline.outcome;
     assert_eq!((outcome.cases, outcome.excluded.total()), (2, 0));
-    let stuck = summary.lift.cases.iter().find(|c| c.case_id == "stuck").unwrap();
+    let stuck = summary
+        .lift
+        .cases
+        .iter()
+        .find(|c| c.case_id == "stuck")
+        .unwrap();
     assert_eq!(stuck.outcome, Some(0.0));
     let pids = child_pids(&agent_dir);
     assert_eq!(

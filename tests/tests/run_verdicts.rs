@@ -120,7 +120,10 @@ fn a_loaded_but_harmful_skill_regresses() {
     let report = report_of(&json_out);
     let headline = &report["summary"]["headline"];
     assert_eq!(report["verdict"]["verdict"], "improves", "{headline}");
-    assert!(headline["aces"]["lift"].as_f64().unwrap() > 0.2, "{headline}");
+    assert!(
+        headline["aces"]["lift"].as_f64().unwrap() > 0.2,
+        "{headline}"
+    );
     assert_eq!(headline["outcome"]["verdict"]["verdict"], "regresses");
 
     // Three of those cases can show nothing at 95%, and say so.
@@ -159,7 +162,10 @@ fn both_failing_everything_is_never_an_improvement() {
     assert_eq!(verdict, "no_change", "{}", report["verdict"]);
     let headline = &report["summary"]["headline"];
     assert_eq!(headline["outcome"]["lift"], 0.0);
-    assert_eq!(headline["aces"]["verdict"]["verdict"], "improves", "{headline}");
+    assert_eq!(
+        headline["aces"]["verdict"]["verdict"], "improves",
+        "{headline}"
+    );
 }
 
 /// Both conditions pass every task, the skill is loaded every time: no change, exit 0.
@@ -174,4 +180,46 @@ fn equal_pass_rates_are_never_an_improvement() {
         "{text}"
     );
     assert!(!text.contains("Verdict      improves"), "{text}");
+}
+
+/// `skillwatch plan`: the cases x attempts a lift needs, from the skill's own variance once
+/// the history has a run, from the stated default before.
+#[test]
+fn plan_uses_the_history_variance_once_there_is_one() {
+    use skillwatch_core::scoring::plan::{PlanParams, VarianceModel, cases_needed};
+    let s = Scenario::new(|case, read| !read || case % 2 == 0);
+    let db = s.fx.db.to_str().unwrap();
+    let skill = s.fx.skill.to_str().unwrap();
+    let before = skillwatch(&["plan", skill, "--detect", "0.1", "--db", db], None);
+    assert_eq!(code(&before), 0, "{}", stderr(&before));
+    let text = stdout(&before);
+    for part in [
+        "variance: the stated default (pass/fail outcomes at 50%, no history for this skill): case-to-case sd 0.10, attempt sd 0.71",
+        "this suite (8 cases x 1 attempt) detects lifts of: 0.82",
+        "to detect a lift of 0.10:",
+    ] {
+        assert!(text.contains(part), "missing {part:?} in\n{text}");
+    }
+
+    let run = s.run(&["--runs", "2"]);
+    assert!(matches!(code(&run), 0 | 1), "{}", stderr(&run));
+    let out = skillwatch(
+        &[
+            "plan", skill, "--detect", "0.1", "--runs", "2", "--json", "--db", db,
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let plan = report_of(&out);
+    assert_eq!(plan["cases"], 8);
+    assert_eq!(plan["variance_run"], 1, "{plan}");
+    assert_eq!(plan["variance"]["source"]["kind"], "history");
+    assert_eq!(plan["variance"]["source"]["attempts"], 2);
+    // The table is core::scoring::plan's answer for the variance shown.
+    let variance: VarianceModel = serde_json::from_value(plan["variance"].clone()).unwrap();
+    for row in plan["needed"].as_array().unwrap() {
+        let attempts = row[0].as_u64().unwrap() as u32;
+        let expected = cases_needed(0.1, attempts, &variance, &PlanParams::default(), 100_000);
+        assert_eq!(row[1].as_u64().map(|n| n as usize), expected, "{row}");
+    }
 }

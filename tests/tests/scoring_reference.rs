@@ -170,7 +170,12 @@ fn check_lift(cell: &str, rust: &LiftReport, python: &Value) {
         ("outcome", rust.outcome.as_ref(), &python["outcome"]),
     ] {
         let p = rust_profile.unwrap_or_else(|| panic!("{cell}: no {name} lift"));
-        assert_close(&format!("{cell}/{name}: lift"), p.lift, num(&py["lift"]), EXACT);
+        assert_close(
+            &format!("{cell}/{name}: lift"),
+            p.lift,
+            num(&py["lift"]),
+            EXACT,
+        );
         assert_close(
             &format!("{cell}/{name}: metric mean"),
             p.metric_mean,

@@ -163,7 +163,11 @@ fn history_into_a_closed_pipe_is_not_a_crash() {
         })
         .collect();
     let file = write_file(tmp.path(), "runs.json", &trials::file(runs));
-    assert!(sw(&db, &["import", file.to_str().unwrap()]).status.success());
+    assert!(
+        sw(&db, &["import", file.to_str().unwrap()])
+            .status
+            .success()
+    );
     let mut child = Command::new(skillwatch_bin())
         .args(["history", "sum", "--limit", "300", "--trials", "--db"])
         .arg(&db)
@@ -173,7 +177,12 @@ fn history_into_a_closed_pipe_is_not_a_crash() {
         .spawn()
         .unwrap();
     let mut first = [0u8; 16];
-    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);

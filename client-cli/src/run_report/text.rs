@@ -90,17 +90,6 @@ fn headline(o: &mut String, r: &RunReport) {
                 let _ = writeln!(o, "{line}");
             }
             let _ = writeln!(o, "Utility U    {}", utility(h));
-            if let Some(sec) = &h.security {
-                let _ = writeln!(
-                    o,
-                    "Security S   {:.1} / 100 ({})",
-                    sec.score,
-                    serde_json::to_value(sec.status)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_default()
-                );
-            }
             if p.excluded.total() > 0 {
                 let _ = writeln!(o, "Excluded     {}", exclusions(&p.excluded));
             }

@@ -667,6 +667,23 @@ mod tests {
     }
 
     #[test]
+    fn clipping_keeps_every_possible_value_and_the_side_of_zero() {
+        // Seven cases at -1 and one at 0: the t interval runs below -1, a lift cannot.
+        let mut values = vec![-1.0; 7];
+        values.push(0.0);
+        let raw = t_interval(&values, 0.95).unwrap();
+        assert!(raw.low < -1.0);
+        let cut = raw.clipped(-1.0, 1.0);
+        assert_eq!(cut.low, -1.0);
+        assert_eq!(cut.high, raw.high);
+        assert_eq!(cut.excludes_zero(), raw.excludes_zero());
+        let s = summarize_deltas(&values, &InferenceParams::default())
+            .unwrap()
+            .clipped(-1.0, 1.0);
+        assert_eq!(s.t_interval.unwrap().low, -1.0);
+    }
+
+    #[test]
     fn constant_deltas_give_a_point_interval() {
         let ci = t_interval(&[0.25; 6], 0.95).unwrap();
         assert_eq!((ci.low, ci.high), (0.25, 0.25));
