@@ -80,7 +80,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.detect
         );
     }
-    if !(args.power > 0.5 && args.power < 1.0) || !(args.level > 0.0 && args.level < 1.0) {
+    let valid = |x: f64, low: f64| x > low && x < 1.0;
+    if !(valid(args.power, 0.5) && valid(args.level, 0.0)) {
         bail!(
             "expected --power in (0.5, 1) and --level in (0, 1), found {} and {}",
             args.power,

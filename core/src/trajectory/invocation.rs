@@ -106,9 +106,9 @@ pub fn was_invoked(t: &Trajectory, skill: &str) -> bool {
 /// prefixes, a reader's "No such file or directory").
 fn failure_of(step: &Step, call: &ToolCall) -> Option<String> {
     if let Some(extra) = &call.extra {
-        match extra.get("status").and_then(Value::as_str) {
-            Some(status @ ("failed" | "declined")) => return Some(format!("the call {status}")),
-            _ => {}
+        if let Some(status @ ("failed" | "declined")) = extra.get("status").and_then(Value::as_str)
+        {
+            return Some(format!("the call {status}"));
         }
         if let Some(code) = extra.get("exit_code").and_then(Value::as_i64)
             && code != 0
