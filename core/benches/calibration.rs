@@ -68,7 +68,9 @@ fn main() {
         };
         let start = Instant::now();
         let r = simulate(&params).expect("valid calibration settings");
-        reports.push((r, start.elapsed().as_secs_f64()));
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!("{cases}x{attempts}: {secs:.0} s");
+        reports.push((r, secs));
     }
     println!("A/A: share of runs and comparisons given a verdict (Wilson 95% upper bound)\n");
     println!(
