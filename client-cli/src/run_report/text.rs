@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use skillwatch_core::scoring::ScoringProfile;
+use skillwatch_core::scoring::stats::PermutationMethod;
 use skillwatch_daemon::runner::RunReport;
 
 use super::{
@@ -80,7 +81,13 @@ fn headline(o: &mut String, r: &RunReport) {
             );
             let _ = writeln!(o, "Design       {}", design(p.cases, h.attempts));
             if let Some(pv) = &p.p_value {
-                let _ = writeln!(o, "p-value      {:.4} (exact sign-flip permutation)", pv.p);
+                let how = match pv.method {
+                    PermutationMethod::ExactSignFlip { .. } => "exact sign-flip permutation",
+                    PermutationMethod::MonteCarloSignFlip { .. } => {
+                        "Monte-Carlo sign-flip permutation"
+                    }
+                };
+                let _ = writeln!(o, "p-value      {:.4} ({how})", pv.p);
             }
             let _ = writeln!(o, "Beside it    {}", beside(h));
             if let Some(other) = other_profile(r) {
