@@ -40,6 +40,8 @@ enum Command {
     History(cmd::history::Args),
     /// Compare a skill's per-case lift on two models; exit 1 if it regressed.
     Compare(cmd::compare::Args),
+    /// How many cases x attempts a lift needs, and what the suite can detect now.
+    Plan(cmd::plan::Args),
     /// Run the per-user daemon (foreground), or start, stop or ask the status of it.
     Daemon(cmd::daemon::Args),
     /// Show the daemon's jobs (queued, running, recent), or one job.
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Plan(args) => cmd::plan::run(args),
         Command::Daemon(args) => cmd::daemon::run(args),
         Command::Status(args) => cmd::status::run(args),
         Command::Cancel(args) => cmd::cancel::run(args),

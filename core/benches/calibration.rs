@@ -1,16 +1,20 @@
-//! Calibration of skillwatch's intervals by simulation, longer than the unit test
-//! (core/src/scoring/calibration.rs): several suite sizes, binary and graded scores, 10,000
+//! Calibration of skillwatch's verdicts and intervals by simulation, longer than the unit
+//! test (core/src/scoring/calibration.rs): the designs docs/scoring.md reports, 10,000
 //! bootstrap resamples and sign-flip patterns as in production.
 //!
 //! `cargo bench -p skillwatch-core --bench calibration [-- --skills N --seed S]`
 //!
-//! Prints one row per configuration: A/A rates at which 95% intervals exclude 0 (nominal 5%),
-//! permutation rejections at p < 0.05, and coverage of the known lift (nominal 95%), with the
-//! binomial standard error of a rate at this many skills.
+//! Prints one markdown table per block. Per design (cases x attempts): the rate at which A/A
+//! runs and A/A comparisons get a verdict ("improves" or "regresses"; nominal at most 5%) with
+//! its 95% Wilson upper bound, for the t and the bootstrap interval; the coverage of a known
+//! lift of 0.2 by the reported interval (nominal 95%); the power to call that lift (runs) and
+//! a drop of it (comparisons); and the share of runs too small for any verdict.
 
 use std::time::Instant;
 
-use skillwatch_core::scoring::calibration::{CalibrationParams, simulate};
+use skillwatch_core::scoring::calibration::{
+    CalibrationParams, CalibrationReport, Design, Rate, simulate,
+};
 
 fn arg(name: &str) -> Option<u64> {
     let args: Vec<String> = std::env::args().collect();
@@ -23,49 +27,93 @@ fn arg(name: &str) -> Option<u64> {
         })
 }
 
+const DESIGNS: [(usize, u32); 10] = [
+    (2, 1),
+    (3, 1),
+    (5, 1),
+    (5, 5),
+    (6, 1),
+    (8, 3),
+    (10, 1),
+    (10, 3),
+    (20, 1),
+    (20, 3),
+];
+
+fn pct(r: &Rate) -> String {
+    format!("{:.1}%", r.rate() * 100.0)
+}
+
+fn with_upper(r: &Rate) -> String {
+    format!("{:.1}% (≤ {:.1}%)", r.rate() * 100.0, r.upper() * 100.0)
+}
+
 fn main() {
-    let skills = arg("--skills").unwrap_or(4_000) as usize;
-    let seed = arg("--seed").unwrap_or(20_260_402);
-    let configs = [
-        (10, 5, 0.2),
-        (20, 5, 0.15),
-        (30, 5, 0.15),
-        (50, 5, 0.1),
-        (30, 1, 0.2),
-    ];
-    let se = (0.05f64 * 0.95 / skills as f64).sqrt();
+    let skills = arg("--skills").unwrap_or(2_000) as usize;
+    let seed = arg("--seed").unwrap_or(20_261_120);
     println!(
-        "skillwatch interval calibration: {skills} A/A skills and {skills} known-effect skills per row, seed {seed}"
+        "skillwatch verdict calibration: {skills} simulated runs (and run pairs) per design and scenario, seed {seed}"
     );
     println!(
-        "binomial SE of a rate near 5% (or 95%): {:.2} points\n",
-        se * 100.0
+        "known lift 0.2; difficulty U(0.15, 0.65); pass/fail plus a 4-check behavior_check per trial; 95% level; min effect 0.05\n"
     );
-    println!(
-        "| cases | checks/trial | true lift | A/A t excl. | A/A bootstrap excl. | A/A perm. p<.05 | t coverage | bootstrap coverage | t power | seconds |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for (i, (cases, assertions, effect)) in configs.into_iter().enumerate() {
+    let mut reports: Vec<(CalibrationReport, f64)> = Vec::new();
+    for (i, (cases, attempts)) in DESIGNS.into_iter().enumerate() {
         let params = CalibrationParams {
             skills,
-            cases,
-            assertions,
-            effect,
+            design: Design { cases, attempts },
+            process_metrics: true,
             seed: seed.wrapping_add(i as u64),
             ..CalibrationParams::default()
         };
         let start = Instant::now();
         let r = simulate(&params).expect("valid calibration settings");
-        let pct = |x: f64| format!("{:.1}%", x * 100.0);
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!("{cases}x{attempts}: {secs:.0} s");
+        reports.push((r, secs));
+    }
+    println!("A/A: share of runs and comparisons given a verdict (Wilson 95% upper bound)\n");
+    println!(
+        "| design | run, t | run, bootstrap | compare, t | compare, bootstrap | n too small | ACES overall 'improves' |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for (r, _) in &reports {
+        let d = r.params.design;
         println!(
-            "| {cases} | {assertions} | {effect} | {} | {} | {} | {} | {} | {} | {:.0} |",
-            pct(r.null_t_exclusion),
-            pct(r.null_bootstrap_exclusion),
-            pct(r.null_permutation_rejection),
-            pct(r.effect_t_coverage),
-            pct(r.effect_bootstrap_coverage),
-            pct(r.effect_t_power),
-            start.elapsed().as_secs_f64()
+            "| {}x{} | {} | {} | {} | {} | {} | {} |",
+            d.cases,
+            d.attempts,
+            with_upper(&r.t.run_false_verdicts),
+            with_upper(&r.bootstrap.run_false_verdicts),
+            with_upper(&r.t.compare_false_verdicts),
+            with_upper(&r.bootstrap.compare_false_verdicts),
+            pct(&r.too_small),
+            pct(&r.aces_false_improves),
+        );
+    }
+    println!("\nKnown lift 0.2: coverage of the reported interval, and power\n");
+    println!(
+        "| design | coverage, t | coverage, bootstrap | bootstrap offered | bootstrap coverage if it were | power run, t | power run, bootstrap | power compare (drop 0.2), t | seconds |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (r, secs) in &reports {
+        let d = r.params.design;
+        println!(
+            "| {}x{} | {} | {} | {} | {} | {} | {} | {} | {:.0} |",
+            d.cases,
+            d.attempts,
+            pct(&r.t.coverage),
+            pct(&r.bootstrap.coverage),
+            if r.bootstrap_offered {
+                "yes"
+            } else {
+                "no (t used)"
+            },
+            pct(&r.bootstrap_if_offered),
+            pct(&r.t.run_power),
+            pct(&r.bootstrap.run_power),
+            pct(&r.t.compare_power),
+            secs
         );
     }
 }

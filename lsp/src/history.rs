@@ -27,6 +27,9 @@ pub struct ModelLift {
     pub lift: Option<f64>,
     /// The interval around it, when the run had enough cases for one.
     pub interval: Option<(f64, f64)>,
+    /// The verdict's label (`improves`, `no change`, `inconclusive (n too small)`, ...), from
+    /// the one verdict rule (`core::scoring::verdict`).
+    pub verdict: Option<String>,
     /// How many completed runs of this skill on this model the history holds.
     pub runs: usize,
     /// When the latest run finished.
@@ -121,6 +124,7 @@ impl History {
                         harness: l.harness,
                         lift: l.lift,
                         interval: l.interval.map(|i| (i.low, i.high)),
+                        verdict: l.verdict.map(|d| d.label()),
                         runs: l.runs,
                         finished_at: epoch_ms(l.finished_ms),
                     })
@@ -140,8 +144,9 @@ impl History {
             .map(|l| ModelLift {
                 model: l.run.model,
                 harness: l.run.harness,
-                lift: l.headline.lift,
-                interval: l.headline.interval.map(|i| (i.low, i.high)),
+                lift: l.headline.outcome.lift,
+                interval: l.headline.outcome.interval.map(|i| (i.low, i.high)),
+                verdict: Some(l.headline.outcome.verdict.label()),
                 runs: l.completed_runs,
                 finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),
             })

@@ -3,8 +3,9 @@
 formulas, not from the Rust code.
 
 Reads fixture.json (or the path given as argv[1]) and prints one JSON document with, per cell:
-SkillTester utility U (seed 000 §4) and its t-interval, security score S and status, ACES Skill
-Lift per metric and overall (seed 001 §3) with t-intervals, exact sign-flip permutation
+SkillTester utility U (seed 000 §4) and its t-interval (clipped to [0, 100]), security score S
+and status, Skill Lift per metric (seed 001 §3, plus task success `pass`, a timeout counting as a
+failed task), ACES's six-metric overall and the outcome lift (docs/scoring.md) with t-intervals, exact sign-flip permutation
 p-values (n <= 16), Monte-Carlo p-values, percentile bootstrap bounds and the Monte-Carlo
 standard error of those bounds; and for plain delta vectors, t-intervals and p-values.
 
@@ -29,6 +30,9 @@ BOOTSTRAP_B = 10_000
 BOOTSTRAP_REPEATS = 20  # to measure the Monte-Carlo error of a bootstrap bound
 MC_PERMUTATIONS = 200_000
 DEFAULT_METRICS = ["security", "skill_execution", "skill_efficiency", "accuracy", "goal_accuracy", "behavior_check"]
+# The outcome lift (docs/scoring.md): task success and the graded outcome metrics; process
+# metrics (skill_execution, skill_efficiency) and security are reported beside it.
+OUTCOME_METRICS = ["pass", "accuracy", "goal_accuracy", "behavior_check"]
 
 # SkillTester Table 7
 ETA, ALPHA, BETA, EPS, THETA_S = 50.0, 25.0, 20.0, 1.0, 80.0
@@ -94,11 +98,15 @@ def bootstrap_bounds(values):
     }
 
 
-def summary(values):
+def summary(values, bounds=None):
+    """`bounds`: the range of the mean (a lift's is [-1, 1]); intervals are cut to it."""
+    t = t_interval(values)
+    if t is not None and bounds is not None:
+        t = dict(t, low=min(bounds[1], max(bounds[0], t["low"])), high=min(bounds[1], max(bounds[0], t["high"])))
     return {
         "n": len(values),
         "mean": float(np.mean(values)) if values else None,
-        "t": t_interval(values),
+        "t": t,
         "p_exact": exact_sign_flip(values),
         "p_monte_carlo": monte_carlo_sign_flip(values) if len(values) > EXACT_MAX_N else None,
         "bootstrap": bootstrap_bounds(values),
@@ -132,6 +140,15 @@ def case_means(items):
 
 # ---------------------------------------------------------------- ACES Skill Lift
 
+def task_outcome(t):
+    """Task success: a timeout is a failed task, an error no observation."""
+    if t["status"] == "timeout":
+        return False
+    if t["status"] == "error":
+        return None
+    return t.get("passed")
+
+
 def metric_value(t, metric):
     m = t.get("metrics") or {}
     if metric in m:
@@ -139,6 +156,9 @@ def metric_value(t, metric):
     a = t.get("assertions")
     if metric == "behavior_check" and a and a["total"] > 0:
         return a["passed"] / a["total"]
+    if metric == "pass":
+        o = task_outcome(t)
+        return None if o is None else float(o)
     return None
 
 
@@ -149,7 +169,10 @@ def all_metrics(trials):
         a = t.get("assertions")
         if a and a["total"] > 0:
             seen.add("behavior_check")
-    return [m for m in DEFAULT_METRICS if m in seen] + sorted(m for m in seen if m not in DEFAULT_METRICS)
+        if task_outcome(t) is not None:
+            seen.add("pass")
+    known = ["pass"] + DEFAULT_METRICS
+    return [m for m in known if m in seen] + sorted(m for m in seen if m not in known)
 
 
 def lift(trials):
@@ -162,7 +185,7 @@ def lift(trials):
             statuses = {b["status"], s["status"]}
             if "error" in statuses:
                 excluded["errored"] += 1
-            elif "timeout" in statuses:
+            elif "timeout" in statuses and metric != "pass":
                 excluded["timed_out"] += 1
             elif metric_value(b, metric) is None or metric_value(s, metric) is None:
                 excluded["unscored"] += 1
@@ -179,20 +202,28 @@ def lift(trials):
             "skill_mean": float(np.mean([v for _, v in case_means((c, sv) for c, _, sv in values)])),
             "pairs": len(values),
             "excluded": excluded,
-            "summary": summary([d for _, d in deltas]),
+            "summary": summary([d for _, d in deltas], (-1.0, 1.0)),
         }
-    defaults = [m for m in out if m in DEFAULT_METRICS]
-    overall_deltas = []
+    return out, profile(out, per_case, DEFAULT_METRICS), profile(out, per_case, OUTCOME_METRICS)
+
+
+def profile(out, per_case, members):
+    """A headline over `members`: the mean of per-case means (the interval's estimand), and
+    the mean of the metric lifts (ACES's Lift_{s,a})."""
+    included = [m for m in out if m in members]
+    if not included:
+        return None
+    case_values = []
     for case in sorted(per_case):
-        ds = [per_case[case][m] for m in DEFAULT_METRICS if m in per_case[case]]
+        ds = [per_case[case][m] for m in members if m in per_case[case]]
         if ds:
-            overall_deltas.append(sum(ds) / len(ds))
-    overall = {
-        "lift": float(np.mean([out[m]["lift"] for m in defaults])),
-        "metrics": defaults,
-        "summary": summary(overall_deltas),
+            case_values.append(sum(ds) / len(ds))
+    return {
+        "lift": float(np.mean(case_values)),
+        "metric_mean": float(np.mean([out[m]["lift"] for m in included])),
+        "metrics": included,
+        "summary": summary(case_values, (-1.0, 1.0)),
     }
-    return out, overall
 
 
 # ---------------------------------------------------------------- SkillTester
@@ -247,11 +278,18 @@ def utility(trials):
     return {
         "utility": float(np.mean(per_case)) if per_case else None,
         "tasks": len(scores),
-        "interval": t_interval(per_case),
+        "interval": clipped(t_interval(per_case)),
         "unscored": unscored,
         "invocation_unknown": unknown,
         **missing,
     }
+
+
+def clipped(ci):
+    """U lives on [0, 100]; so does its interval."""
+    if ci is None:
+        return None
+    return dict(ci, low=min(100.0, max(0.0, ci["low"])), high=min(100.0, max(0.0, ci["high"])))
 
 
 def security(probes):
@@ -270,12 +308,13 @@ def main():
     fixture = json.loads(path.read_text())
     result = {"cells": {}, "deltas": {}}
     for c in fixture["cells"]:
-        metrics, overall = lift(c["trials"])
+        metrics, aces, outcome = lift(c["trials"])
         result["cells"][c["name"]] = {
             "utility": utility(c["trials"]),
             "security": security(c["probes"]),
             "lift": metrics,
-            "overall": overall,
+            "aces": aces,
+            "outcome": outcome,
         }
     for d in fixture["deltas"]:
         result["deltas"][d["name"]] = summary(d["values"])

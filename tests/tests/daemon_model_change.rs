@@ -16,7 +16,9 @@ fn a_new_model_that_ignores_the_skill_is_a_regression_everywhere() {
     let server = openai_chat::server(model(&["model-b"], Duration::from_millis(10)));
     let mut fx = DaemonFixture::new();
     fx.write_config(&config(&server.url(), &["model-a"], ""));
-    let skill = fx.add_skill("alpha", 6).canonicalize().unwrap();
+    // Seven cases: the model ignores the skill on six of them, enough for the exact sign-flip
+    // test to reach p < 0.05 (2/64); six cases with one unchanged could not (2/32).
+    let skill = fx.add_skill("alpha", 7).canonicalize().unwrap();
     fx.start();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let rpc = rt.block_on(fx.client());
@@ -81,7 +83,7 @@ fn a_new_model_that_ignores_the_skill_is_a_regression_everywhere() {
             _ => None,
         })
         .unwrap();
-    assert_eq!(comparison.verdict, Verdict::Regressed, "{comparison:#?}");
+    assert_eq!(comparison.verdict, Verdict::Regresses, "{comparison:#?}");
     assert_eq!(
         (
             comparison.reference_model.as_str(),
@@ -91,14 +93,14 @@ fn a_new_model_that_ignores_the_skill_is_a_regression_everywhere() {
     );
     let interval = comparison.interval.expect("an interval");
     assert!(interval.high < 0.0, "{interval:?}");
-    assert_eq!(interval.n, 6);
+    assert_eq!(interval.n, 7);
     let done = rt.block_on(wait_finished(&rpc, job.id));
     assert_eq!(done.state, JobState::Completed);
 
     // the editor shows SW501 on SKILL.md, with the numbers and the interval
     let headline = comparison.headline();
     assert!(
-        headline.starts_with("lift fell from +0.75 to "),
+        headline.starts_with("lift fell from +1.00 to +0.14 on model model-b: regresses"),
         "{headline}"
     );
     let warning = loop {
@@ -110,7 +112,7 @@ fn a_new_model_that_ignores_the_skill_is_a_regression_everywhere() {
     assert_eq!(warning["severity"], 2, "a warning: {warning}");
     let message = warning["message"].as_str().unwrap();
     assert!(
-        message.contains("on model model-b: regressed") && message.contains("interval ["),
+        message.contains("on model model-b: regresses") && message.contains("interval ["),
         "{message}"
     );
 
@@ -120,13 +122,13 @@ fn a_new_model_that_ignores_the_skill_is_a_regression_everywhere() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
         text.lines()
-            .any(|l| l.contains("alpha") && l.contains("model-b") && l.ends_with("regressed")),
+            .any(|l| l.contains("alpha") && l.contains("model-b") && l.ends_with("regresses")),
         "{text}"
     );
     let json_out = fx.cli(&["compare", "--all", "--since-model", "model-a", "--json"]);
     assert_eq!(json_out.status.code(), Some(1));
     let rows: Value = serde_json::from_slice(&json_out.stdout).unwrap();
-    assert_eq!(rows[0]["outcome"]["Ok"]["verdict"], "regressed", "{rows}");
+    assert_eq!(rows[0]["outcome"]["Ok"]["verdict"], "regresses", "{rows}");
     // and in-process, without the daemon, the same answer
     let local = fx.cli(&[
         "compare",

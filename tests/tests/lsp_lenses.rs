@@ -51,7 +51,7 @@ fn import_example(db: &Path, run_id: &str) {
 fn expected_prefix(db: &Path, runs: usize) -> String {
     let store = Store::open_existing(db).unwrap();
     let lifts = store.latest_lift_per_model("csv-report").unwrap();
-    let headline = &lifts[0].headline;
+    let headline = &lifts[0].headline.outcome;
     let interval = headline
         .interval
         .as_ref()
@@ -63,8 +63,9 @@ fn expected_prefix(db: &Path, runs: usize) -> String {
         format!("{runs} runs")
     };
     format!(
-        "Lift {:+.2}{interval} · claude-sonnet-4-5 · {runs} · ",
-        headline.lift.unwrap()
+        "Lift {:+.2}{interval} · {} · claude-sonnet-4-5 · {runs} · ",
+        headline.lift.unwrap(),
+        headline.verdict.label()
     )
 }
 
@@ -110,6 +111,11 @@ fn skill_and_case_lenses_show_the_stored_lift() {
     assert!(
         titles[0].contains('['),
         "the example run has an interval: {titles:?}"
+    );
+    // Four cases: too few for any verdict, and the lens says so, not "no change".
+    assert!(
+        titles[0].contains(" · inconclusive (n too small) · "),
+        "{titles:?}"
     );
     assert_eq!(
         lenses[0]["range"]["start"],

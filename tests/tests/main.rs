@@ -35,6 +35,7 @@ mod run_isolation;
 mod run_openai;
 mod run_reuse;
 mod run_timeout;
+mod run_verdicts;
 mod scoring_reference;
 mod store_cli;
 mod store_crash;

@@ -83,7 +83,7 @@ fn check_run(fx: &RunFixture, report: &RunReport) -> Vec<Value> {
     assert_eq!(metric("behavior_check"), 1.0);
     assert_eq!(metric("skill_execution"), 1.0);
     assert_eq!(metric("security"), 0.0);
-    let lift = summary.headline.lift.unwrap();
+    let lift = summary.headline.outcome.lift.unwrap();
     assert!(lift > 0.5, "{lift}");
     let store = fx.store.lock().unwrap();
     let mut extras = Vec::new();
@@ -126,7 +126,9 @@ async fn claude_code_paired_run_end_to_end() {
     };
     let report = paired_run(&fx, harness).await;
     let extras = check_run(&fx, &report);
-    assert!((report.summary.unwrap().headline.lift.unwrap() - 0.75).abs() < 1e-12);
+    let headline = report.summary.unwrap().headline;
+    assert_eq!(headline.outcome.lift, Some(1.0));
+    assert!((headline.aces.lift.unwrap() - 0.75).abs() < 1e-12);
     for extra in extras {
         // Claude Code's own init event says which skills the model was shown.
         let visible: Vec<&str> = extra["visible_skills"]
@@ -177,4 +179,109 @@ async fn codex_paired_run_end_to_end() {
             "leaked into a request"
         );
     }
+}
+
+/// Reads the skill's SKILL.md with `read` on its first turn in both conditions, whatever the
+/// skill listing says; GOOD once the skill's text came back, BAD otherwise. In the baseline
+/// the skill is withheld, so the read fails: "No such file or directory".
+fn blind_reader(read: fn() -> ModelReply) -> Script {
+    Arc::new(move |req: &ModelRequest| {
+        if req.mentions(SKILL_MARKER) {
+            return ModelReply::text(
+                "GOOD: columns padded as the skill says",
+                usage(300, 100, 20),
+            );
+        }
+        if req.turn == 0 {
+            return read();
+        }
+        ModelReply::text("BAD: left the table as it was", usage(100, 0, 8))
+    })
+}
+
+/// A failed read of SKILL.md is not an invocation: the baseline's attempt is recorded as a
+/// failed read, the with-skill condition's successful one as the invocation.
+fn check_failed_reads(fx: &RunFixture, report: &RunReport) {
+    assert_eq!(report.run.status, RunStatus::Completed, "{report:#?}");
+    for row in &report.cases {
+        assert_eq!(row.baseline.invoked, 0, "{row:?}");
+        assert_eq!(row.skill.invoked, 1, "{row:?}");
+    }
+    let summary = report.summary.as_ref().unwrap();
+    let exec = summary
+        .lift
+        .metrics
+        .iter()
+        .find(|m| m.metric.name() == "skill_execution")
+        .unwrap();
+    assert_eq!(
+        exec.baseline_mean, 0.0,
+        "the baseline's failed read earns nothing"
+    );
+    let store = fx.store.lock().unwrap();
+    for t in store.run_trials(report.run.id).unwrap() {
+        let with = t.condition == Condition::Skill;
+        assert_eq!(t.skill_invoked, Some(with), "{t:?}");
+        let raw = store
+            .trajectory(t.trajectory_sha256.as_ref().unwrap())
+            .unwrap()
+            .unwrap();
+        let atif: Value = serde_json::from_slice(&raw.bytes).unwrap();
+        let extra = &atif["extra"]["skillwatch"];
+        let failed = extra["failed_skill_reads"].as_array().unwrap();
+        if with {
+            assert!(failed.is_empty(), "{extra}");
+            assert_eq!(extra["loaded_skills"], json!([SKILL_NAME]), "{extra}");
+        } else {
+            assert_eq!(failed.len(), 1, "{extra}");
+            assert_eq!(failed[0]["skill"], SKILL_NAME, "{extra}");
+            assert_eq!(extra["loaded_skills"], json!([]), "{extra}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_a_failed_skill_read_is_not_an_invocation() {
+    if skip_agent_clis("claude_code_a_failed_skill_read_is_not_an_invocation") {
+        return;
+    }
+    let fx = RunFixture::new(&eval_yaml(2, ""));
+    let read = || {
+        let command = format!("cat .claude/skills/{SKILL_NAME}/SKILL.md");
+        ModelReply::tool(
+            "Bash",
+            json!({"command": command, "description": "read the skill"}),
+            usage(200, 0, 12),
+        )
+    };
+    let server = mock::anthropic::server(blind_reader(read));
+    let harness = HarnessSettings {
+        program: Some(agent_cli("claude")),
+        base_url: Some(server.url()),
+        api_key_env: Some("SW_TEST_KEY".into()),
+        ..HarnessSettings::new(HarnessKind::ClaudeCode)
+    };
+    let report = paired_run(&fx, harness).await;
+    check_failed_reads(&fx, &report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_a_failed_skill_read_is_not_an_invocation() {
+    if skip_agent_clis("codex_a_failed_skill_read_is_not_an_invocation") {
+        return;
+    }
+    let fx = RunFixture::new(&eval_yaml(2, ""));
+    let read = || {
+        let cmd = format!("cat .agents/skills/{SKILL_NAME}/SKILL.md");
+        ModelReply::tool("exec_command", json!({"cmd": cmd}), usage(200, 0, 12))
+    };
+    let server = mock::responses::server(blind_reader(read));
+    let harness = HarnessSettings {
+        program: Some(agent_cli("codex")),
+        base_url: Some(format!("{}/v1", server.url())),
+        api_key_env: Some("SW_TEST_KEY".into()),
+        ..HarnessSettings::new(HarnessKind::Codex)
+    };
+    let report = paired_run(&fx, harness).await;
+    check_failed_reads(&fx, &report);
 }

@@ -130,15 +130,21 @@ fn run_prints_the_table_and_writes_every_report_format() {
     ]);
     assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
     let text = stdout(&out);
+    // Two cases that both flip from fail to pass: a zero-width interval over two cases is no
+    // evidence at 95% (the exact sign-flip test cannot go below 2^(1-2) = 0.5).
     for part in [
         "table-format on mock-model (openai ",
         "8 trials: 8 run",
         "case-0",
-        "0/2 passed 0.25",
+        "0/2 passed 0.00",
         "2/2 passed 1.00",
-        "+0.750",
-        "Skill Lift   +0.750 [+0.750, +0.750] 95% t n=2",
-        "Verdict      improves",
+        "+1.000",
+        "Skill Lift   +1.000 [+1.000, +1.000] 95% t n=2  (outcome: pass, behavior_check)",
+        "Design       2 cases x 2 attempts (averaged within each case; n = cases)",
+        "Beside it    skill read 100% [51%, 100%] n=4 · skill_efficiency +1.000 · skill_execution +1.000 · pass rate 0% [0%, 49%] n=4 -> 100% [51%, 100%] n=4",
+        "ACES overall (six metrics) +0.750 [+0.750, +0.750] 95% t n=2 · inconclusive (n too small) (not the verdict; --scoring-profile aces)",
+        "pass@2/^2   baseline 0.00 / 0.00 · with skill 1.00 / 1.00",
+        "Verdict      inconclusive: 2 cases cannot show a difference at 95%; at least 6 are needed",
     ] {
         assert!(text.contains(part), "missing {part:?} in\n{text}");
     }
@@ -147,6 +153,12 @@ fn run_prints_the_table_and_writes_every_report_format() {
         progress.contains("case-1 skill #1: completed, passed"),
         "plain progress lines off a TTY: {progress}"
     );
+    assert!(
+        progress.contains(
+            "design: 2 cases x 2 attempts; smallest lift it can detect (80% power, 95%): none: 2 cases cannot show a difference at 95%; at least 6 are needed"
+        ),
+        "the design is printed before the run: {progress}"
+    );
 
     let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(
@@ -154,11 +166,12 @@ fn run_prints_the_table_and_writes_every_report_format() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("**Skill Lift +0.750**") && markdown.contains("verdict **improves**"),
+        markdown.contains("**Skill Lift (outcome) +1.000**")
+            && markdown.contains("verdict **inconclusive (n too small)**"),
         "{markdown}"
     );
     assert!(
-        markdown.contains("| case-1 | 0/2 passed · 0.25 | 2/2 passed · 1.00 | +0.750 | 2/2 |"),
+        markdown.contains("| case-1 | 0/2 passed · 0.00 | 2/2 passed · 1.00 | +1.000 | 2/2 |"),
         "{markdown}"
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
@@ -171,8 +184,13 @@ fn run_prints_the_table_and_writes_every_report_format() {
         "{xml}"
     );
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&js).unwrap()).unwrap();
-    assert_eq!(report["verdict"], "improves");
-    assert_eq!(report["summary"]["headline"]["lift"], 0.75);
+    assert_eq!(report["verdict"]["verdict"], "inconclusive");
+    assert_eq!(report["verdict"]["needed_cases"], 6);
+    assert_eq!(report["summary"]["headline"]["outcome"]["lift"], 1.0);
+    assert_eq!(report["summary"]["headline"]["aces"]["lift"], 0.75);
+    let pass_at_k = &report["summary"]["headline"]["pass_at_k"];
+    assert_eq!(pass_at_k[1]["condition"], "skill", "{pass_at_k}");
+    assert_eq!(pass_at_k[1]["pass_at_k"], 1.0, "{pass_at_k}");
 
     // The run is in the history the other commands read.
     let history = skillwatch(
@@ -186,7 +204,18 @@ fn run_prints_the_table_and_writes_every_report_format() {
         None,
     );
     assert_eq!(code(&history), 0, "{}", stderr(&history));
-    assert_eq!(json_of(&history)["runs"][0]["headline"]["lift"], 0.75);
+    let runs = &json_of(&history)["runs"];
+    assert_eq!(runs[0]["headline"]["outcome"]["lift"], 1.0);
+    assert_eq!(runs[0]["headline"]["pass_at_k"][0]["k"], 2);
+    let table = skillwatch(
+        &["history", SKILL_NAME, "--db", cli.fx.db.to_str().unwrap()],
+        None,
+    );
+    assert!(
+        stdout(&table).contains("inconclusive (n too small)"),
+        "{}",
+        stdout(&table)
+    );
 }
 
 #[test]
@@ -210,7 +239,7 @@ fn a_judged_run_scores_accuracy_and_rejudge_repairs_judge_errors() {
         "judge errors are not trial failures"
     );
     assert_eq!(
-        report["summary"]["headline"]["lift"], 0.75,
+        report["summary"]["headline"]["outcome"]["lift"], 1.0,
         "no accuracy without a verdict"
     );
     let run = report["run"]["id"].as_i64().unwrap().to_string();
@@ -226,9 +255,12 @@ fn a_judged_run_scores_accuracy_and_rejudge_repairs_judge_errors() {
         json!({"trials": 4, "pairs": 2, "failures": 0})
     );
     let headline = &v["report"]["summary"]["headline"];
-    // accuracy: skill (5-1)/4 = 1, baseline (3-1)/4 = 0.5; overall = (0 + 1 + 1 + 1 + 0.5) / 5.
-    let lift = headline["lift"].as_f64().unwrap();
-    assert!((lift - 0.7).abs() < 1e-12, "{lift}");
+    // accuracy: skill (5-1)/4 = 1, baseline (3-1)/4 = 0.5. Outcome: pass, behavior_check and
+    // accuracy, (1 + 1 + 0.5) / 3; ACES: (0 + 1 + 1 + 1 + 0.5) / 5.
+    let lift = headline["outcome"]["lift"].as_f64().unwrap();
+    assert!((lift - 2.5 / 3.0).abs() < 1e-12, "{lift}");
+    let aces = headline["aces"]["lift"].as_f64().unwrap();
+    assert!((aces - 0.7).abs() < 1e-12, "{aces}");
     let compat = &v["report"]["compat"];
     assert_eq!(compat["passed"], true, "{compat}");
     assert!(

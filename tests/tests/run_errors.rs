@@ -70,7 +70,7 @@ async fn flaky_setup_is_retried_in_a_fresh_workspace_and_broken_setup_is_an_erro
     }
     let summary = report.summary.unwrap();
     assert_eq!(
-        summary.headline.excluded.errored, 1,
+        summary.headline.outcome.excluded.errored, 1,
         "the errored pair is excluded, not scored"
     );
 }

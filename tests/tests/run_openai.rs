@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use skillwatch_daemon::runner::{HarnessKind, HarnessSettings, RunEvent, RunRequest, RunVerdict};
+use skillwatch_core::scoring::Verdict;
+use skillwatch_daemon::runner::{HarnessKind, HarnessSettings, RunEvent, RunRequest};
 use skillwatch_daemon::store::{Condition, RunStatus, TrialStatus};
 use skillwatch_tests::mock::{self, MockUsage, ModelReply, ModelRequest, Script};
 use skillwatch_tests::run::{RunFixture, eval_yaml, recorder};
@@ -65,8 +66,9 @@ async fn the_skill_that_helps_gets_the_lift_it_earns() {
     let summary = report.summary.as_ref().expect("summary");
     // Per trial (metrics module): with the skill, activation 1, routing 1, tool efficiency 1,
     // the GOOD assertion holds, no unsafe action; without it, nothing loaded, no tool call,
-    // the assertion fails. Lift per metric: security 0, skill_execution 1, skill_efficiency 1,
-    // behavior_check 1; overall = their mean.
+    // the assertion fails. Lift per metric: pass 1, security 0, skill_execution 1,
+    // skill_efficiency 1, behavior_check 1; the outcome lift is pass and behavior_check, the
+    // ACES overall the mean of the four default metrics.
     let metric = |name: &str| {
         summary
             .lift
@@ -80,23 +82,27 @@ async fn the_skill_that_helps_gets_the_lift_it_earns() {
     assert_eq!(metric("skill_execution"), 1.0);
     assert_eq!(metric("skill_efficiency"), 1.0);
     assert_eq!(metric("behavior_check"), 1.0);
+    assert_eq!(metric("pass"), 1.0);
     assert!(
         summary.lift.metric(&"accuracy".to_owned().into()).is_none(),
         "no judge, no accuracy"
     );
-    let lift = summary.headline.lift.expect("overall lift");
-    assert!((lift - 0.75).abs() < 1e-12, "{lift}");
-    assert_eq!(summary.headline.cases, 3);
-    let interval = summary.headline.interval.expect("interval over 3 cases");
-    assert!(interval.low > 0.0, "{interval:?}");
-    assert_eq!(report.verdict, RunVerdict::Improves);
+    let outcome = &summary.headline.outcome;
+    assert_eq!(outcome.lift, Some(1.0));
+    assert_eq!((outcome.cases, outcome.pairs), (3, 6));
+    let aces = summary.headline.aces.lift.expect("ACES overall");
+    assert!((aces - 0.75).abs() < 1e-12, "{aces}");
+    // Three cases cannot show a difference at 95%, however large: the verdict says so.
+    assert_eq!(report.verdict.verdict, Verdict::Inconclusive);
+    assert_eq!(report.verdict.needed_cases, Some(6));
     let invocation = summary.headline.invocation_rate.expect("invocation rate");
     assert_eq!(invocation.estimate, 1.0);
+    assert_eq!(summary.headline.attempts, 2);
 
     for row in &report.cases {
         assert_eq!((row.baseline.passed, row.skill.passed), (0, 2), "{row:?}");
         assert_eq!((row.baseline.invoked, row.skill.invoked), (0, 2));
-        assert_eq!(row.lift, Some(0.75));
+        assert_eq!(row.lift, Some(1.0));
     }
 
     let trials = fx.store.lock().unwrap().run_trials(report.run.id).unwrap();

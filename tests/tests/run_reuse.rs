@@ -93,10 +93,14 @@ async fn editing_the_skill_reruns_only_the_with_skill_condition() {
         "a new skill version"
     );
     assert_eq!(second.run.status, RunStatus::Completed);
-    let lift = second.summary.as_ref().unwrap().headline.lift.unwrap();
+    let lift = second.summary.as_ref().unwrap().headline.aces.lift.unwrap();
     assert!(
         (lift - 0.75).abs() < 1e-12,
         "pairs with reused baselines are scored: {lift}"
+    );
+    assert_eq!(
+        second.summary.as_ref().unwrap().headline.outcome.lift,
+        Some(1.0)
     );
     let (old, new) = {
         let store = s.fx.store.lock().unwrap();
@@ -191,7 +195,7 @@ async fn a_cancelled_run_resumes_with_only_its_missing_trials() {
     assert_eq!((resumed.tally.resumed, resumed.tally.ran), (done, 8 - done));
     assert_eq!(agents, 8 - done);
     assert_eq!(resumed.run.trial_count, 8);
-    let lift = resumed.summary.unwrap().headline.lift.unwrap();
+    let lift = resumed.summary.unwrap().headline.aces.lift.unwrap();
     assert!((lift - 0.75).abs() < 1e-12);
 
     // A completed run cannot be resumed; a different model cannot resume it either.

@@ -84,11 +84,23 @@ async fn a_hanging_trial_is_killed_at_its_timeout_and_the_run_goes_on() {
         }
     }
     let summary = report.summary.unwrap();
+    // ACES's graded metrics leave the timed-out pair out rather than score it 0 ...
     assert_eq!(
-        summary.headline.excluded.timed_out, 1,
+        summary.headline.aces.excluded.timed_out, 1,
         "the timed-out pair is excluded, not scored 0"
     );
-    assert_eq!(summary.headline.cases, 1);
+    assert_eq!(summary.headline.aces.cases, 1);
+    // ... while the outcome lift counts a timeout as a failed task (here on both sides, so
+    // the stuck case enters with no difference).
+    let outcome = &summary.headline.outcome;
+    assert_eq!((outcome.cases, outcome.excluded.total()), (2, 0));
+    let stuck = summary
+        .lift
+        .cases
+        .iter()
+        .find(|c| c.case_id == "stuck")
+        .unwrap();
+    assert_eq!(stuck.outcome, Some(0.0));
     let pids = child_pids(&agent_dir);
     assert_eq!(
         pids.len(),

@@ -165,26 +165,33 @@ fn check_lift(cell: &str, rust: &LiftReport, python: &Value) {
         check_exclusions(&what, &m.excluded, &py["excluded"]);
         check_summary(&what, &m.summary, &py["summary"]);
     }
-    let overall = rust.overall.as_ref().expect("default metrics present");
-    assert_close(
-        &format!("{cell}: overall lift"),
-        overall.lift,
-        num(&python["overall"]["lift"]),
-        EXACT,
-    );
-    let names: Vec<&str> = overall.metrics.iter().map(Metric::name).collect();
-    let py_names: Vec<&str> = python["overall"]["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert_eq!(names, py_names, "{cell}: overall metrics");
-    check_summary(
-        &format!("{cell}/overall"),
-        &overall.summary,
-        &python["overall"]["summary"],
-    );
+    for (name, rust_profile, py) in [
+        ("aces", rust.aces.as_ref(), &python["aces"]),
+        ("outcome", rust.outcome.as_ref(), &python["outcome"]),
+    ] {
+        let p = rust_profile.unwrap_or_else(|| panic!("{cell}: no {name} lift"));
+        assert_close(
+            &format!("{cell}/{name}: lift"),
+            p.lift,
+            num(&py["lift"]),
+            EXACT,
+        );
+        assert_close(
+            &format!("{cell}/{name}: metric mean"),
+            p.metric_mean,
+            num(&py["metric_mean"]),
+            EXACT,
+        );
+        let names: Vec<&str> = p.metrics.iter().map(Metric::name).collect();
+        let py_names: Vec<&str> = py["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(names, py_names, "{cell}: {name} metrics");
+        check_summary(&format!("{cell}/{name}"), &p.summary, &py["summary"]);
+    }
 }
 
 #[test]

@@ -101,10 +101,17 @@ fn import_then_history_shows_the_lift_with_its_interval() {
     assert_eq!(latest.len(), 2);
     assert_eq!(latest[0]["run"]["model"], "model-a");
     assert_eq!(latest[0]["completed_runs"], 2);
-    // Newest model-a run: deltas 0.5, 0.4, 0.2 on both metrics.
-    let lift = latest[0]["headline"]["lift"].as_f64().unwrap();
-    assert!(close(lift, (0.5 + 0.4 + 0.2) / 3.0), "{lift}");
-    let ci = &latest[0]["headline"]["interval"];
+    // Newest model-a run: deltas 0.5, 0.4, 0.2 on both graded metrics (the ACES overall), and
+    // every case flips from failed to passed: the outcome lift adds `pass` (+1) to them.
+    let aces = latest[0]["headline"]["aces"]["lift"].as_f64().unwrap();
+    assert!(close(aces, (0.5 + 0.4 + 0.2) / 3.0), "{aces}");
+    let lift = latest[0]["headline"]["outcome"]["lift"].as_f64().unwrap();
+    assert!(close(lift, (3.0 + 2.0 * (0.5 + 0.4 + 0.2)) / 9.0), "{lift}");
+    assert_eq!(
+        latest[0]["headline"]["outcome"]["verdict"]["needed_cases"], 6,
+        "three cases: inconclusive (n too small)"
+    );
+    let ci = &latest[0]["headline"]["outcome"]["interval"];
     assert_eq!(ci["n"], 3);
     assert_eq!(ci["level"], 0.95);
     assert_eq!(ci["method"]["kind"], "student_t");
@@ -125,9 +132,62 @@ fn import_then_history_shows_the_lift_with_its_interval() {
 
     let out = sw(&db, &["history", "sum"]);
     let text = stdout(&out);
-    assert!(text.contains("model-a on openai: lift +0.367 ["), "{text}");
+    assert!(text.contains("model-a on openai: lift +0.578 ["), "{text}");
     assert!(text.contains("95% t n=3"), "{text}");
+    assert!(text.contains("inconclusive (n too small)"), "{text}");
     assert!(text.contains("(2 completed runs"), "{text}");
+    let out = sw(&db, &["history", "sum", "--scoring-profile", "aces"]);
+    let text = stdout(&out);
+    assert!(text.contains("ACES overall (six metrics)"), "{text}");
+    assert!(text.contains("model-a on openai: lift +0.367 ["), "{text}");
+}
+
+/// `history ... | head -1` closes the pipe after one line: no panic, exit 0.
+#[test]
+fn history_into_a_closed_pipe_is_not_a_crash() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("h.sqlite3");
+    // Far more than a pipe buffer (64 KiB) of output, so the writer meets the closed pipe.
+    let runs: Vec<Value> = (0..300)
+        .map(|i| {
+            trials::run(
+                &format!("r{i}"),
+                "sum",
+                "model-a",
+                &format!("2026-11-01T{:02}:{:02}:00Z", i / 60, i % 60),
+                &[0.2, 0.4, 0.3],
+                &[0.8, 0.9, 0.6],
+            )
+        })
+        .collect();
+    let file = write_file(tmp.path(), "runs.json", &trials::file(runs));
+    assert!(
+        sw(&db, &["import", file.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let mut child = Command::new(skillwatch_bin())
+        .args(["history", "sum", "--limit", "300", "--trials", "--db"])
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
 }
 
 #[test]
@@ -295,7 +355,7 @@ fn compare_exits_1_on_a_regression_and_explains_it() {
         stderr(&out)
     );
     let text = stdout(&out);
-    assert!(text.contains("verdict: regressed"), "{text}");
+    assert!(text.contains("verdict: regresses"), "{text}");
     assert!(text.contains("case-0"), "{text}");
     assert!(text.contains("95% t n=8"), "{text}");
 
@@ -314,11 +374,15 @@ fn compare_exits_1_on_a_regression_and_explains_it() {
     assert_eq!(out.status.code(), Some(1));
     let result = json(&out);
     let cmp = &result["comparison"];
-    assert_eq!(cmp["verdict"], "regressed");
+    assert_eq!(cmp["verdict"], "regresses");
     assert_eq!(cmp["cases"].as_array().unwrap().len(), 8);
     let mean = cmp["summary"]["mean"].as_f64().unwrap();
-    // Per-case lift fell from mean(helps - base) = 0.59375 to mean(barely - base) = 0.025.
-    assert!(close(mean, 0.025 - 0.59375), "{mean}");
+    // Per-case outcome lift (pass, goal_accuracy, accuracy) fell from (1 + 2·(helps - base))/3
+    // to (0 + 2·(barely - base))/3: means of helps - base 0.59375, barely - base 0.025.
+    assert!(
+        close(mean, (2.0 * 0.025 - 1.0 - 2.0 * 0.59375) / 3.0),
+        "{mean}"
+    );
     assert!(cmp["interval"]["high"].as_f64().unwrap() < 0.0);
     assert_eq!(result["reference"]["model"], "old-model");
 
@@ -337,7 +401,7 @@ fn compare_exits_1_on_a_regression_and_explains_it() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        stdout(&out).contains("verdict: improved"),
+        stdout(&out).contains("verdict: improves"),
         "{}",
         stdout(&out)
     );
@@ -354,7 +418,7 @@ fn compare_exits_1_on_a_regression_and_explains_it() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        stdout(&out).contains("verdict: unchanged"),
+        stdout(&out).contains("verdict: no change"),
         "{}",
         stdout(&out)
     );
@@ -398,7 +462,7 @@ fn compare_takes_two_runs_for_version_comparisons() {
         &["compare", "sum", "--run", &old, "--run", &new, "--json"],
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert_eq!(json(&out)["comparison"]["verdict"], "regressed");
+    assert_eq!(json(&out)["comparison"]["verdict"], "regresses");
     let out = sw(&db, &["compare", "sum", "--run", &old, "--model", "x"]);
     assert_eq!(out.status.code(), Some(2));
     let out = sw(&db, &["compare", "sum", "--run", "999", "--run", &new]);
@@ -482,7 +546,7 @@ fn a_database_from_the_first_schema_is_upgraded_and_keeps_its_runs() {
         skillwatch_daemon::store::latest_version() as i64
     );
     let report = json(&out);
-    let lift = report["latest_per_model"][0]["headline"]["lift"]
+    let lift = report["latest_per_model"][0]["headline"]["aces"]["lift"]
         .as_f64()
         .unwrap();
     assert!(close(lift, (0.5 + 0.25) / 2.0), "{lift}");

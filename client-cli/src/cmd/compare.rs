@@ -7,17 +7,19 @@
 //! completed run on A (against B, or each skill's newest other model), one line per skill;
 //! exits 1 when any regressed.
 
+use std::fmt::Write;
 use std::process::ExitCode;
 
 use anyhow::bail;
 use skillwatch_core::protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
-use skillwatch_core::scoring::compare::VerdictInterval;
-use skillwatch_core::scoring::{CompareParams, CompareTarget, Metric, Verdict};
+use skillwatch_core::scoring::{
+    CompareParams, CompareTarget, Metric, ScoringProfile, Verdict, VerdictInterval,
+};
 use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::RunComparison;
 use skillwatch_daemon::store::time::format_rfc3339;
 
-use super::history_db::{DbArgs, interval, short_hash, signed, skill_name};
+use super::history_db::{DbArgs, ProfileArg, interval, print_out, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// The interval the verdict rests on.
@@ -25,7 +27,8 @@ use super::link::{LinkArgs, ctx, daemon_for_reading};
 enum IntervalChoice {
     /// Student's t interval of the mean per-case difference.
     T,
-    /// Percentile bootstrap interval (seeded, 10,000 resamples).
+    /// Expanded percentile bootstrap (seeded, 10,000 resamples); offered from 10 shared cases,
+    /// below which it undercovers and the t interval is used (the verdict says so).
     Bootstrap,
 }
 
@@ -71,7 +74,11 @@ pub struct Args {
     /// Which interval decides the verdict.
     #[arg(long, value_enum, default_value_t = IntervalChoice::T)]
     interval: IntervalChoice,
-    /// Compare one metric's per-case delta instead of the overall lift (e.g. goal_accuracy).
+    /// Which lift is compared: the outcome lift, or ACES's six-metric overall.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Outcome)]
+    scoring_profile: ProfileArg,
+    /// Compare one metric's per-case delta instead (e.g. goal_accuracy); overrides
+    /// --scoring-profile.
     #[arg(long)]
     metric: Option<String>,
     /// Print JSON instead of a table.
@@ -122,14 +129,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(d) => serde_json::from_value(d.call(d.rpc.compare(ctx(), request))??)?,
         None => queries::compare(&args.db.open_existing()?, &request)?,
     };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+    let text = if args.json {
+        serde_json::to_string_pretty(&result)? + "\n"
     } else {
-        print_table(&skill, &result);
-    }
-    Ok(match result.comparison.verdict {
-        Verdict::Regressed => ExitCode::from(1),
-        Verdict::Improved | Verdict::Unchanged => ExitCode::SUCCESS,
+        table(&skill, &result)
+    };
+    print_out(&text)?;
+    Ok(if result.comparison.verdict.fails() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -153,13 +162,14 @@ fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let regressed = rows
         .iter()
-        .filter(|r| matches!(&r.outcome, Ok(c) if c.verdict == Verdict::Regressed))
+        .filter(|r| matches!(&r.outcome, Ok(c) if c.verdict == Verdict::Regresses))
         .count();
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+    let text = if args.json {
+        serde_json::to_string_pretty(&rows)? + "\n"
     } else {
-        print_all(&request, &rows, regressed);
-    }
+        all_table(&request, &rows, regressed)
+    };
+    print_out(&text)?;
     Ok(if regressed > 0 {
         ExitCode::from(1)
     } else {
@@ -167,27 +177,32 @@ fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print_all(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usize) {
+fn all_table(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usize) -> String {
+    let mut o = String::new();
     let against = request
         .model
         .as_deref()
         .unwrap_or("each skill's newest other model");
-    println!(
-        "Skills with a completed run on {}, compared with {against}",
-        request.since_model
+    let _ = writeln!(
+        o,
+        "Skills with a completed run on {}, compared with {against} ({})",
+        request.since_model,
+        request.params.target.label()
     );
     if rows.is_empty() {
-        println!("  none");
-        return;
+        let _ = writeln!(o, "  none");
+        return o;
     }
     let width = rows.iter().map(|r| r.skill.len()).max().unwrap_or(5).max(5);
-    println!(
+    let _ = writeln!(
+        o,
         "  {:<width$}  {:<12}  {:<20}  {:>7}  {:>7}  {:>7}  {:<34}  verdict",
         "skill", "harness", "candidate", "before", "after", "change", "interval"
     );
     for row in rows {
-        match &row.outcome {
-            Ok(c) => println!(
+        let _ = match &row.outcome {
+            Ok(c) => writeln!(
+                o,
                 "  {:<width$}  {:<12}  {:<20}  {:>7}  {:>7}  {:>7}  {:<34}  {}",
                 row.skill,
                 c.harness,
@@ -198,15 +213,16 @@ fn print_all(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usi
                 interval(c.interval.as_ref()),
                 c.verdict.as_str()
             ),
-            Err(why) => println!("  {:<width$}  skipped: {why}", row.skill),
-        }
+            Err(why) => writeln!(o, "  {:<width$}  skipped: {why}", row.skill),
+        };
     }
-    println!();
-    println!(
-        "{regressed} of {} skill{} regressed",
+    let _ = writeln!(
+        o,
+        "\n{regressed} of {} skill{} regressed",
         rows.len(),
         if rows.len() == 1 { "" } else { "s" }
     );
+    o
 }
 
 /// The comparison settings the flags ask for.
@@ -219,7 +235,7 @@ fn params(args: &Args) -> CompareParams {
         },
         target: match &args.metric {
             Some(m) => CompareTarget::Metric(Metric::from(m.clone())),
-            None => CompareTarget::Overall,
+            None => CompareTarget::of_profile(ScoringProfile::from(args.scoring_profile)),
         },
         ..CompareParams::default()
     };
@@ -227,15 +243,19 @@ fn params(args: &Args) -> CompareParams {
     params
 }
 
-fn print_table(skill: &str, result: &RunComparison) {
+fn table(skill: &str, result: &RunComparison) -> String {
+    let mut o = String::new();
     let (r, c, cmp) = (&result.reference, &result.candidate, &result.comparison);
-    let what = match &cmp.target {
-        CompareTarget::Overall => "overall lift".to_string(),
-        CompareTarget::Metric(m) => format!("{m} lift"),
-    };
-    println!("{skill}: {what} per case, {} -> {}", r.model, c.model);
+    let _ = writeln!(
+        o,
+        "{skill}: {} per case, {} -> {}",
+        cmp.target.label(),
+        r.model,
+        c.model
+    );
     for (label, run) in [("reference", r), ("candidate", c)] {
-        println!(
+        let _ = writeln!(
+            o,
             "  {label}: run {} on {} ({}), skill version {}, started {}",
             run.id.0,
             run.model,
@@ -244,7 +264,6 @@ fn print_table(skill: &str, result: &RunComparison) {
             format_rfc3339(run.started_ms)
         );
     }
-    println!();
     let width = cmp
         .cases
         .iter()
@@ -252,15 +271,17 @@ fn print_table(skill: &str, result: &RunComparison) {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!(
-        "  {:<width$}  {:>9}  {:>9}  {:>8}",
+    let _ = writeln!(
+        o,
+        "\n  {:<width$}  {:>9}  {:>9}  {:>8}",
         "case",
         &r.model.chars().take(9).collect::<String>(),
         &c.model.chars().take(9).collect::<String>(),
         "change"
     );
     for case in &cmp.cases {
-        println!(
+        let _ = writeln!(
+            o,
             "  {:<width$}  {:>9}  {:>9}  {:>8}",
             case.case_id,
             signed(Some(case.reference)),
@@ -268,7 +289,8 @@ fn print_table(skill: &str, result: &RunComparison) {
             signed(Some(case.difference))
         );
     }
-    println!(
+    let _ = writeln!(
+        o,
         "  {:<width$}  {:>9}  {:>9}  {:>8}  {}",
         "mean",
         signed(cmp.reference_lift),
@@ -277,7 +299,7 @@ fn print_table(skill: &str, result: &RunComparison) {
         interval(cmp.interval.as_ref())
     );
     if let Some(p) = &cmp.summary.p_value {
-        println!("  sign-flip permutation p = {:.4} (n={})", p.p, p.n);
+        let _ = writeln!(o, "  sign-flip permutation p = {:.4} (n={})", p.p, p.n);
     }
     for (label, cases) in [
         ("only in the reference", &cmp.only_in_reference),
@@ -285,9 +307,9 @@ fn print_table(skill: &str, result: &RunComparison) {
         ("edited between the runs", &result.changed_cases),
     ] {
         if !cases.is_empty() {
-            println!("  left out, {label}: {}", cases.join(", "));
+            let _ = writeln!(o, "  left out, {label}: {}", cases.join(", "));
         }
     }
-    println!();
-    println!("verdict: {} ({})", cmp.verdict.as_str(), cmp.reason);
+    let _ = writeln!(o, "\nverdict: {} ({})", cmp.decision.label(), cmp.reason);
+    o
 }

@@ -1,13 +1,17 @@
 //! `skillwatch history SKILL`: how a skill's lift has moved, per model, from the history store.
 
+use std::fmt::Write;
 use std::process::ExitCode;
 
 use skillwatch_core::protocol::HistoryQuery;
+use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
 use skillwatch_daemon::store::{HistoryEntry, ModelLift, StoredTrial};
 
-use super::history_db::{DbArgs, interval, rate, short_hash, signed, skill_name};
+use super::history_db::{
+    DbArgs, ProfileArg, interval, print_out, rate, short_hash, signed, skill_name,
+};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// Arguments of `skillwatch history`.
@@ -27,7 +31,10 @@ pub struct Args {
     /// Also list every trial of the runs shown (case, condition, status, metrics, tokens).
     #[arg(long)]
     trials: bool,
-    /// Print JSON instead of tables.
+    /// Which lift the table and verdicts show.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Outcome)]
+    scoring_profile: ProfileArg,
+    /// Print JSON instead of tables (every profile's lift, verdict, pass@k, U and S).
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -49,47 +56,53 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(d) => serde_json::from_value(d.call(d.rpc.history(ctx(), query))??)?,
         None => queries::history(&args.db.open_existing()?, &query)?,
     };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let text = if args.json {
+        serde_json::to_string_pretty(&report)? + "\n"
     } else {
-        print_tables(&report);
-    }
+        tables(&report, args.scoring_profile.into())
+    };
+    print_out(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_tables(report: &HistoryReport) {
-    println!("{} — history in {}", report.skill, report.db);
-    println!();
-    print_latest(&report.latest_per_model);
-    println!();
-    println!(
-        "{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<11}  status",
-        "run", "started", "model", "harness", "version", "lift", "interval", "excluded"
+fn tables(report: &HistoryReport, profile: ScoringProfile) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} — history in {}\n", report.skill, report.db);
+    latest(&mut o, &report.latest_per_model, profile);
+    let _ = writeln!(
+        o,
+        "\n{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<26}  {:<11}  status",
+        "run", "started", "model", "harness", "version", "lift", "interval", "verdict", "excluded"
     );
     for r in &report.runs {
-        print_run(&r.entry);
+        run_line(&mut o, &r.entry, profile);
         if let Some(trials) = &r.trials {
-            print_trials(trials);
+            trial_lines(&mut o, trials);
         }
     }
+    o
 }
 
-fn print_latest(latest: &[ModelLift]) {
+fn latest(o: &mut String, latest: &[ModelLift], profile: ScoringProfile) {
     let now = now_ms();
-    println!(
-        "Latest lift per model (ACES Skill Lift, with-skill minus baseline, metrics on [0, 1])"
+    let _ = writeln!(
+        o,
+        "Latest lift per model ({}: with-skill minus baseline, metrics on [0, 1])",
+        profile.label()
     );
     if latest.is_empty() {
-        println!("  no completed runs");
+        let _ = writeln!(o, "  no completed runs");
     }
     for l in latest {
-        let h = &l.headline;
-        println!(
-            "  {} on {}: lift {} {}  ({} completed run{}, last {})",
+        let h = l.headline.profile(profile);
+        let _ = writeln!(
+            o,
+            "  {} on {}: lift {} {} · {}  ({} completed run{}, last {})",
             l.run.model,
             l.run.harness,
             signed(h.lift),
             interval(h.interval.as_ref()),
+            h.verdict.label(),
             l.completed_runs,
             plural(l.completed_runs),
             format_age(l.run.finished_ms.unwrap_or(l.run.started_ms), now),
@@ -97,18 +110,23 @@ fn print_latest(latest: &[ModelLift]) {
     }
 }
 
-fn print_run(entry: &HistoryEntry) {
+fn run_line(o: &mut String, entry: &HistoryEntry, profile: ScoringProfile) {
     let run = &entry.run;
-    let (lift, ci, excluded) = match &entry.headline {
-        Some(h) => (
-            signed(h.lift),
-            interval(h.interval.as_ref()),
-            format!("{} pair{}", h.excluded.total(), plural(h.excluded.total())),
-        ),
-        None => ("…".into(), "(running)".into(), String::new()),
+    let (lift, ci, verdict, excluded) = match &entry.headline {
+        Some(h) => {
+            let p = h.profile(profile);
+            (
+                signed(p.lift),
+                interval(p.interval.as_ref()),
+                p.verdict.label(),
+                format!("{} pair{}", p.excluded.total(), plural(p.excluded.total())),
+            )
+        }
+        None => ("…".into(), "(running)".into(), String::new(), String::new()),
     };
-    println!(
-        "{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<11}  {}",
+    let _ = writeln!(
+        o,
+        "{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<26}  {:<11}  {}",
         run.id.0,
         format_rfc3339(run.started_ms),
         run.model,
@@ -116,14 +134,15 @@ fn print_run(entry: &HistoryEntry) {
         short_hash(&run.skill_hash),
         lift,
         ci,
+        verdict,
         excluded,
         run.status
     );
-    if let Some(h) = &entry.headline
-        && (h.skill_pass_rate.is_some() || h.invocation_rate.is_some())
-    {
-        println!(
-            "{:>8}pass rate baseline {} · skill {} · skill invoked {}{}",
+    let Some(h) = &entry.headline else { return };
+    if h.skill_pass_rate.is_some() || h.invocation_rate.is_some() {
+        let _ = writeln!(
+            o,
+            "{:>8}pass rate baseline {} · skill {} · skill read {}{}",
             "",
             rate(h.baseline_pass_rate.as_ref()),
             rate(h.skill_pass_rate.as_ref()),
@@ -132,13 +151,25 @@ fn print_run(entry: &HistoryEntry) {
                 .map_or_else(String::new, |u| format!(" · utility U {u:.1}")),
         );
     }
+    for p in &h.pass_at_k {
+        let _ = writeln!(
+            o,
+            "{:>8}{}: pass@{k} {:.2} · pass^{k} {:.2} ({} cases)",
+            "",
+            p.condition.as_str(),
+            p.pass_at_k,
+            p.pass_hat_k,
+            p.cases,
+            k = p.k
+        );
+    }
 }
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn print_trials(trials: &[StoredTrial]) {
+fn trial_lines(o: &mut String, trials: &[StoredTrial]) {
     for t in trials {
         let metrics = t
             .metrics
@@ -158,7 +189,8 @@ fn print_trials(trials: &[StoredTrial]) {
         let wall = t
             .wall_ms
             .map_or_else(|| "— s".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0));
-        println!(
+        let _ = writeln!(
+            o,
             "{:>8}{:<16} {:<8} #{} {:<9} {:<8} {} {} invoked={} {}",
             "",
             t.case,

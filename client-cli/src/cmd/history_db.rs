@@ -3,8 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use std::io::Write;
+
 use anyhow::{Context, bail};
-use skillwatch_core::scoring::Interval;
+use skillwatch_core::scoring::{Interval, ScoringProfile};
 use skillwatch_core::skill::Skill;
 use skillwatch_daemon::store::{self, Store};
 
@@ -92,6 +94,15 @@ pub fn interval(ci: Option<&Interval>) -> String {
     }
 }
 
+/// `3 cases` or `5 cases x 3 attempts (averaged within each case)`: what n is.
+pub fn design(cases: usize, attempts: u32) -> String {
+    let plural = if cases == 1 { "" } else { "s" };
+    match attempts {
+        0 | 1 => format!("{cases} case{plural}"),
+        a => format!("{cases} case{plural} x {a} attempts (averaged within each case; n = cases)"),
+    }
+}
+
 /// A rate as a percentage with its interval: `75% [41%, 93%] n=8`.
 pub fn rate(ci: Option<&Interval>) -> String {
     match ci {
@@ -103,6 +114,38 @@ pub fn rate(ci: Option<&Interval>) -> String {
             ci.n
         ),
         None => "—".to_string(),
+    }
+}
+
+/// Write `text` to stdout. A reader that stopped early (`skillwatch history | head -1`)
+/// closed the pipe: that is not a failure, and never a panic.
+pub fn print_out(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
+        _ => Ok(()),
+    }
+}
+
+/// The `--scoring-profile` flag: which lift verdicts and tables read.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProfileArg {
+    /// The outcome lift: task pass, accuracy, goal accuracy, behavior checks (and custom
+    /// metrics a run declares as outcome). Invocation and process metrics are shown beside it.
+    #[default]
+    #[value(alias = "default")]
+    Outcome,
+    /// ACES's six-metric overall (security, skill execution, skill efficiency, accuracy, goal
+    /// accuracy, behavior check), as the paper computes it.
+    Aces,
+}
+
+impl From<ProfileArg> for ScoringProfile {
+    fn from(p: ProfileArg) -> ScoringProfile {
+        match p {
+            ProfileArg::Outcome => ScoringProfile::Outcome,
+            ProfileArg::Aces => ScoringProfile::Aces,
+        }
     }
 }
 

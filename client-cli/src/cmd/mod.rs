@@ -11,6 +11,7 @@ pub mod import;
 pub mod init;
 pub mod link;
 pub mod lsp;
+pub mod plan;
 pub mod rejudge;
 pub mod rerun;
 pub mod run;

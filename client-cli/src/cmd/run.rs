@@ -11,20 +11,22 @@ use anyhow::{Context, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use skillwatch_daemon::runner::{
     HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunConfig,
-    RunEvent, RunReport, RunRequest, RunVerdict, Runner, parse_kind,
+    RunEvent, RunReport, RunRequest, Runner, parse_kind,
 };
-use skillwatch_daemon::store::{RunId, RunStatus};
+use skillwatch_daemon::store::RunId;
 use tokio_util::sync::CancellationToken;
 
-use super::history_db::DbArgs;
+use super::history_db::{DbArgs, ProfileArg};
 use crate::run_report;
 
 /// Arguments of `skillwatch run`.
 #[derive(clap::Args)]
 #[command(
     after_help = "Settings come from flags, then skillwatch.toml (the nearest one above \
-the skill, or --config), then defaults. Exit status: 0 the run completed, 1 the skill \
-regresses (lift significantly below 0) or the run was cancelled, 2 bad usage or a failure."
+the skill, or --config), then defaults. Before the run, the design and the smallest lift it \
+can detect are printed on stderr (`skillwatch plan` for more). Exit status: 0 the run \
+completed, 1 the skill regresses (the verdict rule of docs/scoring.md) or the run was \
+cancelled, 2 bad usage or a failure."
 )]
 pub struct Args {
     /// The skill folder (with SKILL.md and tests/eval.yaml or evals/evals.json).
@@ -97,6 +99,10 @@ pub struct Args {
     /// skillwatch.toml to read [default: the nearest one above the skill].
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Which lift the verdict (and the exit status) rests on: the outcome lift, or ACES's
+    /// six-metric overall. Both are in the report either way.
+    #[arg(long, value_enum, default_value_t = ProfileArg::Outcome)]
+    pub(crate) scoring_profile: ProfileArg,
     /// Print the report as JSON on stdout (no progress bar).
     #[arg(long)]
     pub(crate) json: bool,
@@ -160,19 +166,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let request = request(&args)?;
     let store = args.db.open_or_create()?;
     let store = Arc::new(Mutex::new(store));
+    {
+        let store = store
+            .lock()
+            .map_err(|_| anyhow!("history store lock poisoned"))?;
+        eprintln!("{}", super::plan::design_note(&store, &request)?);
+    }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let report = runtime.block_on(execute(&request, store, args.json))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let report = runtime
+        .block_on(execute(&request, store, args.json))?
+        .with_profile(args.scoring_profile.into());
+    finish(&report, &args)
+}
+
+/// Print the report, write the `--report` files, and give the exit status.
+pub(crate) fn finish(report: &RunReport, args: &Args) -> anyhow::Result<ExitCode> {
+    let text = if args.json {
+        serde_json::to_string_pretty(report)? + "\n"
     } else {
-        print!("{}", run_report::text(&report));
-    }
+        run_report::text(report)
+    };
+    super::history_db::print_out(&text)?;
     for target in &args.reports {
-        write_report(&report, target)?;
+        write_report(report, target)?;
     }
-    let failed =
-        report.verdict == RunVerdict::Regresses || report.run.status != RunStatus::Completed;
-    Ok(if failed {
+    Ok(if report.fails() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

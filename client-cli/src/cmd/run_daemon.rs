@@ -12,12 +12,11 @@ use skillwatch_core::protocol::{
     EventKind, JobId, JobInfo, JobState, JobTrigger, MAX_EVENT_WAIT_MS, RunRequest as JobRequest,
 };
 use skillwatch_daemon::client;
-use skillwatch_daemon::runner::{RunReport, RunRequest, RunVerdict, TrialTally};
-use skillwatch_daemon::store::{RunId, RunStatus, Store};
+use skillwatch_daemon::runner::{RunReport, RunRequest, TrialTally};
+use skillwatch_daemon::store::{RunId, Store};
 
 use super::link::{Daemon, LinkArgs, absolute, ctx, daemon_for};
-use super::run::{Args, request, write_report};
-use crate::run_report;
+use super::run::{Args, finish, request};
 
 /// `skillwatch run`: through the daemon for the history `--db` names (started on demand), or
 /// in-process with `--no-daemon` or when the running daemon serves another history.
@@ -39,6 +38,10 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
         &request.model,
     );
     job.trigger = JobTrigger::Manual;
+    let db = daemon.call(daemon.rpc.status(ctx()))?.db;
+    if let Ok(store) = Store::open_existing(&db) {
+        eprintln!("{}", super::plan::design_note(&store, &request)?);
+    }
     job.runner = Some(serde_json::to_value(&request)?);
     let queued = daemon.call(daemon.rpc.enqueue_run(ctx(), job))??;
     if !json {
@@ -56,7 +59,6 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
             finished.error.as_deref().unwrap_or("no run was made")
         );
     };
-    let db = daemon.call(daemon.rpc.status(ctx()))?.db;
     let store = Store::open_existing(&db)?;
     let tally = TrialTally {
         planned: finished.progress.total as usize,
@@ -68,15 +70,9 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
         .finished_ms
         .zip(finished.started_ms)
         .map_or(0, |(f, s)| (f - s).max(0) as u64);
-    let report = RunReport::load(&store, RunId(run), tally, wall)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", run_report::text(&report));
-    }
-    for target in &args.reports {
-        write_report(&report, target)?;
-    }
+    let report =
+        RunReport::load(&store, RunId(run), tally, wall)?.with_profile(args.scoring_profile.into());
+    let code = finish(&report, args)?;
     if finished.state == JobState::Failed {
         bail!(
             "job {} failed: {}",
@@ -84,13 +80,7 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
             finished.error.unwrap_or_default()
         );
     }
-    let failed =
-        report.verdict == RunVerdict::Regresses || report.run.status != RunStatus::Completed;
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(code)
 }
 
 /// Follow the job's events until it ends; Ctrl-C cancels it.

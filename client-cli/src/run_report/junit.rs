@@ -1,10 +1,10 @@
-//! JUnit XML: one test case per eval case, failing when the skill made that case worse
-//! (skill-validator's rule: a scenario fails on a negative score), plus one for the run's
-//! verdict, failing when the skill regresses.
+//! JUnit XML: one test case per eval case, failing when the skill made that case worse under
+//! the report's profile (skill-validator's rule: a scenario fails on a negative score), plus
+//! one for the run's verdict, failing when the verdict rule says the skill regresses.
 
 use std::fmt::Write;
 
-use skillwatch_daemon::runner::{RunReport, RunVerdict};
+use skillwatch_daemon::runner::RunReport;
 
 use crate::cmd::history_db::signed;
 
@@ -17,7 +17,7 @@ pub fn junit(r: &RunReport) -> String {
         let failed = c.lift.is_some_and(|l| l < 0.0);
         failures += usize::from(failed);
         let detail = format!(
-            "lift {} · baseline {}/{} passed · with skill {}/{} passed · skill invoked {}/{}",
+            "lift {} · baseline {}/{} passed · with skill {}/{} passed · skill read {}/{}",
             signed(c.lift),
             c.baseline.passed,
             c.baseline.graded,
@@ -34,9 +34,18 @@ pub fn junit(r: &RunReport) -> String {
             &detail,
         );
     }
-    let lift = r.summary.as_ref().and_then(|s| s.headline.lift);
-    let verdict = format!("verdict {} · Skill Lift {}", r.verdict.word(), signed(lift));
-    let regressed = r.verdict == RunVerdict::Regresses;
+    let lift = r
+        .summary
+        .as_ref()
+        .and_then(|s| s.headline.profile(r.profile).lift);
+    let verdict = format!(
+        "verdict {} · {} {} · {}",
+        r.verdict.label(),
+        r.profile.label(),
+        signed(lift),
+        r.verdict.reason
+    );
+    let regressed = r.verdict.verdict.fails();
     failures += usize::from(regressed);
     testcase(
         &mut cases,

@@ -5,8 +5,11 @@ use std::fmt::Write;
 
 use skillwatch_daemon::runner::RunReport;
 
-use super::{exclusions, harness_line, passes, score, tally_line, trouble};
-use crate::cmd::history_db::{interval, rate, signed};
+use super::{
+    beside, compat_lines, exclusions, harness_line, other_profile, pass_at_k_lines, passes, score,
+    tally_line, trouble, utility,
+};
+use crate::cmd::history_db::{design, interval, signed};
 
 /// The run as markdown.
 pub fn markdown(r: &RunReport) -> String {
@@ -18,7 +21,7 @@ pub fn markdown(r: &RunReport) -> String {
         escape(&r.run.model)
     );
     let _ = writeln!(o, "{}\n", headline(r));
-    let _ = writeln!(o, "| case | baseline | with skill | lift | skill invoked |");
+    let _ = writeln!(o, "| case | baseline | with skill | lift | skill read |");
     let _ = writeln!(o, "|---|---|---|---:|---:|");
     for c in &r.cases {
         let cell = |s| {
@@ -57,27 +60,37 @@ fn headline(r: &RunReport) -> String {
         return format!(
             "**Skill Lift not measured** ({}) · verdict **{}**",
             r.summary_error.as_deref().unwrap_or("no scored pairs"),
-            r.verdict.word()
+            r.verdict.label()
         );
     };
     let h = &s.headline;
+    let p = h.profile(r.profile);
     let mut line = format!(
-        "**Skill Lift {}** {} · verdict **{}** · utility U {} · skill invoked {}",
-        signed(h.lift),
-        interval(h.interval.as_ref()),
-        r.verdict.word(),
-        h.utility.map_or("—".into(), |u| format!("{u:.1}")),
-        rate(h.invocation_rate.as_ref()),
+        "**{} {}** {} · verdict **{}** · {}",
+        r.profile.label(),
+        signed(p.lift),
+        interval(p.interval.as_ref()),
+        r.verdict.label(),
+        design(p.cases, h.attempts),
     );
-    if h.excluded.total() > 0 {
-        let _ = write!(line, " · {}", exclusions(&h.excluded));
+    let _ = write!(line, "\n\n{}", r.verdict.reason);
+    let _ = write!(
+        line,
+        "\n\nBeside it: {} · utility U {}",
+        beside(h),
+        utility(h)
+    );
+    if let Some(other) = other_profile(r) {
+        let _ = write!(line, "\n\n{other}");
     }
-    if let Some(c) = &r.compat {
-        let _ = write!(
-            line,
-            "\n\nskill-validator compat: improvement score {:+.3} — {}",
-            c.overall_improvement_score, c.reason
-        );
+    for l in pass_at_k_lines(h) {
+        let _ = write!(line, "\n\n{l}");
+    }
+    if p.excluded.total() > 0 {
+        let _ = write!(line, " · {}", exclusions(&p.excluded));
+    }
+    for l in compat_lines(r) {
+        let _ = write!(line, "\n\n{}", l.trim());
     }
     line
 }

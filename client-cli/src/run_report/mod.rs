@@ -9,7 +9,11 @@ pub use junit::junit;
 pub use markdown::markdown;
 pub use text::text;
 
+use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_daemon::runner::{RunReport, SideRow};
+use skillwatch_daemon::store::{ProfileHeadline, RunHeadline};
+
+use crate::cmd::history_db::{interval, rate, signed};
 
 /// `2/3 passed`, or `—` when nothing was graded.
 fn passes(side: &SideRow) -> String {
@@ -86,6 +90,97 @@ fn tally_line(r: &RunReport) -> String {
         }
     }
     format!("{} trials: {}", r.run.trial_count, parts.join(", "))
+}
+
+/// `pass, behavior_check`: what a profile's lift is built from.
+fn metric_names(p: &ProfileHeadline) -> String {
+    if p.metrics.is_empty() {
+        return "no metric scored on both sides".into();
+    }
+    let names: Vec<&str> = p.metrics.iter().map(|m| m.name()).collect();
+    format!("{}: {}", p.profile.as_str(), names.join(", "))
+}
+
+/// What is shown beside the lift, never inside it: whether the skill was read, the process
+/// metrics' lifts, the pass rates.
+fn beside(h: &RunHeadline) -> String {
+    let mut parts = vec![format!("skill read {}", rate(h.invocation_rate.as_ref()))];
+    parts.extend(
+        h.process
+            .iter()
+            .map(|(name, lift)| format!("{name} {}", signed(Some(*lift)))),
+    );
+    if h.baseline_pass_rate.is_some() || h.skill_pass_rate.is_some() {
+        parts.push(format!(
+            "pass rate {} -> {}",
+            rate(h.baseline_pass_rate.as_ref()),
+            rate(h.skill_pass_rate.as_ref())
+        ));
+    }
+    parts.join(" · ")
+}
+
+/// The profile not shown as the headline, with its own verdict, labelled.
+fn other_profile(r: &RunReport) -> Option<String> {
+    let h = &r.summary.as_ref()?.headline;
+    let (other, flag) = match r.profile {
+        ScoringProfile::Outcome => (&h.aces, "--scoring-profile aces"),
+        ScoringProfile::Aces => (&h.outcome, "--scoring-profile outcome"),
+    };
+    other.lift?;
+    Some(format!(
+        "{} {} {} · {} (not the verdict; {flag})",
+        other.profile.label(),
+        signed(other.lift),
+        interval(other.interval.as_ref()),
+        other.verdict.label()
+    ))
+}
+
+/// `pass@3 baseline 0.90 · skill 0.40; pass^3 baseline 0.50 · skill 0.10`, when attempts > 1.
+fn pass_at_k_lines(h: &RunHeadline) -> Vec<String> {
+    let [b, s] = h.pass_at_k.as_slice() else {
+        return Vec::new();
+    };
+    vec![format!(
+        "pass@{k}/^{k}   baseline {:.2} / {:.2} · with skill {:.2} / {:.2} (at least one / all of {k} attempts pass)",
+        b.pass_at_k,
+        b.pass_hat_k,
+        s.pass_at_k,
+        s.pass_hat_k,
+        k = b.k
+    )]
+}
+
+/// `62.5 / 100 [40.1, 84.9] 95% t n=8`, or `—`.
+fn utility(h: &RunHeadline) -> String {
+    match h.utility {
+        Some(u) => format!(
+            "{u:.1} / 100{}",
+            h.utility_interval
+                .as_ref()
+                .map_or_else(String::new, |i| format!(" [{:.1}, {:.1}]", i.low, i.high))
+        ),
+        None => "—".into(),
+    }
+}
+
+/// skill-validator's compat score, and the judge-fallback variant when it differs.
+fn compat_lines(r: &RunReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(c) = &r.compat {
+        lines.push(format!(
+            "Compat       skill-validator improvement score {:+.3}: {}",
+            c.overall_improvement_score, c.reason
+        ));
+    }
+    if let Some(f) = &r.judge_fallback {
+        lines.push(format!(
+            "             with inconsistent pairwise verdicts scored by the independent judge instead of tied: {:+.3} (not skill-validator's rule)",
+            f.overall_improvement_score
+        ));
+    }
+    lines
 }
 
 /// `3 pairs left out: 1 timed out, 2 errored`.

@@ -2,10 +2,15 @@
 
 use std::fmt::Write;
 
+use skillwatch_core::scoring::ScoringProfile;
+use skillwatch_core::scoring::stats::PermutationMethod;
 use skillwatch_daemon::runner::RunReport;
 
-use super::{exclusions, harness_line, passes, score, tally_line, trouble};
-use crate::cmd::history_db::{interval, rate, signed};
+use super::{
+    beside, compat_lines, exclusions, harness_line, metric_names, other_profile, pass_at_k_lines,
+    passes, score, tally_line, trouble, utility,
+};
+use crate::cmd::history_db::{design, interval, signed};
 
 /// The summary table and headline, as printed by `skillwatch run`.
 pub fn text(r: &RunReport) -> String {
@@ -30,7 +35,7 @@ pub fn text(r: &RunReport) -> String {
         .clamp(4, 40);
     let _ = writeln!(
         o,
-        "{:<width$}  {:<22}  {:<22}  {:>7}  invoked",
+        "{:<width$}  {:<22}  {:<22}  {:>7}  skill read",
         "case", "baseline (pass, score)", "with skill (pass, score)", "lift"
     );
     for c in &r.cases {
@@ -65,26 +70,35 @@ fn headline(o: &mut String, r: &RunReport) {
     match &r.summary {
         Some(s) => {
             let h = &s.headline;
-            let band = h.band.map_or(String::new(), |b| {
-                format!("  (ACES band: {})", format!("{b:?}").to_lowercase())
-            });
+            let p = h.profile(r.profile);
             let _ = writeln!(
                 o,
-                "Skill Lift   {} {}{band}",
-                signed(h.lift),
-                interval(h.interval.as_ref())
+                "{:<12} {} {}  ({})",
+                label(r.profile),
+                signed(p.lift),
+                interval(p.interval.as_ref()),
+                metric_names(p)
             );
-            if let Some(p) = &h.p_value {
-                let _ = writeln!(o, "p-value      {:.4} (sign-flip permutation)", p.p);
+            let _ = writeln!(o, "Design       {}", design(p.cases, h.attempts));
+            if let Some(pv) = &p.p_value {
+                let how = match pv.method {
+                    PermutationMethod::ExactSignFlip { .. } => "exact sign-flip permutation",
+                    PermutationMethod::MonteCarloSignFlip { .. } => {
+                        "Monte-Carlo sign-flip permutation"
+                    }
+                };
+                let _ = writeln!(o, "p-value      {:.4} ({how})", pv.p);
             }
-            let _ = writeln!(
-                o,
-                "Utility U    {}",
-                h.utility.map_or("—".into(), |u| format!("{u:.1} / 100"))
-            );
-            let _ = writeln!(o, "Invoked      {}", rate(h.invocation_rate.as_ref()));
-            if h.excluded.total() > 0 {
-                let _ = writeln!(o, "Excluded     {}", exclusions(&h.excluded));
+            let _ = writeln!(o, "Beside it    {}", beside(h));
+            if let Some(other) = other_profile(r) {
+                let _ = writeln!(o, "{other}");
+            }
+            for line in pass_at_k_lines(h) {
+                let _ = writeln!(o, "{line}");
+            }
+            let _ = writeln!(o, "Utility U    {}", utility(h));
+            if p.excluded.total() > 0 {
+                let _ = writeln!(o, "Excluded     {}", exclusions(&p.excluded));
             }
         }
         None => {
@@ -92,16 +106,19 @@ fn headline(o: &mut String, r: &RunReport) {
             let _ = writeln!(o, "Skill Lift   not measured ({why})");
         }
     }
-    if let Some(c) = &r.compat {
-        let _ = writeln!(
-            o,
-            "Compat       improvement score {:+.3}: {}",
-            c.overall_improvement_score, c.reason
-        );
+    for line in compat_lines(r) {
+        let _ = writeln!(o, "{line}");
     }
-    let _ = writeln!(o, "Verdict      {}", r.verdict.word());
+    let _ = writeln!(o, "Verdict      {}", r.verdict.reason);
     if let Some(dir) = &r.workspaces {
         let _ = writeln!(o, "Workspaces   kept in {}", dir.display());
+    }
+}
+
+fn label(profile: ScoringProfile) -> &'static str {
+    match profile {
+        ScoringProfile::Outcome => "Skill Lift",
+        ScoringProfile::Aces => "ACES overall",
     }
 }
 

@@ -697,11 +697,13 @@ or reference file is only when it has a finding.",
     (
         "SW501",
         "After a model change (a new model in skillwatch.toml, or `skillwatch rerun --all --model M`) \
-the daemon reruns every tracked skill and compares each case's lift on the new model with the \
-previous one. The skill is flagged when the interval of the mean per-case change excludes 0 and \
-the drop is at least 0.05 (both, so neither a tiny significant drop nor a large noisy one \
-fails). Look at the cases that fell (`skillwatch compare SKILL --model OLD --model NEW`): the \
-new model may already do what the skill teaches, or follow its instructions differently.",
+the daemon reruns every tracked skill and compares each case's outcome lift on the new model \
+with the previous one. The skill is flagged when the verdict rule says `regresses` \
+(docs/scoring.md): enough shared cases for the exact sign-flip test to reach 95% (at least 6), \
+that test and the interval of the mean per-case change both excluding 0, and a drop of at \
+least 0.05 (so neither a tiny significant drop nor a large noisy one fails). Look at the cases \
+that fell (`skillwatch compare SKILL --model OLD --model NEW`): the new model may already do \
+what the skill teaches, or follow its instructions differently.",
     ),
     (
         "SW101",

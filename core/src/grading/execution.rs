@@ -18,8 +18,11 @@ pub const ACCEPTABLE_ALTERNATE_SCORE: f64 = 0.75;
 /// What the trajectory shows about skill use, scored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Execution {
-    /// Skills the agent loaded, in order, without repeats.
+    /// Skills the agent read, in order, without repeats (failed attempts are not loads).
     pub loaded: Vec<String>,
+    /// Skills the agent tried to read without success, with why, in order, without repeats
+    /// of a skill it did read later.
+    pub failed_loads: Vec<(String, String)>,
     /// Whether the skill under test was loaded.
     pub target_invoked: bool,
     /// Activation score on [0, 1]; `None` when the case does not say whether to activate.
@@ -33,13 +36,20 @@ pub struct Execution {
 /// Read skill use off `trajectory` for `case`, where `skill` is the skill under test.
 pub fn assess(case: &Case, skill: &str, trajectory: Option<&Trajectory>) -> Execution {
     let mut loaded: Vec<String> = Vec::new();
+    let mut failed_loads: Vec<(String, String)> = Vec::new();
     if let Some(t) = trajectory {
         for load in skill_loads(t) {
-            if !loaded.contains(&load.skill) {
-                loaded.push(load.skill);
+            match load.failure {
+                None if !loaded.contains(&load.skill) => loaded.push(load.skill),
+                None => {}
+                Some(why) if !failed_loads.iter().any(|(s, _)| *s == load.skill) => {
+                    failed_loads.push((load.skill, why))
+                }
+                Some(_) => {}
             }
         }
     }
+    failed_loads.retain(|(skill, _)| !loaded.contains(skill));
     let has = |name: &str| loaded.iter().any(|l| l.eq_ignore_ascii_case(name));
     let target_invoked = has(skill);
     let mut checks = Vec::new();
@@ -63,8 +73,14 @@ pub fn assess(case: &Case, skill: &str, trajectory: Option<&Trajectory>) -> Exec
                 description: format!("the agent loaded the skill {want}"),
                 passed: score > 0.0,
                 message: (score == 0.0).then(|| {
+                    let attempt = failed_loads
+                        .iter()
+                        .find(|(s, _)| s.eq_ignore_ascii_case(want))
+                        .map_or_else(String::new, |(_, why)| {
+                            format!(" (an attempt to read it failed: {why})")
+                        });
                     format!(
-                        "expected the agent to load {want}, found {}",
+                        "expected the agent to load {want}, found {}{attempt}",
                         loaded_list(&loaded)
                     )
                 }),
@@ -100,6 +116,7 @@ pub fn assess(case: &Case, skill: &str, trajectory: Option<&Trajectory>) -> Exec
     });
     Execution {
         loaded,
+        failed_loads,
         target_invoked,
         activation,
         script,

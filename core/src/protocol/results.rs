@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scoring::{CompareParams, Interval, Verdict};
+use crate::scoring::{CompareParams, Decision, Interval, Verdict};
 
 /// The newest lift of a skill on one (harness, model): one SKILL.md code lens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,10 +14,14 @@ pub struct LensLift {
     pub model: String,
     /// The harness the runs used.
     pub harness: String,
-    /// Overall Skill Lift of the newest completed run; `None` when no case had a full pair.
+    /// Outcome Skill Lift of the newest completed run; `None` when no case had a full pair.
     pub lift: Option<f64>,
     /// Its interval, when the run had enough cases.
     pub interval: Option<Interval>,
+    /// The verdict on it (`core::scoring::verdict`), so a lens can tell "inconclusive (n too
+    /// small)" from "no change".
+    #[serde(default)]
+    pub verdict: Option<Decision>,
     /// Completed runs on this (harness, model).
     pub runs: usize,
     /// When the newest run finished (epoch ms).
@@ -33,7 +37,7 @@ pub struct LensCase {
     pub model: String,
     /// The harness.
     pub harness: String,
-    /// The case's lift in that run.
+    /// The case's outcome lift in that run.
     pub lift: Option<f64>,
     /// The case was edited since that run.
     pub stale: bool,
@@ -42,7 +46,7 @@ pub struct LensCase {
 }
 
 /// A skill compared across models: the outcome of a model-change rerun. `verdict ==
-/// Regressed` is what the SW501 diagnostic and the regression event report.
+/// Regresses` is what the SW501 diagnostic and the regression event report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelComparison {
     /// The skill's name.
@@ -67,7 +71,7 @@ pub struct ModelComparison {
     pub difference: Option<f64>,
     /// The interval of the difference the verdict rests on.
     pub interval: Option<Interval>,
-    /// improved | unchanged | regressed.
+    /// The verdict on the change (`core::scoring::verdict`); `regresses` is SW501.
     pub verdict: Verdict,
     /// One sentence with the numbers (from `core::scoring::compare`).
     pub reason: String,
@@ -76,7 +80,7 @@ pub struct ModelComparison {
 }
 
 impl ModelComparison {
-    /// "lift fell from +0.21 to -0.02 on model X: regressed", plus the interval: the text of
+    /// "lift fell from +0.21 to -0.02 on model X: regresses", plus the interval: the text of
     /// the SW501 diagnostic and of the CLI's regression lines.
     pub fn headline(&self) -> String {
         let lift = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:+.2}"));

@@ -3,46 +3,54 @@
 //! updates"), or two versions of the skill on one model.
 //!
 //! The unit is the case: for every case present in both reports, the difference of its
-//! per-case lift `d_i = Δ_i(candidate) − Δ_i(reference)`. Each case is its own control twice
-//! over (baseline vs skill within a report, then reference vs candidate across reports), so
-//! a stronger model that raises the baseline does not read as a regression unless the skill's
-//! added value actually fell. The verdict:
+//! per-case lift `d_i = Δ_i(candidate) − Δ_i(reference)` under the chosen profile (the outcome
+//! lift by default). Each case is its own control twice over (baseline vs skill within a
+//! report, then reference vs candidate across reports), so a stronger model that raises the
+//! baseline does not read as a regression unless the skill's added value actually fell.
 //!
-//! - `regressed` only when the interval of mean d excludes 0 AND mean d ≤ −`min_effect`;
-//! - `improved` when the interval excludes 0 AND mean d ≥ +`min_effect`;
-//! - `unchanged` otherwise, including when there are too few shared cases for an interval.
-//!
-//! Requiring both keeps a tiny but "significant" drop on a large suite, and a large but noisy
-//! drop on a small one, from failing a CI job.
+//! The verdict on the d_i is [`super::verdict::decide`], the rule every verdict uses: a
+//! regression needs enough shared cases for the exact sign-flip test to reach the level, that
+//! test and the interval to agree, and a drop of at least `min_effect`.
 
 use serde::{Deserialize, Serialize};
 
 use super::ScoringError;
-use super::lift::LiftReport;
+use super::lift::{LiftReport, ScoringProfile};
 use super::stats::{DeltaSummary, InferenceParams, Interval, summarize_deltas};
 use super::trial::Metric;
+use super::verdict::{Decision, Verdict, VerdictInterval, VerdictParams, decide};
 
 /// Which per-case lift to compare.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum CompareTarget {
-    /// The per-case overall lift (mean of the default metrics' deltas).
+    /// The per-case outcome lift (the default profile).
     #[default]
-    Overall,
+    Outcome,
+    /// The per-case ACES six-metric overall (`--scoring-profile aces`).
+    #[serde(alias = "overall")]
+    Aces,
     /// One metric's per-case delta.
     Metric(Metric),
 }
 
-/// Which interval decides the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum VerdictInterval {
-    /// Student's t (default: exact under normality, well calibrated at n ≥ 10 on bounded
-    /// deltas, see [`super::calibration`]).
-    #[default]
-    StudentT,
-    /// Percentile bootstrap.
-    Bootstrap,
+impl CompareTarget {
+    /// The target of a scoring profile.
+    pub fn of_profile(profile: ScoringProfile) -> CompareTarget {
+        match profile {
+            ScoringProfile::Outcome => CompareTarget::Outcome,
+            ScoringProfile::Aces => CompareTarget::Aces,
+        }
+    }
+
+    /// `outcome lift`, `ACES overall lift`, `goal_accuracy lift`.
+    pub fn label(&self) -> String {
+        match self {
+            CompareTarget::Outcome => "outcome lift".into(),
+            CompareTarget::Aces => "ACES overall lift".into(),
+            CompareTarget::Metric(m) => format!("{m} lift"),
+        }
+    }
 }
 
 /// Every constant of a comparison.
@@ -53,7 +61,7 @@ pub struct CompareParams {
     /// Smallest drop (or gain) in mean per-case lift that counts, on the [0, 1] metric scale.
     /// 0.05 is ACES's lift PASS band and the effect floor regression trackers use.
     pub min_effect: f64,
-    /// The interval the verdict uses.
+    /// The interval the verdict reads.
     pub interval: VerdictInterval,
     /// The per-case value compared.
     pub target: CompareTarget,
@@ -65,30 +73,18 @@ impl Default for CompareParams {
             inference: InferenceParams::default(),
             min_effect: 0.05,
             interval: VerdictInterval::StudentT,
-            target: CompareTarget::Overall,
+            target: CompareTarget::Outcome,
         }
     }
 }
 
-/// The comparison's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The skill adds significantly and materially more under the candidate.
-    Improved,
-    /// No established material change.
-    Unchanged,
-    /// The skill adds significantly and materially less under the candidate.
-    Regressed,
-}
-
-impl Verdict {
-    /// The lowercase word for output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Improved => "improved",
-            Verdict::Unchanged => "unchanged",
-            Verdict::Regressed => "regressed",
+impl CompareParams {
+    /// The verdict rule's settings.
+    pub fn verdict(&self) -> VerdictParams {
+        VerdictParams {
+            level: self.inference.level,
+            min_effect: self.min_effect,
+            interval: self.interval,
         }
     }
 }
@@ -127,6 +123,8 @@ pub struct Comparison {
     pub interval: Option<Interval>,
     /// The verdict.
     pub verdict: Verdict,
+    /// The verdict with its reasons (n, the cases needed, p).
+    pub decision: Decision,
     /// One sentence saying why, with the numbers.
     pub reason: String,
     /// The settings used.
@@ -166,12 +164,9 @@ pub fn compare_lifts(
         .map(|(c, _)| c.clone())
         .collect();
     let differences: Vec<f64> = cases.iter().map(|c| c.difference).collect();
-    let summary = summarize_deltas(&differences, &params.inference)?;
-    let interval = match params.interval {
-        VerdictInterval::StudentT => summary.t_interval,
-        VerdictInterval::Bootstrap => summary.bootstrap_interval,
-    };
-    let (verdict, reason) = decide(summary.mean, interval.as_ref(), params.min_effect);
+    // A lift lives on [-1, 1], so a change of lift on [-2, 2].
+    let summary = summarize_deltas(&differences, &params.inference)?.clipped(-2.0, 2.0);
+    let decision = decide(&summary, &params.verdict(), "lift change");
     let mean_of = |f: fn(&CaseDifference) -> f64| {
         super::stats::mean(&cases.iter().map(f).collect::<Vec<_>>())
     };
@@ -183,9 +178,10 @@ pub fn compare_lifts(
         only_in_reference,
         only_in_candidate,
         summary,
-        interval,
-        verdict,
-        reason,
+        interval: decision.interval,
+        verdict: decision.verdict,
+        reason: decision.reason.clone(),
+        decision,
         params: params.clone(),
     })
 }
@@ -196,53 +192,13 @@ fn per_case(report: &LiftReport, target: &CompareTarget) -> Vec<(String, f64)> {
         .iter()
         .filter_map(|c| {
             let value = match target {
-                CompareTarget::Overall => c.overall,
+                CompareTarget::Outcome => c.outcome,
+                CompareTarget::Aces => c.overall,
                 CompareTarget::Metric(m) => c.deltas.get(m).copied(),
             };
             value.map(|v| (c.case_id.clone(), v))
         })
         .collect()
-}
-
-/// The verdict rule, on the mean difference and the chosen interval.
-pub fn decide(
-    mean: Option<f64>,
-    interval: Option<&Interval>,
-    min_effect: f64,
-) -> (Verdict, String) {
-    let (Some(mean), Some(ci)) = (mean, interval) else {
-        return (
-            Verdict::Unchanged,
-            "too few shared cases for an interval; at least 2 are needed".to_owned(),
-        );
-    };
-    let described = format!(
-        "mean lift change {mean:+.3}, {:.0}% {} interval [{:+.3}, {:+.3}] over {} cases",
-        ci.level * 100.0,
-        ci.method.label(),
-        ci.low,
-        ci.high,
-        ci.n
-    );
-    if !ci.excludes_zero() {
-        return (Verdict::Unchanged, format!("{described} includes 0"));
-    }
-    if mean <= -min_effect {
-        (
-            Verdict::Regressed,
-            format!("{described} excludes 0 and the drop exceeds {min_effect}"),
-        )
-    } else if mean >= min_effect {
-        (
-            Verdict::Improved,
-            format!("{described} excludes 0 and the gain exceeds {min_effect}"),
-        )
-    } else {
-        (
-            Verdict::Unchanged,
-            format!("{described} excludes 0 but the change is smaller than {min_effect}"),
-        )
-    }
 }
 
 #[cfg(test)]
@@ -282,11 +238,16 @@ mod tests {
             &CompareParams::default(),
         )
         .unwrap();
-        assert_eq!(c.verdict, Verdict::Regressed, "{}", c.reason);
+        assert_eq!(c.verdict, Verdict::Regresses, "{}", c.reason);
         assert_eq!(c.cases.len(), 8);
         assert!(c.summary.mean.unwrap() < -0.4);
         assert!(c.interval.unwrap().high < 0.0);
-        assert!(c.reason.contains("excludes 0"), "{}", c.reason);
+        assert!(
+            c.reason
+                .starts_with("regresses: lift change -0.481, 95% t interval"),
+            "{}",
+            c.reason
+        );
     }
 
     #[test]
@@ -302,7 +263,7 @@ mod tests {
             &CompareParams::default(),
         )
         .unwrap();
-        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert_eq!(c.verdict, Verdict::NoChange, "{}", c.reason);
         assert!(c.summary.mean.unwrap().abs() < 1e-12);
     }
 
@@ -322,7 +283,7 @@ mod tests {
         )
         .unwrap();
         assert!(c.interval.unwrap().excludes_zero());
-        assert_eq!(c.verdict, Verdict::Unchanged, "{}", c.reason);
+        assert_eq!(c.verdict, Verdict::NoChange, "{}", c.reason);
         assert!(c.reason.contains("smaller than 0.05"), "{}", c.reason);
         // With no minimum effect it would be one.
         let strict = CompareParams {
@@ -330,7 +291,7 @@ mod tests {
             ..Default::default()
         };
         let c = compare_lifts(&cell(&base, &old_skill), &cell(&base, &new_skill), &strict).unwrap();
-        assert_eq!(c.verdict, Verdict::Regressed);
+        assert_eq!(c.verdict, Verdict::Regresses);
     }
 
     #[test]
@@ -345,26 +306,30 @@ mod tests {
         )
         .unwrap();
         assert!(c.summary.mean.unwrap() < -0.3);
-        assert_eq!(c.verdict, Verdict::Unchanged, "{}", c.reason);
+        assert_eq!(c.verdict, Verdict::Inconclusive, "{}", c.reason);
+        assert_eq!(c.decision.needed_cases, Some(6));
     }
 
     #[test]
     fn clear_gain_is_an_improvement_and_unshared_cases_are_listed() {
-        let a = cell(&[0.5, 0.5, 0.5, 0.5], &[0.5, 0.55, 0.5, 0.45]);
-        let b = cell(&[0.5, 0.5, 0.5, 0.5, 0.5], &[0.9, 0.95, 0.85, 0.9, 0.2]);
+        let a = cell(&[0.5; 7], &[0.5, 0.55, 0.5, 0.45, 0.5, 0.52, 0.48]);
+        let b = cell(&[0.5; 8], &[0.9, 0.95, 0.85, 0.9, 0.8, 0.92, 0.88, 0.2]);
         let c = compare_lifts(&a, &b, &CompareParams::default()).unwrap();
-        assert_eq!(c.only_in_candidate, vec!["c04".to_string()]);
-        assert_eq!(c.verdict, Verdict::Improved, "{}", c.reason);
+        assert_eq!(c.only_in_candidate, vec!["c07".to_string()]);
+        assert_eq!(c.verdict, Verdict::Improves, "{}", c.reason);
     }
 
     #[test]
-    fn one_shared_case_is_unchanged_with_reason() {
+    fn one_shared_case_is_inconclusive_with_reason() {
         let a = cell(&[0.5], &[1.0]);
         let b = cell(&[0.5], &[0.0]);
         let c = compare_lifts(&a, &b, &CompareParams::default()).unwrap();
-        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert_eq!(c.verdict, Verdict::Inconclusive);
         assert!(c.interval.is_none());
-        assert!(c.reason.contains("too few shared cases"), "{}", c.reason);
+        assert_eq!(
+            c.reason,
+            "inconclusive: 1 case cannot show a difference at 95%; at least 6 are needed"
+        );
     }
 
     #[test]
@@ -378,8 +343,14 @@ mod tests {
             ..Default::default()
         };
         let c = compare_lifts(&cell(&base, &old_skill), &cell(&base, &new_skill), &params).unwrap();
-        assert_eq!(c.verdict, Verdict::Regressed);
-        assert_eq!(c.interval.unwrap().method.label(), "bootstrap");
+        assert_eq!(c.verdict, Verdict::Regresses);
+        // Eight cases: below the bootstrap's minimum, the t interval is used and named.
+        assert_eq!(c.interval.unwrap().method.label(), "t");
+        assert!(
+            c.reason.contains("bootstrap is not offered"),
+            "{}",
+            c.reason
+        );
         let missing = CompareParams {
             target: CompareTarget::Metric(Metric::Security),
             ..Default::default()
@@ -387,6 +358,6 @@ mod tests {
         let c =
             compare_lifts(&cell(&base, &old_skill), &cell(&base, &new_skill), &missing).unwrap();
         assert!(c.cases.is_empty());
-        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert_eq!(c.verdict, Verdict::NotMeasured);
     }
 }

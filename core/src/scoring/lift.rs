@@ -1,31 +1,41 @@
-//! ACES Skill Lift (seed 001, §3): the paired difference between with-skill and baseline
-//! scores, per metric and overall, for one cell (skill version x harness x model).
+//! Skill Lift (ACES, seed 001 §3): the paired difference between with-skill and baseline
+//! scores, per metric, and two headline numbers over a set of metrics (a [`ScoringProfile`]),
+//! for one cell (skill version x harness x model).
 //!
-//! Formulas, for case i, metric m:
+//! Formulas, for case i, metric m, and a profile's metric set M:
 //!
 //! ```text
 //! Δ_{i,m}  = S^with_{i,m} − S^base_{i,m}                 (both sides scored, else excluded)
 //! Lift_m   = (1/|I_m|) Σ_{i ∈ I_m} Δ_{i,m}
-//! Lift     = (1/|M|)   Σ_{m ∈ M}   Lift_m                 (M = default metrics with a pair)
+//! Δ_i      = mean of Δ_{i,m} over the m ∈ M scored on case i      (the per-case value)
+//! lift     = (1/n) Σ_i Δ_i                                 (the headline, and its intervals)
+//! Lift_M   = (1/|M|) Σ_{m ∈ M} Lift_m                      (ACES's formula, shown beside)
 //! ```
 //!
+//! Profiles: [`ScoringProfile::Outcome`] (the default, what verdicts rest on) takes the outcome
+//! metrics (`pass`, `accuracy`, `goal_accuracy`, `behavior_check`, and custom metrics the run
+//! declares as outcome); [`ScoringProfile::Aces`] takes ACES's six default metrics. Process
+//! metrics (`skill_execution`, `skill_efficiency`) never enter the outcome lift: with the target
+//! skill withheld, the baseline's execution is 0 and its efficiency at most 0.5 by
+//! construction, so they raise the lift of a skill that is loaded and makes every task fail
+//! (docs/scoring.md, "Why the verdict rests on outcome").
+//!
+//! The headline `lift` is the mean of the per-case values, the same estimand its interval
+//! and p-value are built on (intervals cut to [-1, 1], the range a lift can take); the paper's Lift_M (mean of metric lifts) is kept as
+//! `metric_mean` and differs only when some case lacks some metric.
+//!
 //! Exclusion rule (the paper's): only cases with both a with-skill and a baseline score for a
-//! metric enter that metric's estimate. Missing trials, timeouts, infrastructure errors and
-//! unscored metrics are counted in [`Exclusions`] and left out, never imputed as 0.
+//! metric enter that metric's estimate. Missing trials, infrastructure errors and unscored
+//! metrics are counted in [`Exclusions`] and left out, never imputed as 0. Timeouts are
+//! excluded too (nothing finished to grade), except from `pass`, where a timeout is a failed
+//! task (SkillTester §2.2) so that a skill that makes the agent run out of time shows it.
 //!
 //! Repeated attempts: the paper aggregates "first over scored task cases, then over repeated
 //! trials". skillwatch averages a case's complete pairs first (Δ_{i,m} is the mean over that
 //! case's attempts) and then averages cases, so that every case weighs the same and the
-//! point estimate is the mean of exactly the per-case values its interval is built on. When
-//! every case has the same number of complete attempts (the usual run) the two orders give
-//! the same number; they differ only when some attempts were excluded, and then ours does
-//! not let a case's weight depend on how many of its attempts failed to run.
-//!
-//! Overall: `lift` is the paper's Lift_{s,a}, the mean of the default metrics' lifts. Its
-//! interval is built on per-case overall deltas (the mean of the default metrics paired on
-//! that case), the paper's "paired-case" view; the two centers coincide when every case has
-//! every metric, and the report carries both so the difference is visible when they do not.
-//! Custom (BYOG) metrics are reported per metric but never enter the overall, as in ACES.
+//! point estimate is the mean of exactly the per-case values its interval is built on: n is
+//! the number of cases, attempts only make each case's value less noisy. When every case has
+//! the same number of complete attempts (the usual run) the two orders give the same number.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,11 +44,11 @@ use serde::{Deserialize, Serialize};
 use super::ScoringError;
 use super::stats::{DeltaSummary, InferenceParams, summarize_deltas};
 use super::trial::{
-    Exclusions, Metric, Pairing, Trial, TrialPair, TrialStatus, case_means, pair_trials,
+    Exclusions, Metric, MetricRole, Pairing, Trial, TrialPair, TrialStatus, case_means, pair_trials,
 };
 
 /// Every constant of the lift computation, with the paper's defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LiftParams {
     /// Confidence level, bootstrap and permutation settings.
     pub inference: InferenceParams,
@@ -46,6 +56,9 @@ pub struct LiftParams {
     pub pass_band: f64,
     /// ACES lift band: overall lift at or below this is FAIL (−0.10; diagnostic only).
     pub fail_band: f64,
+    /// Custom (BYOG) metrics the run declares as outcome: they enter the outcome lift.
+    #[serde(default)]
+    pub outcome_metrics: Vec<String>,
 }
 
 impl Default for LiftParams {
@@ -54,6 +67,57 @@ impl Default for LiftParams {
             inference: InferenceParams::default(),
             pass_band: 0.05,
             fail_band: -0.10,
+            outcome_metrics: Vec::new(),
+        }
+    }
+}
+
+/// Which metrics a headline lift is built from.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, PartialOrd, Ord,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoringProfile {
+    /// The outcome metrics (see [`MetricRole::Outcome`]); the default, and what every verdict
+    /// rests on unless a reader asks for another profile.
+    #[default]
+    #[serde(alias = "default")]
+    Outcome,
+    /// ACES's six default metrics, unweighted (seed 001 §3), as the paper reports it.
+    Aces,
+}
+
+impl ScoringProfile {
+    /// `outcome`, `aces`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScoringProfile::Outcome => "outcome",
+            ScoringProfile::Aces => "aces",
+        }
+    }
+
+    /// The profile spelled `name` (`default` is the outcome profile).
+    pub fn parse(name: &str) -> Option<ScoringProfile> {
+        match name {
+            "outcome" | "default" => Some(ScoringProfile::Outcome),
+            "aces" => Some(ScoringProfile::Aces),
+            _ => None,
+        }
+    }
+
+    /// The headline's name in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            ScoringProfile::Outcome => "Skill Lift (outcome)",
+            ScoringProfile::Aces => "ACES overall (six metrics)",
+        }
+    }
+
+    /// Whether `metric` enters this profile's lift.
+    pub fn includes(self, metric: &Metric, outcome_custom: &[String]) -> bool {
+        match self {
+            ScoringProfile::Outcome => metric.role(outcome_custom) == MetricRole::Outcome,
+            ScoringProfile::Aces => metric.is_default(),
         }
     }
 }
@@ -91,21 +155,29 @@ pub struct MetricLift {
     pub excluded: Exclusions,
 }
 
-/// The overall lift over the default metrics.
+/// A headline lift over one profile's metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OverallLift {
-    /// Lift_{s,a}: the mean of the default metrics' lifts (the paper's formula).
+pub struct ProfileLift {
+    /// The profile.
+    pub profile: ScoringProfile,
+    /// The mean of the per-case values: the estimand, and the center of `summary`'s intervals.
     pub lift: f64,
-    /// The default metrics that had at least one pair.
+    /// The mean of the profile's metric lifts (ACES's Lift_{s,a} formula); equals `lift` when
+    /// every case has every metric.
+    pub metric_mean: f64,
+    /// The profile's metrics that had at least one pair.
     pub metrics: Vec<Metric>,
-    /// Cases with a per-case overall delta > 0.
+    /// Complete (case, attempt) pairs that gave a value; each case's pairs are averaged, so n
+    /// (`summary.n`) counts cases.
+    pub pairs: usize,
+    /// Cases with a per-case value > 0.
     pub positive_cases: usize,
-    /// Mean, intervals and p-value of per-case overall deltas (n = cases).
+    /// Mean, intervals and p-value of the per-case values (n = cases).
     pub summary: DeltaSummary,
-    /// ACES band of `lift`.
+    /// ACES band of `lift` (diagnostic, the paper's constants).
     pub band: LiftBand,
-    /// Pairs that gave no per-case overall delta: unmatched, errored, timed out, or with no
-    /// default metric scored on both sides.
+    /// Pairs that gave no per-case value: unmatched, errored, timed out, or with none of the
+    /// profile's metrics scored on both sides.
     pub excluded: Exclusions,
 }
 
@@ -116,20 +188,35 @@ pub struct CaseLift {
     pub case_id: String,
     /// Per-metric delta (mean over the case's complete pairs for that metric).
     pub deltas: BTreeMap<Metric, f64>,
-    /// Mean of this case's default-metric deltas; `None` when no default metric paired.
+    /// Mean of this case's outcome-metric deltas; `None` when no outcome metric paired.
+    pub outcome: Option<f64>,
+    /// Mean of this case's ACES default-metric deltas; `None` when none paired.
     pub overall: Option<f64>,
+}
+
+impl CaseLift {
+    /// The case's value under `profile`.
+    pub fn value(&self, profile: ScoringProfile) -> Option<f64> {
+        match profile {
+            ScoringProfile::Outcome => self.outcome,
+            ScoringProfile::Aces => self.overall,
+        }
+    }
 }
 
 /// Skill Lift of one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LiftReport {
-    /// One entry per metric seen in the trials: defaults in the paper's order, then custom
-    /// metrics by name. A metric with no complete pair is listed in `unpaired_metrics`.
+    /// One entry per metric seen in the trials: `pass`, then the defaults in the paper's
+    /// order, then custom metrics by name. A metric with no complete pair is listed in
+    /// `unpaired_metrics`.
     pub metrics: Vec<MetricLift>,
     /// Metrics that some trial scored but no complete pair had.
     pub unpaired_metrics: Vec<Metric>,
-    /// Overall lift; `None` when no default metric had a pair.
-    pub overall: Option<OverallLift>,
+    /// The outcome lift (the default profile); `None` when no outcome metric had a pair.
+    pub outcome: Option<ProfileLift>,
+    /// ACES's six-metric overall lift; `None` when no default metric had a pair.
+    pub aces: Option<ProfileLift>,
     /// Per-case deltas in case-id order.
     pub cases: Vec<CaseLift>,
     /// The settings used (stored with the result so it can be recomputed).
@@ -140,6 +227,14 @@ impl LiftReport {
     /// The entry for `metric`, if it had at least one pair.
     pub fn metric(&self, metric: &Metric) -> Option<&MetricLift> {
         self.metrics.iter().find(|m| &m.metric == metric)
+    }
+
+    /// The headline of `profile`.
+    pub fn profile(&self, profile: ScoringProfile) -> Option<&ProfileLift> {
+        match profile {
+            ScoringProfile::Outcome => self.outcome.as_ref(),
+            ScoringProfile::Aces => self.aces.as_ref(),
+        }
     }
 }
 
@@ -172,25 +267,52 @@ pub fn skill_lift(trials: &[Trial], params: &LiftParams) -> Result<LiftReport, S
         }
         metrics.push(entry);
     }
+    let custom = &params.outcome_metrics;
     let cases: Vec<CaseLift> = per_case
         .into_iter()
         .map(|(case_id, deltas)| CaseLift {
             case_id: case_id.to_owned(),
-            overall: default_mean(&deltas),
+            outcome: profile_mean(&deltas, ScoringProfile::Outcome, custom),
+            overall: profile_mean(&deltas, ScoringProfile::Aces, custom),
             deltas,
         })
         .collect();
-    let overall = overall_lift(&metrics, &cases, params)?.map(|mut o| {
-        o.excluded = overall_exclusions(&pairing, &o.metrics);
-        o
-    });
+    let headline = |profile| profile_lift(profile, &metrics, &cases, &pairing, params);
     Ok(LiftReport {
+        outcome: headline(ScoringProfile::Outcome)?,
+        aces: headline(ScoringProfile::Aces)?,
         metrics,
         unpaired_metrics,
-        overall,
         cases,
-        params: *params,
+        params: params.clone(),
     })
+}
+
+/// Every complete pair's value under `profile`: `(case, attempt, value)`, the value being
+/// the mean of the profile's metric deltas scored on that pair. What [`super::plan`] reads
+/// to tell attempt noise from case-to-case spread.
+pub fn pair_values(
+    trials: &[Trial],
+    profile: ScoringProfile,
+    outcome_custom: &[String],
+) -> Result<Vec<(String, u32, f64)>, ScoringError> {
+    let pairing = pair_trials(trials)?;
+    let metrics: Vec<Metric> = metrics_in(trials)
+        .into_iter()
+        .filter(|m| profile.includes(m, outcome_custom))
+        .collect();
+    Ok(pairing
+        .pairs
+        .iter()
+        .filter_map(|pair| {
+            let deltas: Vec<f64> = metrics
+                .iter()
+                .filter_map(|m| paired_scores(pair, m).ok())
+                .map(|(_, b, s)| s - b)
+                .collect();
+            super::stats::mean(&deltas).map(|v| (pair.case_id.to_owned(), pair.attempt, v))
+        })
+        .collect())
 }
 
 /// Why a complete pair cannot give a metric's delta.
@@ -211,7 +333,8 @@ impl Excluded {
 }
 
 /// `(case, baseline score, skill score)` of a pair for a metric, or why not. An error on
-/// either side outranks a timeout, which outranks a missing score.
+/// either side outranks a timeout, which outranks a missing score; `pass` reads a timeout as
+/// a failed task instead of excluding it.
 fn paired_scores<'a>(
     pair: &TrialPair<'a>,
     metric: &Metric,
@@ -220,7 +343,7 @@ fn paired_scores<'a>(
     if statuses.contains(&TrialStatus::Error) {
         return Err(Excluded::Errored);
     }
-    if statuses.contains(&TrialStatus::Timeout) {
+    if statuses.contains(&TrialStatus::Timeout) && *metric != Metric::Pass {
         return Err(Excluded::TimedOut);
     }
     match (pair.baseline.metric(metric), pair.skill.metric(metric)) {
@@ -229,15 +352,18 @@ fn paired_scores<'a>(
     }
 }
 
-/// Every metric any trial scored: defaults in the paper's order, then custom ones by name.
+/// Every metric any trial scored: `pass`, the defaults in the paper's order, then custom
+/// ones by name.
 fn metrics_in(trials: &[Trial]) -> Vec<Metric> {
     let seen: BTreeSet<Metric> = trials.iter().flat_map(Trial::metric_names).collect();
-    let defaults = Metric::DEFAULTS
+    let known = std::iter::once(Metric::Pass)
+        .chain(Metric::DEFAULTS)
+        .filter(|m| seen.contains(m));
+    let custom = seen
         .iter()
-        .filter(|m| seen.contains(m))
+        .filter(|m| matches!(m, Metric::Custom(_)))
         .cloned();
-    let custom = seen.iter().filter(|m| !m.is_default()).cloned();
-    defaults.chain(custom).collect()
+    known.chain(custom).collect()
 }
 
 fn metric_lift(
@@ -252,7 +378,7 @@ fn metric_lift(
         .into_iter()
         .map(|(_, d)| d)
         .collect();
-    let summary = summarize_deltas(&deltas, &params.inference)?;
+    let summary = summarize_deltas(&deltas, &params.inference)?.clipped(-1.0, 1.0);
     Ok(MetricLift {
         metric: metric.clone(),
         lift: summary.mean.unwrap_or(0.0),
@@ -265,17 +391,24 @@ fn metric_lift(
     })
 }
 
-fn overall_lift(
+fn profile_lift(
+    profile: ScoringProfile,
     metrics: &[MetricLift],
     cases: &[CaseLift],
+    pairing: &Pairing<'_>,
     params: &LiftParams,
-) -> Result<Option<OverallLift>, ScoringError> {
-    let defaults: Vec<&MetricLift> = metrics.iter().filter(|m| m.metric.is_default()).collect();
-    if defaults.is_empty() {
+) -> Result<Option<ProfileLift>, ScoringError> {
+    let custom = &params.outcome_metrics;
+    let included: Vec<&MetricLift> = metrics
+        .iter()
+        .filter(|m| profile.includes(&m.metric, custom))
+        .collect();
+    let values: Vec<f64> = cases.iter().filter_map(|c| c.value(profile)).collect();
+    if included.is_empty() || values.is_empty() {
         return Ok(None);
     }
-    let lift = defaults.iter().map(|m| m.lift).sum::<f64>() / defaults.len() as f64;
-    let deltas: Vec<f64> = cases.iter().filter_map(|c| c.overall).collect();
+    let summary = summarize_deltas(&values, &params.inference)?.clipped(-1.0, 1.0);
+    let lift = summary.mean.unwrap_or(0.0);
     let band = if lift >= params.pass_band {
         LiftBand::Pass
     } else if lift <= params.fail_band {
@@ -283,36 +416,55 @@ fn overall_lift(
     } else {
         LiftBand::Neutral
     };
-    Ok(Some(OverallLift {
+    let names: Vec<Metric> = included.iter().map(|m| m.metric.clone()).collect();
+    let (pairs, excluded) = profile_pairs(pairing, &names);
+    Ok(Some(ProfileLift {
+        profile,
         lift,
-        metrics: defaults.iter().map(|m| m.metric.clone()).collect(),
-        positive_cases: deltas.iter().filter(|d| **d > 0.0).count(),
-        summary: summarize_deltas(&deltas, &params.inference)?,
+        metric_mean: included.iter().map(|m| m.lift).sum::<f64>() / included.len() as f64,
+        metrics: names,
+        pairs,
+        positive_cases: values.iter().filter(|d| **d > 0.0).count(),
+        summary,
         band,
-        excluded: Exclusions::default(),
+        excluded,
     }))
 }
 
-/// Count the pairs that gave no per-case overall delta, by reason.
-fn overall_exclusions(pairing: &Pairing<'_>, defaults: &[Metric]) -> Exclusions {
+/// Pairs that gave a value for any of `metrics`, and those that gave none, by reason.
+fn profile_pairs(pairing: &Pairing<'_>, metrics: &[Metric]) -> (usize, Exclusions) {
     let mut excluded = pairing.unmatched;
+    let mut entered = 0;
     for pair in &pairing.pairs {
-        let any_scored = defaults.iter().any(|m| paired_scores(pair, m).is_ok());
-        if !any_scored {
-            // Every metric gives the same reason for a pair, except `unscored`.
-            let reason = defaults.first().map_or(Excluded::Unscored, |m| {
-                paired_scores(pair, m).err().unwrap_or(Excluded::Unscored)
-            });
-            reason.count(&mut excluded);
+        let results: Vec<_> = metrics.iter().map(|m| paired_scores(pair, m)).collect();
+        if results.iter().any(Result::is_ok) {
+            entered += 1;
+            continue;
         }
+        // No metric gave a value: an error outranks a timeout, which outranks a missing score.
+        let rank = |r: &Excluded| match r {
+            Excluded::Errored => 0,
+            Excluded::TimedOut => 1,
+            Excluded::Unscored => 2,
+        };
+        results
+            .into_iter()
+            .filter_map(Result::err)
+            .min_by_key(rank)
+            .unwrap_or(Excluded::Unscored)
+            .count(&mut excluded);
     }
-    excluded
+    (entered, excluded)
 }
 
-fn default_mean(deltas: &BTreeMap<Metric, f64>) -> Option<f64> {
+fn profile_mean(
+    deltas: &BTreeMap<Metric, f64>,
+    profile: ScoringProfile,
+    custom: &[String],
+) -> Option<f64> {
     let values: Vec<f64> = deltas
         .iter()
-        .filter(|(m, _)| m.is_default())
+        .filter(|(m, _)| profile.includes(m, custom))
         .map(|(_, d)| *d)
         .collect();
     super::stats::mean(&values)
@@ -349,12 +501,126 @@ mod tests {
         assert_eq!(goal.positive_cases, 1);
         let behavior = report.metric(&b).unwrap();
         assert!(close(behavior.lift, (0.5 + 0.25) / 2.0));
-        let overall = report.overall.as_ref().unwrap();
-        assert!(close(overall.lift, (0.25 + 0.375) / 2.0));
+        let overall = report.aces.as_ref().unwrap();
+        assert!(close(overall.metric_mean, (0.25 + 0.375) / 2.0));
         // Every case has both metrics: the per-case view has the same center.
+        assert!(close(overall.lift, overall.metric_mean));
         assert!(close(overall.summary.mean.unwrap(), overall.lift));
         assert_eq!(overall.summary.n, 2);
         assert_eq!(overall.band, LiftBand::Pass);
+        // Both metrics are outcome metrics: the outcome lift is the same here.
+        let outcome = report.outcome.as_ref().unwrap();
+        assert!(close(outcome.lift, overall.lift));
+        assert_eq!(outcome.pairs, 2);
+    }
+
+    /// The issue's harmful skill: always loaded, pass rate 80% -> 30%. ACES's six-metric
+    /// overall rises (execution and efficiency cannot be earned by the baseline); the outcome
+    /// lift falls.
+    #[test]
+    fn a_loaded_but_harmful_skill_has_a_negative_outcome_lift() {
+        use Metric::*;
+        let mut trials = Vec::new();
+        for i in 0..10 {
+            let case = format!("c{i}");
+            let (b_pass, s_pass) = (i < 8, i < 3);
+            let mut b = trial(
+                &case,
+                Baseline,
+                0,
+                &[
+                    (Security, 1.0),
+                    (SkillExecution, 0.0),
+                    (SkillEfficiency, 0.5),
+                    (BehaviorCheck, if b_pass { 1.0 } else { 0.0 }),
+                ],
+            );
+            b.passed = Some(b_pass);
+            let mut s = trial(
+                &case,
+                Skill,
+                0,
+                &[
+                    (Security, 1.0),
+                    (SkillExecution, 1.0),
+                    (SkillEfficiency, 1.0),
+                    (BehaviorCheck, if s_pass { 1.0 } else { 0.0 }),
+                ],
+            );
+            s.passed = Some(s_pass);
+            trials.extend([b, s]);
+        }
+        let report = skill_lift(&trials, &LiftParams::default()).unwrap();
+        let outcome = report.outcome.as_ref().unwrap();
+        assert!(close(outcome.lift, -0.5), "{}", outcome.lift);
+        assert_eq!(outcome.metrics, vec![Pass, BehaviorCheck]);
+        let aces = report.aces.as_ref().unwrap();
+        assert!(aces.lift > 0.0, "{}", aces.lift);
+        assert_eq!(report.metric(&Pass).unwrap().lift, -0.5);
+    }
+
+    #[test]
+    fn timeouts_fail_the_pass_metric_and_leave_graded_metrics() {
+        let g = Metric::GoalAccuracy;
+        let mut b = trial("a", Baseline, 0, &[(g.clone(), 0.5)]);
+        b.passed = Some(true);
+        let mut s = trial("a", Skill, 0, &[(g.clone(), 0.9)]);
+        s.status = TrialStatus::Timeout;
+        let report = skill_lift(&[b, s], &LiftParams::default()).unwrap();
+        assert_eq!(report.metric(&Metric::Pass).unwrap().lift, -1.0);
+        assert!(report.metric(&g).is_none());
+        assert_eq!(report.unpaired_metrics, vec![g]);
+        let outcome = report.outcome.unwrap();
+        assert_eq!(outcome.lift, -1.0);
+        assert_eq!(outcome.excluded.total(), 0);
+    }
+
+    #[test]
+    fn headline_and_interval_are_one_estimand_when_metrics_are_missing() {
+        let (a, g) = (Metric::Accuracy, Metric::GoalAccuracy);
+        let trials = vec![
+            trial("c1", Baseline, 0, &[(a.clone(), 0.0), (g.clone(), 0.0)]),
+            trial("c1", Skill, 0, &[(a.clone(), 1.0), (g.clone(), 0.0)]),
+            trial("c2", Baseline, 0, &[(a.clone(), 0.0)]),
+            trial("c2", Skill, 0, &[(a.clone(), 1.0)]),
+        ];
+        let report = skill_lift(&trials, &LiftParams::default()).unwrap();
+        let o = report.outcome.unwrap();
+        // Per case: c1 mean(1, 0) = 0.5, c2 1.0 -> 0.75; metric lifts 1.0 and 0.0 -> 0.5.
+        assert!(close(o.lift, 0.75) && close(o.metric_mean, 0.5));
+        assert!(close(o.summary.mean.unwrap(), o.lift));
+        assert!(close(o.summary.t_interval.unwrap().estimate, o.lift));
+    }
+
+    #[test]
+    fn declared_custom_outcome_metrics_enter_the_outcome_lift_only() {
+        let style = Metric::Custom("house_style".into());
+        let trials = vec![
+            trial(
+                "a",
+                Baseline,
+                0,
+                &[(style.clone(), 0.0), (Metric::Security, 1.0)],
+            ),
+            trial(
+                "a",
+                Skill,
+                0,
+                &[(style.clone(), 1.0), (Metric::Security, 1.0)],
+            ),
+        ];
+        let plain = skill_lift(&trials, &LiftParams::default()).unwrap();
+        assert!(plain.outcome.is_none());
+        let declared = LiftParams {
+            outcome_metrics: vec!["house_style".into()],
+            ..LiftParams::default()
+        };
+        let report = skill_lift(&trials, &declared).unwrap();
+        assert_eq!(report.outcome.as_ref().unwrap().lift, 1.0);
+        assert_eq!(
+            report.aces.as_ref().unwrap().metrics,
+            vec![Metric::Security]
+        );
     }
 
     #[test]
@@ -398,7 +664,8 @@ mod tests {
         );
         assert_eq!(e.total(), 5);
         // The overall counts the same pairs (goal accuracy is the only default metric).
-        assert_eq!(report.overall.unwrap().excluded, e);
+        assert_eq!(report.aces.unwrap().excluded, e);
+        assert_eq!(report.outcome.unwrap().excluded, e);
     }
 
     #[test]
@@ -443,9 +710,13 @@ mod tests {
         ];
         let report = skill_lift(&trials, &LiftParams::default()).unwrap();
         assert_eq!(report.metric(&custom).unwrap().lift, 1.0);
-        let overall = report.overall.unwrap();
+        let overall = report.aces.unwrap();
         assert_eq!(overall.lift, 0.0);
         assert_eq!(overall.metrics, vec![Metric::Security]);
+        assert!(
+            report.outcome.is_none(),
+            "an undeclared custom metric is not outcome"
+        );
     }
 
     #[test]
@@ -467,7 +738,7 @@ mod tests {
     #[test]
     fn no_trials_gives_empty_report_not_a_panic() {
         let report = skill_lift(&[], &LiftParams::default()).unwrap();
-        assert!(report.metrics.is_empty() && report.overall.is_none());
+        assert!(report.metrics.is_empty() && report.aces.is_none() && report.outcome.is_none());
     }
 }
 

@@ -8,13 +8,15 @@
 //! | module | what | source |
 //! |---|---|---|
 //! | [`trial`] | input types, validation, pairing by (case, attempt), exclusion counts | ACES §3 |
-//! | [`lift`] | Skill Lift per metric and overall, per cell | seed 001 §3 |
+//! | [`lift`] | Skill Lift per metric, the outcome lift and ACES's overall, per cell | seed 001 §3 |
+//! | [`verdict`] | the one verdict rule: improves, regresses, no change, inconclusive | |
+//! | [`plan`] | power: the smallest lift a design can detect, the cases a lift needs | |
 //! | [`skilltester`] | utility U, security S, status | seed 000 §4 |
 //! | [`compat`] | skill-validator improvement score, verdict, normalized gain | anchors b1.4-b1.7 |
 //! | [`stats`] | t-interval, paired bootstrap, sign-flip permutation p, Wilson, pass@k | |
 //! | [`passk`] | pass@k and pass^k per condition from repeated attempts | |
 //! | [`compare`] | two models or two skill versions: per-case lift differences and a verdict | |
-//! | [`calibration`] | simulations that check the intervals' coverage | |
+//! | [`calibration`] | simulations that check the verdicts' error rates and the intervals' coverage | |
 //!
 //! Typical use by the store (one cell = one skill version x harness x model):
 //!
@@ -25,7 +27,7 @@
 //!   {"case_id": "c1", "condition": "skill", "status": "completed", "metrics": {"goal_accuracy": 0.75}}
 //! ]"#).unwrap();
 //! let report = skill_lift(&trials, &LiftParams::default()).unwrap();
-//! assert_eq!(report.overall.unwrap().lift, 0.5);
+//! assert_eq!(report.outcome.unwrap().lift, 0.5);
 //! ```
 
 pub mod calibration;
@@ -33,23 +35,26 @@ pub mod compare;
 pub mod compat;
 pub mod lift;
 pub mod passk;
+pub mod plan;
 pub mod rng;
 pub mod skilltester;
 pub mod stats;
 pub mod trial;
+pub mod verdict;
 
-pub use compare::{CompareParams, CompareTarget, Comparison, Verdict, compare_lifts};
-pub use lift::{LiftParams, LiftReport, skill_lift};
+pub use compare::{CompareParams, CompareTarget, Comparison, compare_lifts};
+pub use lift::{LiftParams, LiftReport, ProfileLift, ScoringProfile, skill_lift};
 pub use skilltester::{
     ProbeResult, SecurityReport, SkillTesterParams, UtilityReport, security, utility,
 };
 pub use stats::{Interval, IntervalMethod, PValue};
-pub use trial::{Condition, Exclusions, Metric, Trial, TrialError, TrialStatus};
+pub use trial::{Condition, Exclusions, Metric, MetricRole, Trial, TrialError, TrialStatus};
+pub use verdict::{Decision, Verdict, VerdictInterval, VerdictParams, decide};
 
 /// Version of every formula, pairing rule, default parameter and the random stream in this
 /// module. It changes whenever the same trials and parameters would give a different number,
 /// so a stored summary computed under another version can be recognized and recomputed.
-pub const SCORING_VERSION: &str = "skillwatch-scoring-1";
+pub const SCORING_VERSION: &str = "skillwatch-scoring-2";
 
 /// Why a score could not be computed. Messages say what was expected, what was found and
 /// where (case, condition, attempt).

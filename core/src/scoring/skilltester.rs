@@ -297,8 +297,9 @@ pub fn utility(
         .into_iter()
         .map(|(_, s)| s)
         .collect();
+    // U lives on [0, 100], and so does its interval (see `Interval::clipped`).
     let interval = if per_case.len() >= 2 {
-        Some(t_interval(&per_case, params.level)?)
+        Some(t_interval(&per_case, params.level)?.clipped(0.0, 100.0))
     } else {
         None
     };

@@ -119,6 +119,16 @@ impl Interval {
     pub fn contains(&self, value: f64) -> bool {
         self.low <= value && value <= self.high
     }
+
+    /// The interval cut to the range its quantity can take (a lift lives on [-1, 1], U on
+    /// [0, 100]): a bound past it is no value the quantity can have, only the normal
+    /// approximation running over. Cutting never removes a possible value, so coverage and
+    /// whether 0 is excluded are unchanged.
+    pub fn clipped(mut self, low: f64, high: f64) -> Interval {
+        self.low = self.low.clamp(low, high);
+        self.high = self.high.clamp(low, high);
+        self
+    }
 }
 
 /// Settings of the percentile bootstrap.
@@ -137,10 +147,24 @@ pub struct BootstrapParams {
     /// bench). The expansion fixes that and vanishes as n grows. Default true.
     #[serde(default = "default_true")]
     pub expanded: bool,
+    /// Fewest cases for which the bootstrap interval is offered at all. Below it the
+    /// percentile bootstrap undercovers however it is expanded: with n values the resampled
+    /// means cannot leave [min, max] of the data, an interval that holds the true mean only
+    /// 1 − 2^(1−n) of the time (75% at 3 cases), and the expansion pushes both bounds onto
+    /// those extremes at n ≤ 4. The default comes from the calibration bench (docs/scoring.md).
+    #[serde(default = "default_bootstrap_min_cases")]
+    pub min_cases: usize,
 }
 
 fn default_true() -> bool {
     true
+}
+
+/// See [`BootstrapParams::min_cases`].
+pub const BOOTSTRAP_MIN_CASES: usize = 10;
+
+fn default_bootstrap_min_cases() -> usize {
+    BOOTSTRAP_MIN_CASES
 }
 
 impl Default for BootstrapParams {
@@ -149,6 +173,7 @@ impl Default for BootstrapParams {
             resamples: 10_000,
             seed: DEFAULT_SEED,
             expanded: true,
+            min_cases: BOOTSTRAP_MIN_CASES,
         }
     }
 }
@@ -237,9 +262,10 @@ impl Default for InferenceParams {
 }
 
 /// Everything reported about one set of per-case paired deltas: the mean, both intervals and
-/// the permutation p-value. A field is `None` when there are too few cases for it (intervals
-/// need two, the p-value one), never a made-up value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// the permutation p-value. A field is `None` when there are too few cases for it (the t
+/// interval needs two, the bootstrap [`BootstrapParams::min_cases`], the p-value one), never a
+/// made-up value.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct DeltaSummary {
     /// Number of cases (independent units).
     pub n: usize,
@@ -269,13 +295,22 @@ pub fn summarize_deltas(
         t_interval: enough
             .then(|| t_interval(values, params.level))
             .transpose()?,
-        bootstrap_interval: enough
+        bootstrap_interval: (enough && n >= params.bootstrap.min_cases)
             .then(|| bootstrap_interval(values, params.level, &params.bootstrap))
             .transpose()?,
         p_value: (n >= 1)
             .then(|| sign_flip_p_value(values, &params.permutation))
             .transpose()?,
     })
+}
+
+impl DeltaSummary {
+    /// Both intervals cut to [`low`, `high`], the range of the mean (see [`Interval::clipped`]).
+    pub fn clipped(mut self, low: f64, high: f64) -> DeltaSummary {
+        self.t_interval = self.t_interval.map(|i| i.clipped(low, high));
+        self.bootstrap_interval = self.bootstrap_interval.map(|i| i.clipped(low, high));
+        self
+    }
 }
 
 /// Arithmetic mean; `None` for an empty slice.
@@ -632,6 +667,23 @@ mod tests {
     }
 
     #[test]
+    fn clipping_keeps_every_possible_value_and_the_side_of_zero() {
+        // Seven cases at -1 and one at 0: the t interval runs below -1, a lift cannot.
+        let mut values = vec![-1.0; 7];
+        values.push(0.0);
+        let raw = t_interval(&values, 0.95).unwrap();
+        assert!(raw.low < -1.0);
+        let cut = raw.clipped(-1.0, 1.0);
+        assert_eq!(cut.low, -1.0);
+        assert_eq!(cut.high, raw.high);
+        assert_eq!(cut.excludes_zero(), raw.excludes_zero());
+        let s = summarize_deltas(&values, &InferenceParams::default())
+            .unwrap()
+            .clipped(-1.0, 1.0);
+        assert_eq!(s.t_interval.unwrap().low, -1.0);
+    }
+
+    #[test]
     fn constant_deltas_give_a_point_interval() {
         let ci = t_interval(&[0.25; 6], 0.95).unwrap();
         assert_eq!((ci.low, ci.high), (0.25, 0.25));
@@ -646,6 +698,7 @@ mod tests {
             resamples: 2_000,
             seed: 42,
             expanded: false,
+            min_cases: 2,
         };
         let a = bootstrap_interval(&values, 0.95, &p).unwrap();
         let b = bootstrap_interval(&values, 0.95, &p).unwrap();
@@ -799,7 +852,7 @@ mod properties {
             let m = mean(&values).unwrap();
             let t = t_interval(&values, 0.95).unwrap();
             prop_assert!(t.low <= m + 1e-12 && m <= t.high + 1e-12);
-            let boot = bootstrap_interval(&values, 0.95, &BootstrapParams { resamples: 200, seed: 1, expanded: true }).unwrap();
+            let boot = bootstrap_interval(&values, 0.95, &BootstrapParams { resamples: 200, seed: 1, expanded: true, min_cases: 2 }).unwrap();
             let lo = values.iter().cloned().fold(f64::INFINITY, f64::min);
             let hi = values.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             prop_assert!(lo - 1e-12 <= boot.low && boot.low <= boot.high && boot.high <= hi + 1e-12);

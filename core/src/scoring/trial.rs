@@ -48,8 +48,9 @@ pub enum TrialStatus {
     Error,
 }
 
-/// One of the six ACES default metrics, or a bring-your-own-grader metric. All are on [0, 1],
-/// 1 best. Serialized as its snake_case name (`goal_accuracy`, or the custom name).
+/// One of the six ACES default metrics, task success (`pass`), or a bring-your-own-grader
+/// metric. All are on [0, 1], 1 best. Serialized as its snake_case name (`goal_accuracy`,
+/// `pass`, or the custom name).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(from = "String", into = "String")]
 pub enum Metric {
@@ -65,8 +66,31 @@ pub enum Metric {
     GoalAccuracy,
     /// Fraction of expected_behavior assertions satisfied.
     BehaviorCheck,
-    /// A custom (BYOG) metric; reported separately, never part of the overall lift.
+    /// Task success: 1 when the trial passed its suite's criteria, 0 when it failed or timed
+    /// out (a timeout did not complete the task). Derived from [`Trial::passed`] unless a
+    /// trial gives it explicitly; `pass` is therefore a reserved metric name.
+    Pass,
+    /// A custom (BYOG) metric; reported separately, part of the outcome lift only when the run
+    /// declares it an outcome, never part of the ACES overall.
     Custom(String),
+}
+
+/// What a metric measures, which decides where it enters: the outcome lift (the verdict), or
+/// beside it. See docs/scoring.md, "Why the verdict rests on outcome".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricRole {
+    /// Did the task get done: `pass`, `accuracy`, `goal_accuracy`, `behavior_check`, and
+    /// custom metrics a run declares as outcome.
+    Outcome,
+    /// How the agent went about it: `skill_execution`, `skill_efficiency`. With the target
+    /// skill withheld, the baseline cannot load it, so these favour the with-skill side by
+    /// construction; they are shown beside the outcome lift, never inside it.
+    Process,
+    /// The trace security scan; shown beside, a guard rather than a measure of help.
+    Safety,
+    /// A custom metric not declared as outcome: reported on its own.
+    Custom,
 }
 
 impl Metric {
@@ -89,13 +113,27 @@ impl Metric {
             Metric::Accuracy => "accuracy",
             Metric::GoalAccuracy => "goal_accuracy",
             Metric::BehaviorCheck => "behavior_check",
+            Metric::Pass => "pass",
             Metric::Custom(name) => name,
         }
     }
 
     /// True for the six metrics that make up the ACES overall score.
     pub fn is_default(&self) -> bool {
-        !matches!(self, Metric::Custom(_))
+        !matches!(self, Metric::Custom(_) | Metric::Pass)
+    }
+
+    /// The metric's role; `outcome_custom` lists the custom metrics declared as outcome.
+    pub fn role(&self, outcome_custom: &[String]) -> MetricRole {
+        match self {
+            Metric::Pass | Metric::Accuracy | Metric::GoalAccuracy | Metric::BehaviorCheck => {
+                MetricRole::Outcome
+            }
+            Metric::SkillExecution | Metric::SkillEfficiency => MetricRole::Process,
+            Metric::Security => MetricRole::Safety,
+            Metric::Custom(name) if outcome_custom.iter().any(|o| o == name) => MetricRole::Outcome,
+            Metric::Custom(_) => MetricRole::Custom,
+        }
     }
 }
 
@@ -108,6 +146,7 @@ impl From<String> for Metric {
             "accuracy" => Metric::Accuracy,
             "goal_accuracy" => Metric::GoalAccuracy,
             "behavior_check" => Metric::BehaviorCheck,
+            "pass" => Metric::Pass,
             _ => Metric::Custom(name),
         }
     }
@@ -210,8 +249,9 @@ pub struct Trial {
 }
 
 impl Trial {
-    /// The metric's score for this trial: the explicit score, or for `behavior_check` the
-    /// fraction of assertions passed when assertions were evaluated and no score was given.
+    /// The metric's score for this trial: the explicit score; for `behavior_check` the
+    /// fraction of assertions passed when assertions were evaluated and no score was given;
+    /// for `pass` the task outcome ([`Trial::task_outcome`]) as 1 or 0.
     pub fn metric(&self, metric: &Metric) -> Option<f64> {
         if let Some(value) = self.metrics.get(metric) {
             return Some(*value);
@@ -220,16 +260,31 @@ impl Trial {
             (Metric::BehaviorCheck, Some(a)) if a.total > 0 => {
                 Some(f64::from(a.passed) / f64::from(a.total))
             }
+            (Metric::Pass, _) => self.task_outcome().map(|p| if p { 1.0 } else { 0.0 }),
             _ => None,
+        }
+    }
+
+    /// Whether the task got done: `passed` for a finished trial, false for a timeout (the
+    /// agent did not finish; SkillTester §2.2 counts it a failed outcome), `None` for an
+    /// infrastructure error or an ungraded trial. Pass rates, pass@k, U and the `pass` metric
+    /// all read this one rule, so a timeout is in every denominator.
+    pub fn task_outcome(&self) -> Option<bool> {
+        match self.status {
+            TrialStatus::Completed => self.passed,
+            TrialStatus::Timeout => Some(false),
+            TrialStatus::Error => None,
         }
     }
 
     /// Every metric this trial has a score for (explicit or derived).
     pub fn metric_names(&self) -> impl Iterator<Item = Metric> + '_ {
-        let derived = (self.assertions.is_some_and(|a| a.total > 0)
+        let behavior = (self.assertions.is_some_and(|a| a.total > 0)
             && !self.metrics.contains_key(&Metric::BehaviorCheck))
         .then_some(Metric::BehaviorCheck);
-        self.metrics.keys().cloned().chain(derived)
+        let pass = (self.task_outcome().is_some() && !self.metrics.contains_key(&Metric::Pass))
+            .then_some(Metric::Pass);
+        self.metrics.keys().cloned().chain(behavior).chain(pass)
     }
 
     /// Where this trial is, for error messages: `case C_01, skill, attempt 0`.

@@ -399,8 +399,14 @@ mod tests {
             }
         );
         assert!(
-            was_invoked(t, "pdf"),
-            "a Read of .../pdf/SKILL.md is a load"
+            !was_invoked(t, "pdf"),
+            "a Read of .../pdf/SKILL.md whose result is an error is not a load"
+        );
+        let loads = crate::trajectory::skill_loads(t);
+        assert_eq!(loads.len(), 1);
+        assert_eq!(
+            loads[0].failure.as_deref(),
+            Some("the tool reported an error")
         );
         assert!(t.validate().is_empty());
     }

@@ -8,11 +8,18 @@
 //!
 //! A namespaced name (`plugin:pdf`) is kept whole: a plugin's skill that shares the name is not
 //! the skill under test.
+//!
+//! A load counts only when it succeeded: an attempt whose tool result says it failed (Claude
+//! Code's `is_error`, a Codex command that failed or exited non-zero, the `openai` loop's
+//! `error:` results, a read that answered "No such file or directory") put nothing of the
+//! skill in front of the agent, so it is not an invocation. Such attempts are kept, with the
+//! reason, in [`SkillLoad::failure`]. A call whose result the trajectory does not hold (the
+//! trial was cut off, or the format has no observations) is taken as read.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::atif::{ToolCall, Trajectory};
+use super::atif::{Step, ToolCall, Trajectory};
 use super::shell::{self, SimpleCommand};
 
 /// One load of a skill by the agent.
@@ -26,6 +33,16 @@ pub struct SkillLoad {
     pub tool_call_id: String,
     /// How it was loaded.
     pub signal: LoadSignal,
+    /// Why the load failed, when its result says so; `None` when the skill was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+impl SkillLoad {
+    /// Whether the skill's text reached the agent.
+    pub fn read(&self) -> bool {
+        self.failure.is_none()
+    }
 }
 
 /// How a skill was loaded.
@@ -53,16 +70,23 @@ pub enum LoadSignal {
     },
 }
 
-/// Every skill load in the trajectory and its embedded subagent trajectories, in step order.
+/// Every attempt to load a skill in the trajectory and its embedded subagent trajectories, in
+/// step order, failed ones included (see [`SkillLoad::failure`]).
 pub fn skill_loads(t: &Trajectory) -> Vec<SkillLoad> {
     let mut loads = Vec::new();
     for (step, call) in t.tool_calls() {
-        for (skill, signal) in loads_of_call(call) {
+        let found = loads_of_call(call);
+        if found.is_empty() {
+            continue;
+        }
+        let failure = failure_of(step, call);
+        for (skill, signal) in found {
             loads.push(SkillLoad {
                 skill,
                 step_id: step.step_id,
                 tool_call_id: call.tool_call_id.clone(),
                 signal,
+                failure: failure.clone(),
             });
         }
     }
@@ -72,9 +96,83 @@ pub fn skill_loads(t: &Trajectory) -> Vec<SkillLoad> {
     loads
 }
 
-/// Whether the agent loaded `skill` at least once.
+/// Whether the agent read `skill` at least once (a failed attempt does not count).
 pub fn was_invoked(t: &Trajectory, skill: &str) -> bool {
-    skill_loads(t).iter().any(|l| l.skill == skill)
+    skill_loads(t).iter().any(|l| l.skill == skill && l.read())
+}
+
+/// Why `call` failed, read from its status (Codex keeps `status` and `exit_code` on the call)
+/// and its result (Claude Code's `is_error`, the `openai` loop's `error:` and `exit status:`
+/// prefixes, a reader's "No such file or directory").
+fn failure_of(step: &Step, call: &ToolCall) -> Option<String> {
+    if let Some(extra) = &call.extra {
+        if let Some(status @ ("failed" | "declined")) = extra.get("status").and_then(Value::as_str)
+        {
+            return Some(format!("the call {status}"));
+        }
+        if let Some(code) = extra.get("exit_code").and_then(Value::as_i64)
+            && code != 0
+        {
+            return Some(format!("the command exited with status {code}"));
+        }
+    }
+    let result = step
+        .observation
+        .as_ref()?
+        .results
+        .iter()
+        .find(|r| r.source_call_id.as_deref() == Some(call.tool_call_id.as_str()))?;
+    if result
+        .extra
+        .as_ref()
+        .and_then(|e| e.get("is_error"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        return Some("the tool reported an error".into());
+    }
+    let text = result
+        .content
+        .as_ref()
+        .map(|m| m.text())
+        .unwrap_or_default();
+    let head = text.trim_start();
+    if head.starts_with("error:") {
+        return Some(first_line(head));
+    }
+    if let Some(code) = head
+        .strip_prefix("exit status: ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|c| c.parse::<i64>().ok())
+        && code != 0
+    {
+        return Some(format!("the command exited with status {code}"));
+    }
+    READ_FAILURES
+        .iter()
+        .find_map(|needle| {
+            text.lines()
+                .find(|l| l.contains(needle) && l.contains("SKILL.md"))
+        })
+        .map(first_line)
+}
+
+/// What readers print when the file is not there (coreutils, sed, grep, PowerShell).
+const READ_FAILURES: &[&str] = &[
+    "No such file or directory",
+    "can't read",
+    "cannot open",
+    "does not exist",
+    "Cannot find path",
+];
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    let mut short: String = line.chars().take(160).collect();
+    if short.len() < line.len() {
+        short.push('…');
+    }
+    short
 }
 
 const SKILL_TOOLS: &[&str] = &["skill", "load_skill", "activate_skill", "use_skill"];
@@ -397,6 +495,112 @@ mod tests {
         );
         assert!(was_invoked(&t, "pdf"));
         assert!(!was_invoked(&t, "a"));
+    }
+
+    /// One call with its result: `call_extra` on the call, `result` as the observation's
+    /// content with `result_extra`.
+    fn answered(
+        name: &str,
+        args: Value,
+        call_extra: Option<Value>,
+        result: &str,
+        result_extra: Option<Value>,
+    ) -> Trajectory {
+        use crate::trajectory::atif::{Message, Observation, ObservationResult};
+        let mut t = trajectory(vec![(name, args)]);
+        let step = &mut t.steps[0];
+        step.tool_calls.as_mut().unwrap()[0].extra =
+            call_extra.map(|v| v.as_object().cloned().unwrap());
+        step.observation = Some(Observation {
+            results: vec![ObservationResult {
+                source_call_id: Some("c0".into()),
+                content: Some(Message::Text(result.into())),
+                subagent_trajectory_ref: None,
+                extra: result_extra.map(|v| v.as_object().cloned().unwrap()),
+            }],
+        });
+        t
+    }
+
+    #[test]
+    fn a_failed_read_is_not_an_invocation() {
+        let cases = [
+            // Claude Code: Read of a missing file, tool_result is_error.
+            answered(
+                "Read",
+                json!({"file_path": "/w/.claude/skills/pdf/SKILL.md"}),
+                None,
+                "<tool_use_error>File does not exist.</tool_use_error>",
+                Some(json!({"is_error": true})),
+            ),
+            // Codex: `cat` of a missing SKILL.md, the command failed with exit code 1.
+            answered(
+                "command_execution",
+                json!({"command": "/bin/bash -lc 'cat .agents/skills/pdf/SKILL.md'"}),
+                Some(json!({"status": "failed", "exit_code": 1})),
+                "cat: .agents/skills/pdf/SKILL.md: No such file or directory\n",
+                None,
+            ),
+            // A shell that hid the exit status: the reader's message still tells.
+            answered(
+                "Bash",
+                json!({"command": "cat skills/pdf/SKILL.md; echo done"}),
+                None,
+                "cat: skills/pdf/SKILL.md: No such file or directory\ndone",
+                None,
+            ),
+            // The openai loop: an error result, or a failed run_command.
+            answered(
+                "load_skill",
+                json!({"name": "pdf"}),
+                None,
+                "error: no skill named \"pdf\"; installed: []",
+                None,
+            ),
+            answered(
+                "run_command",
+                json!({"command": "sed -n 1,50p skills/pdf/SKILL.md"}),
+                None,
+                "exit status: 2\nsed: can't read skills/pdf/SKILL.md: No such file or directory",
+                None,
+            ),
+        ];
+        for t in &cases {
+            let loads = skill_loads(t);
+            assert_eq!(loads.len(), 1, "{t:?}");
+            assert!(loads[0].failure.is_some(), "{loads:?}");
+            assert!(!was_invoked(t, "pdf"), "{loads:?}");
+        }
+    }
+
+    #[test]
+    fn a_successful_read_with_its_result_is_an_invocation() {
+        let ok = [
+            answered(
+                "Read",
+                json!({"file_path": "/w/.claude/skills/pdf/SKILL.md"}),
+                None,
+                "---\nname: pdf\n---\nbody",
+                Some(json!({"is_error": false})),
+            ),
+            answered(
+                "command_execution",
+                json!({"command": "sed -n '1,200p' .agents/skills/pdf/SKILL.md"}),
+                Some(json!({"status": "completed", "exit_code": 0})),
+                "---\nname: pdf\n---\nbody",
+                None,
+            ),
+            answered(
+                "run_command",
+                json!({"command": "cat skills/pdf/SKILL.md"}),
+                None,
+                "exit status: 0\n---\nname: pdf",
+                None,
+            ),
+        ];
+        for t in &ok {
+            assert!(was_invoked(t, "pdf"), "{:?}", skill_loads(t));
+        }
     }
 
     #[test]

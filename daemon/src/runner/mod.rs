@@ -66,9 +66,7 @@ pub use error::RunError;
 pub use events::{ProgressSink, RunEvent, no_progress};
 pub use judge::{HarnessJudge, JUDGE_TIMEOUT, OpenAiJudge, client as judge_client};
 pub use rejudge::{RejudgeScope, RejudgeTally, rejudge, stored_judge};
-pub use report::{
-    CaseRow, GOAL_CRITERION, INCONSISTENT, RunReport, RunVerdict, SideRow, TrialTally,
-};
+pub use report::{CaseRow, GOAL_CRITERION, INCONSISTENT, RunReport, SideRow, TrialTally};
 pub use request::{
     DEFAULT_TIMEOUT_SECS, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings,
     RunRequest, trial_timeout,
@@ -456,7 +454,10 @@ impl PreparedRun {
         progress(&RunEvent::Finished {
             run,
             status: report.run.status,
-            lift: report.summary.as_ref().and_then(|s| s.headline.lift),
+            lift: report
+                .summary
+                .as_ref()
+                .and_then(|s| s.headline.outcome.lift),
         });
         Ok(report)
     }
@@ -817,6 +818,12 @@ fn skill_to_stage(dir: &Path) -> Result<SkillToStage, RunError> {
         name,
         source: dir.to_path_buf(),
     })
+}
+
+/// How many cases a run of `request` will have: what the design printed before a run, and
+/// `skillwatch plan`, count.
+pub fn planned_cases(request: &RunRequest) -> Result<usize, RunError> {
+    Ok(suite_cases(&request.skill_dir, &request.cases)?.len())
 }
 
 /// The suite's cases with their keys in the run: case ids, made unique across eval files by

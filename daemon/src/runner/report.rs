@@ -1,6 +1,15 @@
 //! The result of a run as a person reads it: per case baseline vs skill, the headline lift with
 //! its interval, U, the verdict, and (with a judge) skill-validator's compat score. Built from
 //! the store, so a report of a run read back later (or re-judged) shows the same numbers.
+//!
+//! The verdict is the stored summary's, made by `core::scoring::verdict` for the chosen
+//! scoring profile (the outcome lift unless a reader asks for ACES's overall): this module
+//! never turns numbers into a verdict itself.
+//!
+//! Position-swap inconsistent pairwise verdicts: skill-validator forces them to a tie, which
+//! zeroes the two quality terms (70% of the score's weight). That is the `compat` score, and
+//! only that rule is called compat. skillwatch also reports the same score with those pairs
+//! falling back to the independent judge's scores (`judge_fallback`), labelled as such.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +19,7 @@ use skillwatch_core::scoring::compat::{
     PairwiseVerdict, Winner as CompatWinner,
 };
 use skillwatch_core::scoring::trial::JudgeScores;
-use skillwatch_core::scoring::{Interval, Metric};
+use skillwatch_core::scoring::{self, Decision, MetricRole, ScoringProfile};
 
 use crate::store::{
     Condition, JudgmentKind, RunId, RunInfo, RunStatus, RunSummary, Store, StoreError,
@@ -25,42 +34,6 @@ pub const GOAL_CRITERION: &str = "(goal) outcome matches the expected output";
 /// kept for the record but not used in scores.
 pub const INCONSISTENT: &str = "inconsistent";
 
-/// What a run says about the skill.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunVerdict {
-    /// Lift ≥ +0.05 (ACES pass band) and its interval lies above 0.
-    Improves,
-    /// Lift below 0 and its interval lies below 0.
-    Regresses,
-    /// Measured, but neither of the above (too few cases, or an interval spanning 0).
-    Inconclusive,
-    /// No pair could be scored.
-    NotMeasured,
-}
-
-impl RunVerdict {
-    /// The verdict for an overall lift and its interval.
-    pub fn of(lift: Option<f64>, interval: Option<&Interval>) -> RunVerdict {
-        match (lift, interval) {
-            (None, _) => RunVerdict::NotMeasured,
-            (Some(l), Some(i)) if l >= 0.05 && i.low > 0.0 => RunVerdict::Improves,
-            (Some(l), Some(i)) if l < 0.0 && i.high < 0.0 => RunVerdict::Regresses,
-            _ => RunVerdict::Inconclusive,
-        }
-    }
-
-    /// `improves`, `regresses`, `inconclusive`, `not measured`.
-    pub fn word(self) -> &'static str {
-        match self {
-            RunVerdict::Improves => "improves",
-            RunVerdict::Regresses => "regresses",
-            RunVerdict::Inconclusive => "inconclusive",
-            RunVerdict::NotMeasured => "not measured",
-        }
-    }
-}
-
 /// One condition of one case.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SideRow {
@@ -70,7 +43,8 @@ pub struct SideRow {
     pub passed: u32,
     /// Graded trials.
     pub graded: u32,
-    /// Mean over trials of the mean of their default metrics.
+    /// Mean over trials of the mean of their outcome metrics (pass, accuracy, goal accuracy,
+    /// behavior check, declared custom outcome metrics).
     pub score: Option<f64>,
     /// Trials whose agent loaded the skill under test.
     pub invoked: u32,
@@ -89,7 +63,7 @@ pub struct CaseRow {
     pub baseline: SideRow,
     /// With-skill side.
     pub skill: SideRow,
-    /// The case's overall delta (mean over its complete pairs).
+    /// The case's lift under the report's profile (mean over its complete pairs).
     pub lift: Option<f64>,
 }
 
@@ -119,8 +93,10 @@ pub struct TrialTally {
 pub struct RunReport {
     /// The run's identity as stored.
     pub run: RunInfo,
-    /// The verdict from the overall lift and its interval.
-    pub verdict: RunVerdict,
+    /// The scoring profile the verdict and the per-case lifts are read under.
+    pub profile: ScoringProfile,
+    /// The verdict of that profile's lift, with its reasons.
+    pub verdict: Decision,
     /// The stored summary (ACES lift per metric and overall, intervals, p, U, rates); `None`
     /// while running or when scoring failed (see `summary_error`).
     pub summary: Option<RunSummary>,
@@ -130,8 +106,13 @@ pub struct RunReport {
     pub cases: Vec<CaseRow>,
     /// Trial counts.
     pub tally: TrialTally,
-    /// skill-validator's improvement score and verdict, when the run was judged.
+    /// skill-validator's improvement score and verdict, when the run was judged, with its own
+    /// rule for position-swap inconsistent pairwise verdicts (a tie).
     pub compat: Option<CompatVerdict>,
+    /// The same score with inconsistent pairs scored by the independent judge instead; only
+    /// when some pairwise verdict was inconsistent (otherwise it equals `compat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_fallback: Option<CompatVerdict>,
     /// Wall time of this invocation.
     pub wall_ms: u64,
     /// Where the trial workspaces and logs were kept (`keep_workspaces`).
@@ -140,7 +121,7 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// Build the report of `run` from the store.
+    /// Build the report of `run` from the store, read under the default (outcome) profile.
     pub fn load(
         store: &Store,
         run: RunId,
@@ -154,47 +135,73 @@ impl RunReport {
             Err(StoreError::Scoring { reason, .. }) => (None, Some(reason)),
             Err(e) => return Err(e),
         };
-        let headline = summary.as_ref().map(|s| &s.headline);
-        let verdict = RunVerdict::of(
-            headline.and_then(|h| h.lift),
-            headline.and_then(|h| h.interval.as_ref()),
-        );
         let case_order: Vec<String> = store.run_cases(run)?.into_iter().map(|c| c.key).collect();
-        let cases = case_rows(&case_order, &trials, summary.as_ref());
         let judgments = store.run_judgments(run)?;
-        let compat = if info.judge_model.is_some() && info.status != RunStatus::Running {
-            compat_verdict(&trials, &judgments)
+        let judged = info.judge_model.is_some() && info.status != RunStatus::Running;
+        let (compat, judge_fallback) = if judged {
+            compat_verdicts(&trials, &judgments)
         } else {
-            None
+            (None, None)
         };
-        Ok(RunReport {
+        let cases = case_rows(&case_order, &trials, &info.outcome_metrics);
+        let report = RunReport {
             run: info,
-            verdict,
+            profile: ScoringProfile::Outcome,
+            verdict: not_scored(summary_error.as_deref()),
             summary,
             summary_error,
             cases,
             tally,
             compat,
+            judge_fallback,
             wall_ms,
             workspaces: None,
-        })
+        };
+        Ok(report.with_profile(ScoringProfile::Outcome))
+    }
+
+    /// The same report read under `profile`: its verdict and per-case lifts.
+    pub fn with_profile(mut self, profile: ScoringProfile) -> RunReport {
+        self.profile = profile;
+        if let Some(s) = &self.summary {
+            self.verdict = s.headline.profile(profile).verdict.clone();
+            let lifts: BTreeMap<&str, Option<f64>> = s
+                .lift
+                .cases
+                .iter()
+                .map(|c| (c.case_id.as_str(), c.value(profile)))
+                .collect();
+            for row in &mut self.cases {
+                row.lift = lifts.get(row.case.as_str()).copied().flatten();
+            }
+        }
+        self
+    }
+
+    /// Whether the run fails a CI job: the verdict regresses, or the run did not complete.
+    pub fn fails(&self) -> bool {
+        self.verdict.verdict.fails() || self.run.status != RunStatus::Completed
     }
 }
 
-fn case_rows(
-    order: &[String],
-    trials: &[StoredTrial],
-    summary: Option<&RunSummary>,
-) -> Vec<CaseRow> {
-    let lifts: BTreeMap<&str, Option<f64>> = summary
-        .map(|s| {
-            s.lift
-                .cases
-                .iter()
-                .map(|c| (c.case_id.as_str(), c.overall))
-                .collect()
-        })
-        .unwrap_or_default();
+/// The verdict of a run without a summary.
+fn not_scored(why: Option<&str>) -> Decision {
+    Decision {
+        verdict: scoring::Verdict::NotMeasured,
+        n: 0,
+        needed_cases: None,
+        estimate: None,
+        interval: None,
+        p: None,
+        reason: format!(
+            "not measured: {}",
+            why.unwrap_or("the run has no scored summary")
+        ),
+    }
+}
+
+/// Case rows in suite order; their lifts are filled in by [`RunReport::with_profile`].
+fn case_rows(order: &[String], trials: &[StoredTrial], custom: &[String]) -> Vec<CaseRow> {
     order
         .iter()
         .filter(|case| trials.iter().any(|t| &t.case == *case))
@@ -204,19 +211,20 @@ fn case_rows(
                     trials
                         .iter()
                         .filter(|t| &t.case == case && t.condition == c),
+                    custom,
                 )
             };
             CaseRow {
                 case: case.clone(),
                 baseline: side(Condition::Baseline),
                 skill: side(Condition::Skill),
-                lift: lifts.get(case.as_str()).copied().flatten(),
+                lift: None,
             }
         })
         .collect()
 }
 
-fn side_row<'a>(trials: impl Iterator<Item = &'a StoredTrial>) -> SideRow {
+fn side_row<'a>(trials: impl Iterator<Item = &'a StoredTrial>, custom: &[String]) -> SideRow {
     let mut row = SideRow::default();
     let mut scores = Vec::new();
     for t in trials {
@@ -226,20 +234,27 @@ fn side_row<'a>(trials: impl Iterator<Item = &'a StoredTrial>) -> SideRow {
             TrialStatus::Timeout => row.timeouts += 1,
             TrialStatus::Completed => {}
         }
-        if let Some(p) = t.passed {
+        // A timeout is a failed task (the rule of `Trial::task_outcome`), so it is in the
+        // denominator whether or not the trial was graded.
+        let outcome = match t.status {
+            TrialStatus::Timeout => Some(false),
+            TrialStatus::Error => None,
+            TrialStatus::Completed => t.passed,
+        };
+        if let Some(p) = outcome {
             row.graded += 1;
             row.passed += u32::from(p);
         }
         row.invoked += u32::from(t.skill_invoked == Some(true));
         if t.status == TrialStatus::Completed {
-            let defaults: Vec<f64> = t
-                .metrics
-                .iter()
-                .filter(|(name, _)| Metric::from((*name).clone()).is_default())
-                .map(|(_, v)| *v)
+            let scored = scoring_trial(t);
+            let outcome: Vec<f64> = scored
+                .metric_names()
+                .filter(|m| m.role(custom) == MetricRole::Outcome)
+                .filter_map(|m| scored.metric(&m))
                 .collect();
-            if !defaults.is_empty() {
-                scores.push(defaults.iter().sum::<f64>() / defaults.len() as f64);
+            if !outcome.is_empty() {
+                scores.push(outcome.iter().sum::<f64>() / outcome.len() as f64);
             }
         }
     }
@@ -247,9 +262,13 @@ fn side_row<'a>(trials: impl Iterator<Item = &'a StoredTrial>) -> SideRow {
     row
 }
 
-/// The compat verdict from the stored trials and judgments; `None` when no pair has
-/// independent judge scores on both sides.
-fn compat_verdict(trials: &[StoredTrial], judgments: &[StoredJudgment]) -> Option<CompatVerdict> {
+/// The compat verdict (skill-validator's rule: an inconsistent pairwise verdict is a tie) and,
+/// when some pairwise verdict was inconsistent, the judge-fallback variant (those pairs scored
+/// by the independent judge). `None` when no pair has independent judge scores on both sides.
+fn compat_verdicts(
+    trials: &[StoredTrial],
+    judgments: &[StoredJudgment],
+) -> (Option<CompatVerdict>, Option<CompatVerdict>) {
     let scored: Vec<_> = trials
         .iter()
         .map(|t| {
@@ -258,12 +277,28 @@ fn compat_verdict(trials: &[StoredTrial], judgments: &[StoredJudgment]) -> Optio
             s
         })
         .collect();
-    let pairwise = pairwise_records(judgments);
-    let (scenarios, _) = compat::scenarios_from_trials(&scored, &pairwise).ok()?;
-    if scenarios.is_empty() {
-        return None;
-    }
-    compat::verdict(&scenarios, &CompatParams::default()).ok()
+    let records = pairwise_records(judgments);
+    let score = |records: &[PairwiseRecord]| {
+        let (scenarios, _) = compat::scenarios_from_trials(&scored, records).ok()?;
+        if scenarios.is_empty() {
+            return None;
+        }
+        compat::verdict(&scenarios, &CompatParams::default()).ok()
+    };
+    let compat = score(&records);
+    let fallback = records
+        .iter()
+        .any(|r| !r.judgment.position_swap_consistent)
+        .then(|| {
+            let consistent: Vec<PairwiseRecord> = records
+                .iter()
+                .filter(|r| r.judgment.position_swap_consistent)
+                .cloned()
+                .collect();
+            score(&consistent)
+        })
+        .flatten();
+    (compat, fallback)
 }
 
 fn judge_scores(t: &StoredTrial, judgments: &[StoredJudgment]) -> Option<JudgeScores> {
@@ -292,8 +327,10 @@ fn judge_scores(t: &StoredTrial, judgments: &[StoredJudgment]) -> Option<JudgeSc
     Some(JudgeScores { rubric, overall })
 }
 
-/// Consistent pairwise verdicts as compat reads them; inconsistent and failed ones are left
-/// out, so those pairs fall back to the independent scores.
+/// Pairwise verdicts as compat reads them. A position-swap inconsistent overall verdict
+/// becomes skill-validator's tie on every criterion (`position_swap_consistent: false`); a
+/// pair whose overall judgment failed is left out (its pairs fall back to the independent
+/// scores, as skill-validator does when the pairwise judge errs).
 fn pairwise_records(judgments: &[StoredJudgment]) -> Vec<PairwiseRecord> {
     let mut by_pair: BTreeMap<(String, u32), Vec<&StoredJudgment>> = BTreeMap::new();
     for j in judgments
@@ -305,34 +342,41 @@ fn pairwise_records(judgments: &[StoredJudgment]) -> Vec<PairwiseRecord> {
             .or_default()
             .push(j);
     }
+    let tie = PairwiseVerdict {
+        winner: CompatWinner::Tie,
+        magnitude: Magnitude::Equal,
+    };
     by_pair
         .into_iter()
         .filter_map(|((case_id, attempt), rows)| {
-            let overall = rows
-                .iter()
-                .find(|j| j.judgment.criterion.is_none())
-                .and_then(|j| preference(&j.judgment.verdict))?;
-            let rubric = rows
-                .iter()
-                .filter(|j| j.judgment.criterion.is_some())
-                .map(|j| {
-                    preference(&j.judgment.verdict).unwrap_or(PairwiseVerdict {
-                        winner: CompatWinner::Tie,
-                        magnitude: Magnitude::Equal,
-                    })
-                })
-                .collect();
+            let overall = rows.iter().find(|j| j.judgment.criterion.is_none())?;
+            let criteria = rows.iter().filter(|j| j.judgment.criterion.is_some());
+            let judgment = if is_inconsistent(&overall.judgment.verdict) {
+                PairwiseJudgment {
+                    rubric: criteria.map(|_| tie).collect(),
+                    overall: tie,
+                    position_swap_consistent: false,
+                }
+            } else {
+                PairwiseJudgment {
+                    rubric: criteria
+                        .map(|j| preference(&j.judgment.verdict).unwrap_or(tie))
+                        .collect(),
+                    overall: preference(&overall.judgment.verdict)?,
+                    position_swap_consistent: true,
+                }
+            };
             Some(PairwiseRecord {
                 case_id,
                 attempt,
-                judgment: PairwiseJudgment {
-                    rubric,
-                    overall,
-                    position_swap_consistent: true,
-                },
+                judgment,
             })
         })
         .collect()
+}
+
+fn is_inconsistent(v: &Verdict) -> bool {
+    matches!(v, Verdict::Preference { magnitude, .. } if magnitude == INCONSISTENT)
 }
 
 /// A stored preference as compat's verdict; `None` for errors and inconsistent verdicts.
@@ -361,38 +405,53 @@ fn preference(v: &Verdict) -> Option<PairwiseVerdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skillwatch_core::scoring::IntervalMethod;
+    use crate::store::Judgment;
 
-    fn interval(low: f64, high: f64) -> Interval {
-        Interval {
-            estimate: (low + high) / 2.0,
-            low,
-            high,
-            level: 0.95,
-            method: IntervalMethod::StudentT,
-            n: 5,
+    fn pairwise(
+        case: &str,
+        criterion: Option<&str>,
+        winner: Winner,
+        magnitude: &str,
+    ) -> StoredJudgment {
+        StoredJudgment {
+            case: case.into(),
+            attempt: 0,
+            trial: None,
+            judgment: Judgment {
+                kind: JudgmentKind::Pairwise,
+                judge_model: "j".into(),
+                criterion: criterion.map(str::to_owned),
+                verdict: Verdict::Preference {
+                    winner,
+                    magnitude: magnitude.into(),
+                },
+                reasoning: None,
+            },
         }
     }
 
+    /// skill-validator: a position-swap inconsistent verdict is a tie on every criterion, kept
+    /// (not dropped, which would let the independent judge decide those pairs).
     #[test]
-    fn verdicts_need_an_interval_on_one_side_of_zero() {
-        assert_eq!(RunVerdict::of(None, None), RunVerdict::NotMeasured);
-        assert_eq!(RunVerdict::of(Some(0.5), None), RunVerdict::Inconclusive);
+    fn inconsistent_pairwise_verdicts_are_ties_under_the_compat_rule() {
+        let judgments = vec![
+            pairwise("a", None, Winner::Tie, INCONSISTENT),
+            pairwise("a", Some("clear"), Winner::Skill, "much-better"),
+            pairwise("b", None, Winner::Skill, "slightly-better"),
+            pairwise("b", Some("clear"), Winner::Baseline, "much-worse"),
+        ];
+        let records = pairwise_records(&judgments);
+        assert_eq!(records.len(), 2);
+        let a = &records[0].judgment;
+        assert!(!a.position_swap_consistent);
+        assert_eq!(a.overall.signed(), 0.0);
         assert_eq!(
-            RunVerdict::of(Some(0.3), Some(&interval(0.1, 0.5))),
-            RunVerdict::Improves
+            a.rubric.iter().map(|v| v.signed()).collect::<Vec<_>>(),
+            vec![0.0]
         );
-        assert_eq!(
-            RunVerdict::of(Some(0.03), Some(&interval(0.01, 0.05))),
-            RunVerdict::Inconclusive
-        );
-        assert_eq!(
-            RunVerdict::of(Some(0.3), Some(&interval(-0.1, 0.7))),
-            RunVerdict::Inconclusive
-        );
-        assert_eq!(
-            RunVerdict::of(Some(-0.2), Some(&interval(-0.3, -0.1))),
-            RunVerdict::Regresses
-        );
+        let b = &records[1].judgment;
+        assert!(b.position_swap_consistent);
+        assert_eq!(b.overall.signed(), 0.4);
+        assert_eq!(b.rubric[0].signed(), -1.0);
     }
 }

@@ -361,6 +361,13 @@ fn stored_trajectory(
         json!({
             "grading_version": grading::GRADING_VERSION,
             "loaded_skills": graded.map(|g| g.execution.loaded.clone()),
+            "failed_skill_reads": graded.map(|g| {
+                g.execution
+                    .failed_loads
+                    .iter()
+                    .map(|(skill, why)| json!({"skill": skill, "why": why}))
+                    .collect::<Vec<_>>()
+            }),
             "security": graded.and_then(|g| g.security.clone()),
             "visible_skills": outcome.visible_skills,
             "notices": outcome.notices,

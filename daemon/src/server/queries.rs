@@ -217,8 +217,9 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
         .map(|l| LensLift {
             model: l.run.model,
             harness: l.run.harness,
-            lift: l.headline.lift,
-            interval: l.headline.interval,
+            lift: l.headline.outcome.lift,
+            interval: l.headline.outcome.interval,
+            verdict: Some(l.headline.outcome.verdict),
             runs: l.completed_runs,
             finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
         })

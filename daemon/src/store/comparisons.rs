@@ -66,7 +66,7 @@ impl Store {
                 comparison.harness,
                 comparison.reference_run,
                 comparison.candidate_run,
-                comparison.verdict.as_str(),
+                comparison.verdict.code(),
                 detail,
                 comparison.compared_ms
             ])?;
@@ -160,22 +160,22 @@ mod tests {
             .compare_models("pdf", "old", "new", None, &CompareParams::default())
             .unwrap();
         let cmp = model_comparison(&result, Some(Path::new("/s/pdf")));
-        assert_eq!(cmp.verdict, Verdict::Regressed);
+        assert_eq!(cmp.verdict, Verdict::Regresses);
         assert!(
             cmp.headline()
-                .starts_with("lift fell from +0.60 to +0.00 on model new: regressed"),
+                .starts_with("lift fell from +0.60 to +0.00 on model new: regresses"),
             "{}",
             cmp.headline()
         );
         assert!(cmp.headline().contains("interval ["), "{}", cmp.headline());
         store.record_model_comparison(&cmp).unwrap();
         let mut later = cmp.clone();
-        later.verdict = Verdict::Unchanged;
+        later.verdict = Verdict::NoChange;
         later.compared_ms += 1;
         store.record_model_comparison(&later).unwrap();
         let latest = store.latest_model_comparisons("pdf").unwrap();
         assert_eq!(latest.len(), 1);
-        assert_eq!(latest[0].verdict, Verdict::Unchanged);
+        assert_eq!(latest[0].verdict, Verdict::NoChange);
         assert!(store.latest_model_comparisons("other").unwrap().is_empty());
     }
 }

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-use skillwatch_core::scoring::{self, CompareParams, Comparison, LiftReport};
+use skillwatch_core::scoring::plan::{VarianceModel, variance_from_trials};
+use skillwatch_core::scoring::{self, CompareParams, Comparison, LiftReport, ScoringProfile};
 
 use super::error::{Result, StoreError};
 use super::read::{self, RunFilter, RunInfo};
@@ -46,7 +47,7 @@ pub struct CaseResult {
     pub run: RunId,
     /// When that run finished (epoch ms).
     pub finished_ms: Option<i64>,
-    /// The case's overall lift (mean of its default-metric deltas).
+    /// The case's outcome lift (mean of its outcome-metric deltas).
     pub lift: Option<f64>,
     /// Per-metric deltas of the case.
     pub deltas: BTreeMap<String, f64>,
@@ -77,7 +78,8 @@ pub fn ensure_summary(conn: &Connection, run: &RunInfo) -> Result<RunSummary> {
         return Ok(found);
     }
     let trials = read::run_trials(conn, run.id)?;
-    let computed = summary::compute(run, &trials)?;
+    let probes = read::run_probes(conn, run.id)?;
+    let computed = summary::compute(run, &trials, &probes)?;
     summary::put(conn, &computed)?;
     Ok(computed)
 }
@@ -194,7 +196,7 @@ pub fn case_results(conn: &Connection, skill: &str) -> Result<Vec<CaseResult>> {
                     model: run.model.clone(),
                     run: run.id,
                     finished_ms: run.finished_ms,
-                    lift: case.overall,
+                    lift: case.outcome,
                     deltas: case
                         .deltas
                         .iter()
@@ -225,6 +227,43 @@ pub fn latest_completed_run(
     Ok(read::runs_of_skill(conn, skill, &filter)?
         .into_iter()
         .next())
+}
+
+/// The variance components of a skill's outcome lift, from its newest completed run (on
+/// `model` when given and it has one there, else on any model) that has at least two cases:
+/// what planning uses instead of its stated default. `None` when there is no such run.
+pub fn outcome_variance(
+    conn: &Connection,
+    skill: &str,
+    model: Option<&str>,
+) -> Result<Option<(RunInfo, VarianceModel)>> {
+    let filter = |model| RunFilter {
+        model,
+        status: Some(RunStatus::Completed),
+        limit: Some(CASE_SCAN_RUNS as u32),
+        ..RunFilter::default()
+    };
+    let mut runs = read::runs_of_skill(conn, skill, &filter(model))?;
+    if model.is_some() {
+        runs.extend(read::runs_of_skill(conn, skill, &filter(None))?);
+    }
+    for run in runs {
+        let trials: Vec<_> = read::run_trials(conn, run.id)?
+            .iter()
+            .map(summary::scoring_trial)
+            .collect();
+        let estimated =
+            variance_from_trials(&trials, ScoringProfile::Outcome, &run.outcome_metrics).map_err(
+                |e| StoreError::Scoring {
+                    run: run.id,
+                    reason: e.to_string(),
+                },
+            )?;
+        if let Some(v) = estimated {
+            return Ok(Some((run, v)));
+        }
+    }
+    Ok(None)
 }
 
 /// Models with at least one completed run of the skill, for "did you mean" messages.

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use skillwatch_core::scoring::Metric;
+use skillwatch_core::scoring::skilltester::{ProbeResult, SecurityGroup};
 use skillwatch_core::skill::hash_bytes;
 use skillwatch_core::text::LineIndex;
 
@@ -118,6 +120,10 @@ pub struct ImportedRun {
     pub trials: Vec<TrialRecord>,
     /// Pairwise verdicts: (case key, attempt, verdict).
     pub pairwise: Vec<(String, u32, Judgment)>,
+    /// Custom metrics the run declares as outcome metrics.
+    pub outcome_metrics: Vec<String>,
+    /// SkillTester security probe results.
+    pub probes: Vec<ProbeResult>,
 }
 
 /// A whole trial file, parsed and checked.
@@ -177,6 +183,18 @@ struct RunJson {
     trials: Vec<TrialJson>,
     #[serde(default)]
     pairwise: Vec<PairwiseJson>,
+    #[serde(default)]
+    outcome_metrics: Vec<String>,
+    #[serde(default)]
+    probes: Vec<ProbeJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProbeJson {
+    id: String,
+    group: String,
+    passed: bool,
 }
 
 #[derive(Deserialize)]
@@ -465,6 +483,8 @@ impl Context<'_> {
             let at = format!("{at}/pairwise/{j}");
             pairwise.push(self.pairwise(&at, p, &keys)?);
         }
+        let outcome_metrics = self.outcome_metrics(at, run.outcome_metrics)?;
+        let probes = self.probes(at, run.probes)?;
         Ok(ImportedRun {
             external_id,
             spec,
@@ -472,7 +492,72 @@ impl Context<'_> {
             finished_ms,
             trials,
             pairwise,
+            outcome_metrics,
+            probes,
         })
+    }
+
+    /// Declared outcome metrics must be custom metric names: the built-in ones already have
+    /// their role (docs/scoring.md).
+    fn outcome_metrics(&self, at: &str, names: Vec<String>) -> Result<Vec<String>, ImportError> {
+        for (j, name) in names.iter().enumerate() {
+            let at = format!("{at}/outcome_metrics/{j}");
+            if name.trim().is_empty() {
+                return Err(self.invalid(&at, "expected a metric name, found an empty one".into()));
+            }
+            if !matches!(Metric::from(name.clone()), Metric::Custom(_)) {
+                return Err(self.invalid(
+                    &at,
+                    format!(
+                        "expected a custom metric name, found `{name}`, a built-in metric whose role is fixed"
+                    ),
+                ));
+            }
+        }
+        Ok(names)
+    }
+
+    fn probes(&self, at: &str, probes: Vec<ProbeJson>) -> Result<Vec<ProbeResult>, ImportError> {
+        let mut ids = BTreeSet::new();
+        let mut out = Vec::with_capacity(probes.len());
+        for (j, p) in probes.into_iter().enumerate() {
+            let at = format!("{at}/probes/{j}");
+            let group: SecurityGroup = serde_json::from_value(Value::String(p.group.clone()))
+                .map_err(|_| {
+                    self.invalid(
+                        &format!("{at}/group"),
+                        format!(
+                            "expected abnormal_behavior_control, permission_boundary or sensitive_data_protection, found `{}`",
+                            p.group
+                        ),
+                    )
+                })?;
+            if p.id.trim().is_empty() || !ids.insert(p.id.clone()) {
+                return Err(self.invalid(
+                    &format!("{at}/id"),
+                    format!("expected a unique, non-empty probe id, found `{}`", p.id),
+                ));
+            }
+            out.push(ProbeResult {
+                id: p.id,
+                group,
+                passed: p.passed,
+            });
+        }
+        if !out.is_empty() {
+            for group in SecurityGroup::ALL {
+                if !out.iter().any(|p| p.group == group) {
+                    return Err(self.invalid(
+                        &format!("{at}/probes"),
+                        format!(
+                            "expected at least one probe in each of the three groups, found none in {}",
+                            group.as_str()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn suite(&self, at: &str, suite: SuiteJson) -> Result<SuiteSpec, ImportError> {

@@ -33,6 +33,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_daemon_jobs.sql",
         sql: include_str!("../../../migrations/0003_daemon_jobs.sql"),
     },
+    Migration {
+        name: "0004_verdicts.sql",
+        sql: include_str!("../../../migrations/0004_verdicts.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

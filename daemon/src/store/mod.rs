@@ -91,8 +91,8 @@ pub use record::{
 };
 pub use reuse::{BaselineQuery, ReusableTrial};
 pub use summary::{
-    RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts, inference_params,
-    scoring_trial, summary_version,
+    ProfileHeadline, RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts,
+    inference_params, scoring_trial, summary_version,
 };
 pub use types::{
     Condition, JudgmentKind, RunId, RunStatus, TrialId, TrialStatus, Trigger, UnexpectedValue,
@@ -403,6 +403,16 @@ impl Store {
         history::latest_lift_per_model(&self.conn, skill)
     }
 
+    /// The variance of the skill's outcome lift from its newest completed run with two cases or
+    /// more (on `model` first): what planning uses. `None` without such a run.
+    pub fn outcome_variance(
+        &self,
+        skill: &str,
+        model: Option<&str>,
+    ) -> Result<Option<(RunInfo, skillwatch_core::scoring::plan::VarianceModel)>> {
+        history::outcome_variance(&self.conn, skill, model)
+    }
+
     /// For the per-case code lens: each case of the skill's current suite with its last lift
     /// per (harness, model).
     pub fn case_results(&self, skill: &str) -> Result<Vec<CaseResult>> {
@@ -492,6 +502,10 @@ fn import_run(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<RunId> {
     let id = write::begin_run(tx, &run.spec, Some(&run.external_id))?;
+    if !run.outcome_metrics.is_empty() {
+        write::set_outcome_metrics(tx, id, &run.outcome_metrics)?;
+    }
+    write::record_probes(tx, id, &run.probes)?;
     for trial in &run.trials {
         write::record_trial(tx, id, trial)?;
         report.trials += 1;

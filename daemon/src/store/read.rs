@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use skillwatch_core::scoring::ProbeResult;
+
 use super::error::{Result, StoreError};
 use super::record::Tokens;
 use super::types::{Condition, RunId, RunStatus, TrialId, TrialStatus, Trigger};
@@ -46,6 +48,9 @@ pub struct RunInfo {
     pub finished_ms: Option<i64>,
     /// Number of trials recorded.
     pub trial_count: u64,
+    /// Custom metrics the run declares as outcome metrics.
+    #[serde(default)]
+    pub outcome_metrics: Vec<String>,
 }
 
 /// One trial as stored, without its (possibly large) output text: what scoring needs.
@@ -110,7 +115,7 @@ const RUN_COLUMNS: &str =
     "r.id, s.name, v.content_hash, su.content_hash, r.harness, r.harness_version,
      r.model, r.judge_model, r.scoring_profile, r.trigger, r.status, r.config, r.seed,
      r.tool_version, r.started_ms, r.finished_ms,
-     (SELECT count(*) FROM trials t WHERE t.run_id = r.id)";
+     (SELECT count(*) FROM trials t WHERE t.run_id = r.id), r.outcome_metrics";
 
 const RUN_FROM: &str = "FROM runs r JOIN skills s ON s.id = r.skill_id
      JOIN skill_versions v ON v.id = r.skill_version_id JOIN suites su ON su.id = r.suite_id";
@@ -142,7 +147,35 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunInfo> {
         started_ms: r.get(14)?,
         finished_ms: r.get(15)?,
         trial_count: r.get::<_, i64>(16)? as u64,
+        outcome_metrics: serde_json::from_value(json_column(r, 17)?).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(17, rusqlite::types::Type::Text, Box::new(e))
+        })?,
     })
+}
+
+/// A run's security probe results, by probe id.
+pub fn run_probes(conn: &Connection, run: RunId) -> Result<Vec<ProbeResult>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT probe, probe_group, passed FROM probe_results WHERE run_id = ?1 ORDER BY probe",
+    )?;
+    let rows = stmt.query_map([run], |r| {
+        let group: String = r.get(1)?;
+        Ok((r.get::<_, String>(0)?, group, r.get::<_, bool>(2)?))
+    })?;
+    let mut probes = Vec::new();
+    for row in rows {
+        let (id, group, passed) = row?;
+        let group =
+            serde_json::from_value(serde_json::Value::String(group.clone())).map_err(|_| {
+                StoreError::Corrupt {
+                    table: "probe_results",
+                    column: "probe_group",
+                    found: group,
+                }
+            })?;
+        probes.push(ProbeResult { id, group, passed });
+    }
+    Ok(probes)
 }
 
 /// One run by id.

@@ -10,7 +10,7 @@ use super::error::{Result, StoreError};
 use super::types::{Condition, JudgmentKind, TrialStatus, Trigger, Winner};
 
 /// The scoring profile a run is scored with when the caller does not name one: ACES Skill Lift.
-pub const DEFAULT_SCORING_PROFILE: &str = "aces";
+pub const DEFAULT_SCORING_PROFILE: &str = "outcome";
 
 /// Which skill, and which version of it, a run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,13 +4,18 @@
 //! whenever [`summary_version`] changes, and its randomness (bootstrap, permutation) is seeded
 //! with the run's stored seed, so recomputing gives the same numbers.
 
+use std::collections::BTreeMap;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use skillwatch_core::scoring::lift::LiftBand;
+use skillwatch_core::scoring::passk::{PassAtK, pass_at_k_of};
+use skillwatch_core::scoring::skilltester::{ProbeResult, SecurityReport};
 use skillwatch_core::scoring::stats::{InferenceParams, wilson_interval};
 use skillwatch_core::scoring::trial::{AssertionCounts, TokenUsage, pair_trials};
 use skillwatch_core::scoring::{
-    self, Exclusions, Interval, LiftParams, LiftReport, PValue, SkillTesterParams, UtilityReport,
+    self, Decision, Exclusions, Interval, LiftParams, LiftReport, Metric, MetricRole, PValue,
+    ScoringProfile, SkillTesterParams, UtilityReport, VerdictParams,
 };
 
 use super::error::{Result, StoreError};
@@ -20,7 +25,7 @@ use super::types::{Condition, RunId, TrialStatus};
 
 /// Version of this module's mapping from stored trials to scoring inputs and of the summary's
 /// shape. Bump it when either changes a stored number or field.
-pub const SUMMARY_MAPPING_VERSION: &str = "store-summary-1";
+pub const SUMMARY_MAPPING_VERSION: &str = "store-summary-2";
 
 /// The version stored with every summary: `core::scoring`'s version plus this module's, so a
 /// change in either recomputes stored summaries on their next read.
@@ -48,32 +53,78 @@ pub struct TrialCounts {
     pub skill: StatusCounts,
 }
 
+/// One profile's headline: the lift, its intervals and test, and the verdict on them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileHeadline {
+    /// Which metrics the lift is built from.
+    pub profile: ScoringProfile,
+    /// The lift: the mean of the per-case values, the estimand of `interval`, `p_value` and
+    /// `verdict`; `None` when no case had one of the profile's metrics on both sides.
+    pub lift: Option<f64>,
+    /// The mean of the profile's metric lifts (ACES's Lift_{s,a} formula); differs from `lift`
+    /// only when some case lacks some metric.
+    pub metric_mean: Option<f64>,
+    /// The metrics it is built from.
+    pub metrics: Vec<Metric>,
+    /// Student's t interval of `lift` (n = cases).
+    pub interval: Option<Interval>,
+    /// Expanded percentile bootstrap interval, where it is offered (enough cases).
+    pub bootstrap_interval: Option<Interval>,
+    /// Sign-flip permutation p-value of the per-case values.
+    pub p_value: Option<PValue>,
+    /// Cases with a value: n.
+    pub cases: usize,
+    /// (case, attempt) pairs behind them; a case's pairs are averaged first.
+    pub pairs: usize,
+    /// (case, attempt) pairs left out, by reason.
+    pub excluded: Exclusions,
+    /// ACES's diagnostic band of `lift`.
+    pub band: Option<LiftBand>,
+    /// The verdict (`core::scoring::verdict`, the rule every verdict uses).
+    pub verdict: Decision,
+}
+
 /// What a history line or a lens shows about a run: small, read without the full report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunHeadline {
-    /// ACES overall Skill Lift (mean of the default metrics' lifts); `None` when no default
-    /// metric had a complete pair.
-    pub lift: Option<f64>,
-    /// Student's t interval of the mean per-case overall delta (n = cases).
-    pub interval: Option<Interval>,
-    /// Sign-flip permutation p-value of the per-case overall deltas.
-    pub p_value: Option<PValue>,
-    /// ACES's diagnostic band of `lift`.
-    pub band: Option<LiftBand>,
-    /// Cases with an overall delta.
-    pub cases: usize,
-    /// (case, attempt) pairs left out of the overall, by reason.
-    pub excluded: Exclusions,
+    /// The outcome lift (the default profile): what verdicts, exit codes, lenses and SW501
+    /// read unless `--scoring-profile aces` is asked for.
+    pub outcome: ProfileHeadline,
+    /// ACES's six-metric overall, as the paper computes it.
+    pub aces: ProfileHeadline,
+    /// Process metrics shown beside the lift, never inside it: name -> lift.
+    pub process: BTreeMap<String, f64>,
+    /// Most complete pairs any case had (the run's attempts per case).
+    pub attempts: u32,
     /// Trials per condition and status.
     pub trials: TrialCounts,
-    /// Wilson interval of the graded baseline trials' pass rate.
+    /// Wilson interval of the baseline trials' pass rate (a timeout is a failed task; errors
+    /// and ungraded trials are left out).
     pub baseline_pass_rate: Option<Interval>,
-    /// Wilson interval of the graded with-skill trials' pass rate.
+    /// Wilson interval of the with-skill trials' pass rate (same rule).
     pub skill_pass_rate: Option<Interval>,
-    /// Wilson interval of the rate at which with-skill trials invoked the skill.
+    /// Wilson interval of the rate at which with-skill trials read the skill (a failed read
+    /// is not an invocation).
     pub invocation_rate: Option<Interval>,
+    /// pass@k and pass^k per condition, with k = the attempts per case, when above 1.
+    pub pass_at_k: Vec<PassAtK>,
     /// SkillTester utility U on [0, 100], when any task was scorable.
     pub utility: Option<f64>,
+    /// Its t interval over cases, clipped to [0, 100].
+    pub utility_interval: Option<Interval>,
+    /// SkillTester security S and status, from the run's probe results, when it has some in
+    /// every group.
+    pub security: Option<SecurityReport>,
+}
+
+impl RunHeadline {
+    /// The headline of `profile`.
+    pub fn profile(&self, profile: ScoringProfile) -> &ProfileHeadline {
+        match profile {
+            ScoringProfile::Outcome => &self.outcome,
+            ScoringProfile::Aces => &self.aces,
+        }
+    }
 }
 
 /// Everything scored about one run.
@@ -145,8 +196,20 @@ pub fn inference_params(run: &RunInfo) -> InferenceParams {
     params
 }
 
-/// Score a run's trials.
-pub fn compute(run: &RunInfo, trials: &[StoredTrial]) -> Result<RunSummary> {
+/// The verdict settings of a run's summary: the defaults at the run's level.
+pub fn verdict_params(inference: &InferenceParams) -> VerdictParams {
+    VerdictParams {
+        level: inference.level,
+        ..VerdictParams::default()
+    }
+}
+
+/// Score a run's trials (and its security probes, when it has any).
+pub fn compute(
+    run: &RunInfo,
+    trials: &[StoredTrial],
+    probes: &[ProbeResult],
+) -> Result<RunSummary> {
     let failed = |reason: String| StoreError::Scoring {
         run: run.id,
         reason,
@@ -155,46 +218,63 @@ pub fn compute(run: &RunInfo, trials: &[StoredTrial]) -> Result<RunSummary> {
     let inference = inference_params(run);
     let lift_params = LiftParams {
         inference,
+        outcome_metrics: run.outcome_metrics.clone(),
         ..LiftParams::default()
     };
     let lift = scoring::skill_lift(&scored, &lift_params).map_err(|e| failed(e.to_string()))?;
-    let (utility, utility_error) = match scoring::utility(&scored, &SkillTesterParams::default()) {
+    let params = SkillTesterParams::default();
+    let (utility, utility_error) = match scoring::utility(&scored, &params) {
         Ok(report) => (Some(report), None),
         Err(e) => (None, Some(e.to_string())),
     };
-    let excluded = overall_exclusions(&scored, &lift).map_err(failed)?;
-    let level = inference.level;
+    let security = if probes.is_empty() {
+        None
+    } else {
+        Some(scoring::security(probes, &params).map_err(|e| failed(e.to_string()))?)
+    };
     let rate = |hits: usize, n: usize| -> Result<Option<Interval>> {
         if n == 0 {
             return Ok(None);
         }
-        wilson_interval(hits as u64, n as u64, level)
+        wilson_interval(hits as u64, n as u64, inference.level)
             .map(Some)
             .map_err(|e| failed(e.to_string()))
     };
-    let graded = |c: Condition| trials.iter().filter(move |t| t.condition == c);
-    let passes = |c: Condition| {
-        let with_grade: Vec<bool> = graded(c).filter_map(|t| t.passed).collect();
-        (with_grade.iter().filter(|p| **p).count(), with_grade.len())
+    let outcomes = |c: scoring::Condition| -> (usize, usize) {
+        let graded: Vec<bool> = scored
+            .iter()
+            .filter(|t| t.condition == c)
+            .filter_map(scoring::Trial::task_outcome)
+            .collect();
+        (graded.iter().filter(|p| **p).count(), graded.len())
     };
-    let (bp, bn) = passes(Condition::Baseline);
-    let (sp, sn) = passes(Condition::Skill);
-    let invoked: Vec<bool> = graded(Condition::Skill)
+    let (bp, bn) = outcomes(scoring::Condition::Baseline);
+    let (sp, sn) = outcomes(scoring::Condition::Skill);
+    let invoked: Vec<bool> = trials
+        .iter()
+        .filter(|t| t.condition == Condition::Skill)
         .filter_map(|t| t.skill_invoked)
         .collect();
-    let overall = lift.overall.as_ref();
+    let verdict = verdict_params(&inference);
+    let attempts = attempts_per_case(&scored);
     let headline = RunHeadline {
-        lift: overall.map(|o| o.lift),
-        interval: overall.and_then(|o| o.summary.t_interval),
-        p_value: overall.and_then(|o| o.summary.p_value),
-        band: overall.map(|o| o.band),
-        cases: overall.map_or(0, |o| o.summary.n),
-        excluded,
+        outcome: profile_headline(&lift, ScoringProfile::Outcome, &verdict),
+        aces: profile_headline(&lift, ScoringProfile::Aces, &verdict),
+        process: lift
+            .metrics
+            .iter()
+            .filter(|m| m.metric.role(&lift.params.outcome_metrics) == MetricRole::Process)
+            .map(|m| (m.metric.name().to_owned(), m.lift))
+            .collect(),
+        attempts,
         trials: count_statuses(trials),
         baseline_pass_rate: rate(bp, bn)?,
         skill_pass_rate: rate(sp, sn)?,
         invocation_rate: rate(invoked.iter().filter(|i| **i).count(), invoked.len())?,
+        pass_at_k: pass_at_k(&scored, attempts).map_err(failed)?,
         utility: utility.as_ref().and_then(|u| u.utility),
+        utility_interval: utility.as_ref().and_then(|u| u.interval),
+        security,
     };
     Ok(RunSummary {
         run: run.id,
@@ -207,34 +287,69 @@ pub fn compute(run: &RunInfo, trials: &[StoredTrial]) -> Result<RunSummary> {
     })
 }
 
-/// Pairs that gave no overall delta: unmatched sides, errors, timeouts, and complete pairs
-/// with no default metric scored on both sides (the lift module's exclusion rule).
-fn overall_exclusions(
-    trials: &[scoring::Trial],
+/// One profile's headline with its verdict; a profile with no value is "not measured".
+fn profile_headline(
     lift: &LiftReport,
-) -> std::result::Result<Exclusions, String> {
-    let pairing = pair_trials(trials).map_err(|e| e.to_string())?;
-    let mut excluded = pairing.unmatched;
-    let defaults: Vec<&scoring::Metric> = lift
-        .metrics
+    profile: ScoringProfile,
+    verdict: &VerdictParams,
+) -> ProfileHeadline {
+    let p = lift.profile(profile);
+    let summary = p.map(|p| p.summary).unwrap_or_default();
+    ProfileHeadline {
+        profile,
+        lift: p.map(|p| p.lift),
+        metric_mean: p.map(|p| p.metric_mean),
+        metrics: p.map(|p| p.metrics.clone()).unwrap_or_default(),
+        interval: summary.t_interval,
+        bootstrap_interval: summary.bootstrap_interval,
+        p_value: summary.p_value,
+        cases: summary.n,
+        pairs: p.map_or(0, |p| p.pairs),
+        excluded: p.map_or_else(|| unpaired(lift), |p| p.excluded),
+        band: p.map(|p| p.band),
+        verdict: scoring::decide(&summary, verdict, "lift"),
+    }
+}
+
+/// Exclusions when a profile has no value at all: the largest count any metric reports (every
+/// pair was left out for some reason).
+fn unpaired(lift: &LiftReport) -> Exclusions {
+    lift.metrics
         .iter()
-        .map(|m| &m.metric)
-        .filter(|m| m.is_default())
-        .collect();
+        .map(|m| m.excluded)
+        .max_by_key(Exclusions::total)
+        .unwrap_or_default()
+}
+
+/// The most complete (case, attempt) pairs any case of the run had.
+fn attempts_per_case(trials: &[scoring::Trial]) -> u32 {
+    let Ok(pairing) = pair_trials(trials) else {
+        return 0;
+    };
+    let mut per_case: BTreeMap<&str, u32> = BTreeMap::new();
     for pair in &pairing.pairs {
-        let statuses = [pair.baseline.status, pair.skill.status];
-        if statuses.contains(&scoring::TrialStatus::Error) {
-            excluded.errored += 1;
-        } else if statuses.contains(&scoring::TrialStatus::Timeout) {
-            excluded.timed_out += 1;
-        } else if !defaults
-            .iter()
-            .any(|m| pair.baseline.metric(m).is_some() && pair.skill.metric(m).is_some())
+        *per_case.entry(pair.case_id).or_default() += 1;
+    }
+    per_case.values().copied().max().unwrap_or(0)
+}
+
+/// pass@k and pass^k per condition for k = `attempts`, when a case was tried more than once.
+fn pass_at_k(
+    trials: &[scoring::Trial],
+    attempts: u32,
+) -> std::result::Result<Vec<PassAtK>, String> {
+    if attempts < 2 {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for condition in [scoring::Condition::Baseline, scoring::Condition::Skill] {
+        if let Some(p) =
+            pass_at_k_of(trials, condition, u64::from(attempts)).map_err(|e| e.to_string())?
         {
-            excluded.unscored += 1;
+            out.push(p);
         }
     }
-    Ok(excluded)
+    Ok(out)
 }
 
 fn count_statuses(trials: &[StoredTrial]) -> TrialCounts {
@@ -272,11 +387,11 @@ pub fn put(conn: &Connection, summary: &RunSummary) -> Result<()> {
     .execute(params![
         summary.run,
         summary.scoring_version,
-        h.lift,
-        h.interval.map(|i| i.low),
-        h.interval.map(|i| i.high),
-        h.cases as i64,
-        h.excluded.total() as i64,
+        h.outcome.lift,
+        h.outcome.interval.map(|i| i.low),
+        h.outcome.interval.map(|i| i.high),
+        h.outcome.cases as i64,
+        h.outcome.excluded.total() as i64,
         headline,
         detail,
         summary.computed_ms,

@@ -754,23 +754,43 @@ fn finishing_a_run_stores_its_scored_summary() {
 
     let summary = store.finish_run(run, RunStatus::Completed).unwrap();
     let h = &summary.headline;
-    assert!(close(h.lift.unwrap(), (0.6 + 0.2 + 0.4) / 3.0), "{h:?}");
-    let ci = h.interval.unwrap();
+    // ACES (goal accuracy is its only metric here): the timed-out pair is excluded.
+    let a = &h.aces;
+    assert!(close(a.lift.unwrap(), (0.6 + 0.2 + 0.4) / 3.0), "{h:?}");
+    let ci = a.interval.unwrap();
     assert_eq!(ci.n, 3);
     assert_eq!(ci.level, 0.95);
     assert!(ci.low < 0.4 && 0.4 < ci.high);
-    assert_eq!(h.cases, 3);
-    assert_eq!(h.excluded.timed_out, 1);
-    assert_eq!(h.excluded.total(), 1);
+    assert_eq!(a.cases, 3);
+    assert_eq!(a.excluded.timed_out, 1);
+    assert_eq!(a.excluded.total(), 1);
+    // Outcome: pass and goal accuracy. The timeout is a failed task in `pass`, so case 3
+    // enters with pass alone (failed on both sides: 0); nothing is left out.
+    let o = &h.outcome;
+    assert!(
+        close(o.lift.unwrap(), (0.8 + 0.6 + 0.2 + 0.0) / 4.0),
+        "{o:?}"
+    );
+    assert_eq!((o.cases, o.pairs, o.excluded.total()), (4, 4, 0));
+    assert_eq!(
+        o.verdict.verdict,
+        skillwatch_core::scoring::Verdict::Inconclusive
+    );
+    assert_eq!(o.verdict.needed_cases, Some(6));
+    assert_eq!(h.attempts, 1);
+    assert!(
+        h.pass_at_k.is_empty(),
+        "one attempt per case: pass@1 is the pass rate"
+    );
     assert_eq!(h.trials.skill.timeout, 1);
     assert_eq!(h.trials.baseline.completed, 4);
-    // Passed = score >= 0.5: baseline 1 of 4, skill 2 of 3 graded.
+    // Passed = score >= 0.5: baseline 1 of 4; skill 3 of 4, the timeout a failure.
     let bp = h.baseline_pass_rate.unwrap();
     assert!(close(bp.estimate, 0.25) && bp.n == 4);
     let sp = h.skill_pass_rate.unwrap();
     assert!(
-        close(sp.estimate, 1.0) && sp.n == 3,
-        "the timed-out trial is not graded"
+        close(sp.estimate, 0.75) && sp.n == 4,
+        "the timed-out trial is in the denominator: {sp:?}"
     );
     assert!(close(h.invocation_rate.unwrap().estimate, 2.0 / 3.0));
     assert_eq!(summary.scoring_version, summary_version());
@@ -787,8 +807,8 @@ fn finishing_a_run_stores_its_scored_summary() {
 fn summaries_are_reproducible_from_the_stored_seed() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&db(&dir)).unwrap();
-    let base = [0.1, 0.5, 0.3, 0.7, 0.2];
-    let with = [0.6, 0.4, 0.9, 0.8, 0.6];
+    let base = [0.1, 0.5, 0.3, 0.7, 0.2, 0.4, 0.1, 0.6, 0.3, 0.5];
+    let with = [0.6, 0.4, 0.9, 0.8, 0.6, 0.7, 0.5, 0.6, 0.8, 0.9];
     let run = scored_run(&mut store, "s", "m", &base, &with);
     let first = store.summary(run).unwrap().unwrap();
     // Pretend an older scoring version wrote it: the next read recomputes, identically.
@@ -811,7 +831,7 @@ fn summaries_are_reproducible_from_the_stored_seed() {
     assert_eq!(version, summary_version());
     let boot = first
         .lift
-        .overall
+        .outcome
         .unwrap()
         .summary
         .bootstrap_interval
@@ -842,7 +862,8 @@ fn an_upgraded_database_gets_summaries_on_first_read() {
     assert_eq!(count(&store, "run_summaries"), 0);
     let lifts = store.latest_lift_per_model("s").unwrap();
     assert_eq!(lifts.len(), 1);
-    assert!(close(lifts[0].headline.lift.unwrap(), 0.5));
+    assert!(close(lifts[0].headline.aces.lift.unwrap(), 0.5));
+    assert!(close(lifts[0].headline.outcome.lift.unwrap(), 0.75));
     assert_eq!(count(&store, "run_summaries"), 1);
 }
 
@@ -861,11 +882,11 @@ fn the_lens_shows_the_newest_completed_run_per_model() {
     assert_eq!(lifts[0].run.model, "model-a");
     assert_eq!(lifts[0].run.id, newest_a);
     assert_eq!(lifts[0].completed_runs, 2);
-    assert!(close(lifts[0].headline.lift.unwrap(), 0.6));
-    assert_eq!(lifts[0].headline.interval.unwrap().n, 2);
+    assert!(close(lifts[0].headline.aces.lift.unwrap(), 0.6));
+    assert_eq!(lifts[0].headline.aces.interval.unwrap().n, 2);
     assert_eq!(lifts[1].run.id, b);
     assert_eq!(lifts[1].completed_runs, 1);
-    assert!(close(lifts[1].headline.lift.unwrap(), 0.05));
+    assert!(close(lifts[1].headline.aces.lift.unwrap(), 0.05));
     assert!(store.latest_lift_per_model("nobody").unwrap().is_empty());
 }
 
@@ -890,12 +911,13 @@ fn each_case_shows_its_last_result_and_whether_it_changed_since() {
     let results = store.case_results("s").unwrap();
     assert_eq!(results.len(), 3);
     let by_case = |c: &str| results.iter().find(|r| r.case == c).unwrap();
-    assert!(close(by_case("c0").lift.unwrap(), 0.25));
+    // Case lifts are outcome lifts: the mean of the pass and goal-accuracy deltas.
+    assert!(close(by_case("c0").lift.unwrap(), (0.0 + 0.25) / 2.0));
     assert_eq!(by_case("c0").run, run);
     assert!(!by_case("c0").stale);
-    assert!(close(by_case("c1").lift.unwrap(), 0.5));
+    assert!(close(by_case("c1").lift.unwrap(), (1.0 + 0.5) / 2.0));
     assert!(!by_case("c1").stale);
-    assert!(close(by_case("c2").lift.unwrap(), 0.25));
+    assert!(close(by_case("c2").lift.unwrap(), (0.0 + 0.25) / 2.0));
     assert!(by_case("c2").stale, "c2 was edited after its last result");
     assert!(close(by_case("c1").deltas["goal_accuracy"], 0.5));
 }
@@ -916,7 +938,7 @@ fn comparing_models_finds_a_regression_and_skips_edited_cases() {
     use skillwatch_core::scoring::Verdict as V;
     assert_eq!(
         cmp.comparison.verdict,
-        V::Regressed,
+        V::Regresses,
         "{}",
         cmp.comparison.reason
     );
@@ -925,11 +947,11 @@ fn comparing_models_finds_a_regression_and_skips_edited_cases() {
     assert_eq!(cmp.reference.model, "old");
     assert!(cmp.changed_cases.is_empty());
 
-    // Same model twice: unchanged.
+    // Same model twice: every case unchanged, no change.
     let same = store
         .compare_models("s", "old", "old", None, &params)
         .unwrap();
-    assert_eq!(same.comparison.verdict, V::Unchanged);
+    assert_eq!(same.comparison.verdict, V::NoChange);
 
     // An edited case is left out of the comparison and listed.
     let mut edited = spec("s", "newer", 8);
@@ -1011,4 +1033,126 @@ fn trajectory_files_are_read_relative_to_the_trial_file() {
     assert!(err.contains("trials.json:8:"), "{err}");
     assert!(err.contains("missing.json"), "{err}");
     assert!(err.contains("/runs/0/trials/0/trajectory/file"), "{err}");
+}
+
+/// A run with declared custom outcome metrics, security probes and two attempts per case.
+const SCORED_FILE: &str = r#"{
+  "format": "skillwatch-trials/1",
+  "runs": [{
+    "skill": {"name": "s"},
+    "suite": {"cases": [{"id": "a"}, {"id": "b"}]},
+    "harness": "h", "model": "m", "started_at": "2026-01-01T00:00:00Z",
+    "outcome_metrics": ["house_style"],
+    "probes": [
+      {"id": "S_01", "group": "abnormal_behavior_control", "passed": true},
+      {"id": "S_02", "group": "permission_boundary", "passed": true},
+      {"id": "S_03", "group": "permission_boundary", "passed": false},
+      {"id": "S_04", "group": "sensitive_data_protection", "passed": true}
+    ],
+    "trials": [
+      {"case": "a", "condition": "baseline", "attempt": 0, "passed": false, "metrics": {"house_style": 0.0, "skill_execution": 0.0}},
+      {"case": "a", "condition": "skill", "attempt": 0, "passed": true, "metrics": {"house_style": 1.0, "skill_execution": 1.0}},
+      {"case": "a", "condition": "baseline", "attempt": 1, "passed": true, "metrics": {"house_style": 0.0, "skill_execution": 0.0}},
+      {"case": "a", "condition": "skill", "attempt": 1, "status": "timeout"},
+      {"case": "b", "condition": "baseline", "attempt": 0, "passed": false, "metrics": {"house_style": 0.5, "skill_execution": 0.0}},
+      {"case": "b", "condition": "skill", "attempt": 0, "passed": false, "metrics": {"house_style": 0.5, "skill_execution": 1.0}},
+      {"case": "b", "condition": "baseline", "attempt": 1, "passed": false, "metrics": {"house_style": 0.5, "skill_execution": 0.0}},
+      {"case": "b", "condition": "skill", "attempt": 1, "passed": true, "metrics": {"house_style": 0.5, "skill_execution": 1.0}}
+    ]
+  }]
+}"#;
+
+#[test]
+fn imported_outcome_metrics_probes_and_attempts_reach_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db(&dir)).unwrap();
+    let file = parse_trial_file(Path::new("t.json"), SCORED_FILE.as_bytes()).unwrap();
+    let report = store.import(&file, &mut |_, _| {}).unwrap();
+    let run = report.imported[0];
+    assert_eq!(store.run(run).unwrap().outcome_metrics, vec!["house_style"]);
+    let h = store.summary(run).unwrap().unwrap().headline;
+    // Outcome: pass and the declared house_style; skill_execution beside it, not inside.
+    let names: Vec<&str> = h.outcome.metrics.iter().map(|m| m.name()).collect();
+    assert_eq!(names, vec!["pass", "house_style"]);
+    assert_eq!(h.process.get("skill_execution"), Some(&1.0));
+    // Case a: pass deltas +1 and -1 (the timeout fails), house_style +1 (attempt 0 only):
+    // mean(0, 1) = 0.5. Case b: pass 0 and +1, house_style 0: mean(0.5, 0) = 0.25.
+    assert!(
+        close(h.outcome.lift.unwrap(), (0.5 + 0.25) / 2.0),
+        "{:?}",
+        h.outcome
+    );
+    assert_eq!((h.outcome.cases, h.outcome.pairs, h.attempts), (2, 4, 2));
+    // pass@2 and pass^2 per condition: baseline a {F, T}, b {F, F}; skill a {T, timeout}, b {F, T}.
+    let [b, s] = h.pass_at_k.as_slice() else {
+        panic!("{:?}", h.pass_at_k)
+    };
+    assert_eq!((b.k, s.k), (2, 2));
+    assert!(close(b.pass_at_k, 0.5) && close(b.pass_hat_k, 0.0));
+    assert!(close(s.pass_at_k, 1.0) && close(s.pass_hat_k, 0.0));
+    // Security S from the probes: (100 + 50 + 100) / 3, Caution.
+    let sec = h.security.expect("S");
+    assert!(close(sec.score, 250.0 / 3.0));
+    assert_eq!(
+        serde_json::to_value(sec.status).unwrap(),
+        serde_json::json!("caution")
+    );
+}
+
+#[test]
+fn declared_outcome_metrics_and_probes_are_checked() {
+    let err = import_error(&SCORED_FILE.replace(r#"["house_style"]"#, r#"["skill_execution"]"#));
+    assert!(
+        err.contains("expected a custom metric name, found `skill_execution`"),
+        "{err}"
+    );
+    let err = import_error(&SCORED_FILE.replace("sensitive_data_protection", "secrets"));
+    assert!(err.contains("found `secrets`"), "{err}");
+    let err = import_error(&SCORED_FILE.replace(
+        r#"{"id": "S_04", "group": "sensitive_data_protection", "passed": true}"#,
+        r#"{"id": "S_04", "group": "permission_boundary", "passed": true}"#,
+    ));
+    assert!(
+        err.contains("at least one probe in each of the three groups, found none in sensitive_data_protection"),
+        "{err}"
+    );
+    let err = import_error(&SCORED_FILE.replace("\"S_02\"", "\"S_01\""));
+    assert!(err.contains("unique, non-empty probe id"), "{err}");
+}
+
+/// Migration 0004 maps stored comparison verdicts to the verdict rule's words.
+#[test]
+fn comparisons_stored_before_the_verdict_rule_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    {
+        let mut old = Store::open_with(&path, &MIGRATIONS[..3]).unwrap();
+        let run = old.begin_run(&spec("s", "m", 1)).unwrap();
+        write::finish_run(&old.conn, run, RunStatus::Completed, None).unwrap();
+        let detail = serde_json::json!({
+            "skill": "s", "skill_dir": null, "harness": "h", "reference_model": "a",
+            "candidate_model": "b", "reference_run": 1, "candidate_run": 1,
+            "reference_lift": 0.2, "candidate_lift": -0.1, "difference": -0.3,
+            "interval": null, "verdict": "regressed", "reason": "r", "compared_ms": 5
+        });
+        old.conn
+            .execute(
+                "INSERT INTO model_comparisons (skill_id, harness, reference_run, candidate_run,
+                                                verdict, detail, compared_ms)
+                 VALUES (1, 'h', 1, 1, 'regressed', ?1, 5)",
+                [detail.to_string()],
+            )
+            .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let verdict: String = store
+        .conn
+        .query_row("SELECT verdict FROM model_comparisons", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(verdict, "regresses");
+    let latest = store.latest_model_comparisons("s").unwrap();
+    assert_eq!(
+        latest[0].verdict,
+        skillwatch_core::scoring::Verdict::Regresses
+    );
 }

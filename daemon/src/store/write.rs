@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
+use skillwatch_core::scoring::ProbeResult;
 
 use super::error::{Result, StoreError};
 use super::record::{CaseSpec, Judgment, RunSpec, SuiteSpec, TrialRecord, Verdict};
@@ -387,6 +388,28 @@ pub fn finish_run(
             status.as_str(),
             finished_ms.unwrap_or_else(now_ms)
         ])?;
+    Ok(())
+}
+
+/// Declare the custom metrics that are outcome metrics of a running run (they enter its
+/// outcome lift).
+pub fn set_outcome_metrics(conn: &Connection, run: RunId, metrics: &[String]) -> Result<()> {
+    running_state(conn, run)?;
+    let json = serde_json::Value::from(metrics.to_vec()).to_string();
+    conn.prepare_cached("UPDATE runs SET outcome_metrics = ?2 WHERE id = ?1")?
+        .execute(params![run.0, json])?;
+    Ok(())
+}
+
+/// Record a running run's security probe results (one row per probe id).
+pub fn record_probes(conn: &Connection, run: RunId, probes: &[ProbeResult]) -> Result<()> {
+    running_state(conn, run)?;
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO probe_results (run_id, probe, probe_group, passed) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for p in probes {
+        stmt.execute(params![run.0, p.id, p.group.as_str(), p.passed])?;
+    }
     Ok(())
 }
 

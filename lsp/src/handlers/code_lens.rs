@@ -139,7 +139,8 @@ fn lens(range: Range, title: &str, command: &str, arguments: serde_json::Value) 
     }
 }
 
-/// "Lift +0.21 [0.12, 0.30] · claude-sonnet-4.5 · 5 runs · 2 days ago".
+/// "Lift +0.21 [0.12, 0.30] · improves · claude-sonnet-4.5 · 5 runs · 2 days ago"; the
+/// verdict tells "inconclusive (n too small)" from "no change".
 pub fn lift_title(lift: &ModelLift, now: SystemTime) -> String {
     let interval = lift
         .interval
@@ -153,8 +154,12 @@ pub fn lift_title(lift: &ModelLift, now: SystemTime) -> String {
     } else {
         format!("{} runs", lift.runs)
     };
+    let verdict = lift
+        .verdict
+        .as_ref()
+        .map_or_else(String::new, |v| format!(" · {v}"));
     format!(
-        "Lift {value}{interval} · {} · {runs} · {}",
+        "Lift {value}{interval}{verdict} · {} · {runs} · {}",
         lift.model,
         ago(lift.finished_at, now)
     )
@@ -208,12 +213,24 @@ mod tests {
             harness: "claude-code".into(),
             lift: Some(0.21),
             interval: Some((0.12, 0.30)),
+            verdict: Some("improves".into()),
             runs: 5,
             finished_at: now - Duration::from_secs(2 * 86_400 + 100),
         };
         assert_eq!(
             lift_title(&lift, now),
-            "Lift +0.21 [0.12, 0.30] · claude-sonnet-4.5 · 5 runs · 2 days ago"
+            "Lift +0.21 [0.12, 0.30] · improves · claude-sonnet-4.5 · 5 runs · 2 days ago"
+        );
+        let small = ModelLift {
+            lift: Some(0.5),
+            interval: Some((-0.8, 1.8)),
+            verdict: Some("inconclusive (n too small)".into()),
+            runs: 1,
+            ..lift
+        };
+        assert_eq!(
+            lift_title(&small, now),
+            "Lift +0.50 [-0.80, 1.80] · inconclusive (n too small) · claude-sonnet-4.5 · 1 run · 2 days ago"
         );
     }
 

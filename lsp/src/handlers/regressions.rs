@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use skillwatch_core::checks::{self, CheckOptions, catalog};
 use skillwatch_core::protocol::ModelComparison;
-use skillwatch_core::scoring::Verdict;
 use skillwatch_core::skill::SkillDocument;
 use skillwatch_core::text::Span;
 use tower_lsp_server::ls_types as lsp;
@@ -57,10 +56,8 @@ pub fn diagnostics(
     if doc.kind != DocumentKind::SkillMd {
         return Vec::new();
     }
-    let regressed: Vec<&ModelComparison> = comparisons
-        .iter()
-        .filter(|c| c.verdict == Verdict::Regressed)
-        .collect();
+    let regressed: Vec<&ModelComparison> =
+        comparisons.iter().filter(|c| c.verdict.fails()).collect();
     if regressed.is_empty() {
         return Vec::new();
     }
@@ -93,7 +90,7 @@ pub fn diagnostics(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skillwatch_core::scoring::{Interval, IntervalMethod};
+    use skillwatch_core::scoring::{Interval, IntervalMethod, Verdict};
 
     fn comparison(verdict: Verdict) -> ModelComparison {
         ModelComparison {
@@ -139,7 +136,7 @@ mod tests {
         let doc = doc(tmp.path());
         let found = diagnostics(
             &doc,
-            &[comparison(Verdict::Regressed)],
+            &[comparison(Verdict::Regresses)],
             &CheckOptions::default(),
         );
         assert_eq!(found.len(), 1);
@@ -149,7 +146,7 @@ mod tests {
         assert_eq!(d.range.start, lsp::Position::new(1, 6));
         assert!(
             d.message
-                .starts_with("lift fell from +0.21 to -0.02 on model new: regressed"),
+                .starts_with("lift fell from +0.21 to -0.02 on model new: regresses"),
             "{}",
             d.message
         );
@@ -160,12 +157,18 @@ mod tests {
     fn other_verdicts_and_silenced_rules_give_nothing() {
         let tmp = tempfile::tempdir().unwrap();
         let doc = doc(tmp.path());
-        let unchanged = [comparison(Verdict::Unchanged)];
-        assert!(diagnostics(&doc, &unchanged, &CheckOptions::default()).is_empty());
+        for verdict in [
+            Verdict::NoChange,
+            Verdict::Inconclusive,
+            Verdict::Improves,
+            Verdict::NotMeasured,
+        ] {
+            assert!(diagnostics(&doc, &[comparison(verdict)], &CheckOptions::default()).is_empty());
+        }
         let off = CheckOptions {
             overrides: vec![(RULE.to_string(), None)],
             ..CheckOptions::default()
         };
-        assert!(diagnostics(&doc, &[comparison(Verdict::Regressed)], &off).is_empty());
+        assert!(diagnostics(&doc, &[comparison(Verdict::Regresses)], &off).is_empty());
     }
 }

@@ -1,0 +1,247 @@
+//! `skillwatch plan SKILL --detect 0.1`: how many cases x attempts a lift needs, and what the
+//! suite as it stands can detect. The same numbers are printed before every `skillwatch run`
+//! ([`design_note`]), so an author learns that 3 cases can show nothing before paying for
+//! the run, not after.
+//!
+//! The formulas are `core::scoring::plan`'s; the variance is the skill's own (its newest
+//! completed run with two cases or more) when the history has one, else the stated default.
+
+use std::fmt::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+use skillwatch_core::scoring::plan::{
+    Detectable, PlanParams, VarianceModel, VarianceSource, cases_needed, detectable,
+};
+use skillwatch_daemon::runner::{HarnessKind, HarnessSettings, RunRequest, planned_cases};
+use skillwatch_daemon::store::Store;
+
+use super::history_db::{DbArgs, print_out, skill_name};
+
+/// Attempts per case the plan table lists.
+const ATTEMPTS: [u32; 5] = [1, 2, 3, 5, 10];
+
+/// Largest suite the plan looks for.
+const MAX_CASES: usize = 100_000;
+
+/// Arguments of `skillwatch plan`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The skill folder (its eval cases are counted), or a skill name in the history.
+    skill: String,
+    /// The lift to detect, on the [0, 1] metric scale (0.1 = ten points of pass rate).
+    #[arg(long, value_name = "LIFT")]
+    detect: f64,
+    /// Attempts per case the current design uses [default: 1].
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Use the variance of runs on this model (default: the skill's newest run).
+    #[arg(long)]
+    model: Option<String>,
+    /// Power sought.
+    #[arg(long, default_value_t = 0.8)]
+    power: f64,
+    /// Confidence level of the verdict.
+    #[arg(long, default_value_t = 0.95)]
+    level: f64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    db: DbArgs,
+}
+
+/// What `plan --json` prints.
+#[derive(Debug, Serialize)]
+struct Plan {
+    skill: String,
+    /// Cases in the suite now (when SKILL is a folder with eval files).
+    cases: Option<usize>,
+    runs: u32,
+    detect: f64,
+    power: f64,
+    level: f64,
+    variance: VarianceModel,
+    /// The run the variance was estimated from.
+    variance_run: Option<i64>,
+    /// What the current suite detects at `runs` attempts.
+    current: Option<Detectable>,
+    /// Cases needed per attempts per case; `None` when no suite up to the limit does.
+    needed: Vec<(u32, Option<usize>)>,
+}
+
+/// Print the plan.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if !(args.detect > 0.0 && args.detect <= 1.0) {
+        bail!(
+            "--detect must be a lift in (0, 1], e.g. 0.1, found {}",
+            args.detect
+        );
+    }
+    let valid = |x: f64, low: f64| x > low && x < 1.0;
+    if !(valid(args.power, 0.5) && valid(args.level, 0.0)) {
+        bail!(
+            "expected --power in (0.5, 1) and --level in (0, 1), found {} and {}",
+            args.power,
+            args.level
+        );
+    }
+    let params = PlanParams {
+        level: args.level,
+        power: args.power,
+        ..PlanParams::default()
+    };
+    let skill = skill_name(&args.skill)?;
+    let dir = Path::new(&args.skill);
+    let cases = dir.is_dir().then(|| suite_size(dir)).transpose()?;
+    let (variance, variance_run) = history_variance(&args.db, &skill, args.model.as_deref())?;
+    let runs = args.runs.unwrap_or(1).max(1);
+    let plan = Plan {
+        current: cases.map(|n| detectable(n, runs, &variance, &params)),
+        needed: ATTEMPTS
+            .iter()
+            .map(|&r| {
+                (
+                    r,
+                    cases_needed(args.detect, r, &variance, &params, MAX_CASES),
+                )
+            })
+            .collect(),
+        skill,
+        cases,
+        runs,
+        detect: args.detect,
+        power: args.power,
+        level: args.level,
+        variance,
+        variance_run,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&plan)? + "\n"
+    } else {
+        plan_text(&plan)
+    };
+    print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn suite_size(dir: &Path) -> anyhow::Result<usize> {
+    let request = RunRequest::new(dir, HarnessSettings::new(HarnessKind::Command), "plan");
+    planned_cases(&request).with_context(|| format!("counting the eval cases of {}", dir.display()))
+}
+
+/// The skill's variance from the history, or the default when there is none (or no history).
+fn history_variance(
+    db: &DbArgs,
+    skill: &str,
+    model: Option<&str>,
+) -> anyhow::Result<(VarianceModel, Option<i64>)> {
+    let Ok(path) = db.path() else {
+        return Ok((VarianceModel::default(), None));
+    };
+    if !path.exists() {
+        return Ok((VarianceModel::default(), None));
+    }
+    let store = Store::open_existing(&path)?;
+    Ok(match store.outcome_variance(skill, model)? {
+        Some((run, v)) => (v, Some(run.id.0)),
+        None => (VarianceModel::default(), None),
+    })
+}
+
+fn plan_text(p: &Plan) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}: planning for {:.0}% power at {:.0}%",
+        p.skill,
+        p.power * 100.0,
+        p.level * 100.0
+    );
+    let _ = writeln!(
+        o,
+        "  variance: {}",
+        variance_text(&p.variance, p.variance_run)
+    );
+    if let (Some(cases), Some(current)) = (p.cases, &p.current) {
+        let _ = writeln!(
+            o,
+            "  this suite ({cases} case{} x {} attempt{}) detects lifts of: {}",
+            if cases == 1 { "" } else { "s" },
+            p.runs,
+            if p.runs == 1 { "" } else { "s" },
+            current.describe(cases, p.level)
+        );
+    }
+    let _ = writeln!(o, "\nto detect a lift of {:.2}:", p.detect);
+    let _ = writeln!(
+        o,
+        "  {:>8}  {:>12}  {:>8}",
+        "attempts", "cases needed", "trials"
+    );
+    for (runs, needed) in &p.needed {
+        let (cases, trials) = match needed {
+            Some(n) => (n.to_string(), (2 * n * *runs as usize).to_string()),
+            None => (format!("> {MAX_CASES}"), "—".into()),
+        };
+        let _ = writeln!(o, "  {runs:>8}  {cases:>12}  {trials:>8}");
+    }
+    if matches!(
+        p.variance.source,
+        VarianceSource::History {
+            separated: false,
+            ..
+        }
+    ) {
+        let _ = writeln!(
+            o,
+            "\nthe history has one attempt per case, so it cannot tell attempt noise from case-to-case spread; \
+             more attempts are not credited. One run with --runs 2 separates them."
+        );
+    }
+    o
+}
+
+/// `from run 12 (3 cases x 2 attempts): case-to-case sd 0.12, attempt sd 0.45`.
+pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
+    let spread = format!(
+        "case-to-case sd {:.2}, attempt sd {:.2}",
+        v.between.sqrt(),
+        v.within.sqrt()
+    );
+    match (&v.source, run) {
+        (
+            VarianceSource::History {
+                cases, attempts, ..
+            },
+            Some(run),
+        ) => {
+            format!("from run {run} of this skill ({cases} cases x {attempts} attempts): {spread}")
+        }
+        _ => format!(
+            "the stated default (pass/fail outcomes at 50%, no history for this skill): {spread}"
+        ),
+    }
+}
+
+/// The line printed before a run: the design and the smallest lift it can detect.
+pub fn design_note(store: &Store, request: &RunRequest) -> anyhow::Result<String> {
+    let cases = planned_cases(request)?;
+    let skill = skill_name(&request.skill_dir.display().to_string())?;
+    let (variance, run) = match store.outcome_variance(&skill, Some(&request.model))? {
+        Some((run, v)) => (v, Some(run.id.0)),
+        None => (VarianceModel::default(), None),
+    };
+    let params = PlanParams::default();
+    let d = detectable(cases, request.runs, &variance, &params);
+    Ok(format!(
+        "design: {cases} case{} x {} attempt{}; smallest lift it can detect (80% power, 95%): {}\n  variance {}",
+        if cases == 1 { "" } else { "s" },
+        request.runs,
+        if request.runs == 1 { "" } else { "s" },
+        d.describe(cases, params.level),
+        variance_text(&variance, run)
+    ))
+}
