@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn verdicts_match_fancy_regex_on_every_corpus_pattern() {
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
         let mut files = Vec::new();
         eval_files(&corpus, &mut files);
         let mut patterns = Vec::new();

@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn kept_events_agree_with_a_second_parse_on_the_corpus() {
         use crate::skill::{Frontmatter, SkillDocument};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
         let mut checked = 0;
         for dir in crate::skill::discover(&root) {
             let Ok(text) = std::fs::read_to_string(dir.join("SKILL.md")) else {
