@@ -31,7 +31,9 @@ fn usage(input: u64, output: u64) -> MockUsage {
 
 fn script(protocol: &str) -> Script {
     let load = match protocol {
-        "anthropic" => |name: &str| ModelReply::tool("Skill", json!({"skill": name}), usage(900, 12)),
+        "anthropic" => {
+            |name: &str| ModelReply::tool("Skill", json!({"skill": name}), usage(900, 12))
+        }
         _ => |name: &str| ModelReply::tool("load_skill", json!({"name": name}), usage(900, 12)),
     };
     Arc::new(move |req: &ModelRequest| {
