@@ -13,6 +13,7 @@ pub mod link;
 pub mod lsp;
 pub mod plan;
 pub mod rejudge;
+pub mod report;
 pub mod rerun;
 pub mod run;
 pub mod run_daemon;
