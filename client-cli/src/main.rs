@@ -1,6 +1,7 @@
 //! `skillwatch`: the one binary. Each subcommand lives in its own module under `cmd/`; this file
 //! only parses arguments and dispatches.
 
+mod changed;
 mod cmd;
 mod history_report;
 mod report;

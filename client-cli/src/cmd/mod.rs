@@ -3,6 +3,7 @@
 pub mod cancel;
 pub mod check;
 pub mod compare;
+pub mod compare_base;
 pub mod daemon;
 pub mod events;
 pub mod history;
