@@ -10,6 +10,7 @@ mod check_evasion;
 mod check_malformed;
 mod check_sarif;
 mod check_skills_ref;
+mod ci_action;
 mod cli_schema;
 mod daemon_model_change;
 mod daemon_queue;

@@ -145,10 +145,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             harness: args.harness.as_deref(),
             db: args.db.db.as_deref(),
             run_args: &args.run_args,
+            no_daemon: args.link.no_daemon,
         })?;
         match runs {
-            Some((base, head)) => CompareWhat::Runs(base, head),
-            None => return Ok(ExitCode::SUCCESS),
+            Ok((base, head)) => CompareWhat::Runs(base, head),
+            Err(note) => {
+                eprintln!("{note}");
+                if output(&args) == CompareFormat::Github {
+                    let place = Place {
+                        file: Some(github::relative(&folder.join("SKILL.md"))),
+                        range: None,
+                    };
+                    println!(
+                        "{}",
+                        github::annotation(Level::Notice, &place, "skillwatch compare", &note)
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
         }
     } else if args.runs.is_empty() {
         let [reference, candidate] = args.models.as_slice() else {

@@ -31,11 +31,14 @@ pub struct Plan<'a> {
     pub db: Option<&'a Path>,
     /// More run flags.
     pub run_args: &'a [String],
+    /// `--no-daemon`: both runs in-process.
+    pub no_daemon: bool,
 }
 
-/// Run the base, then the head; their run ids, or `None` (said on stderr) when the skill did
-/// not exist at the base, so there is nothing to compare against.
-pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Option<(i64, i64)>> {
+/// Run the base, then the head: their run ids, or why there is nothing to compare: the
+/// skill's folder did not change since the base (the changed-only selection `check` and
+/// `run` use), or did not exist there.
+pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Result<(i64, i64), String>> {
     if !plan.folder.join("SKILL.md").is_file() {
         bail!(
             "--base needs the skill's folder (with its SKILL.md), found {}",
@@ -51,6 +54,14 @@ pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Option<(i64, i64)>> {
         .strip_prefix(&top)
         .context("the skill folder is not inside its git repository")?
         .to_path_buf();
+    let changed = crate::changed::ChangedSince::read(plan.reference, &folder)?;
+    if !changed.touches(&folder) {
+        return Ok(Err(format!(
+            "{}: unchanged since {}; nothing to compare",
+            plan.folder.display(),
+            plan.reference
+        )));
+    }
     let base_commit = git(
         &top,
         &[
@@ -66,13 +77,12 @@ pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Option<(i64, i64)>> {
     let name = folder.file_name().unwrap_or_default();
     let base_folder = tmp.path().join(name);
     if !extract(&top, &base_commit, &inside, &base_folder)? {
-        eprintln!(
-            "{}: not in {} ({}); nothing to compare against",
+        return Ok(Err(format!(
+            "{}: new since {} ({}); nothing to compare against",
             plan.folder.display(),
             plan.reference,
             &base_commit[..12.min(base_commit.len())]
-        );
-        return Ok(None);
+        )));
     }
     for evals in ["tests", "evals"] {
         let _ = std::fs::remove_dir_all(base_folder.join(evals));
@@ -98,7 +108,7 @@ pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Option<(i64, i64)>> {
     let base = run(plan, &base_folder, config.as_deref())?;
     eprintln!("head: {} in the working tree", inside.display());
     let head = run(plan, &folder, config.as_deref())?;
-    Ok(Some((base, head)))
+    Ok(Ok((base, head)))
 }
 
 /// Write the tree of `inside` at `commit` into `to`; false when it has no such folder.
@@ -162,6 +172,9 @@ fn run(plan: &Plan<'_>, folder: &Path, config: Option<&Path>) -> anyhow::Result<
     }
     if let Some(c) = config {
         cmd.arg("--config").arg(c);
+    }
+    if plan.no_daemon {
+        cmd.arg("--no-daemon");
     }
     cmd.args(plan.run_args);
     let out = cmd

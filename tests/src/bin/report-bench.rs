@@ -77,7 +77,7 @@ fn main() {
 fn shape_for(trials: usize) -> Shape {
     let (cases, attempts) = (25usize, 3u32);
     let per_run = cases * attempts as usize * 2;
-    let runs_per_skill = (trials / (per_run * 2)).max(4);
+    let runs_per_skill = trials.div_ceil(per_run * 2).max(4);
     let per_model = runs_per_skill / 4;
     let extra = runs_per_skill - per_model * 4;
     let models = [
