@@ -416,4 +416,64 @@ fn action_checks_changed_skills_and_gates_on_lift() {
         "{summary}"
     );
     assert!(summary.contains("**regresses**"), "{summary}");
+
+    // `run` takes the same selection and format: an unchanged skill is not run...
+    let run = |skill: &str| {
+        Command::new(skillwatch_bin())
+            .current_dir(&repo)
+            .args([
+                "run",
+                skill,
+                "--changed-since",
+                "HEAD~1",
+                "--format",
+                "github",
+                "--no-daemon",
+            ])
+            .args([
+                "--harness",
+                "openai",
+                "--base-url",
+                &url,
+                "--model",
+                "mock-model",
+                "--db",
+            ])
+            .arg(&db)
+            .env("GITHUB_STEP_SUMMARY", root.path().join("run-summary.md"))
+            .output()
+            .unwrap()
+    };
+    let other = run("skills/other");
+    assert_eq!(other.status.code(), Some(0));
+    assert_eq!(
+        commands(&other),
+        vec![(
+            "notice".to_string(),
+            BTreeMap::new(),
+            "skills/other: unchanged since HEAD~1; not run".to_string()
+        )]
+    );
+    // ...a changed one is, with one annotation on its SKILL.md and its markdown report as the
+    // step summary (the head's lift is 0: no change, a notice).
+    let head_run = run("skills/table-format");
+    assert_eq!(
+        head_run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&head_run.stderr)
+    );
+    let found = commands(&head_run);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "notice");
+    assert_eq!(found[0].1["file"], "skills/table-format/SKILL.md");
+    assert!(
+        found[0].1["title"].contains("table-format on mock-model no change"),
+        "{found:?}"
+    );
+    let md = std::fs::read_to_string(root.path().join("run-summary.md")).unwrap();
+    assert!(
+        md.starts_with("## skillwatch: `table-format` on `mock-model`"),
+        "{md}"
+    );
 }

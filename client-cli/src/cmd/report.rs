@@ -19,20 +19,20 @@ pub struct Args {
     /// Write the report to FILE as one HTML page that opens from disk (no network, no script).
     #[arg(long, value_name = "FILE", required = true)]
     html: PathBuf,
-    /// Megabytes of trajectory text the page may embed; trials past it are listed without
-    /// their trajectory.
+    /// Megabytes of trajectory and output text the drill-down may embed; trials past it are
+    /// listed without them.
     #[arg(long, value_name = "MB", default_value_t = 3.0)]
-    trajectory_mb: f64,
+    detail_mb: f64,
     #[command(flatten)]
     db: DbArgs,
 }
 
 /// Read the history, render the page, write it.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if !(args.trajectory_mb >= 0.0 && args.trajectory_mb.is_finite()) {
+    if !(args.detail_mb >= 0.0 && args.detail_mb.is_finite()) {
         bail!(
-            "--trajectory-mb must be a number of megabytes >= 0, found {}",
-            args.trajectory_mb
+            "--detail-mb must be a number of megabytes >= 0, found {}",
+            args.detail_mb
         );
     }
     let store = args.db.open_existing()?;
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         skills.push(name);
     }
-    let budget = (args.trajectory_mb * 1_000_000.0) as usize;
+    let budget = (args.detail_mb * 1_000_000.0) as usize;
     let report = history_report::gather(&store, &skills, budget, now_ms())?;
     let page = history_report::render(&report);
     write_whole(&args.html, page.as_bytes())?;

@@ -110,6 +110,12 @@ pub struct CaseView {
     pub trials: Vec<TrialView>,
     /// Pairwise judge verdicts on the case (baseline against with-skill).
     pub pairwise: Vec<StoredJudgment>,
+    /// (passed, trials) without the skill, over every attempt.
+    pub baseline: (usize, usize),
+    /// (passed, trials) with the skill, over every attempt.
+    pub skill: (usize, usize),
+    /// Trials not detailed (attempts past [`trajectory::MAX_ATTEMPTS`]).
+    pub hidden: usize,
 }
 
 /// One trial with what the drill-down shows of it.
@@ -118,6 +124,8 @@ pub struct TrialView {
     pub trial: StoredTrial,
     /// Its output, cut to [`trajectory::OUTPUT_CHARS`].
     pub output: Option<String>,
+    /// It had an output the page's budget could not hold.
+    pub output_omitted: bool,
     /// Its checks (assertions, constraints, judged expectations).
     pub checks: Vec<AssertionResult>,
     /// Its independent judge verdicts.
@@ -161,10 +169,14 @@ pub struct Regression {
 pub struct Omitted {
     /// Trajectories left out once the budget was spent.
     pub trajectories: usize,
+    /// Outputs left out once the budget was spent.
+    pub outputs: usize,
+    /// Trials past [`trajectory::MAX_ATTEMPTS`] per case and condition, not detailed.
+    pub trials: usize,
 }
 
 /// Read the history of `skills` (every skill in the history when empty) into a report.
-/// `trajectory_budget` caps the bytes of trajectory text the drill-down embeds.
+/// `trajectory_budget` caps the bytes of trajectory and output text the drill-down embeds.
 pub fn gather(
     store: &Store,
     skills: &[String],
@@ -187,6 +199,12 @@ pub fn gather(
         .collect();
     columns.sort();
     columns.dedup();
+    let hidden = reports
+        .iter()
+        .flat_map(|s| &s.latest)
+        .flat_map(|r| &r.cases)
+        .map(|c| c.hidden)
+        .sum();
     Ok(Report {
         db: store.path().display().to_string(),
         generated_ms,
@@ -194,6 +212,8 @@ pub fn gather(
         columns,
         omitted: Omitted {
             trajectories: budget.omitted(),
+            outputs: budget.omitted_outputs(),
+            trials: hidden,
         },
     })
 }
@@ -290,53 +310,73 @@ fn latest_run(
         .flat_map(|s| s.lift.cases.iter())
         .map(|c| (c.case_id.as_str(), c.outcome))
         .collect();
-    let mut judgments = store.run_judgments(id)?;
-    let mut cases: Vec<CaseView> = Vec::new();
-    for case in store.run_cases(id)? {
-        let pairwise = take(&mut judgments, |j| {
-            j.case == case.key && j.judgment.kind == JudgmentKind::Pairwise
-        });
-        cases.push(CaseView {
-            lift: lifts.get(case.key.as_str()).copied().flatten(),
-            interval: intervals.get(&case.key).copied(),
-            id: case.key,
-            trials: Vec::new(),
-            pairwise,
-        });
-    }
-    for trial in trials {
-        let own = take(&mut judgments, |j| j.trial == Some(trial.id))
-            .into_iter()
-            .map(|j| j.judgment)
-            .collect();
-        let view = TrialView {
-            output: store
-                .trial_output(trial.id)?
-                .map(|o| trajectory::cut(&o, trajectory::OUTPUT_CHARS)),
-            checks: store.trial_checks(trial.id)?,
-            judgments: own,
-            trajectory: trajectory::view(store, &trial, budget)?,
-            trial,
-        };
-        match cases.iter_mut().find(|c| c.id == view.trial.case) {
-            Some(case) => case.trials.push(view),
-            None => cases.push(CaseView {
-                id: view.trial.case.clone(),
-                lift: None,
-                interval: None,
-                trials: vec![view],
-                pairwise: Vec::new(),
-            }),
+    let mut pairwise: BTreeMap<String, Vec<StoredJudgment>> = BTreeMap::new();
+    let mut own: BTreeMap<i64, Vec<Judgment>> = BTreeMap::new();
+    for j in store.run_judgments(id)? {
+        match j.trial {
+            Some(trial) if j.judgment.kind != JudgmentKind::Pairwise => {
+                own.entry(trial.0).or_default().push(j.judgment)
+            }
+            _ => pairwise.entry(j.case.clone()).or_default().push(j),
         }
     }
+    let mut cases: Vec<CaseView> = store
+        .run_cases(id)?
+        .into_iter()
+        .map(|case| CaseView {
+            lift: lifts.get(case.key.as_str()).copied().flatten(),
+            interval: intervals.get(&case.key).copied(),
+            pairwise: pairwise.remove(&case.key).unwrap_or_default(),
+            id: case.key,
+            trials: Vec::new(),
+            baseline: (0, 0),
+            skill: (0, 0),
+            hidden: 0,
+        })
+        .collect();
+    for trial in trials {
+        let at = match cases.iter().position(|c| c.id == trial.case) {
+            Some(at) => at,
+            None => {
+                cases.push(CaseView {
+                    id: trial.case.clone(),
+                    lift: None,
+                    interval: None,
+                    trials: Vec::new(),
+                    pairwise: Vec::new(),
+                    baseline: (0, 0),
+                    skill: (0, 0),
+                    hidden: 0,
+                });
+                cases.len() - 1
+            }
+        };
+        let case = &mut cases[at];
+        let tally = if trial.condition.as_str() == "skill" {
+            &mut case.skill
+        } else {
+            &mut case.baseline
+        };
+        tally.0 += usize::from(trial.passed == Some(true));
+        tally.1 += 1;
+        if trial.attempt >= trajectory::MAX_ATTEMPTS {
+            case.hidden += 1;
+            continue;
+        }
+        let stored = store.trial_output(trial.id)?;
+        let output = stored
+            .as_ref()
+            .and_then(|o| budget.output(trajectory::cut(o, trajectory::OUTPUT_CHARS)));
+        case.trials.push(TrialView {
+            output_omitted: stored.is_some() && output.is_none(),
+            output,
+            checks: store.trial_checks(trial.id)?,
+            judgments: own.remove(&trial.id.0).unwrap_or_default(),
+            trajectory: trajectory::view(store, &trial, budget)?,
+            trial,
+        });
+    }
     Ok(LatestRun { lift, cases })
-}
-
-/// Remove and return the items `keep` selects.
-fn take<T>(items: &mut Vec<T>, keep: impl Fn(&T) -> bool) -> Vec<T> {
-    let (taken, rest) = std::mem::take(items).into_iter().partition(|i| keep(i));
-    *items = rest;
-    taken
 }
 
 /// The t interval of each case's outcome lift over its attempts (cases with two or more).

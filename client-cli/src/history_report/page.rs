@@ -32,8 +32,13 @@ pub fn render(report: &Report) -> String {
                         " from " code { (report.db) } " · made " (format_rfc3339(report.generated_ms))
                         " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]); verdicts follow docs/scoring.md"
                     }
-                    @if report.omitted.trajectories > 0 {
-                        p.muted { (report.omitted.trajectories) " trajectories were left out to keep this file small." }
+                    @if report.omitted.trajectories + report.omitted.outputs > 0 {
+                        p.muted { (report.omitted.trajectories) " trajectories and " (report.omitted.outputs)
+                            " outputs were left out to keep this file small (" code { "--detail-mb" } " raises the limit)." }
+                    }
+                    @if report.omitted.trials > 0 {
+                        p.muted { (report.omitted.trials) " trials past " (trajectory::MAX_ATTEMPTS)
+                            " attempts per case are counted in the charts and tallies but not detailed." }
                     }
                 }
                 nav {
@@ -199,25 +204,20 @@ fn case_drilldown(case: &CaseView, run: i64) -> Markup {
             @for t in &case.trials {
                 (trial_drilldown(t, run))
             }
+            @if case.hidden > 0 {
+                p.muted { (case.hidden) " more trials (attempts past " (trajectory::MAX_ATTEMPTS) ") are counted above, not shown; "
+                    code { "skillwatch history SKILL --trials" } " lists them." }
+            }
         }
     }
 }
 
-/// `baseline 1/3 passed · skill 3/3 passed`.
+/// `baseline 1/3 passed · skill 3/3 passed`, over every attempt.
 fn outcomes(case: &CaseView) -> String {
-    let side = |condition: &str| {
-        let trials: Vec<_> = case
-            .trials
-            .iter()
-            .filter(|t| t.trial.condition.as_str() == condition)
-            .collect();
-        let passed = trials
-            .iter()
-            .filter(|t| t.trial.passed == Some(true))
-            .count();
-        format!("{condition} {passed}/{} passed", trials.len())
-    };
-    format!("{} · {}", side("baseline"), side("skill"))
+    format!(
+        "baseline {}/{} passed · skill {}/{} passed",
+        case.baseline.0, case.baseline.1, case.skill.0, case.skill.1
+    )
 }
 
 fn pairwise(j: &StoredJudgment) -> Markup {
@@ -275,6 +275,8 @@ fn trial_drilldown(view: &TrialView, run: i64) -> Markup {
             @for j in &view.judgments { div.judgment { span.tag { "judge" } " " (judgment(j)) } }
             @if let Some(o) = &view.output {
                 details { summary { "output" } pre { (o) } }
+            } @else if view.output_omitted {
+                p.muted { "output left out to keep this file small" }
             }
             details { summary { "trajectory" } (trajectory::markup(&view.trajectory, run, t.id.0)) }
         }

@@ -1,7 +1,7 @@
 //! A trial's trajectory in the drill-down: its ATIF steps (messages, tool calls,
 //! observations), each text cut to a length a reader scans, and a budget over the whole page
-//! so a large history still renders into a file of a few MB. A trajectory the budget cannot
-//! hold is named, with the command that prints it whole.
+//! (trajectories and outputs, the drill-down's bulk) so a large history still renders into a
+//! file of a few MB. What the budget cannot hold is named, with the flag that raises it.
 
 use maud::{Markup, html};
 use skillwatch_core::trajectory::atif::{self, StepSource};
@@ -13,11 +13,14 @@ pub const TEXT_CHARS: usize = 1_500;
 pub const OUTPUT_CHARS: usize = 4_000;
 /// Steps of one trajectory shown (the first ones, then how many more there were).
 pub const MAX_STEPS: usize = 60;
+/// Attempts per case and condition detailed in the drill-down (the case's tally counts all).
+pub const MAX_ATTEMPTS: u32 = 10;
 
-/// The bytes of trajectory text the page may still take.
+/// The bytes of trajectory and output text the page may still take.
 pub struct Budget {
     remaining: usize,
     omitted: usize,
+    omitted_outputs: usize,
 }
 
 impl Budget {
@@ -26,12 +29,29 @@ impl Budget {
         Budget {
             remaining: bytes,
             omitted: 0,
+            omitted_outputs: 0,
         }
     }
 
     /// Trajectories left out so far.
     pub fn omitted(&self) -> usize {
         self.omitted
+    }
+
+    /// Outputs left out so far.
+    pub fn omitted_outputs(&self) -> usize {
+        self.omitted_outputs
+    }
+
+    /// `text` when the budget still holds it (charged), else `None` (counted).
+    pub fn output(&mut self, text: String) -> Option<String> {
+        if text.len() > self.remaining {
+            self.remaining = 0;
+            self.omitted_outputs += 1;
+            return None;
+        }
+        self.remaining -= text.len();
+        Some(text)
     }
 }
 
@@ -173,7 +193,7 @@ pub fn markup(view: &TrajectoryView, run: i64, trial: i64) -> Markup {
             TrajectoryView::None => p.muted { "No trajectory was kept for this trial." },
             TrajectoryView::Omitted => p.muted {
                 "Trajectory of run " (run) ", trial " (trial) " left out to keep this file small; "
-                code { "--trajectory-mb" } " raises the limit."
+                code { "--detail-mb" } " raises the limit."
             },
             TrajectoryView::Unreadable(why) => p.bad { "Trajectory unreadable: " (why) },
             TrajectoryView::Raw(text) => pre { (text) },

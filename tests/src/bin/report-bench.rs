@@ -4,8 +4,12 @@
 //!
 //! ```text
 //! cargo build --release -p skillwatch -p skillwatch-tests --bin skillwatch --bin report-bench
-//! target/release/report-bench --trials 10000 [--keep DIR]
+//! target/release/report-bench --trials 10000 [--one-run] [--keep DIR]
 //! ```
+//!
+//! By default the trials spread over two skills, four models and runs over time (the usual
+//! history); `--one-run` puts them all in one run of one skill (50 cases), the worst case for
+//! the drill-down, which details only the latest runs.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -16,6 +20,7 @@ use skillwatch_tests::history::{self, Shape};
 fn main() {
     let mut trials = 10_000usize;
     let mut keep: Option<PathBuf> = None;
+    let mut one_run = false;
     let mut bin = std::env::current_exe()
         .expect("own path")
         .with_file_name("skillwatch");
@@ -25,6 +30,7 @@ fn main() {
         match arg.as_str() {
             "--trials" => trials = value().parse().expect("--trials N"),
             "--keep" => keep = Some(value().into()),
+            "--one-run" => one_run = true,
             "--skillwatch" => bin = value().into(),
             other => panic!("unknown argument {other}"),
         }
@@ -32,7 +38,11 @@ fn main() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = keep.unwrap_or_else(|| tmp.path().to_path_buf());
     std::fs::create_dir_all(&dir).expect("output folder");
-    let shape = shape_for(trials);
+    let shape = if one_run {
+        one_run_of(trials)
+    } else {
+        shape_for(trials)
+    };
     let db = dir.join("history.sqlite3");
     let _ = std::fs::remove_file(&db);
     let t = Instant::now();
@@ -99,5 +109,17 @@ fn shape_for(trials: usize) -> Shape {
         cases,
         attempts,
         regresses_from: Some(3),
+    }
+}
+
+/// One skill, one model, one run: 50 cases with as many attempts as `trials` needs.
+fn one_run_of(trials: usize) -> Shape {
+    let cases = 50usize;
+    Shape {
+        skills: vec!["pdf-tables".into()],
+        models: vec![("claude-code".into(), "model-a-2025".into(), 1)],
+        cases,
+        attempts: trials.div_ceil(cases * 2).max(1) as u32,
+        regresses_from: None,
     }
 }
