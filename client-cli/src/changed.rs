@@ -92,3 +92,54 @@ pub fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
     }
     String::from_utf8(out.stdout).context("git printed a path that is not UTF-8")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) {
+        git(dir, args).unwrap();
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Changes since the merge base: commits on the branch, edits, untracked files; a folder
+    /// whose name only starts like a changed one is not selected, and main's own later
+    /// commits are not the branch's changes.
+    #[test]
+    fn selects_folders_changed_since_the_merge_base() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        run(repo, &["init", "-q", "-b", "main"]);
+        run(repo, &["config", "user.email", "t@example.com"]);
+        run(repo, &["config", "user.name", "T"]);
+        for skill in ["a", "a-b", "c", "d", "e"] {
+            write(&repo.join(skill).join("SKILL.md"), "---\nname: x\n---\n");
+        }
+        run(repo, &["add", "-A"]);
+        run(repo, &["commit", "-q", "-m", "one"]);
+        run(repo, &["checkout", "-q", "-b", "topic"]);
+        write(&repo.join("a/tests/eval.yaml"), "scenarios: []\n");
+        run(repo, &["add", "-A"]);
+        run(repo, &["commit", "-q", "-m", "a's evals"]);
+        run(repo, &["checkout", "-q", "main"]);
+        write(&repo.join("e/SKILL.md"), "---\nname: e\n---\n");
+        run(repo, &["commit", "-q", "-am", "main moves on"]);
+        run(repo, &["checkout", "-q", "topic"]);
+        write(&repo.join("c/SKILL.md"), "edited, not staged\n");
+        write(&repo.join("d/notes.md"), "untracked\n");
+        write(&repo.join(".gitignore"), "ignored/\n");
+        write(&repo.join("ignored/SKILL.md"), "ignored\n");
+
+        let changed = ChangedSince::read("main", repo).unwrap();
+        let selected: Vec<&str> = ["a", "a-b", "c", "d", "e", "ignored"]
+            .into_iter()
+            .filter(|s| changed.touches(&repo.join(s)))
+            .collect();
+        assert_eq!(selected, ["a", "c", "d"]);
+        assert!(ChangedSince::read("no-such-ref", repo).is_err());
+    }
+}

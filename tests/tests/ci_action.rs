@@ -164,7 +164,7 @@ impl Runner {
     /// Run the step named `name`; `None` when its `if` is false.
     fn step(&self, name: &str, inputs: &[(&str, &str)]) -> Option<Output> {
         let inputs: BTreeMap<&str, &str> = inputs.iter().copied().collect();
-        for (key, _) in &inputs {
+        for key in inputs.keys() {
             assert!(self.action["inputs"].get(key).is_some(), "no input {key}");
         }
         let step = self.action["runs"]["steps"]
