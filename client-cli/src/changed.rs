@@ -31,7 +31,7 @@ impl ChangedSince {
         } else {
             at.parent().unwrap_or(Path::new("."))
         };
-        let top = PathBuf::from(git(folder, &["rev-parse", "--show-toplevel"])?.trim());
+        let top = toplevel(folder)?;
         let base = git(&top, &["merge-base", reference, "HEAD"])
             .with_context(|| format!("--changed-since {reference}: no common history with HEAD (for a shallow CI checkout, fetch with fetch-depth: 0)"))?
             .trim()
@@ -73,6 +73,17 @@ impl ChangedSince {
     pub fn len(&self) -> usize {
         self.files.len()
     }
+}
+
+/// The root of the git work tree holding `folder`.
+pub fn toplevel(folder: &Path) -> anyhow::Result<PathBuf> {
+    let top = git(folder, &["rev-parse", "--show-toplevel"]).with_context(|| {
+        format!(
+            "{} is not in a git repository (--changed-since and --base compare with git history)",
+            folder.display()
+        )
+    })?;
+    Ok(PathBuf::from(top.trim()))
 }
 
 /// Run git in `dir`; its stdout, or its stderr as the error.

@@ -9,7 +9,7 @@
 //! run's, reused from the history (same harness, model and cases), so the base costs only its
 //! with-skill trials.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
@@ -49,7 +49,7 @@ pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Result<(i64, i64), String>> {
         .folder
         .canonicalize()
         .with_context(|| format!("reading {}", plan.folder.display()))?;
-    let top = PathBuf::from(git(&folder, &["rev-parse", "--show-toplevel"])?.trim());
+    let top = crate::changed::toplevel(&folder)?;
     let inside = folder
         .strip_prefix(&top)
         .context("the skill folder is not inside its git repository")?
