@@ -477,3 +477,80 @@ fn action_checks_changed_skills_and_gates_on_lift() {
         "{md}"
     );
 }
+
+/// `compare --format github` on a stored history (no model runs): the model change that breaks
+/// pdf-tables is an error annotation, one comparison or `--all`, and the table goes to the
+/// step summary.
+#[test]
+fn compare_annotates_a_model_regression() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().join("history.sqlite3");
+    drop(skillwatch_tests::history::write(
+        &db,
+        &skillwatch_tests::history::Shape::small(),
+    ));
+    let summary = root.path().join("summary.md");
+    let compare = |args: &[&str]| {
+        Command::new(skillwatch_bin())
+            .arg("compare")
+            .args(args)
+            .args(["--format", "github", "--no-daemon", "--db"])
+            .arg(&db)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap()
+    };
+    let one = compare(&[
+        "pdf-tables",
+        "--model",
+        "model-b-2026",
+        "--model",
+        "model-c-2026",
+    ]);
+    assert_eq!(
+        one.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    let found = commands(&one);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "error");
+    assert!(
+        !found[0].1.contains_key("file"),
+        "a skill named, not a folder: no file"
+    );
+    assert!(found[0].2.starts_with("regresses: "), "{found:?}");
+    let fine = compare(&[
+        "commit-messages",
+        "--model",
+        "model-b-2026",
+        "--model",
+        "model-c-2026",
+    ]);
+    assert_eq!(fine.status.code(), Some(0));
+    assert_eq!(commands(&fine)[0].0, "notice");
+
+    let all = compare(&[
+        "--all",
+        "--since-model",
+        "model-b-2026",
+        "--model",
+        "model-c-2026",
+    ]);
+    assert_eq!(all.status.code(), Some(1));
+    let found = commands(&all);
+    assert_eq!(
+        found.len(),
+        1,
+        "only the regression is annotated: {found:?}"
+    );
+    assert!(
+        found[0].1["title"].contains("pdf-tables regresses on model-c-2026"),
+        "{found:?}"
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("### skillwatch compare: `pdf-tables`"), "{md}");
+    assert!(md.contains("### skillwatch compare --all"), "{md}");
+    assert!(md.contains("1 of 2 skills regressed"), "{md}");
+}
