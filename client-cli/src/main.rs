@@ -1,7 +1,9 @@
 //! `skillwatch`: the one binary. Each subcommand lives in its own module under `cmd/`; this file
 //! only parses arguments and dispatches.
 
+mod changed;
 mod cmd;
+mod history_report;
 mod report;
 mod run_report;
 
@@ -56,6 +58,9 @@ enum Command {
     Import(cmd::import::Args),
     /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
     Run(RunCmd),
+    /// Write the history as one HTML page with charts: lift per case, over time and per
+    /// model, pass rates, security, and every trial of the latest runs down to its trajectory.
+    Report(cmd::report::Args),
     /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
     Rejudge(cmd::rejudge::Args),
 }
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
         Command::Import(args) => cmd::import::run(args),
         Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
         Command::Rejudge(args) => cmd::rejudge::run(args),
+        Command::Report(args) => cmd::report::run(args),
     };
     match result {
         Ok(code) => code,

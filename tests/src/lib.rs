@@ -194,6 +194,7 @@ pub fn count_skill_files(root: &Path) -> usize {
 }
 
 pub mod daemon;
+pub mod history;
 pub mod lsp;
 pub mod mock;
 pub mod run;

@@ -12,6 +12,7 @@ use skillwatch_core::checks::{
 use skillwatch_core::config::{self, CheckConfig};
 use skillwatch_core::skill::Discovered;
 
+use crate::changed::ChangedSince;
 use crate::report::{self, Color, Counts, Document, Format, Outcome};
 
 mod fix;
@@ -31,8 +32,8 @@ pub struct Args {
     #[arg(required_unless_present_any = ["explain", "list_rules"])]
     paths: Vec<PathBuf>,
 
-    /// Output format: `human` (compiler-style, with source lines), `json`, or `sarif` (SARIF
-    /// 2.1.0, for GitHub code scanning).
+    /// Output format: `human` (compiler-style, with source lines), `json`, `sarif` (SARIF
+    /// 2.1.0, for GitHub code scanning), or `github` (Actions annotations and a step summary).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
 
@@ -92,6 +93,12 @@ pub struct Args {
     /// when there is something to fix (for CI), 0 when not.
     #[arg(long, conflicts_with_all = ["format", "json", "level"])]
     diff: bool,
+
+    /// Check only the skills whose folder (SKILL.md, eval files, anything in it) changed in
+    /// git since REF: from the merge base of REF and HEAD to the working tree, untracked files
+    /// included (e.g. `origin/main` on a pull request).
+    #[arg(long, value_name = "REF")]
+    changed_since: Option<String>,
 
     /// Skills checked in parallel (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N")]
@@ -164,6 +171,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         dirs.merge(found);
     }
+    if let Some(reference) = &args.changed_since {
+        dirs = changed_only(dirs, reference, &args.paths[0])?;
+    }
     let skills = dirs.len();
     let threads = args
         .jobs
@@ -203,6 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Format::Human => None,
         Format::Json => Some(Document::Json),
         Format::Sarif => Some(Document::Sarif),
+        Format::Github => Some(Document::Github),
     };
     let (counts, written) = match document {
         None => {
@@ -239,6 +250,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The skills of `dirs` changed since `reference` (said on stderr, so a quiet run is not a
+/// mystery).
+fn changed_only(dirs: Discovered, reference: &str, at: &Path) -> anyhow::Result<Discovered> {
+    let changed = ChangedSince::read(reference, at)?;
+    let kept = changed.select(dirs.dirs());
+    eprintln!(
+        "--changed-since {reference}: {} of {} changed ({} since {})",
+        report::plural(kept.len(), "skill"),
+        dirs.len(),
+        report::plural(changed.len(), "file"),
+        &changed.base[..changed.base.len().min(12)]
+    );
+    Ok(Discovered::listed(kept))
 }
 
 /// `--diff`: the changes `--fix` would make, on stdout (colored as `--color` says); the count

@@ -3,6 +3,11 @@
 //! runs, e.g. two skill versions: `--run 12 --run 15`), with an interval and a verdict; exits 1
 //! when the skill regressed, so CI can gate on it.
 //!
+//! `skillwatch compare SKILL_DIR --base REF [-- RUN FLAGS]`: the pull request gate. Runs the
+//! skill as it was at REF and as it is in the working tree, on the same model and cases, and
+//! compares the two runs (`compare_base`); exits 1 when the head's lift is significantly
+//! lower.
+//!
 //! `skillwatch compare --all --since-model A [--model B]`: the same for every skill with a
 //! completed run on A (against B, or each skill's newest other model), one line per skill;
 //! exits 1 when any regressed.
@@ -10,7 +15,7 @@
 use std::fmt::Write;
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use skillwatch_core::protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
 use skillwatch_core::scoring::{
     CompareParams, CompareTarget, Metric, ScoringProfile, Verdict, VerdictInterval,
@@ -21,6 +26,7 @@ use skillwatch_daemon::store::time::format_rfc3339;
 
 use super::history_db::{DbArgs, ProfileArg, interval, print_out, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
+use crate::report::github::{self, Level, Place};
 
 /// The interval the verdict rests on.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -32,12 +38,28 @@ enum IntervalChoice {
     Bootstrap,
 }
 
+/// `--format` of `compare`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum CompareFormat {
+    Text,
+    Json,
+    Github,
+}
+
 /// Arguments of `skillwatch compare`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The skill: its name, or its folder (the SKILL.md `name` is used).
     #[arg(required_unless_present = "all")]
     skill: Option<String>,
+    /// Compare the skill folder as it was at this git reference with the working tree: both
+    /// are run (`skillwatch run`, settings from skillwatch.toml, `--harness`, one `--model`,
+    /// and any run flags after `--`) on the working tree's eval cases, then compared.
+    #[arg(long, value_name = "REF", conflicts_with_all = ["all", "runs"])]
+    base: Option<String>,
+    /// With `--base`: flags for both `skillwatch run`s, after `--` (e.g. `-- --runs 3`).
+    #[arg(last = true, value_name = "RUN FLAGS", requires = "base")]
+    run_args: Vec<String>,
     /// Every skill with a completed run on `--since-model`.
     #[arg(long, requires = "since_model", conflicts_with_all = ["skill", "runs"])]
     all: bool,
@@ -50,7 +72,7 @@ pub struct Args {
         long = "model",
         value_name = "MODEL",
         num_args = 1,
-        required_unless_present_any = ["runs", "all"]
+        required_unless_present_any = ["runs", "all", "base"]
     )]
     models: Vec<String>,
     /// Instead of models: two run ids (from `skillwatch history`), reference first, e.g. two
@@ -81,9 +103,14 @@ pub struct Args {
     /// --scoring-profile.
     #[arg(long)]
     metric: Option<String>,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// Print JSON instead of a table; shorthand for `--format json`.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// How the result is printed: `text`, `json`, or `github` (an Actions annotation per
+    /// comparison on stdout, the table on stderr, a markdown summary appended to
+    /// `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    format: CompareFormat,
     #[command(flatten)]
     link: LinkArgs,
     #[command(flatten)]
@@ -102,7 +129,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return compare_all(&args);
     }
     let skill = skill_name(args.skill.as_deref().unwrap_or_default())?;
-    let what = if args.runs.is_empty() {
+    let what = if let Some(reference) = &args.base {
+        let folder = std::path::Path::new(args.skill.as_deref().unwrap_or_default());
+        let model = args.models.as_slice();
+        if model.len() > 1 {
+            bail!(
+                "with --base, expected at most one --model (both runs use it), found {}",
+                model.len()
+            );
+        }
+        let runs = super::compare_base::run_both(&super::compare_base::Plan {
+            folder,
+            reference,
+            model: model.first().map(String::as_str),
+            harness: args.harness.as_deref(),
+            db: args.db.db.as_deref(),
+            run_args: &args.run_args,
+            no_daemon: args.link.no_daemon,
+        })?;
+        match runs {
+            Ok((base, head)) => CompareWhat::Runs(base, head),
+            Err(note) => {
+                eprintln!("{note}");
+                if output(&args) == CompareFormat::Github {
+                    let place = Place {
+                        file: Some(github::relative(&folder.join("SKILL.md"))),
+                        range: None,
+                    };
+                    println!(
+                        "{}",
+                        github::annotation(Level::Notice, &place, "skillwatch compare", &note)
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+    } else if args.runs.is_empty() {
         let [reference, candidate] = args.models.as_slice() else {
             bail!(
                 "expected exactly two models (--model REFERENCE --model CANDIDATE), found {}",
@@ -129,12 +191,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(d) => serde_json::from_value(d.call(d.rpc.compare(ctx(), request))??)?,
         None => queries::compare(&args.db.open_existing()?, &request)?,
     };
-    let text = if args.json {
-        serde_json::to_string_pretty(&result)? + "\n"
-    } else {
-        table(&skill, &result)
-    };
-    print_out(&text)?;
+    match output(&args) {
+        CompareFormat::Json => print_out(&(serde_json::to_string_pretty(&result)? + "\n"))?,
+        CompareFormat::Text => print_out(&table(&skill, &result))?,
+        CompareFormat::Github => {
+            eprint!("{}", table(&skill, &result));
+            github_one(&args, &skill, &result)?;
+        }
+    }
     Ok(if result.comparison.verdict.fails() {
         ExitCode::from(1)
     } else {
@@ -164,12 +228,15 @@ fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|r| matches!(&r.outcome, Ok(c) if c.verdict == Verdict::Regresses))
         .count();
-    let text = if args.json {
-        serde_json::to_string_pretty(&rows)? + "\n"
-    } else {
-        all_table(&request, &rows, regressed)
-    };
-    print_out(&text)?;
+    match output(args) {
+        CompareFormat::Json => print_out(&(serde_json::to_string_pretty(&rows)? + "\n"))?,
+        CompareFormat::Text => print_out(&all_table(&request, &rows, regressed))?,
+        CompareFormat::Github => {
+            let table = all_table(&request, &rows, regressed);
+            eprint!("{table}");
+            github_all(&rows, &table)?;
+        }
+    }
     Ok(if regressed > 0 {
         ExitCode::from(1)
     } else {
@@ -223,6 +290,88 @@ fn all_table(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usi
         if rows.len() == 1 { "" } else { "s" }
     );
     o
+}
+
+fn output(args: &Args) -> CompareFormat {
+    if args.json {
+        CompareFormat::Json
+    } else {
+        args.format
+    }
+}
+
+/// `--format github` for one comparison: an annotation (on the skill's SKILL.md when the
+/// skill was named by its folder), an error when it regressed; the table as the summary.
+fn github_one(args: &Args, skill: &str, result: &RunComparison) -> anyhow::Result<()> {
+    let cmp = &result.comparison;
+    let folder = args.skill.as_deref().map(std::path::Path::new);
+    let file = folder
+        .map(|f| f.join("SKILL.md"))
+        .filter(|f| f.is_file())
+        .map(|f| github::relative(&f));
+    let level = if cmp.verdict.fails() {
+        Level::Error
+    } else {
+        Level::Notice
+    };
+    let title = format!(
+        "skillwatch compare: {skill} {} ({} -> {})",
+        cmp.decision.label(),
+        result.reference.model,
+        result.candidate.model
+    );
+    let place = Place { file, range: None };
+    println!("{}", github::annotation(level, &place, &title, &cmp.reason));
+    let md = format!(
+        "### skillwatch compare: `{skill}`\n\n**{}**: {}\n\n```text\n{}```\n\n",
+        cmp.decision.label(),
+        github::cell(&cmp.reason),
+        table(skill, result)
+    );
+    github::step_summary(&md).context("writing $GITHUB_STEP_SUMMARY")
+}
+
+/// `--format github` for `--all`: an annotation per regressed or skipped skill, and one
+/// notice with the count.
+fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
+    for row in rows {
+        match &row.outcome {
+            Ok(c) if c.verdict == Verdict::Regresses => println!(
+                "{}",
+                github::annotation(
+                    Level::Error,
+                    &Place {
+                        file: c
+                            .skill_dir
+                            .as_ref()
+                            .map(|d| d.join("SKILL.md"))
+                            .filter(|f| f.is_file())
+                            .map(|f| github::relative(&f)),
+                        range: None,
+                    },
+                    &format!(
+                        "skillwatch compare: {} regresses on {}",
+                        row.skill, c.candidate_model
+                    ),
+                    &c.reason
+                )
+            ),
+            Ok(_) => {}
+            Err(why) => println!(
+                "{}",
+                github::annotation(
+                    Level::Warning,
+                    &Place::default(),
+                    &format!("skillwatch compare: {} skipped", row.skill),
+                    why
+                )
+            ),
+        }
+    }
+    github::step_summary(&format!(
+        "### skillwatch compare --all\n\n```text\n{table}```\n\n"
+    ))
+    .context("writing $GITHUB_STEP_SUMMARY")
 }
 
 /// The comparison settings the flags ask for.

@@ -3,6 +3,7 @@
 pub mod cancel;
 pub mod check;
 pub mod compare;
+pub mod compare_base;
 pub mod daemon;
 pub mod events;
 pub mod history;
@@ -13,6 +14,7 @@ pub mod link;
 pub mod lsp;
 pub mod plan;
 pub mod rejudge;
+pub mod report;
 pub mod rerun;
 pub mod run;
 pub mod run_daemon;

@@ -17,6 +17,7 @@ use skillwatch_daemon::store::RunId;
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::{DbArgs, ProfileArg};
+use crate::report::github;
 use crate::run_report;
 
 /// Arguments of `skillwatch run`.
@@ -103,15 +104,43 @@ pub struct Args {
     /// six-metric overall. Both are in the report either way.
     #[arg(long, value_enum, default_value_t = ProfileArg::Outcome)]
     pub(crate) scoring_profile: ProfileArg,
-    /// Print the report as JSON on stdout (no progress bar).
-    #[arg(long)]
+    /// Print the report as JSON on stdout (no progress bar); shorthand for `--format json`.
+    #[arg(long, conflicts_with = "format")]
     pub(crate) json: bool,
+    /// How the report is printed: `text` (a table), `json`, or `github` (an Actions
+    /// annotation on the skill's SKILL.md on stdout, the table on stderr, the markdown report
+    /// appended to `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub(crate) format: RunFormat,
+    /// Run only when the skill's folder changed in git since REF (from the merge base of REF
+    /// and HEAD to the working tree); otherwise say so and exit 0.
+    #[arg(long, value_name = "REF")]
+    pub(crate) changed_since: Option<String>,
     /// Also write a report: json:PATH, junit:PATH or markdown:PATH (repeatable; markdown fits
     /// a pull request comment or $GITHUB_STEP_SUMMARY).
     #[arg(long = "report", value_name = "FORMAT:PATH")]
     pub(crate) reports: Vec<ReportTarget>,
     #[command(flatten)]
     pub(crate) db: DbArgs,
+}
+
+/// `--format` of `run`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RunFormat {
+    Text,
+    Json,
+    Github,
+}
+
+impl Args {
+    /// The output format, `--json` folded in.
+    pub(crate) fn output(&self) -> RunFormat {
+        if self.json {
+            RunFormat::Json
+        } else {
+            self.format
+        }
+    }
 }
 
 /// `--judge-mode`.
@@ -174,19 +203,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let report = runtime
-        .block_on(execute(&request, store, args.json))?
+        .block_on(execute(&request, store, args.output() == RunFormat::Json))?
         .with_profile(args.scoring_profile.into());
     finish(&report, &args)
 }
 
 /// Print the report, write the `--report` files, and give the exit status.
 pub(crate) fn finish(report: &RunReport, args: &Args) -> anyhow::Result<ExitCode> {
-    let text = if args.json {
-        serde_json::to_string_pretty(report)? + "\n"
-    } else {
-        run_report::text(report)
-    };
-    super::history_db::print_out(&text)?;
+    match args.output() {
+        RunFormat::Json => {
+            super::history_db::print_out(&(serde_json::to_string_pretty(report)? + "\n"))?
+        }
+        RunFormat::Text => super::history_db::print_out(&run_report::text(report))?,
+        RunFormat::Github => {
+            eprint!("{}", run_report::text(report));
+            println!("{}", run_report::github_annotation(report, &args.skill));
+            github::step_summary(&run_report::markdown(report))
+                .context("writing $GITHUB_STEP_SUMMARY")?;
+        }
+    }
     for target in &args.reports {
         write_report(report, target)?;
     }

@@ -21,6 +21,19 @@ use super::run::{Args, finish, request};
 /// `skillwatch run`: through the daemon for the history `--db` names (started on demand), or
 /// in-process with `--no-daemon` or when the running daemon serves another history.
 pub fn dispatch(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
+    if let Some(reference) = &args.changed_since
+        && !crate::changed::ChangedSince::read(reference, &args.skill)?.touches(&args.skill)
+    {
+        let note = format!(
+            "{}: unchanged since {reference}; not run",
+            args.skill.display()
+        );
+        if args.output() == super::run::RunFormat::Github {
+            println!("::notice::{}", crate::report::github::data(&note));
+        }
+        eprintln!("{note}");
+        return Ok(ExitCode::SUCCESS);
+    }
     match daemon_for(link, &args.db)? {
         Some(daemon) => run(&args, daemon),
         None => super::run::run(args),
@@ -31,7 +44,7 @@ pub fn dispatch(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
 fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     let mut request = request(args)?;
     absolute_paths(&mut request)?;
-    let json = args.json;
+    let json = args.output() == super::run::RunFormat::Json;
     let mut job = JobRequest::new(
         &request.skill_dir,
         request.harness.kind.as_str(),

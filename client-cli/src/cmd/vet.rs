@@ -56,6 +56,9 @@ pub fn options() -> CheckOptions {
 /// Vet every skill under the given paths.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
+    if format == Format::Github {
+        bail!("vet has no --format github yet: use --format sarif for code scanning");
+    }
     let mut dirs = Discovered::default();
     for path in &args.paths {
         if !path.exists() {
@@ -78,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let written = match format {
         Format::Human => render::human(&verdicts, args.color.enabled()),
         Format::Json => render::json(&verdicts),
-        Format::Sarif => render::sarif(&verdicts),
+        Format::Sarif | Format::Github => render::sarif(&verdicts),
     };
     if let Err(error) = written
         && error.kind() != std::io::ErrorKind::BrokenPipe

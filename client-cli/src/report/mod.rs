@@ -1,6 +1,7 @@
 //! Renderers for `skillwatch check`: human (compiler-style), JSON and SARIF 2.1.0, plus the
 //! rule list and `--explain`. They only format: every finding arrives as a core `FileReport`.
 
+pub mod github;
 pub mod human;
 mod json;
 mod sarif;
@@ -20,6 +21,9 @@ pub enum Format {
     Json,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
+    /// GitHub Actions annotations (workflow commands) on stdout and a markdown summary for
+    /// `$GITHUB_STEP_SUMMARY` (docs/ci.md).
+    Github,
 }
 
 /// Whether human output uses ANSI colors.
@@ -118,6 +122,8 @@ pub enum Document {
     Json,
     /// `--format sarif`.
     Sarif,
+    /// `--format github`.
+    Github,
 }
 
 /// Write the outcome to stdout as `document`.
@@ -127,6 +133,7 @@ pub fn render(outcome: &Outcome<'_>, document: Document) -> io::Result<()> {
     match document {
         Document::Json => json::render(&mut out, outcome)?,
         Document::Sarif => sarif::render(&mut out, outcome)?,
+        Document::Github => github::render(&mut out, outcome)?,
     }
     out.flush()
 }

@@ -203,3 +203,35 @@ fn exclusions(e: &skillwatch_core::scoring::Exclusions) -> String {
         parts.join(", ")
     )
 }
+
+/// `run --format github`: one annotation on the skill's SKILL.md with the verdict, an error
+/// when the run fails (the skill regresses, or the run did not complete), else a notice.
+pub fn github_annotation(r: &RunReport, skill_dir: &std::path::Path) -> String {
+    use crate::report::github::{Level, Place, annotation, relative};
+    let level = if r.fails() {
+        Level::Error
+    } else {
+        Level::Notice
+    };
+    let place = Place {
+        file: Some(relative(&skill_dir.join("SKILL.md"))),
+        range: None,
+    };
+    let title = format!(
+        "skillwatch run: {} on {} {}",
+        r.run.skill,
+        r.run.model,
+        r.verdict.label()
+    );
+    let status = if r.run.status == skillwatch_daemon::store::RunStatus::Completed {
+        String::new()
+    } else {
+        format!(" (run {})", r.run.status)
+    };
+    annotation(
+        level,
+        &place,
+        &title,
+        &format!("{}{status}", r.verdict.reason),
+    )
+}
