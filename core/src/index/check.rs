@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::checks::{self, Category, CheckOptions, InlineIgnore, Severity};
 use crate::skill::{SKILL_FILE, SkillDocument};
@@ -453,7 +452,7 @@ fn verify_artifacts(
         row["placement"] = json!(placement);
         row["advertised_digest"] = digest.clone().into();
         if fetched.ok() {
-            let actual = format!("sha256:{:x}", Sha256::digest(&fetched.body));
+            let actual = super::digest_of(&fetched.body);
             let matches = &actual == digest;
             if !matches {
                 findings.push(

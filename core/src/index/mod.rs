@@ -34,3 +34,10 @@ pub const LEGACY_PATH: &str = "/.well-known/skills/index.json";
 /// The derived JSON Schema of the index (JSON Schema 2020-12), as shipped.
 pub const DISCOVERY_SCHEMA: &str =
     include_str!("../../../schemas/agent-skills-discovery-0.2.0.schema.json");
+
+/// `sha256:` and the lowercase hex SHA-256 of `bytes`: the digest form v0.2.0 defines,
+/// always of the raw bytes as served.
+pub fn digest_of(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("sha256:{:x}", Sha256::digest(bytes))
+}
