@@ -23,6 +23,7 @@ mod harness_claude_code;
 mod harness_codex;
 mod harness_command;
 mod harness_openai;
+mod index_check;
 mod init_cli;
 mod lsp_features;
 mod lsp_lenses;
