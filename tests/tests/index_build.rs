@@ -39,8 +39,8 @@ fn check_json(target: &str, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["index", "check", target, "--json", "--timeout", "5"];
     args.extend_from_slice(extra);
     let out = skillwatch(&args, None);
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    let report: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
     assert_follows_schema(&report, "index-check-output.schema.json");
     (code(&out), report)
 }
@@ -61,7 +61,11 @@ fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
         .map(Result::unwrap)
         .filter(|e| !e.file_type().is_dir())
         .map(|e| {
-            assert!(e.file_type().is_file(), "{}: not a file", e.path().display());
+            assert!(
+                e.file_type().is_file(),
+                "{}: not a file",
+                e.path().display()
+            );
             let rel = e.path().strip_prefix(root).unwrap().to_string_lossy();
             (rel.into_owned(), std::fs::read(e.path()).unwrap())
         })
@@ -111,10 +115,9 @@ fn a_corpus_folder_built_and_served_passes_with_score_one() {
         .as_array()
         .unwrap()
         .clone();
-    let index: Value = serde_json::from_slice(
-        &std::fs::read(out.path().join(FOLDER).join("index.json")).unwrap(),
-    )
-    .unwrap();
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join(FOLDER).join("index.json")).unwrap())
+            .unwrap();
     assert_eq!(artifacts.len(), 3);
     for (a, e) in artifacts.iter().zip(index["skills"].as_array().unwrap()) {
         let served = std::fs::read(out.path().join(FOLDER).join(e["url"].as_str().unwrap()));
@@ -154,13 +157,15 @@ fn absolute_urls_under_a_base_url_pass_too() {
     site.put_folder(out.path());
     let (status, report) = check_json(&site.url(), &[]);
     assert_eq!((status, report["score"].as_f64()), (0, Some(1.0)));
-    let index: Value = serde_json::from_slice(
-        &std::fs::read(out.path().join(FOLDER).join("index.json")).unwrap(),
-    )
-    .unwrap();
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join(FOLDER).join("index.json")).unwrap())
+            .unwrap();
     for e in index["skills"].as_array().unwrap() {
         let url = e["url"].as_str().unwrap();
-        assert!(url.starts_with(&format!("{}/{FOLDER}/", site.url())), "{url}");
+        assert!(
+            url.starts_with(&format!("{}/{FOLDER}/", site.url())),
+            "{url}"
+        );
     }
 }
 

@@ -160,7 +160,10 @@ fn python_jsonschema_agrees_on_every_index() {
         &[
             "index",
             "build",
-            corpus_dir().join("dotnet__skills/plugins").to_str().unwrap(),
+            corpus_dir()
+                .join("dotnet__skills/plugins")
+                .to_str()
+                .unwrap(),
             "--out",
             out.to_str().unwrap(),
         ],
