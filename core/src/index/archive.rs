@@ -445,6 +445,11 @@ fn relative_path(raw: &[u8]) -> Result<String, Unsafe> {
     if parts.is_empty() {
         return Err(Unsafe::BadName);
     }
+    // A drive (`C:`) in any component, not only the first: `./C:/x` is `C:/x` once `.` is
+    // gone, and `pdf/C:/x` becomes `C:/x` when the wrapping folder `pdf/` is taken off.
+    if parts.iter().any(|p| p.as_bytes().get(1) == Some(&b':')) {
+        return Err(Unsafe::AbsolutePath);
+    }
     Ok(parts.join("/"))
 }
 

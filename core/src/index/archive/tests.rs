@@ -188,3 +188,98 @@ proptest! {
         prop_assert_eq!(seen.files, expected);
     }
 }
+
+/// A path a client could extract under a folder without leaving it: relative, only normal
+/// components, no Windows separator or drive.
+fn stays_inside(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains('\\')
+        && path.as_bytes().get(1) != Some(&b':')
+        && path
+            .split('/')
+            .all(|p| !p.is_empty() && p != "." && p != "..")
+}
+
+/// An entry name built from parts an attacker would combine.
+fn hostile_name() -> impl Strategy<Value = String> {
+    let part = prop_oneof![
+        Just("..".to_string()),
+        Just(".".to_string()),
+        Just(String::new()),
+        Just("C:".to_string()),
+        Just("..\\x".to_string()),
+        Just("a\\b".to_string()),
+        "[a-z]{1,6}",
+        Just("SKILL.md".to_string()),
+    ];
+    (any::<bool>(), proptest::collection::vec(part, 1..5))
+        .prop_map(|(root, parts)| format!("{}{}", if root { "/" } else { "" }, parts.join("/")))
+        .prop_filter("fits a tar header", |n| !n.is_empty() && n.len() < 100)
+}
+
+#[test]
+fn a_drive_inside_a_wrapping_folder_is_refused() {
+    let tar = raw_tar(&[
+        (b"pdf/SKILL.md", tar::EntryType::Regular, b"x", ""),
+        (
+            b"pdf/C:/Windows/evil.dll",
+            tar::EntryType::Regular,
+            b"x",
+            "",
+        ),
+        (b"./D:/x", tar::EntryType::Regular, b"x", ""),
+    ]);
+    let seen = inspect(&gzip(&tar), &Limits::default());
+    assert_eq!(seen.wrapped_in.as_deref(), Some("pdf"));
+    let refused: Vec<_> = seen
+        .unsafe_paths
+        .iter()
+        .map(|u| (u.path.as_str(), u.reason))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            ("pdf/C:/Windows/evil.dll", Unsafe::AbsolutePath),
+            ("./D:/x", Unsafe::AbsolutePath)
+        ]
+    );
+    let kept: Vec<_> = seen.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(kept, ["SKILL.md"]);
+}
+
+proptest! {
+    /// Whatever names a tar or a zip carries, every file inspection hands back (the only
+    /// ones ever staged on disk) has a path that stays inside the folder it is staged in, and
+    /// every entry with a `..` component or an absolute path is reported unsafe.
+    #[test]
+    fn nothing_inspection_keeps_can_escape(names in proptest::collection::btree_set(hostile_name(), 1..6)) {
+        let entries: Vec<(&[u8], tar::EntryType, &[u8], &str)> = names
+            .iter()
+            .map(|n| (n.as_bytes(), tar::EntryType::Regular, &b"x"[..], ""))
+            .collect();
+        let tar = gzip(&raw_tar(&entries));
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for n in &names {
+            zip.start_file(n.as_str(), zip::write::SimpleFileOptions::default()).unwrap();
+            zip.write_all(b"x").unwrap();
+        }
+        let zip = zip.finish().unwrap().into_inner();
+        for bytes in [tar, zip] {
+            let seen = inspect(&bytes, &Limits::default());
+            prop_assert!(seen.error.is_none(), "{:?}", seen.error);
+            for f in &seen.files {
+                prop_assert!(stays_inside(&f.path), "kept {:?}", f.path);
+            }
+            for n in &names {
+                let hostile = n.starts_with('/') || n.split(['/', '\\']).any(|p| p == "..");
+                if hostile {
+                    prop_assert!(
+                        seen.unsafe_paths.iter().any(|u| u.path == *n),
+                        "{n:?} not reported: {:?}", seen.unsafe_paths
+                    );
+                }
+            }
+        }
+    }
+}
