@@ -34,6 +34,9 @@ enum Command {
     Vet(cmd::vet::Args),
     /// Create a new skill folder: SKILL.md, eval cases and a commented skillwatch.toml.
     Init(cmd::init::Args),
+    /// Publish skills for discovery (`index build`) or check a site that does (`index
+    /// check`): the Agent Skills discovery index at /.well-known/agent-skills/index.json.
+    Index(cmd::index::Args),
     /// Run the language server on stdin/stdout (started by editors).
     Lsp(cmd::lsp::Args),
     /// Print the JSON Schema of an eval file format (for yaml-language-server and editors).
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Vet(args) => cmd::vet::run(args),
         Command::Init(args) => cmd::init::run(args),
+        Command::Index(args) => cmd::index::run(args),
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Reference validation of eval files with the Python `jsonschema` package (Draft 2020-12).
 
-Used by tests/tests/evalspec_schema_reference.rs to check skillwatch's embedded schemas with an
-independent implementation, the kind editors use: the schema must be valid against the 2020-12
+Used by tests/tests/evalspec_schema_reference.rs (and index_schema_reference.rs, for the discovery
+index schema, in `json` mode) to check skillwatch's embedded schemas with an independent implementation, the kind editors use: the schema must be valid against the 2020-12
 metaschema, and the set of instance locations with errors must match skillwatch's for every
 file. Usage: eval_schema_check.py SCHEMA (yaml|json) FILE... ; prints one JSON object per file:
 {"file": ..., "pointers": [...]} (sorted, unique JSON Pointers of failing instances).

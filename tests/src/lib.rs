@@ -198,6 +198,7 @@ pub mod history;
 pub mod lsp;
 pub mod mock;
 pub mod run;
+pub mod site;
 pub mod trial;
 pub mod trials;
 
@@ -225,4 +226,23 @@ pub fn assert_check_json_follows_schema(report: &serde_json::Value) {
         errors.is_empty(),
         "the report breaks its schema: {errors:#?}"
     );
+}
+
+/// Assert that `value` follows the shipped schema `schemas/NAME` (itself checked against the
+/// Draft 2020-12 metaschema).
+pub fn assert_follows_schema(value: &serde_json::Value, name: &str) {
+    let path = workspace_root().join("schemas").join(name);
+    let text = std::fs::read_to_string(&path).expect("the shipped schema");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("schema JSON");
+    assert!(
+        jsonschema::meta::is_valid(&schema),
+        "{name}: a valid Draft 2020-12 schema"
+    );
+    let validator = jsonschema::draft202012::new(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .take(20)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "breaks {name}: {errors:#?}");
 }

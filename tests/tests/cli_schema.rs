@@ -20,6 +20,11 @@ fn prints_each_schema_as_shipped() {
         ("eval-yaml", "eval-yaml.schema.json"),
         ("evals-json", "evals-json.schema.json"),
         ("check-output", "check-output.schema.json"),
+        ("index-check-output", "index-check-output.schema.json"),
+        (
+            "agent-skills-discovery",
+            "agent-skills-discovery-0.2.0.schema.json",
+        ),
     ] {
         let out = Command::new(skillwatch_bin())
             .args(["schema", arg])

@@ -9,6 +9,7 @@ pub mod events;
 pub mod history;
 pub mod history_db;
 pub mod import;
+pub mod index;
 pub mod init;
 pub mod link;
 pub mod lsp;

@@ -1,7 +1,8 @@
-//! `skillwatch schema eval-yaml|evals-json|check-output`: print a JSON Schema: of an eval file
-//! format, so editors without skillwatch (yaml-language-server, VS Code's JSON support) can
-//! validate eval files with the same rules `skillwatch check` applies; or of `check --json`'s
-//! report, for scripts that read it.
+//! `skillwatch schema eval-yaml|evals-json|check-output|index-check-output|agent-skills-discovery`:
+//! print a JSON Schema: of an eval file format, so editors without skillwatch
+//! (yaml-language-server, VS Code's JSON support) can validate eval files with the same rules
+//! `skillwatch check` applies; of `check --json`'s or `index check --json`'s report, for
+//! scripts that read them; or of the discovery index `index build` writes.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,10 +27,18 @@ enum SchemaFormat {
     EvalsJson,
     /// The report of `skillwatch check --json`.
     CheckOutput,
+    /// The report of `skillwatch index check --json`.
+    IndexCheckOutput,
+    /// An Agent Skills Discovery v0.2.0 index (.well-known/agent-skills/index.json).
+    AgentSkillsDiscovery,
 }
 
 /// The report of `skillwatch check --json` (JSON Schema 2020-12), as shipped.
 pub const CHECK_OUTPUT_SCHEMA: &str = include_str!("../../../schemas/check-output.schema.json");
+
+/// The report of `skillwatch index check --json` (JSON Schema 2020-12), as shipped.
+pub const INDEX_CHECK_OUTPUT_SCHEMA: &str =
+    include_str!("../../../schemas/index-check-output.schema.json");
 
 /// Print the schema (JSON, as shipped in the repository's `schemas/` folder) to stdout.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -37,6 +46,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         SchemaFormat::EvalYaml => schema::schema_text(FileKind::EvalYaml),
         SchemaFormat::EvalsJson => schema::schema_text(FileKind::EvalsJson),
         SchemaFormat::CheckOutput => CHECK_OUTPUT_SCHEMA,
+        SchemaFormat::IndexCheckOutput => INDEX_CHECK_OUTPUT_SCHEMA,
+        SchemaFormat::AgentSkillsDiscovery => skillwatch_core::index::DISCOVERY_SCHEMA,
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

@@ -20,7 +20,7 @@ mod markdown;
 pub(crate) mod pattern;
 #[cfg(test)]
 mod proptests;
-mod quality;
+pub(crate) mod quality;
 mod quote_fix;
 mod security;
 mod skill_set;

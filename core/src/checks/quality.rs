@@ -59,50 +59,60 @@ fn description(ctx: &mut Ctx<'_>) {
     let Some((text, span)) = doc.field_str("description") else {
         return;
     };
-    let text = text.trim();
-    if text.is_empty() {
-        return;
-    }
     let has_when_to_use = doc
         .frontmatter_root()
         .and_then(|r| r.get("when_to_use"))
         .is_some();
+    for (rule, message) in description_findings(text, has_when_to_use) {
+        ctx.report(rule, span, message);
+    }
+}
+
+/// SW201-SW203 on a description's text: `(rule, message)` for each that applies. Also what
+/// a discovery index's entry descriptions are held to (`index::document`).
+pub(crate) fn description_findings(
+    text: &str,
+    has_when_to_use: bool,
+) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let text = text.trim();
+    if text.is_empty() {
+        return out;
+    }
     let chars = text.chars().count();
     let shown = super::spec::truncate(text, 60);
     if chars < MIN_DESCRIPTION_CHARS {
-        ctx.report(
+        out.push((
             "SW202",
-            span,
             format!(
                 "description `{shown}` is {}; say what the skill does and when to use it (at \
                  least {MIN_DESCRIPTION_CHARS})",
                 counted(chars, "character")
             ),
-        );
+        ));
     }
     let lower = text.to_ascii_lowercase();
     if !has_when_to_use && !TRIGGER.is_match(&lower) {
-        ctx.report(
+        out.push((
             "SW201",
-            span,
             format!(
                 "description `{shown}` does not say when to use the skill; add \"Use when ...\" \
                  with the words a user would type"
             ),
-        );
+        ));
     }
     if chars < 200
         && let Some(m) = VAGUE.find(&lower)
     {
-        ctx.report(
+        out.push((
             "SW203",
-            span,
             format!(
                 "description is vague (`{}`); name the concrete tasks, inputs and keywords",
                 text[m.range()].trim()
             ),
-        );
+        ));
     }
+    out
 }
 
 static ACTIONABLE: LazyLock<Regex> = LazyLock::new(|| {

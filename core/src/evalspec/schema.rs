@@ -49,9 +49,40 @@ pub struct SchemaViolation {
     pub suggestion: Option<String>,
 }
 
-struct Compiled {
-    schema: Json,
+/// A schema and its compiled validator. The eval formats have theirs; other JSON documents
+/// skillwatch reads with spans (the Agent Skills discovery index, [`crate::index`]) bring
+/// their own and share the error mapping.
+pub(crate) struct Compiled {
+    pub(crate) schema: Json,
     validator: Validator,
+}
+
+impl Compiled {
+    /// Compile an embedded Draft 2020-12 schema; a broken one is a bug of this crate (each
+    /// has a unit test that compiles it).
+    pub(crate) fn new(text: &str) -> Compiled {
+        let schema: Json = serde_json::from_str(text).expect("embedded schema is valid JSON");
+        let validator = jsonschema::draft202012::new(&schema)
+            .expect("embedded schema compiles (checked by a unit test)");
+        Compiled { schema, validator }
+    }
+
+    /// Validate `root` (parsed from `text`), each error positioned in the source.
+    pub(crate) fn validate(&self, root: &Node, text: &str) -> Vec<SchemaViolation> {
+        let instance = root.to_json();
+        // Most files are valid, and `is_valid` stops at the first failure without building
+        // error values; `iter_errors` yields nothing exactly when `is_valid` holds.
+        if self.validator.is_valid(&instance) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for error in self.validator.iter_errors(&instance) {
+            violations(&self.schema, root, text, &error, &mut out);
+        }
+        out.sort_by_key(|v| (v.span.start, v.span.end));
+        out.dedup();
+        out
+    }
 }
 
 fn compiled(kind: FileKind) -> &'static Compiled {
@@ -61,13 +92,7 @@ fn compiled(kind: FileKind) -> &'static Compiled {
         FileKind::EvalYaml => &YAML,
         FileKind::EvalsJson => &JSON,
     };
-    cell.get_or_init(|| {
-        let schema: Json =
-            serde_json::from_str(schema_text(kind)).expect("embedded schema is valid JSON");
-        let validator = jsonschema::draft202012::new(&schema)
-            .expect("embedded schema compiles (checked by a unit test)");
-        Compiled { schema, validator }
-    })
+    cell.get_or_init(|| Compiled::new(schema_text(kind)))
 }
 
 /// Every field name the schema for `kind` defines, at any depth.
@@ -93,20 +118,7 @@ pub fn field_names(kind: FileKind) -> Vec<&'static str> {
 
 /// Validate `root` (parsed from `text`) against the schema for `kind`.
 pub fn validate(kind: FileKind, root: &Node, text: &str) -> Vec<SchemaViolation> {
-    let compiled = compiled(kind);
-    let instance = root.to_json();
-    // Most eval files are valid, and `is_valid` stops at the first failure without building
-    // error values; `iter_errors` yields nothing exactly when `is_valid` holds.
-    if compiled.validator.is_valid(&instance) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for error in compiled.validator.iter_errors(&instance) {
-        violations(&compiled.schema, root, text, &error, &mut out);
-    }
-    out.sort_by_key(|v| (v.span.start, v.span.end));
-    out.dedup();
-    out
+    compiled(kind).validate(root, text)
 }
 
 fn violations(
