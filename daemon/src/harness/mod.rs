@@ -19,8 +19,8 @@ mod openai;
 mod process;
 mod stage;
 
-pub use claude_code::{ClaudeCode, ClaudeCodeConfig};
-pub use codex::{Codex, CodexConfig, CodexSandbox};
+pub use claude_code::{CLAUDE_ALLOW, ClaudeCode, ClaudeCodeConfig};
+pub use codex::{CODEX_ALLOW, Codex, CodexConfig, CodexSandbox};
 pub use command::{CommandConfig, CommandHarness};
 pub use env::{BASE_ALLOW, HostEnv};
 pub use openai::{OpenAi, OpenAiConfig};
@@ -184,6 +184,8 @@ pub struct TrialOutcome {
     pub notices: Vec<String>,
     /// The skills the harness showed the model, when it reports them (Claude Code).
     pub visible_skills: Option<Vec<String>>,
+    /// The end of what the agent wrote on stderr, read before its folders go away.
+    pub stderr_tail: Option<String>,
     /// Raw output files.
     pub logs: TrialLogs,
 }
@@ -212,6 +214,7 @@ impl TrialOutcome {
             errors: vec![error],
             notices: Vec::new(),
             visible_skills: None,
+            stderr_tail: None,
             logs: TrialLogs::default(),
         }
     }

@@ -452,6 +452,23 @@ fn foreign_files_are_refused_and_left_untouched() {
     assert_eq!(file_bytes(&other), before);
 }
 
+/// Record `trial` in a database at schema 1, whose trials lack the columns later migrations
+/// added: they are added for the insert and dropped again, leaving the rows as that version
+/// wrote them.
+fn record_on_schema_1(old: &mut Store, run: RunId, trial: &TrialRecord) {
+    old.conn
+        .execute_batch(
+            "ALTER TABLE trials ADD COLUMN stderr_tail TEXT; ALTER TABLE trials ADD COLUMN retries INTEGER;",
+        )
+        .unwrap();
+    old.record_trial(run, trial).unwrap();
+    old.conn
+        .execute_batch(
+            "ALTER TABLE trials DROP COLUMN stderr_tail; ALTER TABLE trials DROP COLUMN retries;",
+        )
+        .unwrap();
+}
+
 #[test]
 fn an_older_schema_is_upgraded_with_its_data() {
     let dir = tempfile::tempdir().unwrap();
@@ -460,8 +477,7 @@ fn an_older_schema_is_upgraded_with_its_data() {
         let mut old = Store::open_with(&path, &MIGRATIONS[..1]).unwrap();
         assert_eq!(old.schema_version().unwrap(), 1);
         let run = old.begin_run(&spec("s", "m", 1)).unwrap();
-        old.record_trial(run, &trial(0, Condition::Skill, 0, 0.5))
-            .unwrap();
+        record_on_schema_1(&mut old, run, &trial(0, Condition::Skill, 0, 0.5));
         // Schema 1 has no summaries: finish the run the way that version did.
         write::finish_run(&old.conn, run, RunStatus::Completed, None).unwrap();
         run
@@ -850,10 +866,8 @@ fn an_upgraded_database_gets_summaries_on_first_read() {
         let mut old = Store::open_with(&path, &MIGRATIONS[..1]).unwrap();
         let run = old.begin_run(&spec("s", "m", 2)).unwrap();
         for i in 0..2 {
-            old.record_trial(run, &trial(i, Condition::Baseline, 0, 0.25))
-                .unwrap();
-            old.record_trial(run, &trial(i, Condition::Skill, 0, 0.75))
-                .unwrap();
+            record_on_schema_1(&mut old, run, &trial(i, Condition::Baseline, 0, 0.25));
+            record_on_schema_1(&mut old, run, &trial(i, Condition::Skill, 0, 0.75));
         }
         // Schema 1 has no summaries: finish the run the way that version did.
         write::finish_run(&old.conn, run, RunStatus::Completed, None).unwrap();
