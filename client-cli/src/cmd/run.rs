@@ -190,6 +190,9 @@ pub(crate) fn finish(report: &RunReport, args: &Args) -> anyhow::Result<ExitCode
     for target in &args.reports {
         write_report(report, target)?;
     }
+    if let Some(failure) = report.failure() {
+        bail!("{failure}");
+    }
     Ok(if report.fails() {
         ExitCode::from(1)
     } else {
@@ -344,8 +347,10 @@ async fn execute(
     Ok(prepared.execute(progress, cancel).await?)
 }
 
-/// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`.
-fn progress_sink(planned: u64, json: bool) -> ProgressSink {
+/// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`
+/// (judge errors aside). The daemon path feeds it the daemon's copy of the runner's events,
+/// so both paths show a run alike.
+pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
     let tty = std::io::stderr().is_terminal();
     let bar = if json || !tty {
         ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden())
@@ -367,10 +372,12 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
             harness,
             harness_version,
             model,
+            planned,
             reused,
             resumed,
             ..
         } => {
+            bar.set_length(*planned as u64);
             bar.inc((reused + resumed) as u64);
             let line = format!("run {run}: {skill} on {model} ({harness} {harness_version})");
             if lines {
@@ -394,15 +401,22 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
             status,
             passed,
             wall_ms,
+            error,
             ..
         } => {
             bar.inc(1);
+            let outcome = passed.map_or("ungraded", |p| if p { "passed" } else { "failed" });
+            let why = error
+                .as_deref()
+                .map_or_else(String::new, |e| format!(": {}", one_line(e)));
+            let line = format!(
+                "  {case} {condition} #{attempt}: {status}, {outcome}, {:.1} s{why}",
+                *wall_ms as f64 / 1000.0
+            );
             if lines {
-                let outcome = passed.map_or("ungraded", |p| if p { "passed" } else { "failed" });
-                eprintln!(
-                    "  {case} {condition} #{attempt}: {status}, {outcome}, {:.1} s",
-                    *wall_ms as f64 / 1000.0
-                );
+                eprintln!("{line}");
+            } else if !json && error.is_some() {
+                bar.println(line);
             }
         }
         RunEvent::JudgeFailed {
@@ -420,6 +434,11 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
         }
         RunEvent::Finished { .. } => bar.finish_and_clear(),
     })
+}
+
+/// `text` on one line (a trial's error may quote an agent's multi-line stderr).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub(crate) fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow::Result<()> {

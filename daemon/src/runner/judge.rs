@@ -27,7 +27,7 @@ pub fn client(
             base_url,
             api_key_env,
         } => {
-            let var = api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+            let var = super::request::judge_key_var(api_key_env.as_deref());
             Arc::new(OpenAiJudge {
                 client: reqwest::Client::builder()
                     .timeout(JUDGE_TIMEOUT)
