@@ -1,7 +1,37 @@
 //! `skillwatch`: the one binary. Each subcommand lives in its own module under `cmd/`; this file
-//! only parses arguments and dispatches.
+//! only parses arguments, dispatches, and prints the error a command ends with.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// `println!` through [`out::stdout`]: an error instead of a panic, and a closed pipe is fine.
+macro_rules! outln {
+    () => {
+        $crate::out::stdout("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::out::stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` through [`out::stdout`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::out::stdout(&format!($($arg)*))
+    };
+}
+
+/// `eprintln!` through [`out::stderr`]: best effort, never a panic.
+macro_rules! errln {
+    () => {
+        $crate::out::stderr("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::out::stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 mod cmd;
+mod out;
 mod report;
 mod run_report;
 
@@ -94,8 +124,48 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            errln!("error: {}", render(&err));
             ExitCode::from(2)
         }
+    }
+}
+
+/// An error with its causes, each said once: a wrapper whose message already quotes its
+/// cause (`history store: <the store's error>`) would otherwise print the cause twice.
+fn render(err: &anyhow::Error) -> String {
+    let mut said = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if said.contains(&text) {
+            continue;
+        }
+        if !said.is_empty() {
+            said.push_str(": ");
+        }
+        said.push_str(&text);
+    }
+    said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    enum Wrapper {
+        #[error("history store: {0}")]
+        Store(#[from] std::io::Error),
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::other("disk I/O error");
+        let err = anyhow::Error::from(Wrapper::from(io)).context("recording trial 3");
+        assert_eq!(
+            render(&err),
+            "recording trial 3: history store: disk I/O error"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(render(&plain), "outer: inner");
     }
 }

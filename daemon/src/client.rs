@@ -1,5 +1,10 @@
 //! Talking to the daemon: connect to its socket, start it on demand, and build call contexts
 //! whose deadline fits the call (tarpc's default of 10 s is too short for a long poll).
+//!
+//! A daemon started on demand runs detached, with no terminal to complain to. Until it
+//! answers, its stderr goes to a file the starting client holds and the client watches the
+//! process: a daemon that exits at start (a damaged history, an unsafe runtime folder) is
+//! reported at once with its own words, not after the start timeout as silence.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -103,34 +108,92 @@ pub async fn connect_or_start(
     if let Ok(client) = connect_checked(&paths.socket).await {
         return Ok(client);
     }
-    if !is_held(&paths.lock) {
-        spawn_detached(start)?;
-    }
+    let mut started = match is_held(&paths.lock) {
+        true => None,
+        false => Some(spawn_detached(start)?),
+    };
     let deadline = Instant::now() + START_TIMEOUT;
     loop {
         match connect_checked(&paths.socket).await {
-            Ok(client) => return Ok(client),
-            Err(e @ ClientError::Protocol { .. }) => return Err(e),
-            Err(e) if Instant::now() >= deadline => {
-                return Err(ClientError::Start {
-                    program: start.program.clone(),
-                    reason: format!("it did not answer within {START_TIMEOUT:?}: {e}"),
-                });
+            Ok(client) => {
+                if let Some(daemon) = started.take() {
+                    daemon.detach();
+                }
+                return Ok(client);
             }
-            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e @ ClientError::Protocol { .. }) => return Err(e),
+            Err(e) => {
+                if let Some(reason) = started.as_mut().and_then(Started::exited) {
+                    return Err(ClientError::Start {
+                        program: start.program.clone(),
+                        reason,
+                    });
+                }
+                if Instant::now() >= deadline {
+                    let why = match started {
+                        Some(_) => format!("it did not answer within {START_TIMEOUT:?}: {e}"),
+                        None => format!(
+                            "another daemon holds {} but did not answer within {START_TIMEOUT:?} ({e}); `skillwatch daemon stop` ends it",
+                            paths.lock.display()
+                        ),
+                    };
+                    return Err(ClientError::Start {
+                        program: start.program.clone(),
+                        reason: why,
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
         }
     }
 }
 
+/// A daemon this client started, until it answers.
+#[derive(Debug)]
+pub struct Started {
+    child: std::process::Child,
+    /// Its stderr: an unlinked temporary file only this client and the daemon hold.
+    stderr: std::fs::File,
+}
+
+impl Started {
+    /// Why the daemon exited, with what it said on stderr; `None` while it runs.
+    pub fn exited(&mut self) -> Option<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let status = self.child.try_wait().ok()??;
+        let mut said = String::new();
+        let _ = self.stderr.seek(SeekFrom::Start(0));
+        let _ = (&self.stderr).take(64 * 1024).read_to_string(&mut said);
+        let said = said.trim();
+        Some(if said.is_empty() {
+            format!("it exited at start ({status}) without a word; see its log")
+        } else {
+            format!("it exited at start ({status}): {said}")
+        })
+    }
+
+    /// Let it run on: reap it when it exits, so a long-lived client (the language server)
+    /// keeps no zombie.
+    pub fn detach(self) {
+        let mut child = self.child;
+        std::thread::spawn(move || child.wait());
+    }
+}
+
 /// Start `skillwatch daemon ARGS` in a new session with no terminal; it outlives us.
-pub fn spawn_detached(start: &StartCommand) -> Result<(), ClientError> {
+pub fn spawn_detached(start: &StartCommand) -> Result<Started, ClientError> {
     use std::os::unix::process::CommandExt;
+    let start_err = |e: std::io::Error| ClientError::Start {
+        program: start.program.clone(),
+        reason: e.to_string(),
+    };
+    let stderr = tempfile::tempfile().map_err(start_err)?;
     let mut cmd = Command::new(&start.program);
     cmd.arg("daemon")
         .args(&start.args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(stderr.try_clone().map_err(start_err)?);
     // SAFETY: setsid is async-signal-safe and only detaches the child from our terminal.
     unsafe {
         cmd.pre_exec(|| {
@@ -138,11 +201,6 @@ pub fn spawn_detached(start: &StartCommand) -> Result<(), ClientError> {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|e| ClientError::Start {
-        program: start.program.clone(),
-        reason: e.to_string(),
-    })?;
-    // reap it when it exits, so a long-lived client (the language server) keeps no zombie
-    std::thread::spawn(move || child.wait());
-    Ok(())
+    let child = cmd.spawn().map_err(start_err)?;
+    Ok(Started { child, stderr })
 }

@@ -175,12 +175,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let fixed = if args.fix {
         let fixed = fix::fix_all(&dirs, &options, threads)?;
         for applied in &fixed.applied {
-            eprintln!("{applied}");
+            errln!("{applied}");
         }
         for path in &fixed.changed_meanwhile {
-            eprintln!("{}: changed while being checked; not fixed", path.display());
+            errln!("{}: changed while being checked; not fixed", path.display());
         }
-        eprintln!("{}", fixed.summary());
+        errln!("{}", fixed.summary());
         Some(fixed)
     } else {
         None
@@ -261,10 +261,10 @@ fn diff(
     }
     let findings: usize = fixes.iter().map(|f| f.applied.len()).sum();
     if fixes.is_empty() {
-        eprintln!("no finding has a fix to apply");
+        errln!("no finding has a fix to apply");
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!(
+    errln!(
         "would fix {} in {} (run with --fix to apply)",
         report::plural(findings, "finding"),
         report::plural(fixes.len(), "file")

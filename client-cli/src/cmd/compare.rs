@@ -19,7 +19,7 @@ use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::RunComparison;
 use skillwatch_daemon::store::time::format_rfc3339;
 
-use super::history_db::{DbArgs, ProfileArg, interval, print_out, short_hash, signed, skill_name};
+use super::history_db::{DbArgs, ProfileArg, interval, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// The interval the verdict rests on.
@@ -134,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         table(&skill, &result)
     };
-    print_out(&text)?;
+    crate::out::stdout(&text)?;
     Ok(if result.comparison.verdict.fails() {
         ExitCode::from(1)
     } else {
@@ -169,7 +169,7 @@ fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         all_table(&request, &rows, regressed)
     };
-    print_out(&text)?;
+    crate::out::stdout(&text)?;
     Ok(if regressed > 0 {
         ExitCode::from(1)
     } else {

@@ -9,9 +9,7 @@ use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
 use skillwatch_daemon::store::{HistoryEntry, ModelLift, StoredTrial};
 
-use super::history_db::{
-    DbArgs, ProfileArg, interval, print_out, rate, short_hash, signed, skill_name,
-};
+use super::history_db::{DbArgs, ProfileArg, interval, rate, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// Arguments of `skillwatch history`.
@@ -61,7 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         tables(&report, args.scoring_profile.into())
     };
-    print_out(&text)?;
+    crate::out::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -170,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let store = store
             .lock()
             .map_err(|_| anyhow!("history store lock poisoned"))?;
-        eprintln!("{}", super::plan::design_note(&store, &request)?);
+        errln!("{}", super::plan::design_note(&store, &request)?);
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let report = runtime
@@ -186,7 +186,7 @@ pub(crate) fn finish(report: &RunReport, args: &Args) -> anyhow::Result<ExitCode
     } else {
         run_report::text(report)
     };
-    super::history_db::print_out(&text)?;
+    crate::out::stdout(&text)?;
     for target in &args.reports {
         write_report(report, target)?;
     }
@@ -339,7 +339,7 @@ async fn execute(
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("\ninterrupted: stopping the trials in flight…");
+            errln!("\ninterrupted: stopping the trials in flight…");
             on_interrupt.cancel();
         }
     });
@@ -381,7 +381,7 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
             bar.inc((reused + resumed) as u64);
             let line = format!("run {run}: {skill} on {model} ({harness} {harness_version})");
             if lines {
-                eprintln!("{line}");
+                errln!("{line}");
             } else {
                 bar.println(line);
             }
@@ -414,7 +414,7 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
                 *wall_ms as f64 / 1000.0
             );
             if lines {
-                eprintln!("{line}");
+                errln!("{line}");
             } else if !json && error.is_some() {
                 bar.println(line);
             }
@@ -427,7 +427,7 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
         } => {
             let line = format!("  judge error on {case} #{attempt}: {message}");
             if lines || json {
-                eprintln!("{line}");
+                errln!("{line}");
             } else {
                 bar.println(line);
             }

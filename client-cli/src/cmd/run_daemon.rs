@@ -42,16 +42,17 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     job.trigger = JobTrigger::Manual;
     let db = daemon.call(daemon.rpc.status(ctx()))?.db;
     if let Ok(store) = Store::open_existing(&db) {
-        eprintln!("{}", super::plan::design_note(&store, &request)?);
+        errln!("{}", super::plan::design_note(&store, &request)?);
     }
     job.runner = Some(serde_json::to_value(&request)?);
     let env = ClientEnv::capture(request.client_vars().iter().map(String::as_str));
     let cursor = latest_event(&daemon)?;
     let queued = daemon.call(daemon.rpc.enqueue_client_run(ctx(), job, env))??;
     if !json {
-        eprintln!(
+        errln!(
             "queued as job {} on the skillwatch daemon (`skillwatch cancel {}` to stop it)",
-            queued.id, queued.id
+            queued.id,
+            queued.id
         );
     }
     let finished = follow(&daemon, queued.id, cursor, json)?;
@@ -109,7 +110,7 @@ fn follow(daemon: &Daemon, job: JobId, mut cursor: u64, json: bool) -> anyhow::R
     let mut ended = None;
     loop {
         if interrupted.is_finished() {
-            eprintln!("\ninterrupted: cancelling job {job}…");
+            errln!("\ninterrupted: cancelling job {job}…");
             return Ok(daemon.call(daemon.rpc.cancel(ctx(), job))??);
         }
         // once the job has ended, one more read without waiting picks up its last events
@@ -125,7 +126,7 @@ fn follow(daemon: &Daemon, job: JobId, mut cursor: u64, json: bool) -> anyhow::R
         );
         let batch = daemon.call(call)?;
         if batch.missed {
-            eprintln!(
+            errln!(
                 "note: some of the daemon's progress events were missed (it is busy); the report below is complete"
             );
         }

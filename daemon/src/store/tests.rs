@@ -1170,3 +1170,63 @@ fn comparisons_stored_before_the_verdict_rule_read_back() {
         skillwatch_core::scoring::Verdict::Regresses
     );
 }
+
+/// Overwrite the first page of `table`'s B-tree with garbage, as a failing disk would.
+pub(crate) fn damage_table(path: &Path, table: &str) {
+    use std::io::{Seek, SeekFrom, Write};
+    let (root, page_size): (i64, i64) = {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        conn.pragma_update(None, "wal_checkpoint", "TRUNCATE")
+            .unwrap();
+        let root = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = conn
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        (root, size)
+    };
+    let mut file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.seek(SeekFrom::Start(((root - 1) * page_size) as u64))
+        .unwrap();
+    file.write_all(&vec![0xA5; page_size as usize]).unwrap();
+}
+
+#[test]
+fn a_damaged_file_is_refused_for_writing_and_named_for_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    {
+        let mut store = Store::open(&path).unwrap();
+        scored_run(&mut store, "s", "m", &[0.2; 40], &[0.7; 40]);
+    }
+    damage_table(&path, "trials");
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Damaged { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("is damaged")
+            && text.contains(".recover")
+            && text.contains("nothing was written"),
+        "{text}"
+    );
+    let before = std::fs::read(&path).unwrap();
+    // a reader may open it; a writer that checks is refused the same way
+    let reader = Store::open_existing(&path).unwrap();
+    assert!(matches!(
+        reader.check_intact(),
+        Err(StoreError::Damaged { .. })
+    ));
+    let read = reader.run_trials(RunId(1)).unwrap_err().to_string();
+    assert!(read.contains("damaged"), "{read}");
+    drop(reader);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file was not touched"
+    );
+}
