@@ -271,18 +271,21 @@ fn table(skill: &str, result: &RunComparison) -> String {
         .max()
         .unwrap_or(4)
         .max(4);
+    // the columns are as wide as the model names: two models differing after 9 characters
+    // (claude-sonnet-4, claude-sonnet-4-5) must not print alike
+    let (rw, cw) = (
+        r.model.chars().count().max(9),
+        c.model.chars().count().max(9),
+    );
     let _ = writeln!(
         o,
-        "\n  {:<width$}  {:>9}  {:>9}  {:>8}",
-        "case",
-        &r.model.chars().take(9).collect::<String>(),
-        &c.model.chars().take(9).collect::<String>(),
-        "change"
+        "\n  {:<width$}  {:>rw$}  {:>cw$}  {:>8}",
+        "case", r.model, c.model, "change"
     );
     for case in &cmp.cases {
         let _ = writeln!(
             o,
-            "  {:<width$}  {:>9}  {:>9}  {:>8}",
+            "  {:<width$}  {:>rw$}  {:>cw$}  {:>8}",
             case.case_id,
             signed(Some(case.reference)),
             signed(Some(case.candidate)),
@@ -291,7 +294,7 @@ fn table(skill: &str, result: &RunComparison) -> String {
     }
     let _ = writeln!(
         o,
-        "  {:<width$}  {:>9}  {:>9}  {:>8}  {}",
+        "  {:<width$}  {:>rw$}  {:>cw$}  {:>8}  {}",
         "mean",
         signed(cmp.reference_lift),
         signed(cmp.candidate_lift),
@@ -300,6 +303,23 @@ fn table(skill: &str, result: &RunComparison) -> String {
     );
     if let Some(p) = &cmp.summary.p_value {
         let _ = writeln!(o, "  sign-flip permutation p = {:.4} (n={})", p.p, p.n);
+    }
+    if !cmp.left_out_metrics.is_empty() {
+        let names = |m: &[skillwatch_core::scoring::Metric]| {
+            m.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+        };
+        let judged = |run: &skillwatch_daemon::store::RunInfo| match &run.judge_model {
+            Some(j) => format!("run {} judged by {j}", run.id.0),
+            None => format!("run {} not judged", run.id.0),
+        };
+        let _ = writeln!(
+            o,
+            "  left out, metrics only one run has: {} ({}, {}); both compared on {}",
+            names(&cmp.left_out_metrics),
+            judged(r),
+            judged(c),
+            names(&cmp.metrics)
+        );
     }
     for (label, cases) in [
         ("only in the reference", &cmp.only_in_reference),
