@@ -40,8 +40,8 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// mimalloc instead of glibc's malloc: a check allocates many small strings and vectors per
-/// skill, and mimalloc serves them with ~9% fewer instructions per pass over the corpus (and
-/// without glibc's arena contention when `check` runs on every core).
+/// skill, and mimalloc serves them with fewer instructions (docs/benchmarks.md) and without
+/// glibc's arena contention when `check` runs on every core.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use skillwatch_tests::daemon::DaemonFixture;
-use skillwatch_tests::{corpus_dir, count_skill_files};
+use skillwatch_tests::{count_skill_files, shared_corpus_dir};
 
 /// utime + stime of `pid`, in clock ticks.
 fn cpu_ticks(pid: u32) -> u64 {
@@ -47,8 +47,9 @@ fn main() {
         fx.add_skill(name, 3);
     }
     fx.write_config("[models]\nopenai = [\"model-a\"]\n");
-    let corpus = corpus_dir();
-    let with_corpus = std::env::var("SKILLWATCH_IDLE_NO_CORPUS").is_err() && corpus.is_dir();
+    let shared = shared_corpus_dir();
+    let with_corpus = std::env::var("SKILLWATCH_IDLE_NO_CORPUS").is_err() && shared.is_some();
+    let corpus = shared.unwrap_or_default();
     let started = Instant::now();
     fx.start();
     if with_corpus {

@@ -38,9 +38,18 @@ pub fn skillwatch_bin() -> PathBuf {
     .clone()
 }
 
-/// The corpus of real skills shared by all sessions (`../shared/corpus` from the project root).
+/// The corpus of real skills the tests read: a subset of the development corpus kept in the
+/// repository (tests/fixtures/corpus/README.md), so a bare clone runs every test.
 pub fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
+}
+
+/// The whole development corpus beside the checkout (`../shared/corpus`), when it is there:
+/// only the skills-ref differential test reads it (besides the benchmarks), on top of
+/// [`corpus_dir`].
+pub fn shared_corpus_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    dir.is_dir().then_some(dir)
 }
 
 /// The workspace root (the folder holding `target/`).

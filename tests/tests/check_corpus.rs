@@ -213,7 +213,7 @@ fn fix_over_the_corpus_keeps_every_authored_text() {
         }
     }
     assert!(
-        changed > 100,
+        changed >= 10,
         "only {changed} files fixed: is the corpus there?"
     );
     let again = skillwatch(&["check", copy.to_str().unwrap(), "--diff"], None);

@@ -1,6 +1,7 @@
 //! Differential test against the reference validator: `skills-ref` (PyPI), installed by
 //! `.ci/run` into `target/skills-ref-venv`, and `skillwatch check --profile agentskills` must
-//! reject the same skills, over the whole corpus plus hand-made broken skills. Where we
+//! reject the same skills, over the repository's corpus (and the whole development corpus
+//! when it is beside the checkout) plus hand-made broken skills. Where we
 //! disagree on purpose, [`DISAGREEMENTS`] lists the case and why we are right.
 //!
 //! The test fails when the venv is missing (so CI cannot pass without running it), unless
@@ -241,6 +242,27 @@ fn python_or_skip() -> Option<PathBuf> {
     );
 }
 
+/// The corpora the differential runs over: the repository's own, and the whole development
+/// corpus beside the checkout when it is there (then it must pass over it too).
+fn corpora() -> Vec<PathBuf> {
+    let mut corpora = vec![corpus_dir()];
+    match shared_corpus_dir() {
+        Some(shared) => {
+            eprintln!(
+                "skills-ref differential: over tests/fixtures/corpus and {} (present, so it must \
+                 pass there too)",
+                shared.display()
+            );
+            corpora.push(shared);
+        }
+        None => eprintln!(
+            "skills-ref differential: over tests/fixtures/corpus only (../shared/corpus is not \
+             beside this checkout)"
+        ),
+    }
+    corpora
+}
+
 #[test]
 fn agentskills_profile_rejects_exactly_what_skills_ref_rejects() {
     let Some(python) = python_or_skip() else {
@@ -251,8 +273,9 @@ fn agentskills_profile_rejects_exactly_what_skills_ref_rejects() {
     for (name, bytes) in broken_skills() {
         write_skill(&handmade, name, &bytes, &[]);
     }
-    let corpus = corpus_dir();
-    let roots = [corpus.as_path(), handmade.as_path()];
+    let corpora = corpora();
+    let mut roots: Vec<&Path> = corpora.iter().map(PathBuf::as_path).collect();
+    roots.push(handmade.as_path());
     let theirs = skills_ref(&python, &roots);
     let ours = skillwatch_verdicts(&roots);
     assert_eq!(
@@ -269,7 +292,7 @@ fn agentskills_profile_rejects_exactly_what_skills_ref_rejects() {
     for (dir, their_errors) in &theirs {
         let our_errors = &ours[dir];
         let (they_reject, we_reject) = (!their_errors.is_empty(), !our_errors.is_empty());
-        if dir.starts_with(canonical(&corpus)) && they_reject {
+        if corpora.iter().any(|c| dir.starts_with(canonical(c))) && they_reject {
             corpus_rejected += 1;
         }
         let disagreement = match (they_reject, we_reject) {
@@ -316,16 +339,22 @@ fn fixed_skills_pass_skills_ref_and_the_verdicts_still_agree() {
     let Some(python) = python_or_skip() else {
         return;
     };
+    for corpus in corpora() {
+        fixed_corpus_passes(&python, &corpus);
+    }
+}
+
+fn fixed_corpus_passes(python: &Path, corpus: &Path) {
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("corpus");
     let copied = Command::new("cp")
         .arg("-a")
-        .arg(corpus_dir())
+        .arg(corpus)
         .arg(&copy)
         .status()
         .expect("cp");
     assert!(copied.success());
-    let before = skills_ref(&python, &[copy.as_path()]);
+    let before = skills_ref(python, &[copy.as_path()]);
     let out = skillwatch(
         &[
             "check",
@@ -339,7 +368,7 @@ fn fixed_skills_pass_skills_ref_and_the_verdicts_still_agree() {
         None,
     );
     assert!(stderr(&out).contains("fixed "), "{}", stderr(&out));
-    let after = skills_ref(&python, &[copy.as_path()]);
+    let after = skills_ref(python, &[copy.as_path()]);
     let ours = skillwatch_verdicts(&[copy.as_path()]);
     let rejected = |v: &BTreeMap<PathBuf, Vec<String>>| {
         v.iter()
@@ -355,7 +384,8 @@ fn fixed_skills_pass_skills_ref_and_the_verdicts_still_agree() {
     );
     assert!(
         is.len() * 2 < was.len(),
-        "skills-ref rejects {} of the fixed skills, {} before",
+        "{}: skills-ref rejects {} of the fixed skills, {} before",
+        corpus.display(),
         is.len(),
         was.len()
     );

@@ -1,12 +1,12 @@
-//! The README's eval file examples are real: each parses into a Suite with the documented
-//! cases, and passes its schema.
+//! The eval file examples of docs/evals.md are real: each parses into a Suite with the
+//! documented cases, and passes its schema.
 
 use std::path::PathBuf;
 
 use skillwatch_core::evalspec::{self, Activation, FileKind, schema};
 
 fn readme_block(heading: &str, lang: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/evals.md");
     let readme = std::fs::read_to_string(path).unwrap();
     let section = &readme[readme
         .find(heading)
@@ -26,7 +26,7 @@ fn check(kind: FileKind, text: &str) -> evalspec::Suite {
 fn eval_yaml_example() {
     let suite = check(
         FileKind::EvalYaml,
-        &readme_block("### tests/eval.yaml", "yaml"),
+        &readme_block("## tests/eval.yaml", "yaml"),
     );
     assert_eq!(suite.cases.len(), 2);
     assert_eq!(suite.cases[0].assertions.len(), 2);
@@ -38,7 +38,7 @@ fn eval_yaml_example() {
 fn evals_json_example() {
     let suite = check(
         FileKind::EvalsJson,
-        &readme_block("### evals/evals.json", "json"),
+        &readme_block("## evals/evals.json", "json"),
     );
     assert_eq!(suite.cases.len(), 2);
     assert_eq!(suite.cases[0].assertions.len(), 1);

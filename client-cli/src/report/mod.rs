@@ -16,7 +16,7 @@ use skillwatch_core::checks::{FileReport, Profile, Rule, Severity, catalog};
 pub enum Format {
     /// `path:line:col: severity[ID]: message`, the source line and a caret.
     Human,
-    /// One JSON document (see the README for its shape).
+    /// One JSON document (docs/check.md; schemas/check-output.schema.json).
     Json,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,

@@ -872,7 +872,7 @@ mod tests {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     #[test]
     fn the_descriptor_walk_lists_every_corpus_skill_like_walkdir() {
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
         let skills = crate::skill::discover(&corpus);
         assert!(!skills.is_empty(), "no skill under {corpus:?}");
         let mut texts = 0;

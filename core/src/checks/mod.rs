@@ -174,7 +174,8 @@ pub fn check_skill_dirs(
 /// folder before it are checked, in folder order. Why: a caller that prints (human output)
 /// can show findings while later folders are still being checked, and drops each report's
 /// text once shown instead of holding every checked file until the end; holding them all
-/// made a one-thread pass over the corpus ~20% slower than checking folder by folder.
+/// made a one-thread pass over the corpus measurably slower than checking folder by folder
+/// (docs/benchmarks.md).
 ///
 /// `sink` runs on whichever worker completes the run of folders it is called for, one call
 /// at a time.

@@ -63,7 +63,8 @@ pub(crate) fn find_eval_files_in(
 /// A single check (the editor's, the daemon's) asks the disk each time, so a tests folder made
 /// a moment ago is seen. One `skillwatch check` run remembers the answers for all its skills:
 /// the skills of a repository share the same few folders above them, and asking again for each
-/// cost a corpus of 376 skills ~3,500 failed `stat`s (a tenth of its system calls).
+/// costs a failed `stat` per folder per skill, a large share of a run's system calls
+/// (docs/benchmarks.md).
 pub struct AboveSkills {
     memo: Option<FolderMemo<Folder>>,
 }

@@ -2,7 +2,7 @@
 //!
 //! SW404 and [`super::Pattern::new`] only need a yes, or fancy-regex's own error text. Building
 //! a `fancy_regex::Regex` builds regex-automata engines (forward and reverse NFAs, prefilters,
-//! a one-pass DFA): about half a million instructions per pattern, paid by every CLI run. Most
+//! a one-pass DFA) for every pattern, paid by every CLI run (docs/benchmarks.md). Most
 //! assertion patterns are plain regular expressions (literals, classes, groups, repetition), and
 //! for those fancy-regex's own compile is fully decided by three cheaper steps:
 //!
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn verdicts_match_fancy_regex_on_every_corpus_pattern() {
-        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
         let mut files = Vec::new();
         eval_files(&corpus, &mut files);
         let mut patterns = Vec::new();

@@ -38,8 +38,8 @@ pub fn discover(root: &Path) -> Vec<PathBuf> {
 /// The skill folders some walks of [`discover`] found, with the folders walked: whoever holds
 /// it knows the skills below any folder those walks went through without walking it again.
 /// Why: SW411 asks for every skill of a repository, and in a `skillwatch check` run the
-/// command line's walk has just listed them (walking the corpus's largest repository again
-/// cost a tenth of a check run, mostly in system calls).
+/// command line's walk has just listed them (walking a catalog repository again costs a
+/// sizeable share of a check run, mostly in system calls: docs/benchmarks.md).
 #[derive(Debug, Clone, Default)]
 pub struct Discovered {
     /// Each walk: the folder walked and what [`discover`] found there. Folder lists given

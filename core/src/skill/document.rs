@@ -180,7 +180,7 @@ pub(crate) fn read_bounded_file(file: File, limit: u64) -> Result<Vec<u8>, LoadE
 /// Read `file` into the spare capacity of `bytes` until it is full or the file ends.
 ///
 /// The bytes are read into uninitialised memory: a zeroed buffer (`vec![0; size]`) costs a
-/// `memset` of every byte the `read` then overwrites, ~17 M instructions per corpus pass.
+/// `memset` of every byte the `read` then overwrites (docs/benchmarks.md).
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn fill(file: &File, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     while bytes.len() < bytes.capacity() {

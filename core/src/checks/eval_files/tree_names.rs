@@ -3,8 +3,8 @@
 //!
 //! The answer is the one of reading every SKILL.md with [`load_document`](crate::skill) and
 //! taking its frontmatter `name` (trimmed, non-empty, lower case). Parsing every frontmatter
-//! with the YAML parser was most of the cost (about 120 k instructions per SKILL.md; 343 of
-//! the corpus' 376 skills are one repository), so the walk reads each file and keeps only its
+//! with the YAML parser was most of the cost (docs/benchmarks.md; most skills of a catalog are
+//! one repository), so the walk reads each file and keeps only its
 //! frontmatter text; a frontmatter is parsed when a lookup cannot rule it out by text (see
 //! [`FrontmatterText::text_rules_out`]), and then once. Every file is still read whole at walk time, so an
 //! unreadable, binary or invalid UTF-8 SKILL.md has no name exactly as before, and the text

@@ -174,7 +174,7 @@ fn is_template(after: &str) -> bool {
 ///
 /// Byte loops instead of `str::contains(&str)` and `trim_start_matches`: each of those builds
 /// a substring searcher per call, and this runs for every link of every referenced file
-/// (~10 k per corpus pass). All the characters looked for are ASCII, so a byte test is the
+/// (docs/benchmarks.md counts them). All the characters looked for are ASCII, so a byte test is the
 /// same as a char test.
 fn clean(target: &str) -> Option<String> {
     clean_borrowed(target).map(Cow::into_owned)

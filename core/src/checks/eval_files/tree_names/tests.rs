@@ -24,7 +24,7 @@ fn oracle_yaml(text: &str) -> Option<String> {
 }
 
 fn corpus_skills() -> Vec<PathBuf> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/corpus");
     let dirs = discover(&corpus);
     assert!(!dirs.is_empty(), "no corpus at {corpus:?}");
     dirs
