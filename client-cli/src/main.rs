@@ -68,6 +68,9 @@ enum Command {
     Schema(cmd::schema::Args),
     /// Show a skill's lift history per model from the history store.
     History(cmd::history::Args),
+    /// Show a stored run's trials, or one trial whole (output, error and the agent's stderr,
+    /// checks, judgments, trajectory).
+    Show(cmd::show::Args),
     /// Compare a skill's per-case lift on two models; exit 1 if it regressed.
     Compare(cmd::compare::Args),
     /// How many cases x attempts a lift needs, and what the suite can detect now.
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),
+        Command::Show(args) => cmd::show::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Plan(args) => cmd::plan::run(args),
         Command::Daemon(args) => cmd::daemon::run(args),

@@ -48,11 +48,17 @@ pub enum ClientError {
     Rpc(#[from] tarpc::client::RpcError),
     /// The daemon speaks another protocol version.
     #[error(
-        "the running skillwatch daemon speaks protocol {found}, this client {PROTOCOL_VERSION}; restart it with `skillwatch daemon stop`"
+        "the running skillwatch daemon (skillwatch {version}, pid {pid}) speaks protocol {found}, this client (skillwatch {}) protocol {PROTOCOL_VERSION}; \
+         stop it with `skillwatch daemon stop` and the next command starts a daemon of this version (or pass --no-daemon)",
+        env!("CARGO_PKG_VERSION")
     )]
     Protocol {
-        /// The daemon's version.
+        /// The daemon's protocol.
         found: u32,
+        /// The daemon's skillwatch version.
+        version: String,
+        /// The daemon's pid.
+        pid: u32,
     },
 }
 
@@ -78,13 +84,16 @@ pub async fn connect(socket: &Path) -> Result<DaemonRpcClient, ClientError> {
     Ok(DaemonRpcClient::new(tarpc::client::Config::default(), transport).spawn())
 }
 
-/// Connect and check the protocol version.
+/// Connect and check the protocol version with the `status` call, the handshake that stays
+/// readable across versions (see [`PROTOCOL_VERSION`]).
 pub async fn connect_checked(socket: &Path) -> Result<DaemonRpcClient, ClientError> {
     let client = connect(socket).await?;
     let status = client.status(context(Duration::from_secs(10))).await?;
     if status.protocol != PROTOCOL_VERSION {
         return Err(ClientError::Protocol {
             found: status.protocol,
+            version: status.version,
+            pid: status.pid,
         });
     }
     Ok(client)
@@ -105,8 +114,11 @@ pub async fn connect_or_start(
     paths: &DaemonPaths,
     start: &StartCommand,
 ) -> Result<DaemonRpcClient, ClientError> {
-    if let Ok(client) = connect_checked(&paths.socket).await {
-        return Ok(client);
+    match connect_checked(&paths.socket).await {
+        Ok(client) => return Ok(client),
+        // a daemon of another version answers: starting one of ours beside it cannot work
+        Err(e @ ClientError::Protocol { .. }) => return Err(e),
+        Err(_) => {}
     }
     let mut started = match is_held(&paths.lock) {
         true => None,

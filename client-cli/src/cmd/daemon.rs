@@ -155,13 +155,14 @@ fn start_background(args: StartArgs) -> anyhow::Result<ExitCode> {
 
 fn stop(json: bool) -> anyhow::Result<ExitCode> {
     let paths = DaemonPaths::for_user();
-    let pid = match running_daemon()? {
-        Some(daemon) => {
+    let pid = match running_daemon() {
+        Ok(Some(daemon)) => {
             let pid = daemon.call(daemon.rpc.status(ctx()))?.pid;
             daemon.call(daemon.rpc.shutdown(ctx()))?;
             Some(pid)
         }
-        None if is_held(&paths.lock) => {
+        // a daemon of another version, or one that does not answer: ask the OS
+        Ok(None) | Err(_) if is_held(&paths.lock) => {
             // it holds the lock but does not answer: ask the OS
             let Some(pid) = terminate_holder(&paths.lock) else {
                 bail!(
@@ -172,7 +173,8 @@ fn stop(json: bool) -> anyhow::Result<ExitCode> {
             };
             Some(pid)
         }
-        None => None,
+        Ok(None) => None,
+        Err(e) => return Err(e),
     };
     let Some(pid) = pid else {
         report(

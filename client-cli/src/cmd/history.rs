@@ -189,7 +189,7 @@ fn trial_lines(o: &mut String, trials: &[StoredTrial]) {
             .map_or_else(|| "— s".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0));
         let _ = writeln!(
             o,
-            "{:>8}{:<16} {:<8} #{} {:<9} {:<8} {} {} invoked={} {}",
+            "{:>8}{:<16} {:<8} #{} {:<9} {:<8} {} {} invoked={} {} (trial {})",
             "",
             t.case,
             t.condition,
@@ -199,7 +199,8 @@ fn trial_lines(o: &mut String, trials: &[StoredTrial]) {
             tokens,
             wall,
             t.skill_invoked.map_or("?".into(), |i| i.to_string()),
-            metrics
+            metrics,
+            t.id
         );
     }
 }
