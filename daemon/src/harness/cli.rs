@@ -363,14 +363,22 @@ async fn ask_version(
     env: Vec<(String, String)>,
     cwd: PathBuf,
 ) -> Result<String, super::HarnessError> {
-    let asked = tokio::process::Command::new(program)
-        .arg("--version")
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.arg("--version")
         .env_clear()
         .envs(env)
         .current_dir(cwd)
         .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let asked = async {
+        let child = super::trial_procs::spawn(&mut cmd)?;
+        let pid = child.id();
+        let output = child.wait_with_output().await;
+        pid.map(super::trial_procs::reaped);
+        output
+    };
     let output = tokio::time::timeout(VERSION_TIMEOUT, asked)
         .await
         .map_err(|_| super::HarnessError::Version {

@@ -18,6 +18,7 @@ mod env;
 mod openai;
 mod process;
 mod stage;
+pub mod trial_procs;
 
 pub use claude_code::{CLAUDE_ALLOW, ClaudeCode, ClaudeCodeConfig};
 pub use codex::{CODEX_ALLOW, Codex, CodexConfig, CodexSandbox};

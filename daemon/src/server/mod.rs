@@ -87,6 +87,7 @@ where
 {
     options.paths.prepare()?;
     let instance_lock = InstanceLock::acquire(&options.paths.lock)?;
+    own_trial_processes(&options.paths.socket);
     let store: SharedStore = Arc::new(Mutex::new(Store::open(&options.db)?));
     let executor = executor(store.clone());
     let instance = format!("{}-{}", std::process::id(), now_ms());
@@ -117,6 +118,23 @@ where
     tracing::info!("stopped");
     drop(instance_lock);
     Ok(())
+}
+
+/// Make this daemon the owner of its trials' processes: their reaper, and the one that kills
+/// what an earlier daemon of the same socket left running (before any trial resumes).
+fn own_trial_processes(socket: &std::path::Path) {
+    use crate::harness::trial_procs;
+    trial_procs::set_owner(&format!("daemon {}", socket.display()));
+    if let Err(e) = trial_procs::become_subreaper() {
+        tracing::warn!(error = %e, "cannot become the subreaper of trial processes; orphans of a trial go to PID 1 (still killed by their tag)");
+    }
+    let killed = trial_procs::kill_leftovers();
+    if killed > 0 {
+        tracing::warn!(
+            killed,
+            "killed trial processes an earlier daemon left running"
+        );
+    }
 }
 
 /// Watch the roots asked for and those remembered (forgetting remembered ones that are gone).
