@@ -32,6 +32,7 @@ mod lsp_robustness;
 mod run_agent_clis;
 mod run_cli;
 mod run_errors;
+mod run_faults;
 mod run_isolation;
 mod run_openai;
 mod run_reuse;

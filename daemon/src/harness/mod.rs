@@ -241,3 +241,19 @@ pub enum HarnessError {
         found: String,
     },
 }
+
+/// An error with every cause under it (`error sending request: ... : connection closed before
+/// message completed`): an HTTP client's own message seldom says what went wrong, its causes do.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
+}

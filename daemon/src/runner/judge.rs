@@ -67,12 +67,15 @@ impl OpenAiJudge {
         let resp = req
             .send()
             .await
-            .map_err(|e| format!("POST {}: {e}", self.url))?;
+            .map_err(|e| format!("POST {}: {}", self.url, crate::harness::error_chain(&e)))?;
         let status = resp.status();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| format!("POST {}: reading the response: {e}", self.url))?;
+        let text = resp.text().await.map_err(|e| {
+            format!(
+                "POST {}: reading the response: {}",
+                self.url,
+                crate::harness::error_chain(&e)
+            )
+        })?;
         if !status.is_success() {
             let head: String = text.chars().take(300).collect();
             return Err(format!(

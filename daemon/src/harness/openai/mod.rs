@@ -242,12 +242,14 @@ impl OpenAi {
         let response = request
             .send()
             .await
-            .map_err(|e| LoopError::Request(format!("POST {url}: {e}")))?;
+            .map_err(|e| LoopError::Request(format!("POST {url}: {}", super::error_chain(&e))))?;
         let status = response.status();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| LoopError::Request(format!("POST {url}: reading the response: {e}")))?;
+        let text = response.text().await.map_err(|e| {
+            LoopError::Request(format!(
+                "POST {url}: reading the response: {}",
+                super::error_chain(&e)
+            ))
+        })?;
         if !status.is_success() {
             return Err(LoopError::Request(format!(
                 "POST {url}: expected status 200, found {status}: {}",
