@@ -12,6 +12,7 @@ mod check_sarif;
 mod check_skills_ref;
 mod cli_schema;
 mod daemon_model_change;
+mod daemon_parity;
 mod daemon_protocol;
 mod daemon_queue;
 mod daemon_security;

@@ -61,7 +61,7 @@ fn cause_words(fault: Injected) -> &'static [&'static str] {
     }
 }
 
-async fn run_with_faults(server: &MockServer, harness: HarnessSettings) -> Vec<StoredTrial> {
+async fn run_with_faults(harness: HarnessSettings) -> Vec<StoredTrial> {
     let fx = RunFixture::new(&suite());
     let home = fake_home(fx.root.path());
     let host = HostEnv::from_pairs([
@@ -126,7 +126,7 @@ async fn openai_records_every_model_api_fault_with_its_cause() {
         api_key_env: Some("SW_TEST_KEY".into()),
         ..HarnessSettings::new(HarnessKind::Openai)
     };
-    check(&run_with_faults(&server, harness).await);
+    check(&run_with_faults(harness).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -144,7 +144,7 @@ async fn claude_code_records_every_model_api_fault_with_its_cause() {
         api_key_env: Some("SW_TEST_KEY".into()),
         ..HarnessSettings::new(HarnessKind::ClaudeCode)
     };
-    check(&run_with_faults(&server, harness).await);
+    check(&run_with_faults(harness).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -162,5 +162,5 @@ async fn codex_records_every_model_api_fault_with_its_cause() {
         api_key_env: Some("SW_TEST_KEY".into()),
         ..HarnessSettings::new(HarnessKind::Codex)
     };
-    check(&run_with_faults(&server, harness).await);
+    check(&run_with_faults(harness).await);
 }

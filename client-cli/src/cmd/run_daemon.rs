@@ -46,6 +46,12 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     }
     job.runner = Some(serde_json::to_value(&request)?);
     let env = ClientEnv::capture(request.client_vars().iter().map(String::as_str));
+    // a named key variable that is unset fails here, as in-process, before any job is queued
+    let host = skillwatch_daemon::harness::HostEnv::from_pairs(
+        env.vars()
+            .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
+    );
+    request.check_named_vars(&host)?;
     let cursor = latest_event(&daemon)?;
     let queued = daemon.call(daemon.rpc.enqueue_client_run(ctx(), job, env))??;
     if !json {

@@ -23,6 +23,8 @@ pub struct RecordedRequest {
     pub path: String,
     /// The body as JSON, `Null` when it was empty or not JSON.
     pub body: Value,
+    /// The `Authorization` header (or Anthropic's `x-api-key`), as sent.
+    pub authorization: Option<String>,
 }
 
 /// An HTTP answer.
@@ -204,6 +206,11 @@ async fn answer(
         .path_and_query()
         .map(|p| p.as_str().to_owned())
         .unwrap_or_default();
+    let authorization = ["authorization", "x-api-key"]
+        .iter()
+        .find_map(|h| req.headers().get(*h))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let bytes = match req.into_body().collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => Bytes::new(),
@@ -212,6 +219,7 @@ async fn answer(
         method,
         path,
         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        authorization,
     };
     requests
         .lock()

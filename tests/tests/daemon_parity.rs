@@ -1,0 +1,408 @@
+//! The daemon path (the default) gives what `--no-daemon` gives: each test runs the same
+//! command both ways against one private daemon and one history, and asserts the same result.
+//! Each is a defect of issue 20 the daemon path once had: the daemon's environment instead
+//! of the client's, an unset key variable run on the daemon's key, judge errors not counted,
+//! a run whose every trial errored passing, agents escaping the timeout with `setsid` or
+//! outliving a kill -9 of the daemon, a corrupt history making the client wait 15 s in
+//! silence, a closed pipe panicking.
+
+use std::process::{Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use skillwatch_daemon::store::{RunId, Store, Verdict};
+use skillwatch_tests::daemon::DaemonFixture;
+use skillwatch_tests::mock::{self, MockServer, MockUsage, ModelReply, ModelRequest, Script};
+use skillwatch_tests::trial::process_gone;
+use skillwatch_tests::{code, stderr, stdout};
+
+const THROUGH: [&str; 2] = ["the daemon", "--no-daemon"];
+
+/// `args` through the daemon, then with `--no-daemon`, with `vars` set and `unset` removed.
+fn both(fx: &DaemonFixture, args: &[&str], vars: &[(&str, &str)], unset: &[&str]) -> [Output; 2] {
+    [false, true].map(|in_process| {
+        let mut cmd = fx.cli_command(args);
+        if in_process {
+            cmd.arg("--no-daemon");
+        }
+        cmd.envs(vars.iter().copied());
+        for var in unset {
+            cmd.env_remove(var);
+        }
+        cmd.output().expect("run skillwatch")
+    })
+}
+
+fn report(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
+}
+
+fn usage() -> MockUsage {
+    MockUsage {
+        input: 10,
+        cached: 0,
+        output: 1,
+    }
+}
+
+/// An agent model that answers GOOD at once; judge requests (no tools) get prose without the
+/// JSON a judgment needs.
+fn good_agent_prose_judge() -> Script {
+    Arc::new(|req: &ModelRequest| {
+        if req.tool_names.is_empty() {
+            return ModelReply::text("I would rather not give a score.", usage());
+        }
+        ModelReply::text("GOOD: aligned", usage())
+    })
+}
+
+fn openai_run(skill: &std::path::Path, server: &MockServer) -> Vec<String> {
+    [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "openai",
+        "--base-url",
+        &format!("{}/v1", server.url()),
+        "--model",
+        "mock-model",
+        "--no-reuse",
+        "--json",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Every file under the fixture's root (history, its WAL, the daemon's log), as bytes.
+fn every_file(fx: &DaemonFixture) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    walkdir::WalkDir::new(fx.root.path())
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| Some((e.path().to_path_buf(), std::fs::read(e.path()).ok()?)))
+        .collect()
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn the_run_uses_the_clients_api_key_and_keeps_it_nowhere() {
+    const SECRET: &str = "sk-client-secret-7f3a9c";
+    let server = mock::openai_chat::server(good_agent_prose_judge());
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("keyed", 1);
+    fx.start_with_env(&[
+        ("MYKEY", "sk-daemon-stale-key"),
+        ("OPENAI_API_KEY", "sk-daemon-openai-key"),
+    ]);
+    let mut args = openai_run(&skill, &server);
+    args.extend(["--api-key-env".into(), "MYKEY".into()]);
+
+    let outs = both(&fx, &strs(&args), &[("MYKEY", SECRET)], &[]);
+    let reports = outs.each_ref().map(report);
+    for (out, via) in outs.iter().zip(THROUGH) {
+        assert_ne!(code(out), 2, "{via}: {}", stderr(out));
+    }
+    assert_eq!(code(&outs[0]), code(&outs[1]));
+    assert_eq!(reports[0]["tally"], reports[1]["tally"]);
+    let auths: Vec<Option<String>> = server
+        .requests()
+        .into_iter()
+        .map(|r| r.authorization)
+        .collect();
+    assert!(auths.len() >= 4, "{auths:?}");
+    let expected = Some(format!("Bearer {SECRET}"));
+    assert!(auths.iter().all(|a| *a == expected), "{auths:?}");
+    for (path, bytes) in every_file(&fx) {
+        assert!(
+            !contains(&bytes, SECRET.as_bytes()),
+            "the key is in {}",
+            path.display()
+        );
+    }
+
+    // a named variable that is unset is an error, the same both ways, and nothing runs
+    let before = server.requests().len();
+    let outs = both(&fx, &strs(&args), &[], &["MYKEY"]);
+    let said: Vec<String> = outs.iter().map(stderr).collect();
+    for (out, via) in outs.iter().zip(THROUGH) {
+        assert_eq!(code(out), 2, "{via}: {}", stderr(out));
+        assert!(stderr(out).contains("MYKEY"), "{via}: {}", stderr(out));
+    }
+    assert_eq!(said[0], said[1]);
+    assert_eq!(server.requests().len(), before, "no model request");
+}
+
+#[test]
+fn judge_errors_are_counted_the_same_both_ways() {
+    let server = mock::openai_chat::server(good_agent_prose_judge());
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("judged", 2);
+    fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
+    let mut args = openai_run(&skill, &server);
+    let url = format!("{}/v1", server.url());
+    args.extend(
+        [
+            "--judge-model",
+            "judge",
+            "--judge-url",
+            &url,
+            "--judge-mode",
+            "independent",
+        ]
+        .map(str::to_owned),
+    );
+    let outs = both(&fx, &strs(&args), &[("OPENAI_API_KEY", "sk-test")], &[]);
+    let store = Store::open_existing(&fx.db).unwrap();
+    let mut counted = Vec::new();
+    for (out, via) in outs.iter().zip(THROUGH) {
+        let r = report(out);
+        let run = RunId(r["run"]["id"].as_i64().unwrap());
+        let stored = store
+            .run_judgments(run)
+            .unwrap()
+            .into_iter()
+            .filter(|j| matches!(j.judgment.verdict, Verdict::Failed { .. }))
+            .count();
+        assert!(stored > 0, "{via}: the judge never answered usable JSON");
+        assert_eq!(r["tally"]["judge_errors"], stored, "{via}: {r}");
+        counted.push(stored);
+    }
+    assert_eq!(counted[0], counted[1]);
+    assert_eq!(code(&outs[0]), code(&outs[1]));
+}
+
+/// A command agent running `body`, in the fixture's root.
+fn command_agent(fx: &DaemonFixture, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let program = fx.root.path().join("agent.sh");
+    std::fs::write(&program, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    program.display().to_string()
+}
+
+#[test]
+fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("broken", 2);
+    let agent = command_agent(&fx, "echo 'agent-stderr-marker: no model' >&2; exit 3");
+    fx.start();
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "command",
+        "--program",
+        &agent,
+        "--model",
+        "m",
+        "--no-reuse",
+        "--json",
+    ];
+    let outs = both(&fx, &args, &[], &[]);
+    let mut runs = Vec::new();
+    for (out, via) in outs.iter().zip(THROUGH) {
+        let r = report(out);
+        assert_eq!(r["tally"]["errors"], 4, "{via}: {r}");
+        // docs/run.md: 2 is a failure (1 a regression, 0 a completed run)
+        assert_eq!(code(out), 2, "{via}: a run that measured nothing fails");
+        runs.push(r["run"]["id"].as_i64().unwrap());
+    }
+
+    // `skillwatch show` lists the trials and shows one whole, with the agent's stderr
+    let listing = fx.cli(&["show", &runs[0].to_string()]);
+    assert_eq!(code(&listing), 0, "{}", stderr(&listing));
+    let text = stdout(&listing);
+    assert_eq!(text.matches(" error ").count(), 4, "{text}");
+    let store = Store::open_existing(&fx.db).unwrap();
+    let trial = store.run_trials(RunId(runs[0])).unwrap()[0].id;
+    let one = fx.cli(&["show", &runs[0].to_string(), "--trial", &trial.to_string()]);
+    let text = stdout(&one);
+    assert!(
+        text.contains("expected exit status 0, found 3") && text.contains("agent-stderr-marker"),
+        "{text}"
+    );
+
+    // output to a closed pipe ends quietly (`skillwatch ... | head -0`), both ways
+    for args in [
+        vec!["history", "broken"],
+        vec!["history", "broken", "--no-daemon"],
+        vec!["daemon", "status"],
+    ] {
+        let mut child = fx
+            .cli_command(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            code(&out) != 101 && !stderr(&out).contains("panicked"),
+            "{args:?}: {} {}",
+            code(&out),
+            stderr(&out)
+        );
+    }
+}
+
+/// Whether `pid` is gone within `within`.
+fn gone_within(pid: i32, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if process_gone(pid) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn pids_in(dir: &std::path::Path) -> Vec<i32> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn an_agent_that_leaves_its_session_is_killed_at_the_timeout_both_ways() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("escaping", 1);
+    let pids = fx.root.path().join("escaped");
+    std::fs::create_dir_all(&pids).unwrap();
+    let agent = command_agent(
+        &fx,
+        &format!(
+            "setsid sleep 300 & echo $! > {}/$$; sleep 300",
+            pids.display()
+        ),
+    );
+    fx.start();
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "command",
+        "--program",
+        &agent,
+        "--model",
+        "m",
+        "--timeout",
+        "2",
+        "--no-reuse",
+        "--json",
+    ];
+    let outs = both(&fx, &args, &[], &[]);
+    for (out, via) in outs.iter().zip(THROUGH) {
+        assert_eq!(report(out)["tally"]["timeouts"], 2, "{via}");
+    }
+    let escaped = pids_in(&pids);
+    assert_eq!(escaped.len(), 4, "two trials each way");
+    for pid in escaped {
+        assert!(
+            gone_within(pid, Duration::from_secs(10)),
+            "{pid} outlived its trial"
+        );
+    }
+}
+
+#[test]
+fn a_restarted_daemon_kills_the_agents_an_earlier_one_left_running() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("orphaned", 1);
+    let pids = fx.root.path().join("agents");
+    std::fs::create_dir_all(&pids).unwrap();
+    let agent = command_agent(
+        &fx,
+        &format!(
+            "echo $$ > {p}/$$; setsid sh -c 'echo $$ > {p}/s$$; exec sleep 300' & exec sleep 300",
+            p = pids.display()
+        ),
+    );
+    fx.start();
+    let mut client = fx
+        .cli_command(&[
+            "run",
+            skill.to_str().unwrap(),
+            "--harness",
+            "command",
+            "--program",
+            &agent,
+            "--model",
+            "m",
+            "--timeout",
+            "600",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids_in(&pids).len() < 2 {
+        assert!(Instant::now() < deadline, "the agent never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let first = pids_in(&pids);
+    fx.kill9();
+    let _ = client.kill();
+    let _ = client.wait();
+    std::thread::sleep(Duration::from_millis(300));
+    for pid in &first {
+        assert!(!process_gone(*pid), "{pid} should still run, orphaned");
+    }
+    fx.start();
+    for pid in &first {
+        assert!(
+            gone_within(*pid, Duration::from_secs(10)),
+            "{pid}, left by the killed daemon, still runs after a restart"
+        );
+    }
+    assert!(fx.log_text().contains("an earlier daemon left running"));
+}
+
+#[test]
+fn a_corrupt_history_is_said_at_once_both_ways() {
+    let fx = DaemonFixture::new();
+    std::fs::write(
+        &fx.db,
+        b"this is not an SQLite database, just text".repeat(200),
+    )
+    .unwrap();
+    let skill = fx.add_skill("any", 1);
+    skillwatch_tests::skillwatch_bin(); // built before anything is timed
+    let started = Instant::now();
+    let start = fx.cli(&["daemon", "start"]);
+    let took = started.elapsed();
+    let err = stderr(&start);
+    assert_eq!(code(&start), 2, "{err}");
+    assert!(took < Duration::from_secs(5), "{took:?}: {err}");
+    assert!(!err.contains("did not answer"), "{err}");
+    let cause = "file is not a database";
+    assert!(err.contains(cause), "{err}");
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "openai",
+        "--model",
+        "m",
+    ];
+    for (out, via) in both(&fx, &args, &[], &[]).iter().zip(THROUGH) {
+        assert_eq!(code(out), 2, "{via}: {}", stderr(out));
+        assert!(stderr(out).contains(cause), "{via}: {}", stderr(out));
+    }
+}
