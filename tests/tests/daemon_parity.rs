@@ -406,3 +406,164 @@ fn a_corrupt_history_is_said_at_once_both_ways() {
         assert!(stderr(out).contains(cause), "{via}: {}", stderr(out));
     }
 }
+
+/// A command agent that answers GOOD, or hangs while `hang` exists beside it (its pid in
+/// `pids/`).
+fn good_or_hanging_agent(fx: &DaemonFixture) -> String {
+    let root = fx.root.path().display();
+    let answer = skillwatch_tests::run::atif_answer("GOOD");
+    command_agent(
+        fx,
+        &format!(
+            "if [ -e {root}/hang ]; then mkdir -p {root}/pids; echo $$ > {root}/pids/$$; exec sleep 300; fi\nprintf '%s' '{answer}' > \"$SKILLWATCH_TRAJECTORY\""
+        ),
+    )
+}
+
+/// A run cancelled (Ctrl-C) while its second trial hangs: its id.
+fn cancelled_run(fx: &DaemonFixture, args: &[&str]) -> i64 {
+    let pids = fx.root.path().join("pids");
+    let _ = std::fs::remove_dir_all(&pids);
+    std::fs::write(fx.root.path().join("hang"), "").unwrap();
+    let child = fx
+        .cli_command(args)
+        .arg("--no-daemon")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids_in(&pids).is_empty() {
+        assert!(Instant::now() < deadline, "the agent never hung");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 1, "a cancelled run exits 1");
+    std::fs::remove_file(fx.root.path().join("hang")).unwrap();
+    report(&out)["run"]["id"].as_i64().unwrap()
+}
+
+#[test]
+fn resume_finishes_the_run_named_both_ways() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("resumed", 2);
+    let agent = good_or_hanging_agent(&fx);
+    fx.start();
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "command",
+        "--program",
+        &agent,
+        "--model",
+        "m",
+        "--no-reuse",
+        "--json",
+    ];
+    let runs = [cancelled_run(&fx, &args), cancelled_run(&fx, &args)];
+    let store = Store::open_existing(&fx.db).unwrap();
+    let before: Vec<usize> = runs
+        .iter()
+        .map(|r| store.run_trials(RunId(*r)).unwrap().len())
+        .collect();
+    drop(store);
+    let mut reports = Vec::new();
+    for ((run, in_process), via) in runs.iter().zip([false, true]).zip(THROUGH) {
+        let id = run.to_string();
+        let mut cmd = fx.cli_command(&args);
+        cmd.args(["--resume", &id]);
+        if in_process {
+            cmd.arg("--no-daemon");
+        }
+        let out = cmd.output().unwrap();
+        let r = report(&out);
+        assert_eq!(
+            r["run"]["id"], *run,
+            "{via}: resumed run {run}, not a new one: {r}"
+        );
+        assert_eq!(r["run"]["status"], "completed", "{via}: {r}");
+        reports.push(r);
+    }
+    let store = Store::open_existing(&fx.db).unwrap();
+    for (run, before) in runs.iter().zip(before) {
+        let trials = store.run_trials(RunId(*run)).unwrap().len();
+        assert_eq!(
+            trials, 4,
+            "run {run}: {before} trials before, all four after"
+        );
+    }
+    assert_eq!(
+        reports[0]["tally"]["planned"],
+        reports[1]["tally"]["planned"]
+    );
+    let newest = store
+        .run_trials(RunId(runs[1] + 1))
+        .map(|t| t.len())
+        .unwrap_or(0);
+    assert_eq!(newest, 0, "no new run was made");
+}
+
+/// Overwrite the root page of `table` (as a disk fault would).
+fn damage_table(path: &std::path::Path, table: &str) {
+    use std::io::{Seek, SeekFrom, Write};
+    let (root, page_size): (i64, i64) = {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        conn.pragma_update(None, "wal_checkpoint", "TRUNCATE")
+            .unwrap();
+        let root = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = conn
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        (root, size)
+    };
+    let mut file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.seek(SeekFrom::Start(((root - 1) * page_size) as u64))
+        .unwrap();
+    file.write_all(&vec![0xA5; page_size as usize]).unwrap();
+}
+
+#[test]
+fn a_damaged_history_gets_no_new_run_either_way() {
+    let fx = DaemonFixture::new();
+    let skill = fx.add_skill("damaged", 1);
+    let agent = good_or_hanging_agent(&fx);
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "command",
+        "--program",
+        &agent,
+        "--model",
+        "m",
+        "--no-reuse",
+        "--json",
+    ];
+    let first = fx.cli_command(&args).arg("--no-daemon").output().unwrap();
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    damage_table(&fx.db, "trials");
+    let before = std::fs::read(&fx.db).unwrap();
+    let outs = both(&fx, &args, &[], &[]);
+    for (out, via) in outs.iter().zip(THROUGH) {
+        let err = stderr(out);
+        assert_eq!(code(out), 2, "{via}: {err}");
+        assert!(
+            err.contains("is damaged") && err.contains(".recover"),
+            "{via}: {err}"
+        );
+        assert!(!err.contains("did not answer"), "{via}: {err}");
+    }
+    assert!(
+        std::fs::read(&fx.db).unwrap() == before,
+        "nothing was written to the damaged file"
+    );
+}
