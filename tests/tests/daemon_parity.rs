@@ -138,6 +138,7 @@ fn the_run_uses_the_clients_api_key_and_keeps_it_nowhere() {
         assert!(stderr(out).contains("MYKEY"), "{via}: {}", stderr(out));
     }
     assert_eq!(said[0], said[1]);
+    assert_eq!(said[0].matches("MYKEY").count(), 1, "said once: {}", said[0]);
     assert_eq!(server.requests().len(), before, "no model request");
 }
 
@@ -565,5 +566,96 @@ fn a_damaged_history_gets_no_new_run_either_way() {
     assert!(
         std::fs::read(&fx.db).unwrap() == before,
         "nothing was written to the damaged file"
+    );
+}
+
+/// A command agent that answers GOOD after `secs`, its pid in `pids/` when it starts.
+fn slow_agent(fx: &DaemonFixture, secs: f64) -> String {
+    let root = fx.root.path().display();
+    let answer = skillwatch_tests::run::atif_answer("GOOD");
+    command_agent(
+        fx,
+        &format!(
+            "mkdir -p {root}/pids; echo $$ > {root}/pids/$$; sleep {secs}\nprintf '%s' '{answer}' > \"$SKILLWATCH_TRAJECTORY\""
+        ),
+    )
+}
+
+#[test]
+fn progress_shows_every_trial_both_ways() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("progress", 3);
+    let agent = slow_agent(&fx, 0.0);
+    fx.start();
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "command",
+        "--program",
+        &agent,
+        "--model",
+        "m",
+        "--no-reuse",
+    ];
+    let outs = both(&fx, &args, &[], &[]);
+    let lines: Vec<usize> = outs
+        .iter()
+        .map(|o| stderr(o).lines().filter(|l| l.contains("case-")).count())
+        .collect();
+    assert!(lines[0] >= 6, "one line per trial: {}", stderr(&outs[0]));
+    assert_eq!(
+        lines[0],
+        lines[1],
+        "the daemon:\n{}\n--no-daemon:\n{}",
+        stderr(&outs[0]),
+        stderr(&outs[1])
+    );
+}
+
+#[test]
+fn a_stopping_daemon_finishes_the_trials_in_flight_and_starts_no_other() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("stopped", 8);
+    let agent = slow_agent(&fx, 1.0);
+    let pids = fx.root.path().join("pids");
+    fx.start(); // a grace of 2 s: trials in flight finish within it
+    let mut client = fx
+        .cli_command(&[
+            "run",
+            skill.to_str().unwrap(),
+            "--harness",
+            "command",
+            "--program",
+            &agent,
+            "--model",
+            "m",
+            "-j",
+            "2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids_in(&pids).len() < 3 {
+        assert!(Instant::now() < deadline, "the run never got going");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stop = fx.cli(&["daemon", "stop"]);
+    assert_eq!(code(&stop), 0, "{}", stderr(&stop));
+    let exit = fx.child.take().unwrap().wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let _ = client.kill();
+    let _ = client.wait();
+    let started = pids_in(&pids).len();
+    let store = Store::open_existing(&fx.db).unwrap();
+    let recorded: usize = (1..=3)
+        .map(|r| store.run_trials(RunId(r)).map_or(0, |t| t.len()))
+        .sum();
+    assert!(started < 16, "the run did not stop ({started} trials started)");
+    assert_eq!(
+        recorded, started,
+        "every trial started was finished and recorded; none started during the grace to be killed"
     );
 }
