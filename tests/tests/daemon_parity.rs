@@ -138,7 +138,12 @@ fn the_run_uses_the_clients_api_key_and_keeps_it_nowhere() {
         assert!(stderr(out).contains("MYKEY"), "{via}: {}", stderr(out));
     }
     assert_eq!(said[0], said[1]);
-    assert_eq!(said[0].matches("MYKEY").count(), 1, "said once: {}", said[0]);
+    assert_eq!(
+        said[0].matches("MYKEY").count(),
+        1,
+        "said once: {}",
+        said[0]
+    );
     assert_eq!(server.requests().len(), before, "no model request");
 }
 
@@ -653,9 +658,121 @@ fn a_stopping_daemon_finishes_the_trials_in_flight_and_starts_no_other() {
     let recorded: usize = (1..=3)
         .map(|r| store.run_trials(RunId(r)).map_or(0, |t| t.len()))
         .sum();
-    assert!(started < 16, "the run did not stop ({started} trials started)");
+    assert!(
+        started < 16,
+        "the run did not stop ({started} trials started)"
+    );
     assert_eq!(
         recorded, started,
         "every trial started was finished and recorded; none started during the grace to be killed"
     );
+}
+
+/// The agent answers GOOD; the judge (no tools offered) scores 5 in valid JSON.
+fn good_agent_scoring_judge() -> Script {
+    Arc::new(|req: &ModelRequest| {
+        if req.tool_names.is_empty() {
+            return ModelReply::text(
+                "{\"rubric_scores\": [{\"score\": 5}], \"overall_score\": 5, \"overall_reasoning\": \"r\"}",
+                usage(),
+            );
+        }
+        if req.mentions("(0)") || req.mentions("(1)") {
+            return ModelReply::text("GOOD: aligned", usage());
+        }
+        ModelReply::text("BAD", usage())
+    })
+}
+
+#[test]
+fn compare_leaves_out_what_only_the_judged_run_has_both_ways() {
+    const OLD: &str = "claude-sonnet-4-5-20250929";
+    const NEW: &str = "claude-sonnet-4-6-preview";
+    let server = mock::openai_chat::server(good_agent_scoring_judge());
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("compared", 3);
+    fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
+    let url = format!("{}/v1", server.url());
+    let run = |model: &str, judged: bool| {
+        let mut args = openai_run(&skill, &server);
+        args[7] = model.to_owned();
+        if judged {
+            args.extend(
+                [
+                    "--judge-model",
+                    "judge",
+                    "--judge-url",
+                    &url,
+                    "--judge-mode",
+                    "independent",
+                ]
+                .map(str::to_owned),
+            );
+        }
+        let out = fx
+            .cli_command(&strs(&args))
+            .env("OPENAI_API_KEY", "sk-test")
+            .arg("--no-daemon")
+            .output()
+            .unwrap();
+        assert_ne!(code(&out), 2, "{}", stderr(&out));
+    };
+    run(OLD, true);
+    run(NEW, false);
+    let args = ["compare", "compared", "--model", OLD, "--model", NEW];
+    let outs = both(&fx, &args, &[], &[]);
+    assert_eq!(code(&outs[0]), code(&outs[1]), "{}", stderr(&outs[0]));
+    assert_eq!(stdout(&outs[0]), stdout(&outs[1]));
+    let text = stdout(&outs[0]);
+    assert!(
+        text.contains("left out, metrics only one run has"),
+        "{text}"
+    );
+    assert!(
+        text.contains(OLD) && text.contains(NEW),
+        "model names whole: {text}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let outs = both(&fx, &json_args, &[], &[]);
+    assert_eq!(report(&outs[0]), report(&outs[1]));
+}
+
+#[test]
+fn a_truncated_claude_code_stream_with_exit_0_is_a_harness_error_both_ways() {
+    let mut fx = DaemonFixture::new();
+    let skill = fx.add_skill("truncated", 1);
+    let program = command_agent(
+        &fx,
+        "if [ \"$1\" = --version ]; then echo '2.1.0 (Claude Code)'; exit 0; fi\n\
+         echo 'not json at all'\n\
+         printf '%s' '{\"type\":\"result\",\"subtype\":\"succ'\nexit 0",
+    );
+    fx.start();
+    let args = [
+        "run",
+        skill.to_str().unwrap(),
+        "--harness",
+        "claude-code",
+        "--program",
+        &program,
+        "--model",
+        "m",
+        "--no-reuse",
+        "--json",
+    ];
+    let outs = both(&fx, &args, &[], &[]);
+    let store = Store::open_existing(&fx.db).unwrap();
+    for (out, via) in outs.iter().zip(THROUGH) {
+        let r = report(out);
+        assert_eq!(r["tally"]["errors"], 2, "{via}: {r}");
+        assert_eq!(code(out), 2, "{via}");
+        let run = RunId(r["run"]["id"].as_i64().unwrap());
+        for t in store.run_trials(run).unwrap() {
+            let msg = t.error_message.unwrap_or_default();
+            assert_eq!(t.status.as_str(), "error", "{via}: {msg}");
+            assert!(t.passed.is_none(), "{via}: not a failed task");
+            assert!(msg.contains("cut short"), "{via}: {msg}");
+        }
+    }
 }
