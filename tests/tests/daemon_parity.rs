@@ -776,3 +776,30 @@ fn a_truncated_claude_code_stream_with_exit_0_is_a_harness_error_both_ways() {
         }
     }
 }
+
+#[test]
+fn a_runtime_folder_open_to_others_is_said_at_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = DaemonFixture::new();
+    let folder = fx.socket().parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let skill = fx.add_skill("any", 1);
+    let skill = skill.to_str().unwrap();
+    skillwatch_tests::skillwatch_bin(); // built before anything is timed
+    for args in [
+        vec!["daemon", "start"],
+        vec!["run", skill, "--harness", "openai", "--model", "m"],
+    ] {
+        let started = Instant::now();
+        let out = fx.cli(&args);
+        let took = started.elapsed();
+        let err = stderr(&out);
+        assert_eq!(code(&out), 2, "{args:?}: {err}");
+        assert!(took < Duration::from_secs(5), "{args:?} {took:?}: {err}");
+        assert!(
+            err.contains(&folder.display().to_string()) && err.contains("755"),
+            "{args:?}: {err}"
+        );
+    }
+}
