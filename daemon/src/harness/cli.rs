@@ -376,7 +376,9 @@ async fn ask_version(
         let child = super::trial_procs::spawn(&mut cmd)?;
         let pid = child.id();
         let output = child.wait_with_output().await;
-        pid.map(super::trial_procs::reaped);
+        if let Some(pid) = pid {
+            super::trial_procs::reaped(pid);
+        }
         output
     };
     let output = tokio::time::timeout(VERSION_TIMEOUT, asked)
