@@ -803,3 +803,62 @@ fn a_runtime_folder_open_to_others_is_said_at_once() {
         );
     }
 }
+
+#[test]
+fn model_api_faults_are_recorded_alike_both_ways() {
+    use skillwatch_tests::mock::faults::{Injected, injecting};
+    let server = MockServer::start(injecting(
+        mock::openai_chat::handler(good_agent_prose_judge()),
+        "application/json",
+    ));
+    let mut fx = DaemonFixture::new();
+    let dir = fx.add_skill("faulty", 0);
+    let mut eval = String::from("scenarios:\n");
+    for f in Injected::ALL {
+        eval.push_str(&format!(
+            "  - name: {}\n    prompt: Say GOOD. {}\n    assertions:\n      - type: output_contains\n        value: GOOD\n",
+            f.marker().to_ascii_lowercase(),
+            f.marker()
+        ));
+    }
+    std::fs::write(dir.join("tests/eval.yaml"), eval).unwrap();
+    fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
+    let mut args = openai_run(&dir, &server);
+    args.extend(["--timeout", "5", "-j", "4"].map(str::to_owned));
+    let outs = both(&fx, &strs(&args), &[("OPENAI_API_KEY", "sk-test")], &[]);
+    let store = Store::open_existing(&fx.db).unwrap();
+    let recorded: Vec<Vec<(String, String, String, String)>> = outs
+        .iter()
+        .zip(THROUGH)
+        .map(|(out, via)| {
+            let r = report(out);
+            assert_eq!(code(out), 2, "{via}: nothing measured is a failure: {r}");
+            let run = RunId(r["run"]["id"].as_i64().unwrap());
+            let mut rows: Vec<_> = store
+                .run_trials(run)
+                .unwrap()
+                .into_iter()
+                .map(|t| {
+                    let msg = t.error_message.unwrap_or_default();
+                    // the part that names the cause, without the port or the time it took
+                    let cause = msg
+                        .replace(&server.url(), "URL")
+                        .split("; killed at")
+                        .next()
+                        .unwrap()
+                        .to_owned();
+                    (t.case, t.condition.to_string(), t.status.to_string(), cause)
+                })
+                .collect();
+            rows.sort();
+            rows
+        })
+        .collect();
+    assert_eq!(recorded[0].len(), 8);
+    assert!(
+        recorded[0].iter().all(|(_, _, status, _)| status == "error"),
+        "{:#?}",
+        recorded[0]
+    );
+    assert_eq!(recorded[0], recorded[1]);
+}
