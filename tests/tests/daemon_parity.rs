@@ -804,61 +804,90 @@ fn a_runtime_folder_open_to_others_is_said_at_once() {
     }
 }
 
+/// The eval of one case per model API fault, in a fresh skill of `fx`.
+fn faulty_skill(fx: &DaemonFixture, name: &str) -> std::path::PathBuf {
+    use skillwatch_tests::mock::faults::Injected;
+    let dir = fx.add_skill(name, 0);
+    std::fs::write(dir.join("tests/eval.yaml"), Injected::eval_yaml()).unwrap();
+    dir
+}
+
+/// `args` both ways against a model server injecting faults: (case, condition, status) of
+/// every trial, each way, after checking each message names its fault.
+fn faults_both_ways(fx: &DaemonFixture, args: &[String]) -> [Vec<(String, String, String)>; 2] {
+    use skillwatch_tests::mock::faults::Injected;
+    let outs = both(fx, &strs(args), &[("SW_TEST_KEY", "sk-test")], &[]);
+    let store = Store::open_existing(&fx.db).unwrap();
+    let mut each = outs.iter().zip(THROUGH).map(|(out, via)| {
+        let r = report(out);
+        assert_eq!(code(out), 2, "{via}: nothing measured is a failure: {r}");
+        let run = RunId(r["run"]["id"].as_i64().unwrap());
+        let mut rows: Vec<_> = store
+            .run_trials(run)
+            .unwrap()
+            .into_iter()
+            .map(|t| {
+                let msg = t.error_message.unwrap_or_default();
+                let fault = Injected::of_case(&t.case).unwrap();
+                assert!(fault.named_in(&msg), "{via}: {} {msg}", t.case);
+                (t.case, t.condition.to_string(), t.status.to_string())
+            })
+            .collect();
+        rows.sort();
+        assert_eq!(rows.len(), 8, "{via}");
+        assert!(rows.iter().all(|(_, _, s)| s == "error"), "{via}: {rows:?}");
+        rows
+    });
+    [each.next().unwrap(), each.next().unwrap()]
+}
+
 #[test]
 fn model_api_faults_are_recorded_alike_both_ways() {
-    use skillwatch_tests::mock::faults::{Injected, injecting};
-    let server = MockServer::start(injecting(
-        mock::openai_chat::handler(good_agent_prose_judge()),
-        "application/json",
-    ));
+    use skillwatch_tests::mock::faults::injecting;
+    use skillwatch_tests::trial::{agent_cli, skip_agent_clis};
     let mut fx = DaemonFixture::new();
-    let dir = fx.add_skill("faulty", 0);
-    let mut eval = String::from("scenarios:\n");
-    for f in Injected::ALL {
-        eval.push_str(&format!(
-            "  - name: {}\n    prompt: Say GOOD. {}\n    assertions:\n      - type: output_contains\n        value: GOOD\n",
-            f.marker().to_ascii_lowercase(),
-            f.marker()
-        ));
+    fx.start();
+    let harnesses = [
+        (
+            "openai",
+            mock::openai_chat::handler(good_agent_prose_judge()),
+            "application/json",
+            "/v1",
+        ),
+        (
+            "claude-code",
+            mock::anthropic::handler(good_agent_prose_judge()),
+            "text/event-stream",
+            "",
+        ),
+        (
+            "codex",
+            mock::responses::handler(good_agent_prose_judge()),
+            "text/event-stream",
+            "/v1",
+        ),
+    ];
+    for (harness, handler, content_type, path) in harnesses {
+        if harness != "openai" && skip_agent_clis(harness) {
+            continue;
+        }
+        let server = MockServer::start(injecting(handler, content_type));
+        let skill = faulty_skill(&fx, &format!("faulty-{harness}"));
+        let mut args = openai_run(&skill, &server);
+        args[3] = harness.to_owned();
+        args[5] = format!("{}{path}", server.url());
+        args.extend(
+            ["--api-key-env", "SW_TEST_KEY", "--timeout", "10", "-j", "4"].map(str::to_owned),
+        );
+        if harness != "openai" {
+            let program = agent_cli(if harness == "codex" {
+                "codex"
+            } else {
+                "claude"
+            });
+            args.extend(["--program".to_owned(), program.display().to_string()]);
+        }
+        let [daemon, in_process] = faults_both_ways(&fx, &args);
+        assert_eq!(daemon, in_process, "{harness}");
     }
-    std::fs::write(dir.join("tests/eval.yaml"), eval).unwrap();
-    fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
-    let mut args = openai_run(&dir, &server);
-    args.extend(["--timeout", "5", "-j", "4"].map(str::to_owned));
-    let outs = both(&fx, &strs(&args), &[("OPENAI_API_KEY", "sk-test")], &[]);
-    let store = Store::open_existing(&fx.db).unwrap();
-    let recorded: Vec<Vec<(String, String, String, String)>> = outs
-        .iter()
-        .zip(THROUGH)
-        .map(|(out, via)| {
-            let r = report(out);
-            assert_eq!(code(out), 2, "{via}: nothing measured is a failure: {r}");
-            let run = RunId(r["run"]["id"].as_i64().unwrap());
-            let mut rows: Vec<_> = store
-                .run_trials(run)
-                .unwrap()
-                .into_iter()
-                .map(|t| {
-                    let msg = t.error_message.unwrap_or_default();
-                    // the part that names the cause, without the port or the time it took
-                    let cause = msg
-                        .replace(&server.url(), "URL")
-                        .split("; killed at")
-                        .next()
-                        .unwrap()
-                        .to_owned();
-                    (t.case, t.condition.to_string(), t.status.to_string(), cause)
-                })
-                .collect();
-            rows.sort();
-            rows
-        })
-        .collect();
-    assert_eq!(recorded[0].len(), 8);
-    assert!(
-        recorded[0].iter().all(|(_, _, status, _)| status == "error"),
-        "{:#?}",
-        recorded[0]
-    );
-    assert_eq!(recorded[0], recorded[1]);
 }

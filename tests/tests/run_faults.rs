@@ -18,19 +18,6 @@ use tokio_util::sync::CancellationToken;
 /// Per-trial timeout: the hang is found by it, and a CLI that retries a 500 is killed by it.
 const TIMEOUT_SECS: u32 = 25;
 
-/// One scenario per fault, its prompt carrying the fault's marker.
-fn suite() -> String {
-    let mut y = String::from("scenarios:\n");
-    for f in Injected::ALL {
-        y.push_str(&format!(
-            "  - name: {name}\n    prompt: Say GOOD. {m}\n    assertions:\n      - type: output_contains\n        value: GOOD\n",
-            name = f.marker().to_ascii_lowercase(),
-            m = f.marker()
-        ));
-    }
-    y
-}
-
 fn healthy() -> Script {
     std::sync::Arc::new(|_req| {
         ModelReply::text(
@@ -44,25 +31,8 @@ fn healthy() -> Script {
     })
 }
 
-/// What each fault must be recorded as: an error (never completed, never a plain timeout of
-/// the agent at its task) whose message names the cause in one of these words.
-fn cause_words(fault: Injected) -> &'static [&'static str] {
-    match fault {
-        Injected::Status500 => &["500"],
-        Injected::Close => &["was closed", "connection closed", "disconnected"],
-        Injected::Hang => &["had not answered"],
-        Injected::Garbage => &[
-            "expected a JSON response",
-            "invalid",
-            "malformed",
-            "decode",
-            "parse",
-        ],
-    }
-}
-
 async fn run_with_faults(harness: HarnessSettings) -> Vec<StoredTrial> {
-    let fx = RunFixture::new(&suite());
+    let fx = RunFixture::new(&Injected::eval_yaml());
     let home = fake_home(fx.root.path());
     let host = HostEnv::from_pairs([
         ("PATH", std::env::var("PATH").unwrap()),
@@ -96,15 +66,10 @@ async fn run_with_faults(harness: HarnessSettings) -> Vec<StoredTrial> {
 fn check(trials: &[StoredTrial]) {
     let mut wrong = Vec::new();
     for t in trials {
-        let fault = Injected::ALL
-            .into_iter()
-            .find(|f| f.marker().eq_ignore_ascii_case(&t.case))
-            .unwrap();
+        let fault = Injected::of_case(&t.case).unwrap();
         let msg = t.error_message.clone().unwrap_or_default();
         eprintln!("{} {}: {} {msg}", t.case, t.condition, t.status);
-        let named = cause_words(fault)
-            .iter()
-            .any(|w| msg.to_lowercase().contains(&w.to_lowercase()));
+        let named = fault.named_in(&msg);
         if t.status != TrialStatus::Error || !named {
             wrong.push(format!(
                 "{} {}: {} {:?}",

@@ -38,6 +38,52 @@ impl Injected {
         }
     }
 
+    /// Words of which a trial's error message must hold one to name this fault as its cause
+    /// (each harness words it its own way: Claude Code's "the connection failed or was closed",
+    /// Codex's "stream disconnected", reqwest's "connection closed before message completed").
+    pub fn cause_words(self) -> &'static [&'static str] {
+        match self {
+            Injected::Status500 => &["500"],
+            Injected::Close => &["was closed", "connection closed", "disconnected"],
+            Injected::Hang => &["had not answered"],
+            Injected::Garbage => &[
+                "expected a JSON response",
+                "invalid",
+                "malformed",
+                "decode",
+                "parse",
+            ],
+        }
+    }
+
+    /// Whether `message` names this fault.
+    pub fn named_in(self, message: &str) -> bool {
+        let message = message.to_lowercase();
+        self.cause_words()
+            .iter()
+            .any(|w| message.contains(&w.to_lowercase()))
+    }
+
+    /// The fault a case named after its marker meets.
+    pub fn of_case(case: &str) -> Option<Injected> {
+        Injected::ALL
+            .into_iter()
+            .find(|f| f.marker().eq_ignore_ascii_case(case))
+    }
+
+    /// An eval.yaml with one scenario per fault, named after its marker (lowercase).
+    pub fn eval_yaml() -> String {
+        let mut y = String::from("scenarios:\n");
+        for f in Injected::ALL {
+            y.push_str(&format!(
+                "  - name: {}\n    prompt: Say GOOD. {}\n    assertions:\n      - type: output_contains\n        value: GOOD\n",
+                f.marker().to_ascii_lowercase(),
+                f.marker()
+            ));
+        }
+        y
+    }
+
     fn reply(self, content_type: &'static str) -> HttpReply {
         match self {
             Injected::Status500 => HttpReply::error(500, "internal server error (injected)"),
