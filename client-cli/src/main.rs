@@ -1,9 +1,46 @@
 //! `skillwatch`: the one binary. Each subcommand lives in its own module under `cmd/`; this file
-//! only parses arguments and dispatches.
+//! only parses arguments, dispatches, and prints the error a command ends with.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// `println!` through [`out::stdout`]: an error instead of a panic, and a closed pipe is fine.
+macro_rules! outln {
+    () => {
+        $crate::out::stdout("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::out::stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` through [`out::stdout`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::out::stdout(&format!($($arg)*))
+    };
+}
+
+/// `eprint!` through [`out::stderr`]: best effort, never a panic.
+macro_rules! err {
+    ($($arg:tt)*) => {
+        $crate::out::stderr(&format!($($arg)*))
+    };
+}
+
+/// `eprintln!` through [`out::stderr`]: best effort, never a panic.
+macro_rules! errln {
+    () => {
+        $crate::out::stderr("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::out::stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 mod changed;
 mod cmd;
 mod history_report;
+mod out;
 mod report;
 mod run_report;
 
@@ -43,6 +80,9 @@ enum Command {
     Schema(cmd::schema::Args),
     /// Show a skill's lift history per model from the history store.
     History(cmd::history::Args),
+    /// Show a stored run's trials, or one trial whole (output, error and the agent's stderr,
+    /// checks, judgments, trajectory).
+    Show(cmd::show::Args),
     /// Compare a skill's per-case lift on two models; exit 1 if it regressed.
     Compare(cmd::compare::Args),
     /// How many cases x attempts a lift needs, and what the suite can detect now.
@@ -89,6 +129,7 @@ fn main() -> ExitCode {
         Command::Lsp(args) => cmd::lsp::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::History(args) => cmd::history::run(args),
+        Command::Show(args) => cmd::show::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Plan(args) => cmd::plan::run(args),
         Command::Daemon(args) => cmd::daemon::run(args),
@@ -104,8 +145,48 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            errln!("error: {}", render(&err));
             ExitCode::from(2)
         }
+    }
+}
+
+/// An error with its causes, each said once: a wrapper whose message already quotes its
+/// cause (`history store: <the store's error>`) would otherwise print the cause twice.
+fn render(err: &anyhow::Error) -> String {
+    let mut said = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if said.contains(&text) {
+            continue;
+        }
+        if !said.is_empty() {
+            said.push_str(": ");
+        }
+        said.push_str(&text);
+    }
+    said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    enum Wrapper {
+        #[error("history store: {0}")]
+        Store(#[from] std::io::Error),
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = std::io::Error::other("disk I/O error");
+        let err = anyhow::Error::from(Wrapper::from(io)).context("recording trial 3");
+        assert_eq!(
+            render(&err),
+            "recording trial 3: history store: disk I/O error"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(render(&plain), "outer: inner");
     }
 }

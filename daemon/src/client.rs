@@ -1,5 +1,10 @@
 //! Talking to the daemon: connect to its socket, start it on demand, and build call contexts
 //! whose deadline fits the call (tarpc's default of 10 s is too short for a long poll).
+//!
+//! A daemon started on demand runs detached, with no terminal to complain to. Until it
+//! answers, its stderr goes to a file the starting client holds and the client watches the
+//! process: a daemon that exits at start (a damaged history, an unsafe runtime folder) is
+//! reported at once with its own words, not after the start timeout as silence.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -43,11 +48,17 @@ pub enum ClientError {
     Rpc(#[from] tarpc::client::RpcError),
     /// The daemon speaks another protocol version.
     #[error(
-        "the running skillwatch daemon speaks protocol {found}, this client {PROTOCOL_VERSION}; restart it with `skillwatch daemon stop`"
+        "the running skillwatch daemon (skillwatch {version}, pid {pid}) speaks protocol {found}, this client (skillwatch {}) protocol {PROTOCOL_VERSION}; \
+         stop it with `skillwatch daemon stop` and the next command starts a daemon of this version (or pass --no-daemon)",
+        env!("CARGO_PKG_VERSION")
     )]
     Protocol {
-        /// The daemon's version.
+        /// The daemon's protocol.
         found: u32,
+        /// The daemon's skillwatch version.
+        version: String,
+        /// The daemon's pid.
+        pid: u32,
     },
 }
 
@@ -73,13 +84,16 @@ pub async fn connect(socket: &Path) -> Result<DaemonRpcClient, ClientError> {
     Ok(DaemonRpcClient::new(tarpc::client::Config::default(), transport).spawn())
 }
 
-/// Connect and check the protocol version.
+/// Connect and check the protocol version with the `status` call, the handshake that stays
+/// readable across versions (see [`PROTOCOL_VERSION`]).
 pub async fn connect_checked(socket: &Path) -> Result<DaemonRpcClient, ClientError> {
     let client = connect(socket).await?;
     let status = client.status(context(Duration::from_secs(10))).await?;
     if status.protocol != PROTOCOL_VERSION {
         return Err(ClientError::Protocol {
             found: status.protocol,
+            version: status.version,
+            pid: status.pid,
         });
     }
     Ok(client)
@@ -100,37 +114,98 @@ pub async fn connect_or_start(
     paths: &DaemonPaths,
     start: &StartCommand,
 ) -> Result<DaemonRpcClient, ClientError> {
-    if let Ok(client) = connect_checked(&paths.socket).await {
-        return Ok(client);
+    match connect_checked(&paths.socket).await {
+        Ok(client) => return Ok(client),
+        // a daemon of another version answers: starting one of ours beside it cannot work
+        Err(e @ ClientError::Protocol { .. }) => return Err(e),
+        Err(_) => {}
     }
-    if !is_held(&paths.lock) {
-        spawn_detached(start)?;
-    }
+    let mut started = match is_held(&paths.lock) {
+        true => None,
+        false => Some(spawn_detached(start)?),
+    };
     let deadline = Instant::now() + START_TIMEOUT;
     loop {
         match connect_checked(&paths.socket).await {
-            Ok(client) => return Ok(client),
-            Err(e @ ClientError::Protocol { .. }) => return Err(e),
-            Err(e) if Instant::now() >= deadline => {
-                return Err(ClientError::Start {
-                    program: start.program.clone(),
-                    reason: format!("it did not answer within {START_TIMEOUT:?}: {e}"),
-                });
+            Ok(client) => {
+                if let Some(daemon) = started.take() {
+                    daemon.detach();
+                }
+                return Ok(client);
             }
-            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e @ ClientError::Protocol { .. }) => return Err(e),
+            Err(e) => {
+                if let Some(reason) = started.as_mut().and_then(Started::exited) {
+                    return Err(ClientError::Start {
+                        program: start.program.clone(),
+                        reason,
+                    });
+                }
+                if Instant::now() >= deadline {
+                    let why = match started {
+                        Some(_) => format!("it did not answer within {START_TIMEOUT:?}: {e}"),
+                        None => format!(
+                            "another daemon holds {} but did not answer within {START_TIMEOUT:?} ({e}); `skillwatch daemon stop` ends it",
+                            paths.lock.display()
+                        ),
+                    };
+                    return Err(ClientError::Start {
+                        program: start.program.clone(),
+                        reason: why,
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
         }
     }
 }
 
+/// A daemon this client started, until it answers.
+#[derive(Debug)]
+pub struct Started {
+    child: std::process::Child,
+    /// Its stderr: an unlinked temporary file only this client and the daemon hold.
+    stderr: std::fs::File,
+}
+
+impl Started {
+    /// Why the daemon exited, with what it said on stderr; `None` while it runs.
+    pub fn exited(&mut self) -> Option<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let status = self.child.try_wait().ok()??;
+        let mut said = String::new();
+        let _ = self.stderr.seek(SeekFrom::Start(0));
+        let _ = (&self.stderr).take(64 * 1024).read_to_string(&mut said);
+        let said = said.trim();
+        Some(if said.is_empty() {
+            format!("it exited at start ({status}) without a word; see its log")
+        } else {
+            format!("it exited at start ({status}): {said}")
+        })
+    }
+
+    /// Let it run on: reap it when it exits, so a long-lived client (the language server)
+    /// keeps no zombie.
+    pub fn detach(self) {
+        let mut child = self.child;
+        std::thread::spawn(move || child.wait());
+    }
+}
+
 /// Start `skillwatch daemon ARGS` in a new session with no terminal; it outlives us.
-pub fn spawn_detached(start: &StartCommand) -> Result<(), ClientError> {
+pub fn spawn_detached(start: &StartCommand) -> Result<Started, ClientError> {
     use std::os::unix::process::CommandExt;
+    let start_err = |e: std::io::Error| ClientError::Start {
+        program: start.program.clone(),
+        reason: e.to_string(),
+    };
+    let stderr = tempfile::tempfile().map_err(start_err)?;
     let mut cmd = Command::new(&start.program);
     cmd.arg("daemon")
         .args(&start.args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(stderr.try_clone().map_err(start_err)?);
     // SAFETY: setsid is async-signal-safe and only detaches the child from our terminal.
     unsafe {
         cmd.pre_exec(|| {
@@ -138,11 +213,6 @@ pub fn spawn_detached(start: &StartCommand) -> Result<(), ClientError> {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|e| ClientError::Start {
-        program: start.program.clone(),
-        reason: e.to_string(),
-    })?;
-    // reap it when it exits, so a long-lived client (the language server) keeps no zombie
-    std::thread::spawn(move || child.wait());
-    Ok(())
+    let child = cmd.spawn().map_err(start_err)?;
+    Ok(Started { child, stderr })
 }

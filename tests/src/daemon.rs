@@ -105,6 +105,11 @@ impl DaemonFixture {
     /// Start `skillwatch daemon --root WS` in the foreground as a child, and wait until it
     /// answers.
     pub fn start(&mut self) {
+        self.start_with_env(&[]);
+    }
+
+    /// [`DaemonFixture::start`] with `vars` added to the daemon's environment.
+    pub fn start_with_env(&mut self, vars: &[(&str, &str)]) {
         let mut cmd = Command::new(skillwatch_bin());
         cmd.args(["daemon", "--grace-secs", "2", "--root"])
             .arg(&self.workspace)
@@ -112,6 +117,7 @@ impl DaemonFixture {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         self.env(&mut cmd);
+        cmd.envs(vars.iter().copied());
         self.child = Some(cmd.spawn().expect("spawn skillwatch daemon"));
         self.wait_answering();
     }

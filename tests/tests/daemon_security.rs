@@ -90,6 +90,23 @@ fn another_uid_is_refused() {
         log.contains("refused a connection from another user") && log.contains("65534"),
         "{log}"
     );
+
+    // 3. a client of another uid that keeps retrying does not fill the log (issue 20, 13)
+    let before = fx.log_text().lines().count();
+    for _ in 0..40 {
+        let out = status_as_nobody(&fx);
+        assert_ne!(out.status.code(), Some(0), "{out:?}");
+    }
+    let log = fx.log_text();
+    let refusals = log
+        .lines()
+        .skip(before)
+        .filter(|l| l.contains("refused a connection from another user"))
+        .count();
+    assert!(
+        refusals <= 1,
+        "{refusals} lines for 40 refused clients of one uid within a minute:\n{log}"
+    );
     chmod(&socket, 0o600);
     chmod(socket.parent().unwrap(), 0o700);
     assert!(daemon_answers(&fx), "the daemon still serves its user");

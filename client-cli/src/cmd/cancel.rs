@@ -31,6 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => {
             // no daemon: nothing runs, so only a queued job can be cancelled, in the table
             let mut store = args.db.open_existing()?;
+            store.check_intact()?;
             store.finish_job(
                 id,
                 JobState::Cancelled,
@@ -39,9 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&job)?);
+        outln!("{}", serde_json::to_string_pretty(&job)?)?;
     } else {
-        print_jobs(std::slice::from_ref(&job));
+        print_jobs(std::slice::from_ref(&job))?;
     }
     Ok(ExitCode::SUCCESS)
 }

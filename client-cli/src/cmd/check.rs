@@ -185,12 +185,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let fixed = if args.fix {
         let fixed = fix::fix_all(&dirs, &options, threads)?;
         for applied in &fixed.applied {
-            eprintln!("{applied}");
+            errln!("{applied}");
         }
         for path in &fixed.changed_meanwhile {
-            eprintln!("{}: changed while being checked; not fixed", path.display());
+            errln!("{}: changed while being checked; not fixed", path.display());
         }
-        eprintln!("{}", fixed.summary());
+        errln!("{}", fixed.summary());
         Some(fixed)
     } else {
         None
@@ -257,7 +257,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn changed_only(dirs: Discovered, reference: &str, at: &Path) -> anyhow::Result<Discovered> {
     let changed = ChangedSince::read(reference, at)?;
     let kept = changed.select(dirs.dirs());
-    eprintln!(
+    errln!(
         "--changed-since {reference}: {} of {} changed ({} since {})",
         report::plural(kept.len(), "skill"),
         dirs.len(),
@@ -287,10 +287,10 @@ fn diff(
     }
     let findings: usize = fixes.iter().map(|f| f.applied.len()).sum();
     if fixes.is_empty() {
-        eprintln!("no finding has a fix to apply");
+        errln!("no finding has a fix to apply");
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!(
+    errln!(
         "would fix {} in {} (run with --fix to apply)",
         report::plural(findings, "finding"),
         report::plural(fixes.len(), "file")

@@ -24,7 +24,7 @@ use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::RunComparison;
 use skillwatch_daemon::store::time::format_rfc3339;
 
-use super::history_db::{DbArgs, ProfileArg, interval, print_out, short_hash, signed, skill_name};
+use super::history_db::{DbArgs, ProfileArg, interval, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
 use crate::report::github::{self, Level, Place};
 
@@ -150,16 +150,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         match runs {
             Ok((base, head)) => CompareWhat::Runs(base, head),
             Err(note) => {
-                eprintln!("{note}");
+                errln!("{note}");
                 if output(&args) == CompareFormat::Github {
                     let place = Place {
                         file: Some(github::relative(&folder.join("SKILL.md"))),
                         range: None,
                     };
-                    println!(
+                    outln!(
                         "{}",
                         github::annotation(Level::Notice, &place, "skillwatch compare", &note)
-                    );
+                    )?;
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -192,10 +192,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => queries::compare(&args.db.open_existing()?, &request)?,
     };
     match output(&args) {
-        CompareFormat::Json => print_out(&(serde_json::to_string_pretty(&result)? + "\n"))?,
-        CompareFormat::Text => print_out(&table(&skill, &result))?,
+        CompareFormat::Json => {
+            crate::out::stdout(&(serde_json::to_string_pretty(&result)? + "\n"))?
+        }
+        CompareFormat::Text => crate::out::stdout(&table(&skill, &result))?,
         CompareFormat::Github => {
-            eprint!("{}", table(&skill, &result));
+            err!("{}", table(&skill, &result));
             github_one(&args, &skill, &result)?;
         }
     }
@@ -229,11 +231,11 @@ fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
         .filter(|r| matches!(&r.outcome, Ok(c) if c.verdict == Verdict::Regresses))
         .count();
     match output(args) {
-        CompareFormat::Json => print_out(&(serde_json::to_string_pretty(&rows)? + "\n"))?,
-        CompareFormat::Text => print_out(&all_table(&request, &rows, regressed))?,
+        CompareFormat::Json => crate::out::stdout(&(serde_json::to_string_pretty(&rows)? + "\n"))?,
+        CompareFormat::Text => crate::out::stdout(&all_table(&request, &rows, regressed))?,
         CompareFormat::Github => {
             let table = all_table(&request, &rows, regressed);
-            eprint!("{table}");
+            err!("{table}");
             github_all(&rows, &table)?;
         }
     }
@@ -321,7 +323,7 @@ fn github_one(args: &Args, skill: &str, result: &RunComparison) -> anyhow::Resul
         result.candidate.model
     );
     let place = Place { file, range: None };
-    println!("{}", github::annotation(level, &place, &title, &cmp.reason));
+    outln!("{}", github::annotation(level, &place, &title, &cmp.reason))?;
     let md = format!(
         "### skillwatch compare: `{skill}`\n\n**{}**: {}\n\n```text\n{}```\n\n",
         cmp.decision.label(),
@@ -336,7 +338,7 @@ fn github_one(args: &Args, skill: &str, result: &RunComparison) -> anyhow::Resul
 fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
     for row in rows {
         match &row.outcome {
-            Ok(c) if c.verdict == Verdict::Regresses => println!(
+            Ok(c) if c.verdict == Verdict::Regresses => outln!(
                 "{}",
                 github::annotation(
                     Level::Error,
@@ -355,9 +357,9 @@ fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
                     ),
                     &c.reason
                 )
-            ),
+            )?,
             Ok(_) => {}
-            Err(why) => println!(
+            Err(why) => outln!(
                 "{}",
                 github::annotation(
                     Level::Warning,
@@ -365,7 +367,7 @@ fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
                     &format!("skillwatch compare: {} skipped", row.skill),
                     why
                 )
-            ),
+            )?,
         }
     }
     github::step_summary(&format!(
@@ -420,18 +422,21 @@ fn table(skill: &str, result: &RunComparison) -> String {
         .max()
         .unwrap_or(4)
         .max(4);
+    // the columns are as wide as the model names: two models differing after 9 characters
+    // (claude-sonnet-4, claude-sonnet-4-5) must not print alike
+    let (rw, cw) = (
+        r.model.chars().count().max(9),
+        c.model.chars().count().max(9),
+    );
     let _ = writeln!(
         o,
-        "\n  {:<width$}  {:>9}  {:>9}  {:>8}",
-        "case",
-        &r.model.chars().take(9).collect::<String>(),
-        &c.model.chars().take(9).collect::<String>(),
-        "change"
+        "\n  {:<width$}  {:>rw$}  {:>cw$}  {:>8}",
+        "case", r.model, c.model, "change"
     );
     for case in &cmp.cases {
         let _ = writeln!(
             o,
-            "  {:<width$}  {:>9}  {:>9}  {:>8}",
+            "  {:<width$}  {:>rw$}  {:>cw$}  {:>8}",
             case.case_id,
             signed(Some(case.reference)),
             signed(Some(case.candidate)),
@@ -440,7 +445,7 @@ fn table(skill: &str, result: &RunComparison) -> String {
     }
     let _ = writeln!(
         o,
-        "  {:<width$}  {:>9}  {:>9}  {:>8}  {}",
+        "  {:<width$}  {:>rw$}  {:>cw$}  {:>8}  {}",
         "mean",
         signed(cmp.reference_lift),
         signed(cmp.candidate_lift),
@@ -449,6 +454,23 @@ fn table(skill: &str, result: &RunComparison) -> String {
     );
     if let Some(p) = &cmp.summary.p_value {
         let _ = writeln!(o, "  sign-flip permutation p = {:.4} (n={})", p.p, p.n);
+    }
+    if !cmp.left_out_metrics.is_empty() {
+        let names = |m: &[skillwatch_core::scoring::Metric]| {
+            m.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+        };
+        let judged = |run: &skillwatch_daemon::store::RunInfo| match &run.judge_model {
+            Some(j) => format!("run {} judged by {j}", run.id.0),
+            None => format!("run {} not judged", run.id.0),
+        };
+        let _ = writeln!(
+            o,
+            "  left out, metrics only one run has: {} ({}, {}); both compared on {}",
+            names(&cmp.left_out_metrics),
+            judged(r),
+            judged(c),
+            names(&cmp.metrics)
+        );
     }
     for (label, cases) in [
         ("only in the reference", &cmp.only_in_reference),

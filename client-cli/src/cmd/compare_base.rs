@@ -99,14 +99,14 @@ pub fn run_both(plan: &Plan<'_>) -> anyhow::Result<Result<(i64, i64), String>> {
     } else {
         RunConfig::find(&folder)
     };
-    eprintln!(
+    errln!(
         "base: {} at {} ({}), with the working tree's eval cases",
         inside.display(),
         plan.reference,
         &base_commit[..12.min(base_commit.len())]
     );
     let base = run(plan, &base_folder, config.as_deref())?;
-    eprintln!("head: {} in the working tree", inside.display());
+    errln!("head: {} in the working tree", inside.display());
     let head = run(plan, &folder, config.as_deref())?;
     Ok(Ok((base, head)))
 }

@@ -1,6 +1,7 @@
 //! `skillwatch daemon`: run the per-user daemon in the foreground, or `start` it in the
 //! background, `stop` it, or ask its `status`.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -99,20 +100,27 @@ fn foreground(args: ServeArgs) -> anyhow::Result<ExitCode> {
         roots: args.roots.iter().map(|r| absolute(r)).collect(),
         grace: Duration::from_secs(args.grace_secs),
     };
-    eprintln!(
-        "skillwatch daemon: socket {}, history {}, log {}",
-        paths.socket.display(),
-        db.display(),
-        log.as_ref()
-            .map_or_else(|| "none".into(), |l| l.display().to_string())
-    );
+    // a daemon started on demand has no terminal: its stderr is for start errors only
+    if std::io::stderr().is_terminal() {
+        errln!(
+            "skillwatch daemon: socket {}, history {}, log {}",
+            paths.socket.display(),
+            db.display(),
+            log.as_ref()
+                .map_or_else(|| "none".into(), |l| l.display().to_string())
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(16)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(server::serve(options, |store| RunnerExecutor::new(store)))?;
+    let served = runtime.block_on(server::serve(options, |store| RunnerExecutor::new(store)));
+    if let Err(e) = &served {
+        tracing::error!("the daemon stopped on an error: {e}");
+    }
+    served?;
     runtime.shutdown_timeout(Duration::from_secs(5));
     Ok(ExitCode::SUCCESS)
 }
@@ -147,13 +155,14 @@ fn start_background(args: StartArgs) -> anyhow::Result<ExitCode> {
 
 fn stop(json: bool) -> anyhow::Result<ExitCode> {
     let paths = DaemonPaths::for_user();
-    let pid = match running_daemon()? {
-        Some(daemon) => {
+    let pid = match running_daemon() {
+        Ok(Some(daemon)) => {
             let pid = daemon.call(daemon.rpc.status(ctx()))?.pid;
             daemon.call(daemon.rpc.shutdown(ctx()))?;
             Some(pid)
         }
-        None if is_held(&paths.lock) => {
+        // a daemon of another version, or one that does not answer: ask the OS
+        Ok(None) | Err(_) if is_held(&paths.lock) => {
             // it holds the lock but does not answer: ask the OS
             let Some(pid) = terminate_holder(&paths.lock) else {
                 bail!(
@@ -164,14 +173,15 @@ fn stop(json: bool) -> anyhow::Result<ExitCode> {
             };
             Some(pid)
         }
-        None => None,
+        Ok(None) => None,
+        Err(e) => return Err(e),
     };
     let Some(pid) = pid else {
         report(
             json,
             json!({"running": false}),
             "no skillwatch daemon is running",
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     };
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -185,7 +195,7 @@ fn stop(json: bool) -> anyhow::Result<ExitCode> {
         json,
         json!({"running": false, "stopped": pid}),
         &format!("stopped the skillwatch daemon (pid {pid})"),
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -201,56 +211,58 @@ fn status(json: bool) -> anyhow::Result<ExitCode> {
                 json,
                 json!({"running": false}),
                 "no skillwatch daemon is running",
-            );
+            )?;
             Ok(ExitCode::from(1))
         }
     }
 }
 
-fn report(json: bool, value: serde_json::Value, text: &str) {
+fn report(json: bool, value: serde_json::Value, text: &str) -> anyhow::Result<()> {
     if json {
-        println!("{value}");
+        outln!("{value}")?;
     } else {
-        println!("{text}");
+        outln!("{text}")?;
     }
+    Ok(())
 }
 
 fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
     if json {
         let mut value = serde_json::to_value(status)?;
         value["running"] = json!(true);
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        outln!("{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "skillwatch daemon {} running (pid {}, up {})",
         status.version,
         status.pid,
         format_age(status.started_ms, now_ms()).trim_end_matches(" ago")
-    );
-    println!("  socket   {}", status.socket.display());
-    println!("  history  {}", status.db.display());
+    )?;
+    outln!("  socket   {}", status.socket.display())?;
+    outln!("  history  {}", status.db.display())?;
     if let Some(log) = &status.log {
-        println!("  log      {}", log.display());
+        outln!("  log      {}", log.display())?;
     }
-    println!(
+    outln!(
         "  jobs     {} queued, {} running",
-        status.queued, status.running
-    );
+        status.queued,
+        status.running
+    )?;
     let b = &status.budget;
     let limit = |v: Option<String>| v.unwrap_or_else(|| "no limit".into());
-    println!(
+    outln!(
         "  today    {} trials ({}), ${:.2} ({})",
         b.trials_today,
         limit(b.max_trials.map(|m| format!("max {m}"))),
         b.cost_today_usd,
         limit(b.max_cost_usd.map(|m| format!("max ${m:.2}")))
-    );
+    )?;
     if status.roots.is_empty() {
-        println!("  watching nothing (add roots with `skillwatch daemon start --root DIR`)");
+        outln!("  watching nothing (add roots with `skillwatch daemon start --root DIR`)")?;
     }
     for root in &status.roots {
-        println!("  watching {}", root.display());
+        outln!("  watching {}", root.display())?;
     }
     Ok(())
 }

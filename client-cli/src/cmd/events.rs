@@ -38,14 +38,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let ctx = client::context(Duration::from_millis(wait + 10_000));
         let batch = daemon.call(daemon.rpc.next_events(ctx, cursor, wait))?;
         if instance.as_ref().is_some_and(|i| i != &batch.instance) {
-            eprintln!("note: the daemon restarted; following the new one");
+            errln!("note: the daemon restarted; following the new one");
             cursor = 0;
             instance = Some(batch.instance);
             continue;
         }
         instance = Some(batch.instance.clone());
         if batch.missed {
-            eprintln!("note: some events were dropped before they could be read");
+            errln!("note: some events were dropped before they could be read");
         }
         let mut out = std::io::stdout().lock();
         for event in &batch.events {

@@ -9,9 +9,7 @@ use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
 use skillwatch_daemon::store::{HistoryEntry, ModelLift, StoredTrial};
 
-use super::history_db::{
-    DbArgs, ProfileArg, interval, print_out, rate, short_hash, signed, skill_name,
-};
+use super::history_db::{DbArgs, ProfileArg, interval, rate, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
 
 /// Arguments of `skillwatch history`.
@@ -61,7 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         tables(&report, args.scoring_profile.into())
     };
-    print_out(&text)?;
+    crate::out::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -191,7 +189,7 @@ fn trial_lines(o: &mut String, trials: &[StoredTrial]) {
             .map_or_else(|| "— s".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0));
         let _ = writeln!(
             o,
-            "{:>8}{:<16} {:<8} #{} {:<9} {:<8} {} {} invoked={} {}",
+            "{:>8}{:<16} {:<8} #{} {:<9} {:<8} {} {} invoked={} {} (trial {})",
             "",
             t.case,
             t.condition,
@@ -201,7 +199,8 @@ fn trial_lines(o: &mut String, trials: &[StoredTrial]) {
             tokens,
             wall,
             t.skill_invoked.map_or("?".into(), |i| i.to_string()),
-            metrics
+            metrics,
+            t.id
         );
     }
 }

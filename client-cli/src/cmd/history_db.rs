@@ -3,8 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use std::io::Write;
-
 use anyhow::{Context, bail};
 use skillwatch_core::scoring::{Interval, ScoringProfile};
 use skillwatch_core::skill::Skill;
@@ -114,16 +112,6 @@ pub fn rate(ci: Option<&Interval>) -> String {
             ci.n
         ),
         None => "—".to_string(),
-    }
-}
-
-/// Write `text` to stdout. A reader that stopped early (`skillwatch history | head -1`)
-/// closed the pipe: that is not a failure, and never a panic.
-pub fn print_out(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
-        _ => Ok(()),
     }
 }
 

@@ -58,14 +58,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         };
         if !args.json {
-            print_outcome(&outcome);
+            print_outcome(&outcome)?;
         }
         outcomes.push(outcome);
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcomes)?);
+        outln!("{}", serde_json::to_string_pretty(&outcomes)?)?;
     } else {
-        println!("history: {}", store.path().display());
+        outln!("history: {}", store.path().display())?;
     }
     Ok(if outcomes.iter().any(|o| o.error.is_some()) {
         ExitCode::from(2)
@@ -87,11 +87,11 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
-fn print_outcome(outcome: &FileOutcome) {
+fn print_outcome(outcome: &FileOutcome) -> anyhow::Result<()> {
     match (&outcome.report, &outcome.error) {
         (Some(r), _) => {
             let runs = r.imported.len();
-            println!(
+            outln!(
                 "{}: imported {runs} run{} ({} trial{}){}",
                 outcome.file,
                 if runs == 1 { "" } else { "s" },
@@ -107,9 +107,10 @@ fn print_outcome(outcome: &FileOutcome) {
                         r.skipped.join(", ")
                     )
                 }
-            );
+            )?;
         }
-        (None, Some(e)) => eprintln!("error: {e}"),
+        (None, Some(e)) => errln!("error: {e}"),
         (None, None) => {}
     }
+    Ok(())
 }

@@ -76,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot create {}", parent.display()))?;
         }
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("created {}", shown(path, &cwd));
+        errln!("created {}", shown(path, &cwd));
     }
     report(&dir, &name, &cwd)
 }
@@ -128,7 +128,7 @@ fn report(dir: &Path, name: &str, cwd: &Path) -> anyhow::Result<ExitCode> {
     }
     let at = shown(dir, cwd);
     let at = if at.is_empty() { ".".to_string() } else { at };
-    eprintln!(
+    errln!(
         "\n`{name}` is ready and passes `skillwatch check {at}`. Next:\n  \
          1. replace the example task in {at}/SKILL.md and its eval cases with your own;\n  \
          2. measure it: skillwatch run {at} --harness claude-code --model claude-sonnet-4-5\n     \

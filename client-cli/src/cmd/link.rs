@@ -72,7 +72,7 @@ pub fn daemon_for(link: &LinkArgs, db: &DbArgs) -> anyhow::Result<Option<Daemon>
         .block_on(rpc.status(ctx()))
         .context("asking the skillwatch daemon for its status")?;
     if !same_file(&status.db, &db) {
-        eprintln!(
+        errln!(
             "note: the running daemon uses the history {}, not {}; working in-process",
             status.db.display(),
             db.display()

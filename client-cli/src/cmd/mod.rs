@@ -20,5 +20,6 @@ pub mod rerun;
 pub mod run;
 pub mod run_daemon;
 pub mod schema;
+pub mod show;
 pub mod status;
 pub mod vet;

@@ -18,7 +18,7 @@ use skillwatch_core::scoring::plan::{
 use skillwatch_daemon::runner::{HarnessKind, HarnessSettings, RunRequest, planned_cases};
 use skillwatch_daemon::store::Store;
 
-use super::history_db::{DbArgs, print_out, skill_name};
+use super::history_db::{DbArgs, skill_name};
 
 /// Attempts per case the plan table lists.
 const ATTEMPTS: [u32; 5] = [1, 2, 3, 5, 10];
@@ -123,7 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         plan_text(&plan)
     };
-    print_out(&text)?;
+    crate::out::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

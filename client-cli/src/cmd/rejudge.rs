@@ -52,6 +52,7 @@ pub struct Args {
 /// Re-judge the run and print its updated summary.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = args.db.open_existing()?;
+    store.check_intact()?;
     let run = RunId(args.run);
     let mut judge = stored_judge(&store, run)?
         .ok_or_else(|| anyhow!("run {run} was not judged (no judge model recorded); rejudge asks a run's own judge again"))?;
@@ -90,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..
         } = e
         {
-            eprintln!("judge error on {case} #{attempt}: {message}");
+            errln!("judge error on {case} #{attempt}: {message}");
         }
     });
     let tally = runtime.block_on(rejudge(
@@ -114,18 +115,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         0,
     )?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(
                 &serde_json::json!({"rejudged": tally, "report": report})
             )?
-        );
+        )?;
     } else {
-        eprintln!(
+        errln!(
             "rejudged run {run}: {} trial(s), {} pair(s), {} judge error(s)",
-            tally.trials, tally.pairs, tally.failures
+            tally.trials,
+            tally.pairs,
+            tally.failures
         );
-        print!("{}", run_report::text(&report));
+        out!("{}", run_report::text(&report))?;
     }
     Ok(if tally.failures > 0 {
         ExitCode::from(1)

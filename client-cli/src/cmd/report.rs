@@ -57,7 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let report = history_report::gather(&store, &skills, budget, now_ms())?;
     let page = history_report::render(&report);
     write_whole(&args.html, page.as_bytes())?;
-    eprintln!(
+    errln!(
         "wrote {} ({} KB): {} skill{}, {} model{}",
         args.html.display(),
         page.len().div_ceil(1000),

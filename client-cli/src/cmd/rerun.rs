@@ -47,27 +47,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.harness.clone(),
     ))??;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&jobs)?);
+        outln!("{}", serde_json::to_string_pretty(&jobs)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if jobs.is_empty() {
-        println!(
+        outln!(
             "no tracked skill to rerun (the daemon tracks skills with eval files under its watched roots; \
              add one with `skillwatch daemon start --root DIR`, and list models per harness in skillwatch.toml)"
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
-    print_jobs(&jobs);
+    print_jobs(&jobs)?;
     let ids: Vec<String> = jobs
         .iter()
         .map(|j: &skillwatch_core::protocol::JobInfo| JobId::to_string(&j.id))
         .collect();
-    println!(
+    outln!(
         "queued {} run{} on {}; follow them with `skillwatch events --follow` (jobs {})",
         jobs.len(),
         if jobs.len() == 1 { "" } else { "s" },
         args.model,
         ids.join(", ")
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -199,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let store = store
             .lock()
             .map_err(|_| anyhow!("history store lock poisoned"))?;
-        eprintln!("{}", super::plan::design_note(&store, &request)?);
+        errln!("{}", super::plan::design_note(&store, &request)?);
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let report = runtime
@@ -211,19 +211,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Print the report, write the `--report` files, and give the exit status.
 pub(crate) fn finish(report: &RunReport, args: &Args) -> anyhow::Result<ExitCode> {
     match args.output() {
-        RunFormat::Json => {
-            super::history_db::print_out(&(serde_json::to_string_pretty(report)? + "\n"))?
-        }
-        RunFormat::Text => super::history_db::print_out(&run_report::text(report))?,
+        RunFormat::Json => crate::out::stdout(&(serde_json::to_string_pretty(report)? + "\n"))?,
+        RunFormat::Text => crate::out::stdout(&run_report::text(report))?,
         RunFormat::Github => {
-            eprint!("{}", run_report::text(report));
-            println!("{}", run_report::github_annotation(report, &args.skill));
+            err!("{}", run_report::text(report));
+            outln!("{}", run_report::github_annotation(report, &args.skill))?;
             github::step_summary(&run_report::markdown(report))
                 .context("writing $GITHUB_STEP_SUMMARY")?;
         }
     }
     for target in &args.reports {
         write_report(report, target)?;
+    }
+    if let Some(failure) = report.failure() {
+        bail!("{failure}");
     }
     Ok(if report.fails() {
         ExitCode::from(1)
@@ -371,7 +372,7 @@ async fn execute(
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("\ninterrupted: stopping the trials in flight…");
+            errln!("\ninterrupted: stopping the trials in flight…");
             on_interrupt.cancel();
         }
     });
@@ -379,8 +380,10 @@ async fn execute(
     Ok(prepared.execute(progress, cancel).await?)
 }
 
-/// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`.
-fn progress_sink(planned: u64, json: bool) -> ProgressSink {
+/// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`
+/// (judge errors aside). The daemon path feeds it the daemon's copy of the runner's events,
+/// so both paths show a run alike.
+pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
     let tty = std::io::stderr().is_terminal();
     let bar = if json || !tty {
         ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden())
@@ -402,14 +405,16 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
             harness,
             harness_version,
             model,
+            planned,
             reused,
             resumed,
             ..
         } => {
+            bar.set_length(*planned as u64);
             bar.inc((reused + resumed) as u64);
             let line = format!("run {run}: {skill} on {model} ({harness} {harness_version})");
             if lines {
-                eprintln!("{line}");
+                errln!("{line}");
             } else {
                 bar.println(line);
             }
@@ -429,15 +434,22 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
             status,
             passed,
             wall_ms,
+            error,
             ..
         } => {
             bar.inc(1);
+            let outcome = passed.map_or("ungraded", |p| if p { "passed" } else { "failed" });
+            let why = error
+                .as_deref()
+                .map_or_else(String::new, |e| format!(": {}", one_line(e)));
+            let line = format!(
+                "  {case} {condition} #{attempt}: {status}, {outcome}, {:.1} s{why}",
+                *wall_ms as f64 / 1000.0
+            );
             if lines {
-                let outcome = passed.map_or("ungraded", |p| if p { "passed" } else { "failed" });
-                eprintln!(
-                    "  {case} {condition} #{attempt}: {status}, {outcome}, {:.1} s",
-                    *wall_ms as f64 / 1000.0
-                );
+                errln!("{line}");
+            } else if !json && error.is_some() {
+                bar.println(line);
             }
         }
         RunEvent::JudgeFailed {
@@ -448,13 +460,18 @@ fn progress_sink(planned: u64, json: bool) -> ProgressSink {
         } => {
             let line = format!("  judge error on {case} #{attempt}: {message}");
             if lines || json {
-                eprintln!("{line}");
+                errln!("{line}");
             } else {
                 bar.println(line);
             }
         }
         RunEvent::Finished { .. } => bar.finish_and_clear(),
     })
+}
+
+/// `text` on one line (a trial's error may quote an agent's multi-line stderr).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub(crate) fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow::Result<()> {

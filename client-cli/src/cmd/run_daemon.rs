@@ -1,22 +1,24 @@
 //! `skillwatch run` through the daemon: the same flags and `skillwatch.toml` settings as the
 //! in-process run, turned into the runner's request by `cmd::run::request`, queued as a daemon
-//! job, followed through the daemon's events (progress on stderr), and reported from the
-//! history when it ends. Ctrl-C cancels the job (the daemon kills its agents).
+//! job with the client's values of the variables the run reads (`ClientEnv`: API keys are the
+//! client's, never the daemon's), followed through the daemon's events (the runner's own
+//! events, shown by the same progress sink as in-process), and reported from the history when
+//! it ends. Ctrl-C cancels the job (the daemon kills its agents).
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use skillwatch_core::protocol::{
-    EventKind, JobId, JobInfo, JobState, JobTrigger, MAX_EVENT_WAIT_MS, RunRequest as JobRequest,
+    ClientEnv, EventKind, JobId, JobInfo, JobState, JobTrigger, MAX_EVENT_WAIT_MS,
+    RunRequest as JobRequest,
 };
 use skillwatch_daemon::client;
-use skillwatch_daemon::runner::{RunReport, RunRequest, TrialTally};
+use skillwatch_daemon::runner::{ProgressSink, RunEvent, RunReport, RunRequest, TrialTally};
 use skillwatch_daemon::store::{RunId, Store};
 
 use super::link::{Daemon, LinkArgs, absolute, ctx, daemon_for};
-use super::run::{Args, finish, request};
+use super::run::{Args, finish, progress_sink, request};
 
 /// `skillwatch run`: through the daemon for the history `--db` names (started on demand), or
 /// in-process with `--no-daemon` or when the running daemon serves another history.
@@ -29,9 +31,9 @@ pub fn dispatch(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
             args.skill.display()
         );
         if args.output() == super::run::RunFormat::Github {
-            println!("::notice::{}", crate::report::github::data(&note));
+            outln!("::notice::{}", crate::report::github::data(&note))?;
         }
-        eprintln!("{note}");
+        errln!("{note}");
         return Ok(ExitCode::SUCCESS);
     }
     match daemon_for(link, &args.db)? {
@@ -53,17 +55,26 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     job.trigger = JobTrigger::Manual;
     let db = daemon.call(daemon.rpc.status(ctx()))?.db;
     if let Ok(store) = Store::open_existing(&db) {
-        eprintln!("{}", super::plan::design_note(&store, &request)?);
+        errln!("{}", super::plan::design_note(&store, &request)?);
     }
     job.runner = Some(serde_json::to_value(&request)?);
-    let queued = daemon.call(daemon.rpc.enqueue_run(ctx(), job))??;
+    let env = ClientEnv::capture(request.client_vars().iter().map(String::as_str));
+    // a named key variable that is unset fails here, as in-process, before any job is queued
+    let host = skillwatch_daemon::harness::HostEnv::from_pairs(
+        env.vars()
+            .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
+    );
+    request.check_named_vars(&host)?;
+    let cursor = latest_event(&daemon)?;
+    let queued = daemon.call(daemon.rpc.enqueue_client_run(ctx(), job, env))??;
     if !json {
-        eprintln!(
+        errln!(
             "queued as job {} on the skillwatch daemon (`skillwatch cancel {}` to stop it)",
-            queued.id, queued.id
+            queued.id,
+            queued.id
         );
     }
-    let finished = follow(&daemon, queued.id, json)?;
+    let finished = follow(&daemon, queued.id, cursor, json)?;
     let Some(run) = finished.run else {
         bail!(
             "job {} {}: {}",
@@ -85,60 +96,85 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
         .map_or(0, |(f, s)| (f - s).max(0) as u64);
     let report =
         RunReport::load(&store, RunId(run), tally, wall)?.with_profile(args.scoring_profile.into());
-    let code = finish(&report, args)?;
     if finished.state == JobState::Failed {
+        finish(&report, args)?;
         bail!(
             "job {} failed: {}",
             finished.id,
             finished.error.unwrap_or_default()
         );
     }
-    Ok(code)
+    finish(&report, args)
 }
 
-/// Follow the job's events until it ends; Ctrl-C cancels it.
-fn follow(daemon: &Daemon, job: JobId, json: bool) -> anyhow::Result<JobInfo> {
-    let tty = std::io::stderr().is_terminal() && !json;
+/// The sequence number of the daemon's newest event, so following a job starts after it.
+fn latest_event(daemon: &Daemon) -> anyhow::Result<u64> {
+    let mut cursor = 0;
+    loop {
+        let batch = daemon.call(daemon.rpc.next_events(ctx(), cursor, 0))?;
+        if batch.events.is_empty() {
+            return Ok(batch.next);
+        }
+        cursor = batch.next;
+    }
+}
+
+/// Follow the job's events until it ends, showing its progress as an in-process run does;
+/// Ctrl-C cancels it.
+fn follow(daemon: &Daemon, job: JobId, mut cursor: u64, json: bool) -> anyhow::Result<JobInfo> {
+    let sink: ProgressSink = progress_sink(0, json);
     let interrupted = daemon.runtime.spawn(async {
         let _ = tokio::signal::ctrl_c().await;
     });
-    let mut cursor = 0;
-    let mut last_line = Instant::now() - Duration::from_secs(10);
+    let mut ended = None;
     loop {
         if interrupted.is_finished() {
-            eprintln!("\ninterrupted: cancelling job {job}…");
+            errln!("\ninterrupted: cancelling job {job}…");
             return Ok(daemon.call(daemon.rpc.cancel(ctx(), job))??);
         }
-        let wait = 1_000.min(MAX_EVENT_WAIT_MS);
+        // once the job has ended, one more read without waiting picks up its last events
+        let wait = if ended.is_some() {
+            0
+        } else {
+            1_000.min(MAX_EVENT_WAIT_MS)
+        };
         let call = daemon.rpc.next_events(
             client::context(Duration::from_millis(wait + 10_000)),
             cursor,
             wait,
         );
         let batch = daemon.call(call)?;
+        if batch.missed {
+            errln!(
+                "note: some of the daemon's progress events were missed (it is busy); the report below is complete"
+            );
+        }
         cursor = batch.next;
-        for event in &batch.events {
+        let more = !batch.events.is_empty();
+        for event in batch.events {
             if let EventKind::Progress {
                 job: j,
-                done,
-                total,
-                message,
+                event: Some(event),
                 ..
-            } = &event.kind
-                && *j == job
-                && !json
+            } = event.kind
+                && j == job
             {
-                // a line per trial on a terminal, at most one a second otherwise
-                if tty || last_line.elapsed() >= Duration::from_secs(1) {
-                    eprintln!("[{done}/{total}] {message}");
-                    last_line = Instant::now();
-                }
+                let event: RunEvent = serde_json::from_value(event)
+                    .context("reading a progress event of the daemon")?;
+                sink(&event);
             }
+        }
+        if let Some(state) = ended.take() {
+            if more {
+                ended = Some(state);
+                continue;
+            }
+            interrupted.abort();
+            return Ok(state);
         }
         let state = daemon.call(daemon.rpc.run_status(ctx(), job))??;
         if !state.state.is_live() {
-            interrupted.abort();
-            return Ok(state);
+            ended = Some(state);
         }
     }
 }

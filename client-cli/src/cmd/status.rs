@@ -59,30 +59,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(_) => serde_json::to_value(&jobs[0])?,
             None => serde_json::to_value(&jobs)?,
         };
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        outln!("{}", serde_json::to_string_pretty(&value)?)?;
     } else {
-        print_jobs(&jobs);
+        print_jobs(&jobs)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// A table of jobs, one line each (and the error of failed ones).
-pub fn print_jobs(jobs: &[JobInfo]) {
+pub fn print_jobs(jobs: &[JobInfo]) -> anyhow::Result<()> {
     if jobs.is_empty() {
-        println!("no jobs");
-        return;
+        outln!("no jobs")?;
+        return Ok(());
     }
     let now = now_ms();
-    println!(
+    outln!(
         "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  queued",
-        "job", "state", "skill", "model (harness)", "trigger", "trials", "run", "lift"
-    );
+        "job",
+        "state",
+        "skill",
+        "model (harness)",
+        "trigger",
+        "trials",
+        "run",
+        "lift"
+    )?;
     for job in jobs {
-        print_job(job, now);
+        print_job(job, now)?;
     }
+    Ok(())
 }
 
-fn print_job(job: &JobInfo, now: i64) {
+fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
     let skill = job.skill.clone().unwrap_or_else(|| {
         job.request
             .skill_dir
@@ -95,7 +103,7 @@ fn print_job(job: &JobInfo, now: i64) {
         (t, 0) => format!("{}/{t}", p.done),
         (t, r) => format!("{}/{t} ({r} reused)", p.done),
     };
-    println!(
+    outln!(
         "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  {}",
         job.id,
         job.state.as_str(),
@@ -109,10 +117,11 @@ fn print_job(job: &JobInfo, now: i64) {
         job.run.map_or_else(|| "—".into(), |r| r.to_string()),
         signed(job.lift),
         format_age(job.created_ms, now)
-    );
+    )?;
     if let Some(error) = &job.error {
-        println!("{:>7}{error}", "");
+        outln!("{:>7}{error}", "")?;
     }
+    Ok(())
 }
 
 fn truncate(text: &str, width: usize) -> String {

@@ -48,6 +48,10 @@ pub enum EventKind {
         reused: u32,
         /// What just finished, e.g. `case-1 skill #0 passed`.
         message: String,
+        /// The runner's own event (`skillwatch_daemon::runner::RunEvent` as JSON), so a
+        /// client can show a run's progress exactly as an in-process run shows it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event: Option<serde_json::Value>,
     },
     /// A job ended (completed, failed, cancelled, or interrupted twice).
     JobFinished {

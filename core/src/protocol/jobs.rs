@@ -1,5 +1,6 @@
 //! Jobs: a paired run asked of the daemon, from the request to its end.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -140,6 +141,12 @@ pub struct RunRequest {
     /// builds the request from the fields above and the skill's `skillwatch.toml`.
     #[serde(default)]
     pub runner: Option<serde_json::Value>,
+    /// The client's environment variables the run reads (API keys, the harness's own
+    /// variables, `env_allow`), each with whether the client had it set. Only the names are
+    /// kept: the values travel with `enqueue_client_run` and live in the daemon's memory for
+    /// the job's life, never in the queue, the history or the log. Filled in by the daemon.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_env: BTreeMap<String, bool>,
 }
 
 impl RunRequest {
@@ -161,7 +168,67 @@ impl RunRequest {
             timeout_secs: None,
             trigger: JobTrigger::Manual,
             runner: None,
+            client_env: BTreeMap::new(),
         }
+    }
+}
+
+/// What a run reads from the environment of the client that asked for it: each variable the
+/// run names, with the client's value or `None` when the client does not set it. A run
+/// through the daemon sees these, and never the daemon's own values of the same names, so it
+/// runs with the same keys as it would in the client's own process.
+///
+/// Its `Debug` shows names only: the values are secrets.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ClientEnv(BTreeMap<String, Option<String>>);
+
+impl ClientEnv {
+    /// The values of `names` in this process's environment (a non-UTF-8 value counts as
+    /// unset).
+    pub fn capture<'a>(names: impl IntoIterator<Item = &'a str>) -> ClientEnv {
+        ClientEnv(
+            names
+                .into_iter()
+                .map(|n| (n.to_owned(), std::env::var(n).ok()))
+                .collect(),
+        )
+    }
+
+    /// An environment where each of `names` is unset.
+    pub fn unset<'a>(names: impl IntoIterator<Item = &'a str>) -> ClientEnv {
+        ClientEnv(names.into_iter().map(|n| (n.to_owned(), None)).collect())
+    }
+
+    /// The variables, each with its value or `None`.
+    pub fn vars(&self) -> impl Iterator<Item = (&str, Option<&str>)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_deref()))
+    }
+
+    /// Each name with whether it is set: what may be stored about it.
+    pub fn presence(&self) -> BTreeMap<String, bool> {
+        self.0
+            .iter()
+            .map(|(k, v)| (k.clone(), v.is_some()))
+            .collect()
+    }
+
+    /// Whether no variable is named (a client that passes nothing: the daemon's environment
+    /// is used as it is).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for ClientEnv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(
+                self.0
+                    .iter()
+                    .map(|(k, v)| (k, if v.is_some() { "<set>" } else { "<unset>" })),
+            )
+            .finish()
     }
 }
 
@@ -238,5 +305,23 @@ mod tests {
         );
         assert_eq!(JobTrigger::parse("import"), None);
         assert!(JobState::Queued.is_live() && !JobState::Interrupted.is_live());
+    }
+
+    #[test]
+    fn a_client_env_never_shows_its_values() {
+        let env = ClientEnv(BTreeMap::from([
+            ("KEY".to_owned(), Some("sk-secret-value".to_owned())),
+            ("OTHER".to_owned(), None),
+        ]));
+        let shown = format!("{env:?}");
+        assert!(!shown.contains("sk-secret-value"), "{shown}");
+        assert!(
+            shown.contains("KEY") && shown.contains("<unset>"),
+            "{shown}"
+        );
+        assert_eq!(
+            env.presence(),
+            BTreeMap::from([("KEY".into(), true), ("OTHER".into(), false)])
+        );
     }
 }

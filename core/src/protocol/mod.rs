@@ -22,7 +22,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use events::{Event, EventBatch, EventKind};
-pub use jobs::{JobFilter, JobId, JobInfo, JobProgress, JobState, JobTrigger, RunRequest};
+pub use jobs::{
+    ClientEnv, JobFilter, JobId, JobInfo, JobProgress, JobState, JobTrigger, RunRequest,
+};
 pub use results::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
     LensLift, Lenses, ModelComparison,
@@ -30,7 +32,15 @@ pub use results::{
 pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 
 /// Bumped whenever a request or reply changes shape; [`DaemonStatus::protocol`] carries it.
-pub const PROTOCOL_VERSION: u32 = 1;
+///
+/// The `status` call is the handshake every client makes first, so it must stay readable
+/// across versions: it takes no arguments, and [`DaemonStatus`] only ever gains fields (with
+/// serde defaults). A client and a daemon of different versions then always get far enough to
+/// compare their numbers and say so, instead of failing to decode each other.
+///
+/// 2: `enqueue_client_run` (the client's environment travels with its run), `JobProgress`
+/// counts retries, progress events carry the runner's own event.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
 /// instead of allocating (a malformed or hostile client cannot exhaust the daemon's memory).
@@ -97,8 +107,12 @@ pub trait DaemonRpc {
     async fn status() -> DaemonStatus;
     /// Check a skill folder (or one SKILL.md / eval file's skill) from disk.
     async fn check(path: PathBuf) -> Result<Vec<CheckedFile>, RpcError>;
-    /// Queue a paired run; answers at once with the queued job.
+    /// Queue a paired run on the daemon's own environment (editor runs, reruns); answers at
+    /// once with the queued job.
     async fn enqueue_run(request: RunRequest) -> Result<JobInfo, RpcError>;
+    /// Queue a paired run that reads `env`, the asking client's values of the variables the
+    /// run names (`skillwatch run`), instead of the daemon's; answers at once with the job.
+    async fn enqueue_client_run(request: RunRequest, env: ClientEnv) -> Result<JobInfo, RpcError>;
     /// One job.
     async fn run_status(job: JobId) -> Result<JobInfo, RpcError>;
     /// Cancel a queued or running job (its agent processes are killed); answers with the job.

@@ -11,6 +11,14 @@
 //! The verdict on the d_i is [`super::verdict::decide`], the rule every verdict uses: a
 //! regression needs enough shared cases for the exact sign-flip test to reach the level, that
 //! test and the interval to agree, and a drop of at least `min_effect`.
+//!
+//! Like the cases, the metrics must be shared: a judged run's outcome lift averages accuracy
+//! and goal accuracy in, an unjudged run's cannot, and the difference of two means over
+//! different metrics says nothing about the skill. When the two reports' profile metrics
+//! differ, both per-case values are recomputed over the metrics both have, and the left-out
+//! metrics are listed ([`Comparison::left_out_metrics`]).
+
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +121,14 @@ pub struct Comparison {
     pub only_in_reference: Vec<String>,
     /// Cases with a lift only in the candidate (excluded, listed).
     pub only_in_candidate: Vec<String>,
+    /// The metrics each per-case value is the mean of (the target's metrics both reports
+    /// have; the one metric of a metric target).
+    #[serde(default)]
+    pub metrics: Vec<Metric>,
+    /// Metrics of the target that only one report has (e.g. a judged run's accuracy against
+    /// an unjudged run): left out of both sides, listed.
+    #[serde(default)]
+    pub left_out_metrics: Vec<Metric>,
     /// Mean reference lift over the shared cases.
     pub reference_lift: Option<f64>,
     /// Mean candidate lift over the shared cases.
@@ -143,8 +159,18 @@ pub fn compare_lifts(
             params.min_effect
         )));
     }
-    let ref_values = per_case(reference, &params.target);
-    let cand_values = per_case(candidate, &params.target);
+    let (ref_metrics, cand_metrics) = (
+        target_metrics(reference, &params.target),
+        target_metrics(candidate, &params.target),
+    );
+    let metrics: BTreeSet<Metric> = ref_metrics.intersection(&cand_metrics).cloned().collect();
+    let left_out_metrics: Vec<Metric> = ref_metrics
+        .symmetric_difference(&cand_metrics)
+        .cloned()
+        .collect();
+    let shared = (!left_out_metrics.is_empty()).then_some(&metrics);
+    let ref_values = per_case(reference, &params.target, shared);
+    let cand_values = per_case(candidate, &params.target, shared);
     let mut cases = Vec::new();
     let mut only_in_reference = Vec::new();
     for (case_id, r) in &ref_values {
@@ -177,6 +203,8 @@ pub fn compare_lifts(
         cases,
         only_in_reference,
         only_in_candidate,
+        metrics: metrics.into_iter().collect(),
+        left_out_metrics,
         summary,
         interval: decision.interval,
         verdict: decision.verdict,
@@ -186,15 +214,40 @@ pub fn compare_lifts(
     })
 }
 
-fn per_case(report: &LiftReport, target: &CompareTarget) -> Vec<(String, f64)> {
+/// The metrics a report's value for `target` is made of.
+fn target_metrics(report: &LiftReport, target: &CompareTarget) -> BTreeSet<Metric> {
+    let profile = match target {
+        CompareTarget::Outcome => ScoringProfile::Outcome,
+        CompareTarget::Aces => ScoringProfile::Aces,
+        CompareTarget::Metric(m) => return BTreeSet::from([m.clone()]),
+    };
+    report
+        .profile(profile)
+        .map(|p| p.metrics.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Each case's value for `target`; with `only`, the mean of its deltas over those metrics
+/// instead of the report's own profile value.
+fn per_case(
+    report: &LiftReport,
+    target: &CompareTarget,
+    only: Option<&BTreeSet<Metric>>,
+) -> Vec<(String, f64)> {
     report
         .cases
         .iter()
         .filter_map(|c| {
-            let value = match target {
-                CompareTarget::Outcome => c.outcome,
-                CompareTarget::Aces => c.overall,
-                CompareTarget::Metric(m) => c.deltas.get(m).copied(),
+            let value = match (target, only) {
+                (CompareTarget::Metric(m), _) => c.deltas.get(m).copied(),
+                (_, Some(only)) => super::stats::mean(
+                    &only
+                        .iter()
+                        .filter_map(|m| c.deltas.get(m).copied())
+                        .collect::<Vec<_>>(),
+                ),
+                (CompareTarget::Outcome, None) => c.outcome,
+                (CompareTarget::Aces, None) => c.overall,
             };
             value.map(|v| (c.case_id.clone(), v))
         })
@@ -359,5 +412,49 @@ mod tests {
             compare_lifts(&cell(&base, &old_skill), &cell(&base, &new_skill), &missing).unwrap();
         assert!(c.cases.is_empty());
         assert_eq!(c.verdict, Verdict::NotMeasured);
+    }
+
+    /// A cell whose case i scores `pass` `pass[i]` on each side and, when judged, `accuracy`
+    /// `judged[i]` (baseline, skill).
+    fn mixed(pass: &[(f64, f64)], judged: Option<&[(f64, f64)]>) -> LiftReport {
+        let trials: Vec<Trial> = pass
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (b, s))| {
+                let case = format!("c{i:02}");
+                let mut bm = vec![(Metric::Pass, *b)];
+                let mut sm = vec![(Metric::Pass, *s)];
+                if let Some(j) = judged {
+                    bm.push((Metric::Accuracy, j[i].0));
+                    sm.push((Metric::Accuracy, j[i].1));
+                }
+                [trial(&case, Baseline, 0, &bm), trial(&case, Skill, 0, &sm)]
+            })
+            .collect();
+        skill_lift(&trials, &LiftParams::default()).unwrap()
+    }
+
+    #[test]
+    fn a_judged_run_is_compared_with_an_unjudged_one_on_their_shared_metrics() {
+        let pass: Vec<(f64, f64)> = (0..8)
+            .map(|i| (0.0, if i < 6 { 1.0 } else { 0.0 }))
+            .collect();
+        let accuracy: Vec<(f64, f64)> = (0..8).map(|_| (0.9, 0.1)).collect();
+        let judged = mixed(&pass, Some(&accuracy));
+        let unjudged = mixed(&pass, None);
+        let c = compare_lifts(&judged, &unjudged, &CompareParams::default()).unwrap();
+        assert_eq!(c.metrics, vec![Metric::Pass]);
+        assert_eq!(c.left_out_metrics, vec![Metric::Accuracy]);
+        // the same skill on the same pass results: no change at all once accuracy is out
+        assert_eq!(c.summary.mean, Some(0.0));
+        assert_eq!(c.reference_lift, c.candidate_lift);
+        // mixing the judged run's own outcome value in would have moved it by the accuracy
+        let own: Vec<f64> = judged.cases.iter().filter_map(|c| c.outcome).collect();
+        let shared: Vec<f64> = unjudged.cases.iter().filter_map(|c| c.outcome).collect();
+        assert_ne!(own, shared);
+        // two runs with the same metrics compare on their own values, nothing left out
+        let same = compare_lifts(&unjudged, &unjudged, &CompareParams::default()).unwrap();
+        assert!(same.left_out_metrics.is_empty());
+        assert_eq!(same.metrics, vec![Metric::Pass]);
     }
 }

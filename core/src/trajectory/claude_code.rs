@@ -6,6 +6,12 @@
 //! observation of the step that made the call; other `user` text (the skill body Claude Code
 //! injects after a `Skill` call) becomes a user step. Totals come from the `result` event, whose
 //! usage is the only complete one (streamed assistant events show the usage at message start).
+//!
+//! A finished run ends with a `result` event ([`NormalizedRun::ended`]). Failed model API calls
+//! that Claude Code retries arrive as `system/api_retry` events with the HTTP status; they
+//! become notices, and when the output stops while Claude Code is still retrying (or before
+//! the model ever answered) the run records what it was waiting for
+//! ([`NormalizedRun::api_stall`]): without that, an API that answers 500 looks like a timeout.
 
 use serde_json::Value;
 
@@ -33,6 +39,13 @@ struct Parser {
     open_message: Option<String>,
     result_usage: Option<TokenUsage>,
     result_text: Option<String>,
+    /// Failed model API calls seen (`api_retry` events).
+    api_failures: u32,
+    /// The newest failure, e.g. `HTTP 500 (server_error)`.
+    last_api_failure: Option<String>,
+    /// Whether Claude Code is waiting for the model: from `init` until the first reply, and
+    /// from a failed call until the next reply.
+    awaiting_model: bool,
 }
 
 impl Parser {
@@ -42,15 +55,29 @@ impl Parser {
             open_message: None,
             result_usage: None,
             result_text: None,
+            api_failures: 0,
+            last_api_failure: None,
+            awaiting_model: false,
         }
     }
 
     fn event(&mut self, e: &Value) {
         match str_at(e, "type") {
-            Some("system") if str_at(e, "subtype") == Some("init") => self.init(e),
-            Some("assistant") => self.assistant(e),
+            Some("system") if str_at(e, "subtype") == Some("init") => {
+                self.awaiting_model = true;
+                self.init(e);
+            }
+            Some("system") if str_at(e, "subtype") == Some("api_retry") => self.api_retry(e),
+            Some("assistant") => {
+                self.awaiting_model = false;
+                self.assistant(e);
+            }
             Some("user") => self.user(e),
-            Some("result") => self.result(e),
+            Some("result") => {
+                self.awaiting_model = false;
+                self.run.ended = true;
+                self.result(e);
+            }
             Some("error") => {
                 let msg = e
                     .pointer("/error/message")
@@ -61,6 +88,23 @@ impl Parser {
             }
             _ => {}
         }
+    }
+
+    /// A model API call failed and Claude Code will retry it.
+    fn api_retry(&mut self, e: &Value) {
+        self.awaiting_model = true;
+        self.api_failures += 1;
+        let error = str_at(e, "error").unwrap_or("unknown");
+        let failure = match e.get("error_status").and_then(Value::as_u64) {
+            Some(status) => format!("HTTP {status} ({error})"),
+            None => format!("{error}, no HTTP status (the connection failed or was closed)"),
+        };
+        let attempt = e.get("attempt").and_then(Value::as_u64).unwrap_or(0);
+        let max = e.get("max_retries").and_then(Value::as_u64).unwrap_or(0);
+        self.run.notices.push(format!(
+            "model API call failed: {failure}; retry {attempt} of {max}"
+        ));
+        self.last_api_failure = Some(failure);
     }
 
     fn init(&mut self, e: &Value) {
@@ -238,6 +282,16 @@ impl Parser {
             .or_else(|| self.run.trajectory.final_agent_text())
             .unwrap_or_default();
         set_final_metrics(&mut self.run.trajectory, self.run.usage, self.run.cost_usd);
+        if self.awaiting_model {
+            self.run.api_stall = Some(match &self.last_api_failure {
+                Some(last) => format!(
+                    "the model API failed {} time{} (last: {last}) and Claude Code was still retrying",
+                    self.api_failures,
+                    if self.api_failures == 1 { "" } else { "s" }
+                ),
+                None => "the model API had not answered Claude Code's first request".to_owned(),
+            });
+        }
         self.run
     }
 }
@@ -424,5 +478,40 @@ mod tests {
                 "result error_max_turns: max turns".to_owned()
             ]
         );
+    }
+
+    #[test]
+    fn api_retries_name_the_status_and_a_run_without_a_result_did_not_end() {
+        let init = r#"{"type":"system","subtype":"init","session_id":"s","model":"m","skills":[]}"#;
+        let retry = |status: &str, error: &str| {
+            format!(
+                r#"{{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":{status},"error":"{error}"}}"#
+            )
+        };
+        let text = format!(
+            "{init}\n{}\n{}",
+            retry("500", "server_error"),
+            retry("500", "server_error")
+        );
+        let run = parse_claude_stream_json(&text, &ctx());
+        assert!(!run.ended);
+        let stall = run.api_stall.unwrap();
+        assert!(
+            stall.contains("failed 2 times") && stall.contains("HTTP 500 (server_error)"),
+            "{stall}"
+        );
+        assert!(run.notices[0].contains("HTTP 500"), "{:?}", run.notices);
+        let closed = format!("{init}\n{}", retry("null", "unknown"));
+        let stall = parse_claude_stream_json(&closed, &ctx()).api_stall.unwrap();
+        assert!(stall.contains("connection failed or was closed"), "{stall}");
+        let silent = parse_claude_stream_json(init, &ctx()).api_stall.unwrap();
+        assert!(silent.contains("first request"), "{silent}");
+        // a reply ends the wait; a `result` ends the run
+        let run = parse_claude_stream_json(SAMPLE, &ctx());
+        assert!(run.ended && run.api_stall.is_none());
+        let garbage = format!("{init}\nnot json at all\n{{\"type\":\"result\",\"subtype\":\"succ");
+        let run = parse_claude_stream_json(&garbage, &ctx());
+        assert!(!run.ended, "a truncated result line is no result");
+        assert_eq!(run.warnings.len(), 2);
     }
 }

@@ -7,7 +7,11 @@
 //! arrives per turn (`turn.completed`), not per inference, so it goes into the totals only.
 //!
 //! An `error` *item* is a notice from the CLI (e.g. "Model metadata for `x` not found" against
-//! an unknown model), not the agent's failure; `turn.failed` and top-level `error` events are.
+//! an unknown model), not the agent's failure; `turn.failed` and top-level `error` events are,
+//! except `Reconnecting... n/m (why)`: a failed model call Codex retries, a notice. A finished
+//! run ends with `turn.completed` or `turn.failed` ([`NormalizedRun::ended`]); output that stops
+//! while Codex is reconnecting, or before the model's first item, records what it was waiting
+//! for ([`NormalizedRun::api_stall`]).
 
 use std::collections::HashMap;
 
@@ -36,7 +40,15 @@ struct Parser {
     item_steps: HashMap<String, usize>,
     pending_reasoning: Option<String>,
     last_message: Option<String>,
+    /// The newest `Reconnecting` reason, while Codex is retrying a model call.
+    reconnecting: Option<String>,
+    /// Whether a turn started and no item of the model's came back yet.
+    awaiting_model: bool,
 }
+
+/// Codex's words for an HTTP 500 from the model API (its `InternalServerError`), which do not
+/// name the status; other statuses are spelled out (`unexpected status 503 ...`).
+const CODEX_HTTP_500: &str = "experiencing high demand";
 
 impl Parser {
     fn new(ctx: &RunContext) -> Parser {
@@ -47,6 +59,8 @@ impl Parser {
             item_steps: HashMap::new(),
             pending_reasoning: None,
             last_message: None,
+            reconnecting: None,
+            awaiting_model: false,
         }
     }
 
@@ -55,7 +69,9 @@ impl Parser {
             Some("thread.started") => {
                 self.run.trajectory.session_id = str_at(e, "thread_id").map(str::to_owned);
             }
+            Some("turn.started") => self.awaiting_model = true,
             Some("turn.completed") => {
+                self.turn_ended();
                 let usage = e
                     .get("usage")
                     .map(TokenUsage::from_codex)
@@ -63,26 +79,60 @@ impl Parser {
                 self.run.usage = self.run.usage + usage;
             }
             Some("turn.failed") => {
-                let msg = e.pointer("/error/message").and_then(Value::as_str);
+                self.turn_ended();
+                let msg = e
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("no message");
+                // the top-level `error` just before says the same
+                let said = format!("error: {}", with_cause(msg));
+                if self.run.errors.last() == Some(&said) {
+                    self.run.errors.pop();
+                }
                 self.run
                     .errors
-                    .push(format!("turn failed: {}", msg.unwrap_or("no message")));
+                    .push(format!("turn failed: {}", with_cause(msg)));
             }
             Some("error") => {
                 let msg = str_at(e, "message").unwrap_or("no message");
-                self.run.errors.push(format!("error: {msg}"));
+                match msg.strip_prefix("Reconnecting... ") {
+                    Some(retry) => {
+                        self.reconnecting = Some(with_cause(retry));
+                        self.run.notices.push(format!(
+                            "model API call failed, reconnecting {}",
+                            with_cause(retry)
+                        ));
+                    }
+                    None => self.run.errors.push(format!("error: {}", with_cause(msg))),
+                }
             }
             Some("item.started") | Some("item.updated") => {
                 if let Some(item) = e.get("item") {
+                    self.model_answered(item);
                     self.item(item, false);
                 }
             }
             Some("item.completed") => {
                 if let Some(item) = e.get("item") {
+                    self.model_answered(item);
                     self.item(item, true);
                 }
             }
             _ => {}
+        }
+    }
+
+    fn turn_ended(&mut self) {
+        self.run.ended = true;
+        self.awaiting_model = false;
+        self.reconnecting = None;
+    }
+
+    /// An item other than the CLI's own `error` notices comes from the model's answer.
+    fn model_answered(&mut self, item: &Value) {
+        if str_at(item, "type") != Some("error") {
+            self.awaiting_model = false;
+            self.reconnecting = None;
         }
     }
 
@@ -155,7 +205,23 @@ impl Parser {
         }
         self.run.final_output = self.last_message.take().unwrap_or_default();
         set_final_metrics(&mut self.run.trajectory, self.run.usage, None);
+        self.run.api_stall = match (&self.reconnecting, self.awaiting_model) {
+            (Some(why), _) => Some(format!(
+                "the model API failed and Codex was still reconnecting ({why})"
+            )),
+            (None, true) => Some("the model API had not answered Codex's request".to_owned()),
+            (None, false) => None,
+        };
         self.run
+    }
+}
+
+/// `msg` with the cause Codex leaves unsaid: its message for an HTTP 500 names no status.
+fn with_cause(msg: &str) -> String {
+    if msg.contains(CODEX_HTTP_500) {
+        format!("{msg} (Codex's message for an HTTP 500 from the model API)")
+    } else {
+        msg.to_owned()
     }
 }
 
@@ -303,5 +369,42 @@ mod tests {
             run.errors,
             vec!["turn failed: stream disconnected", "error: fatal"]
         );
+    }
+
+    #[test]
+    fn reconnects_are_notices_and_a_500_is_named() {
+        let failed = r#"{"type":"thread.started","thread_id":"t"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 1/5 (We’re currently experiencing high demand, which may cause temporary errors.)"}
+{"type":"error","message":"We’re currently experiencing high demand, which may cause temporary errors."}
+{"type":"turn.failed","error":{"message":"We’re currently experiencing high demand, which may cause temporary errors."}}"#;
+        let run = parse_codex_exec_json(failed, &RunContext::default());
+        assert!(run.ended && run.api_stall.is_none());
+        assert_eq!(run.errors.len(), 1, "{:?}", run.errors);
+        assert!(
+            run.errors[0].starts_with("turn failed: "),
+            "{:?}",
+            run.errors
+        );
+        assert!(run.errors[0].contains("HTTP 500"), "{:?}", run.errors);
+        assert!(
+            run.notices[0].contains("reconnecting 1/5"),
+            "{:?}",
+            run.notices
+        );
+
+        // cut off while reconnecting, or before the model ever answered
+        let retrying = r#"{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: error sending request)"}"#;
+        let run = parse_codex_exec_json(retrying, &RunContext::default());
+        assert!(!run.ended && run.errors.is_empty());
+        let stall = run.api_stall.unwrap();
+        assert!(stall.contains("error sending request"), "{stall}");
+        let run = parse_codex_exec_json(r#"{"type":"turn.started"}"#, &RunContext::default());
+        assert!(run.api_stall.unwrap().contains("had not answered"));
+        let answered = r#"{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"a","type":"agent_message","text":"hi"}}"#;
+        let run = parse_codex_exec_json(answered, &RunContext::default());
+        assert_eq!((run.ended, run.api_stall), (false, None));
     }
 }

@@ -50,6 +50,14 @@ pub struct NormalizedRun {
     pub visible_skills: Option<Vec<String>>,
     /// The harness version, when the output carries it.
     pub harness_version: Option<String>,
+    /// Whether the output ends the way a finished run ends (Claude Code's `result` event,
+    /// Codex's `turn.completed` or `turn.failed`). An agent that exits 0 with output that
+    /// stops short was cut off or garbled: its trial is a harness error, not a result.
+    pub ended: bool,
+    /// What the agent was still waiting for from the model API when its output stopped:
+    /// failed calls it was retrying, or a first reply that never came. A trial killed at its
+    /// timeout in this state failed at the model API, not at its task.
+    pub api_stall: Option<String>,
 }
 
 impl NormalizedRun {
@@ -81,6 +89,8 @@ impl NormalizedRun {
             warnings: Vec::new(),
             visible_skills: None,
             harness_version: None,
+            ended: false,
+            api_stall: None,
         }
     }
 

@@ -87,6 +87,8 @@ pub fn normalize_chat_transcript(
         warnings,
         visible_skills: None,
         harness_version: Some(agent.1.to_owned()),
+        ended: true,
+        api_stall: None,
     }
 }
 

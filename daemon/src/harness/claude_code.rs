@@ -20,7 +20,7 @@ use super::{BoxFuture, Harness, HarnessError, TrialOutcome, TrialSpec};
 
 /// Host variables Claude Code may see besides [`super::BASE_ALLOW`]: its credentials and the
 /// API endpoint (overridden by the configured base URL).
-const CLAUDE_ALLOW: &[&str] = &[
+pub const CLAUDE_ALLOW: &[&str] = &[
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_BASE_URL",

@@ -17,8 +17,11 @@ pub(super) const MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
 /// How long `--version` may take (a first run of a CLI may unpack itself).
 const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// How much of stderr an exit error quotes.
-const STDERR_TAIL_BYTES: usize = 600;
+/// How much of the end of stderr a trial keeps ([`TrialOutcome::stderr_tail`]).
+const STDERR_KEEP_BYTES: usize = 4096;
+
+/// How much of the end of stderr an error message quotes.
+const STDERR_QUOTE_BYTES: usize = 300;
 
 /// What sets one stream-printing CLI harness (Claude Code, Codex) apart in the shared flow.
 pub(super) struct CliHarness<'a> {
@@ -130,6 +133,8 @@ pub(super) struct Finished {
     pub stdout: String,
     /// Raw output files.
     pub logs: TrialLogs,
+    /// The end of stderr.
+    pub stderr_tail: Option<String>,
     /// Problems reading the output.
     pub errors: Vec<TrialError>,
 }
@@ -171,6 +176,7 @@ pub(super) async fn run_agent(inv: &Invocation, spec: &TrialSpec) -> Result<Fini
     Ok(Finished {
         process,
         stdout,
+        stderr_tail: stderr_tail(&stderr_path),
         logs: TrialLogs {
             stdout: Some(stdout_path),
             stderr: Some(stderr_path),
@@ -190,10 +196,24 @@ pub(super) fn outcome(
     let Finished {
         process,
         logs,
+        stderr_tail,
         mut errors,
         ..
     } = finished;
-    errors.extend(exit_error(&harness.name, process, logs.stderr.as_deref()));
+    let stall = run.as_ref().and_then(|r| r.api_stall.as_deref());
+    let stalled = process.exit == Exit::TimedOut && stall.is_some();
+    match stall.filter(|_| stalled) {
+        // killed while waiting for the model API: the API failed, not the agent at its task
+        Some(stall) => errors.push(TrialError::new(
+            ErrorKind::Harness,
+            format!(
+                "{}: {stall}; killed at the trial timeout after {} ms",
+                harness.name,
+                process.wall.as_millis()
+            ),
+        )),
+        None => errors.extend(exit_error(&harness.name, process, stderr_tail.as_deref())),
+    }
     let mut notices = Vec::new();
     if let Some(run) = &run {
         errors.extend(
@@ -201,6 +221,9 @@ pub(super) fn outcome(
                 .iter()
                 .map(|e| TrialError::new(ErrorKind::Harness, e.clone())),
         );
+        if process.exit == Exit::Code(0) && !run.ended {
+            errors.push(cut_short(&harness.name, run));
+        }
         notices.extend(run.notices.iter().cloned());
         notices.extend(
             run.warnings
@@ -209,7 +232,7 @@ pub(super) fn outcome(
         );
     }
     let status = match process.exit {
-        Exit::TimedOut => TrialStatus::Timeout,
+        Exit::TimedOut if !stalled => TrialStatus::Timeout,
         _ if errors.is_empty() => TrialStatus::Ok,
         _ => TrialStatus::Error,
     };
@@ -243,12 +266,29 @@ pub(super) fn outcome(
         errors,
         notices,
         visible_skills,
+        stderr_tail,
         logs,
     }
 }
 
-fn exit_error(name: &str, process: ProcessOutcome, stderr: Option<&Path>) -> Option<TrialError> {
-    let tail = stderr.map(stderr_tail).unwrap_or_default();
+/// The agent exited 0, but its output stops before a finished run's last event: it was cut
+/// off or garbled, so nothing in it can be graded as the agent's answer.
+fn cut_short(name: &str, run: &NormalizedRun) -> TrialError {
+    let unreadable = match run.warnings.len() {
+        0 => String::new(),
+        1 => format!("; 1 line could not be read ({})", run.warnings[0]),
+        n => format!("; {n} lines could not be read (first: {})", run.warnings[0]),
+    };
+    TrialError::new(
+        ErrorKind::Output,
+        format!(
+            "{name}: expected its output to end as a finished run does, found it cut short (exit status 0){unreadable}"
+        ),
+    )
+}
+
+fn exit_error(name: &str, process: ProcessOutcome, stderr: Option<&str>) -> Option<TrialError> {
+    let tail = stderr.map(quote_tail).unwrap_or_default();
     match process.exit {
         Exit::Code(0) => None,
         Exit::TimedOut => Some(TrialError::new(
@@ -269,20 +309,44 @@ fn exit_error(name: &str, process: ProcessOutcome, stderr: Option<&Path>) -> Opt
     }
 }
 
-/// The end of stderr, quoted for an error message (empty when there is none).
-fn stderr_tail(path: &Path) -> String {
-    let Ok((text, _)) = read_capped(path, MAX_OUTPUT_BYTES) else {
-        return String::new();
-    };
-    let text = text.trim();
-    if text.is_empty() {
-        return String::new();
-    }
-    let mut start = text.len().saturating_sub(STDERR_TAIL_BYTES);
+/// The last `max` bytes of `text` (cut at a character boundary).
+fn tail(text: &str, max: usize) -> &str {
+    let mut start = text.len().saturating_sub(max);
     while !text.is_char_boundary(start) {
         start += 1;
     }
-    format!("; stderr ({}): {}", path.display(), &text[start..])
+    &text[start..]
+}
+
+/// The end of the stderr file at `path`, trimmed; `None` when it is empty or missing.
+pub(super) fn stderr_tail(path: &Path) -> Option<String> {
+    let (text, _) = read_tail(path, STDERR_KEEP_BYTES as u64).ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// The end of stderr quoted for an error message (empty when there is none).
+fn quote_tail(stderr: &str) -> String {
+    let quoted = tail(stderr, STDERR_QUOTE_BYTES);
+    let cut = if quoted.len() < stderr.len() {
+        "…"
+    } else {
+        ""
+    };
+    format!("; stderr ends: {cut}{quoted}")
+}
+
+/// The last `limit` bytes of a file as text (invalid UTF-8 replaced), without reading the
+/// rest; whether it was cut.
+fn read_tail(path: &Path, limit: u64) -> std::io::Result<(String, bool)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(limit);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::with_capacity((len - start) as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), start > 0))
 }
 
 /// The first whitespace-separated token of `text` that starts with a digit: the version in
@@ -299,14 +363,24 @@ async fn ask_version(
     env: Vec<(String, String)>,
     cwd: PathBuf,
 ) -> Result<String, super::HarnessError> {
-    let asked = tokio::process::Command::new(program)
-        .arg("--version")
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.arg("--version")
         .env_clear()
         .envs(env)
         .current_dir(cwd)
         .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let asked = async {
+        let child = super::trial_procs::spawn(&mut cmd)?;
+        let pid = child.id();
+        let output = child.wait_with_output().await;
+        if let Some(pid) = pid {
+            super::trial_procs::reaped(pid);
+        }
+        output
+    };
     let output = tokio::time::timeout(VERSION_TIMEOUT, asked)
         .await
         .map_err(|_| super::HarnessError::Version {

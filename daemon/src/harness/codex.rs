@@ -18,7 +18,7 @@ use super::process::Invocation;
 use super::{BoxFuture, Harness, HarnessError, TrialOutcome, TrialSpec};
 
 /// Host variables Codex may see besides [`super::BASE_ALLOW`]: its credentials.
-const CODEX_ALLOW: &[&str] = &["OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"];
+pub const CODEX_ALLOW: &[&str] = &["OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"];
 
 /// The name of the provider skillwatch defines when a base URL is configured.
 const PROVIDER: &str = "skillwatch";

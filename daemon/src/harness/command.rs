@@ -253,6 +253,8 @@ fn normalized(trajectory: Trajectory) -> NormalizedRun {
         notices: Vec::new(),
         warnings: Vec::<ParseWarning>::new(),
         visible_skills: None,
+        ended: true,
+        api_stall: None,
     }
 }
 

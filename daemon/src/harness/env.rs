@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use skillwatch_core::protocol::ClientEnv;
+
 /// Host variables every harness may see: locale, terminal, user name, proxies and CA bundles
 /// (a corporate proxy is part of the network, not of the user's agent setup).
 pub const BASE_ALLOW: &[&str] = &[
@@ -62,6 +64,20 @@ impl HostEnv {
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).map(String::as_str)
+    }
+
+    /// This environment with `client`'s variables in place of its own: each variable the
+    /// client names takes the client's value, or is unset when the client does not set it,
+    /// so a run for a client never falls back on the daemon's own key.
+    pub fn with_client(&self, client: &ClientEnv) -> HostEnv {
+        let mut vars = self.0.clone();
+        for (name, value) in client.vars() {
+            match value {
+                Some(v) => vars.insert(name.to_owned(), v.to_owned()),
+                None => vars.remove(name),
+            };
+        }
+        HostEnv(vars)
     }
 }
 
@@ -177,6 +193,33 @@ mod tests {
         assert_eq!(vars["HOME"], dirs.home.display().to_string());
         assert!(!vars.contains_key("CLAUDECODE"));
         assert!(!vars.contains_key("AWS_SECRET_ACCESS_KEY"));
+    }
+
+    #[test]
+    fn a_client_env_replaces_the_named_variables_and_unsets_what_it_lacks() {
+        let host = HostEnv::from_pairs([
+            ("PATH", "/bin"),
+            ("ANTHROPIC_API_KEY", "daemon-key"),
+            ("MYKEY", "daemon-mykey"),
+        ]);
+        let client: ClientEnv = serde_json::from_value(serde_json::json!({
+            "ANTHROPIC_API_KEY": "client-key",
+            "MYKEY": null,
+        }))
+        .unwrap();
+        let env = host.with_client(&client);
+        assert_eq!(env.get("ANTHROPIC_API_KEY"), Some("client-key"));
+        assert_eq!(
+            env.get("MYKEY"),
+            None,
+            "unset on the client: unset in the run"
+        );
+        assert_eq!(
+            env.get("PATH"),
+            Some("/bin"),
+            "what the client does not name stays"
+        );
+        assert_eq!(host.with_client(&ClientEnv::default()), host);
     }
 
     #[test]

@@ -18,9 +18,10 @@ mod env;
 mod openai;
 mod process;
 mod stage;
+pub mod trial_procs;
 
-pub use claude_code::{ClaudeCode, ClaudeCodeConfig};
-pub use codex::{Codex, CodexConfig, CodexSandbox};
+pub use claude_code::{CLAUDE_ALLOW, ClaudeCode, ClaudeCodeConfig};
+pub use codex::{CODEX_ALLOW, Codex, CodexConfig, CodexSandbox};
 pub use command::{CommandConfig, CommandHarness};
 pub use env::{BASE_ALLOW, HostEnv};
 pub use openai::{OpenAi, OpenAiConfig};
@@ -184,6 +185,8 @@ pub struct TrialOutcome {
     pub notices: Vec<String>,
     /// The skills the harness showed the model, when it reports them (Claude Code).
     pub visible_skills: Option<Vec<String>>,
+    /// The end of what the agent wrote on stderr, read before its folders go away.
+    pub stderr_tail: Option<String>,
     /// Raw output files.
     pub logs: TrialLogs,
 }
@@ -212,6 +215,7 @@ impl TrialOutcome {
             errors: vec![error],
             notices: Vec::new(),
             visible_skills: None,
+            stderr_tail: None,
             logs: TrialLogs::default(),
         }
     }
@@ -236,4 +240,20 @@ pub enum HarnessError {
         /// What it printed.
         found: String,
     },
+}
+
+/// An error with every cause under it (`error sending request: ... : connection closed before
+/// message completed`): an HTTP client's own message seldom says what went wrong, its causes do.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
 }

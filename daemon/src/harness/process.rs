@@ -7,6 +7,9 @@
 //!
 //! The group is killed *before* the leader is reaped: until then the leader's pid, which is the
 //! group id, cannot be reused, so the kill can never reach another trial's processes.
+//!
+//! A process that left the group (`setsid`) is found by the trial's tag or its descent
+//! ([`super::trial_procs`]) and killed with the group.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -16,6 +19,8 @@ use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use tokio::process::Command;
+
+use super::trial_procs;
 
 /// After SIGTERM at a timeout, how long the agent gets to flush its output before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(500);
@@ -68,6 +73,7 @@ pub async fn run_process(
     } else {
         File::create(stderr)?
     };
+    let tag = trial_procs::new_tag();
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args)
         .env_clear()
@@ -76,14 +82,15 @@ pub async fn run_process(
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
+        .env(trial_procs::TAG_VAR, &tag)
         .process_group(0)
         .kill_on_drop(true);
     let start = Instant::now();
-    let mut child = cmd.spawn()?;
+    let mut child = trial_procs::spawn(&mut cmd)?;
     let pid = child
         .id()
         .ok_or_else(|| io::Error::other("child exited before its pid was read"))?;
-    let group = GroupGuard(pid as libc::pid_t);
+    let group = GroupGuard { pid, tag };
 
     let mut exited = tokio::task::spawn_blocking(move || wait_exited(pid));
     let mut done = tokio::time::timeout(timeout, &mut exited).await.is_ok();
@@ -97,8 +104,12 @@ pub async fn run_process(
     if !done {
         let _ = exited.await;
     }
+    let tag = group.tag.clone();
+    let _ = tokio::task::spawn_blocking(move || trial_procs::kill_trial(&tag, pid)).await;
     std::mem::forget(group);
-    let status = child.wait().await?;
+    let status = child.wait().await;
+    trial_procs::reaped(pid);
+    let status = status?;
     let exit = if timed_out {
         Exit::TimedOut
     } else {
@@ -135,14 +146,20 @@ fn exit_of(status: ExitStatus) -> Exit {
     }
 }
 
-/// Kills the process group when dropped: a cancelled trial leaves nothing running.
-struct GroupGuard(libc::pid_t);
+/// Kills the process group, and the trial's processes outside it, when dropped: a cancelled
+/// trial leaves nothing running.
+struct GroupGuard {
+    /// The leader, whose pid is the group's id.
+    pid: u32,
+    /// The trial's [`trial_procs::TAG_VAR`].
+    tag: String,
+}
 
 impl GroupGuard {
     fn signal(&self, sig: libc::c_int) {
         // SAFETY: killpg has no memory effects; ESRCH (group already gone) is fine.
         unsafe {
-            libc::killpg(self.0, sig);
+            libc::killpg(self.pid as libc::pid_t, sig);
         }
     }
 }
@@ -150,6 +167,9 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.signal(libc::SIGKILL);
+        trial_procs::kill_trial(&self.tag, self.pid);
+        // tokio reaps the leader (kill_on_drop); it is no longer ours to skip
+        trial_procs::reaped(self.pid);
     }
 }
 
@@ -286,6 +306,51 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         panic!("straggler {child} survived");
+    }
+
+    fn pid_in(file: &Path) -> i32 {
+        std::fs::read_to_string(file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    async fn gone(pid: i32) -> bool {
+        for _ in 0..100 {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    /// `setsid` leaves the process group; the trial's tag still finds it, at the timeout and
+    /// after a normal exit.
+    #[tokio::test]
+    async fn a_child_in_its_own_session_is_killed_too() {
+        for (script, timeout) in [
+            ("setsid sleep 300 & echo $! > {pid}; sleep 300", 300),
+            (
+                "setsid sh -c 'echo $$ > {pid}; exec sleep 300' & sleep 0.3; exit 0",
+                10_000,
+            ),
+        ] {
+            let tmp = tempfile::tempdir().unwrap();
+            let pidfile = tmp.path().join("escaped.pid");
+            let script = script.replace("{pid}", &pidfile.display().to_string());
+            let out = tmp.path().join("out");
+            let inv = Invocation {
+                env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+                ..sh(&script, tmp.path())
+            };
+            run_process(&inv, &out, &out, Duration::from_millis(timeout))
+                .await
+                .unwrap();
+            let escaped = pid_in(&pidfile);
+            assert!(gone(escaped).await, "{script}: {escaped} survived");
+        }
     }
 
     #[tokio::test]

@@ -17,7 +17,7 @@ pub enum RunError {
         reason: String,
     },
     /// The eval file could not be read (its own message says file:line:col).
-    #[error("{0}")]
+    #[error(transparent)]
     Suite(#[from] skillwatch_core::evalspec::LoadSuiteError),
     /// No case is left to run (empty suite, or a case filter that matched nothing).
     #[error("{message}")]

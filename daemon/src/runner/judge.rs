@@ -27,7 +27,7 @@ pub fn client(
             base_url,
             api_key_env,
         } => {
-            let var = api_key_env.as_deref().unwrap_or("OPENAI_API_KEY");
+            let var = super::request::judge_key_var(api_key_env.as_deref());
             Arc::new(OpenAiJudge {
                 client: reqwest::Client::builder()
                     .timeout(JUDGE_TIMEOUT)
@@ -67,12 +67,15 @@ impl OpenAiJudge {
         let resp = req
             .send()
             .await
-            .map_err(|e| format!("POST {}: {e}", self.url))?;
+            .map_err(|e| format!("POST {}: {}", self.url, crate::harness::error_chain(&e)))?;
         let status = resp.status();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| format!("POST {}: reading the response: {e}", self.url))?;
+        let text = resp.text().await.map_err(|e| {
+            format!(
+                "POST {}: reading the response: {}",
+                self.url,
+                crate::harness::error_chain(&e)
+            )
+        })?;
         if !status.is_success() {
             let head: String = text.chars().take(300).collect();
             return Err(format!(

@@ -84,6 +84,7 @@ use skillwatch_core::grading::GRADING_VERSION;
 use skillwatch_core::grading::judge::{
     JudgeClient, PairwiseResult, Response, judge_pairwise, magnitude_word,
 };
+use skillwatch_core::protocol::ClientEnv;
 use skillwatch_core::scoring::compat::{PairwiseVerdict, Winner as CompatWinner};
 use skillwatch_core::skill::{Skill, content_hash, hash_bytes};
 use tokio::task::JoinSet;
@@ -128,6 +129,16 @@ impl Runner {
         self
     }
 
+    /// A runner like this one whose trials read `client`'s values of the variables it names
+    /// (a run the daemon makes for `skillwatch run`) instead of this runner's.
+    pub fn for_client(&self, client: &ClientEnv) -> Runner {
+        Runner {
+            store: self.store.clone(),
+            host: self.host.with_client(client),
+            temp_dir: self.temp_dir.clone(),
+        }
+    }
+
     /// Prepare and execute `request` (see the module docs).
     pub async fn run(
         &self,
@@ -149,6 +160,7 @@ impl Runner {
             })?;
         let target = skill_to_stage(&skill_dir)?;
         let cases = suite_cases(&skill_dir, &request.cases)?;
+        request.check_named_vars(&self.host)?;
         let harness = request.harness.build(&self.host)?;
         let harness_version = harness.version().await.map_err(|e| RunError::Harness {
             harness: harness.name().to_owned(),
@@ -206,6 +218,7 @@ impl Runner {
             reused,
             recorded,
             judge,
+            drain: CancellationToken::new(),
             store: self.store.clone(),
             host: self.host.clone(),
             temp_dir: self.temp_dir.clone(),
@@ -375,6 +388,7 @@ pub struct PreparedRun {
     reused: Vec<Reuse>,
     recorded: BTreeSet<(String, Condition, u32)>,
     judge: Option<Arc<dyn JudgeClient>>,
+    drain: CancellationToken,
     store: Arc<Mutex<Store>>,
     host: HostEnv,
     temp_dir: PathBuf,
@@ -384,6 +398,14 @@ impl PreparedRun {
     /// The run's id in the history.
     pub fn run_id(&self) -> RunId {
         self.run
+    }
+
+    /// Start no new trial once `drain` fires (the daemon is stopping): trials in flight
+    /// finish and are recorded, and a run left with trials to do ends `interrupted`, to be
+    /// resumed.
+    pub fn draining_on(mut self, drain: CancellationToken) -> PreparedRun {
+        self.drain = drain;
+        self
     }
 
     /// Trials the finished run will hold: cases × conditions × runs.
@@ -424,6 +446,8 @@ impl PreparedRun {
             RunStatus::Cancelled
         } else if outcome.is_err() {
             RunStatus::Failed
+        } else if exec.left_undone > 0 {
+            RunStatus::Interrupted
         } else {
             RunStatus::Completed
         };
@@ -469,6 +493,9 @@ struct Execution {
     store: Arc<Mutex<Store>>,
     run: RunId,
     cancel: CancellationToken,
+    drain: CancellationToken,
+    /// Trials not started because the run was drained.
+    left_undone: usize,
     jobs: usize,
     pairwise: bool,
     keep_workspaces: bool,
@@ -503,6 +530,8 @@ impl Execution {
             store: p.store.clone(),
             run: p.run,
             cancel,
+            drain: p.drain.clone(),
+            left_undone: 0,
             jobs: r.jobs.max(1),
             pairwise: r
                 .judge
@@ -522,11 +551,17 @@ impl Execution {
         let mut pending = self.pending_jobs(p).into_iter();
         let mut trials: JoinSet<FinishedTrial> = JoinSet::new();
         loop {
-            while trials.len() < self.jobs && !self.cancel.is_cancelled() {
+            while trials.len() < self.jobs
+                && !self.cancel.is_cancelled()
+                && !self.drain.is_cancelled()
+            {
                 let Some(job) = pending.next() else { break };
                 trials.spawn(trial::run_trial(self.ctx.clone(), job));
             }
             if trials.is_empty() && judging.is_empty() {
+                if self.drain.is_cancelled() {
+                    self.left_undone = pending.len();
+                }
                 return Ok(());
             }
             tokio::select! {

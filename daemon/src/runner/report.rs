@@ -67,7 +67,10 @@ pub struct CaseRow {
     pub lift: Option<f64>,
 }
 
-/// How many trials the run holds, by origin and outcome.
+/// How many trials the run holds, by origin and outcome. The first four describe the
+/// invocation that made the report; the outcome counts are read from the stored run
+/// ([`RunReport::load`]), so every path to a report (in-process, through the daemon, read
+/// back later) counts them alike.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrialTally {
     /// Trials the plan called for.
@@ -78,14 +81,29 @@ pub struct TrialTally {
     pub reused: usize,
     /// Trials already recorded before a resume.
     pub resumed: usize,
-    /// Infrastructure errors recorded.
+    /// Trials recorded as infrastructure errors.
     pub errors: usize,
-    /// Timeouts recorded.
+    /// Trials recorded as timeouts.
     pub timeouts: usize,
-    /// Retries into fresh workspaces.
+    /// Retries of the run's trials into fresh workspaces.
     pub retries: usize,
-    /// Judge calls that failed after their retries.
+    /// Judge calls recorded as failed (after their retries).
     pub judge_errors: usize,
+}
+
+impl TrialTally {
+    /// This invocation's counts with the outcome counts of the stored run.
+    fn with_stored(mut self, trials: &[StoredTrial], judgments: &[StoredJudgment]) -> TrialTally {
+        let with = |s: TrialStatus| trials.iter().filter(|t| t.status == s).count();
+        self.errors = with(TrialStatus::Error);
+        self.timeouts = with(TrialStatus::Timeout);
+        self.retries = trials.iter().map(|t| t.retries.unwrap_or(0) as usize).sum();
+        self.judge_errors = judgments
+            .iter()
+            .filter(|j| matches!(j.judgment.verdict, Verdict::Failed { .. }))
+            .count();
+        self
+    }
 }
 
 /// Everything a run produced, for people and machines.
@@ -118,6 +136,10 @@ pub struct RunReport {
     /// Where the trial workspaces and logs were kept (`keep_workspaces`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspaces: Option<std::path::PathBuf>,
+    /// The error message of the run's first failed trial (in suite order), so a run that
+    /// failed says why without a look at the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
 }
 
 impl RunReport {
@@ -144,6 +166,13 @@ impl RunReport {
             (None, None)
         };
         let cases = case_rows(&case_order, &trials, &info.outcome_metrics);
+        let first_error = trials
+            .iter()
+            .find(|t| t.status == TrialStatus::Error)
+            .map(|t| {
+                let message = t.error_message.as_deref().unwrap_or("no message recorded");
+                format!("{} {} #{}: {message}", t.case, t.condition, t.attempt)
+            });
         let report = RunReport {
             run: info,
             profile: ScoringProfile::Outcome,
@@ -151,11 +180,12 @@ impl RunReport {
             summary,
             summary_error,
             cases,
-            tally,
+            tally: tally.with_stored(&trials, &judgments),
             compat,
             judge_fallback,
             wall_ms,
             workspaces: None,
+            first_error,
         };
         Ok(report.with_profile(ScoringProfile::Outcome))
     }
@@ -181,6 +211,29 @@ impl RunReport {
     /// Whether the run fails a CI job: the verdict regresses, or the run did not complete.
     pub fn fails(&self) -> bool {
         self.verdict.verdict.fails() || self.run.status != RunStatus::Completed
+    }
+
+    /// Why the run failed as a measurement, beyond any verdict: it measured nothing because
+    /// its trials failed at the infrastructure (the agent could not start, the model API
+    /// failed, ...). Such a run must not pass in CI as if it had found no change; `None`
+    /// when the run measured something or had no errors.
+    pub fn failure(&self) -> Option<String> {
+        if self.verdict.verdict != scoring::Verdict::NotMeasured || self.tally.errors == 0 {
+            return None;
+        }
+        let first = self
+            .first_error
+            .as_deref()
+            .map_or_else(String::new, |e| format!("; the first: {e}"));
+        Some(format!(
+            "run {} measured nothing: {} of its {} trials failed with an error, so no case has a scored pair{first}",
+            self.run.id,
+            self.tally.errors,
+            self.cases
+                .iter()
+                .map(|c| c.baseline.trials + c.skill.trials)
+                .sum::<u32>()
+        ))
     }
 }
 

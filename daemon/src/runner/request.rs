@@ -1,6 +1,7 @@
 //! What a run is asked to do: the serializable request the CLI builds from flags and
 //! `skillwatch.toml`, and the daemon stores in its job queue and sends over RPC.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,8 +9,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::harness::{
-    ClaudeCode, ClaudeCodeConfig, Codex, CodexConfig, CommandConfig, CommandHarness, Harness,
-    HostEnv, OpenAi, OpenAiConfig,
+    CLAUDE_ALLOW, CODEX_ALLOW, ClaudeCode, ClaudeCodeConfig, Codex, CodexConfig, CommandConfig,
+    CommandHarness, Harness, HostEnv, OpenAi, OpenAiConfig,
 };
 use crate::store::{RunId, Trigger};
 
@@ -115,6 +116,57 @@ impl RunRequest {
     pub fn timeout(&self, case_secs: Option<u32>) -> Duration {
         trial_timeout(self.timeout_secs, case_secs)
     }
+
+    /// Every environment variable the run reads besides the basics every harness gets
+    /// ([`crate::harness::BASE_ALLOW`]): the API keys of the harness and the judge, the
+    /// harness's own variables (e.g. `ANTHROPIC_BASE_URL`) and `env_allow`. A run through the
+    /// daemon takes these from the client that asked for it (`core::protocol::ClientEnv`).
+    pub fn client_vars(&self) -> BTreeSet<String> {
+        let mut vars = self.harness.host_vars();
+        match self.judge.as_ref().map(|j| &j.endpoint) {
+            Some(JudgeEndpoint::Openai { api_key_env, .. }) => {
+                vars.insert(judge_key_var(api_key_env.as_deref()).to_owned());
+            }
+            Some(JudgeEndpoint::Harness { settings }) => vars.extend(settings.host_vars()),
+            None => {}
+        }
+        vars
+    }
+
+    /// An API key variable named by the request (`--api-key-env`, `api_key_env`) must be set
+    /// in `host`: running on no key, or on another one, would measure something else. A
+    /// default variable (`ANTHROPIC_API_KEY`, ...) may be unset (local endpoints need none).
+    pub fn check_named_vars(&self, host: &HostEnv) -> Result<(), RunError> {
+        let judge = self.judge.as_ref().map(|j| &j.endpoint);
+        let named = [
+            ("the harness", self.harness.api_key_env.as_deref()),
+            (
+                "the judge",
+                match judge {
+                    Some(JudgeEndpoint::Openai { api_key_env, .. }) => api_key_env.as_deref(),
+                    Some(JudgeEndpoint::Harness { settings }) => settings.api_key_env.as_deref(),
+                    None => None,
+                },
+            ),
+        ];
+        for (whose, var) in named {
+            if let Some(var) = var
+                && host.get(var).is_none()
+            {
+                return Err(RunError::Settings {
+                    message: format!(
+                        "{whose}'s API key: expected the environment variable {var} (named by api_key_env) to be set, found it unset"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The variable holding an OpenAI-compatible judge endpoint's key.
+pub(super) fn judge_key_var(named: Option<&str>) -> &str {
+    named.unwrap_or("OPENAI_API_KEY")
 }
 
 /// A trial's timeout: the request's when it sets one, else the case's, else the default.
@@ -158,6 +210,16 @@ impl HarnessKind {
         ]
         .into_iter()
         .find(|k| k.as_str() == name)
+    }
+
+    /// The host variables this harness reads besides [`crate::harness::BASE_ALLOW`] and its
+    /// API key variable (credentials and endpoints of its own).
+    pub fn own_vars(self) -> &'static [&'static str] {
+        match self {
+            HarnessKind::ClaudeCode => CLAUDE_ALLOW,
+            HarnessKind::Codex => CODEX_ALLOW,
+            HarnessKind::Openai | HarnessKind::Command => &[],
+        }
     }
 
     /// The environment variable holding the API key when none is configured.
@@ -222,6 +284,19 @@ impl HarnessSettings {
             skills_dir: None,
             version: None,
         }
+    }
+
+    /// The host variables a harness on these settings reads besides
+    /// [`crate::harness::BASE_ALLOW`]: its API key variable, its own variables, `env_allow`.
+    pub fn host_vars(&self) -> BTreeSet<String> {
+        self.api_key_env
+            .as_deref()
+            .or(self.kind.default_api_key_env())
+            .into_iter()
+            .chain(self.kind.own_vars().iter().copied())
+            .map(str::to_owned)
+            .chain(self.env_allow.iter().cloned())
+            .collect()
     }
 
     /// The API key from the configured (or default) environment variable of `host`.

@@ -157,7 +157,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         .filter(|_| finished)
         .map(|j| independent_judgments(j.model(), judged.as_ref(), judge_error.as_deref()))
         .unwrap_or_default();
-    let record = record(
+    let mut record = record(
         key,
         case,
         job,
@@ -167,6 +167,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         judgments,
         started_ms,
     );
+    record.retries = Some(retries);
     FinishedTrial {
         job,
         side: SideOutput {
@@ -312,6 +313,7 @@ fn record(
             .collect();
         r.error_message = Some(msgs.join("; "));
     }
+    r.stderr_tail = outcome.stderr_tail.clone();
     let t = outcome.tokens;
     r.tokens = Tokens {
         input: Some(t.input),

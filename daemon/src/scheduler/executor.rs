@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use skillwatch_core::protocol::{EventKind, JobId, JobInfo, JobProgress};
+use skillwatch_core::protocol::{ClientEnv, EventKind, JobId, JobInfo, JobProgress};
 use tokio_util::sync::CancellationToken;
 
 use super::SharedStore;
@@ -48,6 +48,9 @@ pub struct JobContext {
     pub cancel: CancellationToken,
     /// The daemon is stopping: start no new trial; trials in flight may finish.
     pub drain: CancellationToken,
+    /// The variables of the client that queued the job, which the run reads instead of the
+    /// daemon's; `None`: the daemon's own environment.
+    pub client_env: Option<ClientEnv>,
     /// Where progress goes.
     pub report: Reporter,
 }
@@ -90,8 +93,14 @@ impl Reporter {
         }
     }
 
-    /// A trial finished: `progress` is the new total, `message` says which trial.
-    pub fn progress(&self, progress: JobProgress, message: impl Into<String>) {
+    /// Something happened in the run: `progress` is the new total, `message` says what,
+    /// `event` is the runner's own event (JSON) for clients that show it.
+    pub fn progress(
+        &self,
+        progress: JobProgress,
+        message: impl Into<String>,
+        event: Option<serde_json::Value>,
+    ) {
         let stored = self
             .store
             .lock()
@@ -107,6 +116,26 @@ impl Reporter {
             total: progress.total,
             reused: progress.reused,
             message: message.into(),
+            event,
+        });
+    }
+
+    /// Something happened that changes no count (a trial started, a judge failed): published
+    /// for clients, not stored.
+    pub fn note(
+        &self,
+        progress: JobProgress,
+        message: impl Into<String>,
+        event: serde_json::Value,
+    ) {
+        self.events.publish(EventKind::Progress {
+            job: self.job,
+            run: self.run(),
+            done: progress.done,
+            total: progress.total,
+            reused: progress.reused,
+            message: message.into(),
+            event: Some(event),
         });
     }
 

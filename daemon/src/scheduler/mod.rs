@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use skillwatch_core::protocol::{
-    EventKind, JobFilter, JobId, JobInfo, JobState, JobTrigger, RpcError, RunRequest,
+    ClientEnv, EventKind, JobFilter, JobId, JobInfo, JobState, JobTrigger, RpcError, RunRequest,
 };
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use tokio::sync::Notify;
@@ -77,6 +77,9 @@ struct Inner {
     events: Arc<EventLog>,
     wake: Notify,
     running: Mutex<HashMap<JobId, Running>>,
+    /// The environment each queued client job brought (`enqueue_client_run`): held here
+    /// only, never in the queue, until the job starts.
+    client_envs: Mutex<HashMap<JobId, ClientEnv>>,
     stopping: AtomicBool,
     budget_note: Mutex<Option<String>>,
 }
@@ -114,6 +117,7 @@ impl Scheduler {
                 events,
                 wake: Notify::new(),
                 running: Mutex::new(HashMap::new()),
+                client_envs: Mutex::new(HashMap::new()),
                 stopping: AtomicBool::new(false),
                 budget_note: Mutex::new(None),
             }),
@@ -127,9 +131,19 @@ impl Scheduler {
         &self.inner.store
     }
 
-    /// Queue a run. The skill folder must exist; relative paths are refused (the daemon's
-    /// working directory is not the client's).
+    /// Queue a run on the daemon's own environment. The skill folder must exist; relative
+    /// paths are refused (the daemon's working directory is not the client's).
     pub fn enqueue(&self, request: RunRequest) -> Result<JobInfo, RpcError> {
+        self.enqueue_for_client(request, ClientEnv::default())
+    }
+
+    /// Queue a run whose trials read `env`, the asking client's variables, instead of the
+    /// daemon's. The queue records only their names and whether each was set.
+    pub fn enqueue_for_client(
+        &self,
+        mut request: RunRequest,
+        env: ClientEnv,
+    ) -> Result<JobInfo, RpcError> {
         if self.inner.stopping.load(Ordering::SeqCst) {
             return Err(RpcError {
                 kind: skillwatch_core::protocol::RpcErrorKind::ShuttingDown,
@@ -137,9 +151,17 @@ impl Scheduler {
             });
         }
         validate(&request)?;
+        request.client_env = env.presence();
+        // held across the insert, so the dispatcher cannot start the job before its
+        // environment is in place
+        let mut envs = self.client_envs();
         let job = lock(&self.inner.store)
             .enqueue_job(&request)
             .map_err(|e| RpcError::store(e.to_string()))?;
+        if !env.is_empty() {
+            envs.insert(job.id, env);
+        }
+        drop(envs);
         tracing::info!(job = %job.id, skill_dir = %request.skill_dir.display(), harness = %request.harness, model = %request.model, trigger = request.trigger.as_str(), "job queued");
         self.inner
             .events
@@ -204,6 +226,9 @@ impl Scheduler {
             JobState::Cancelled,
             Some("cancelled by a client before it started"),
         );
+        if finished.is_ok() {
+            self.client_envs().remove(&id);
+        }
         match finished {
             Ok(job) => {
                 self.inner
@@ -280,6 +305,41 @@ impl Scheduler {
 
     fn running(&self) -> MutexGuard<'_, HashMap<JobId, Running>> {
         self.inner.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn client_envs(&self) -> MutexGuard<'_, HashMap<JobId, ClientEnv>> {
+        self.inner
+            .client_envs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The environment a job runs with: the client's it was queued with; for a client job
+    /// queued before a restart, none of whose variables was set, the same (all unset); `Err`
+    /// when the client's values are gone (the daemon keeps them in memory only).
+    fn client_env_of(&self, job: &JobInfo) -> Result<Option<ClientEnv>, String> {
+        if let Some(env) = self.client_envs().remove(&job.id) {
+            return Ok(Some(env));
+        }
+        let asked = &job.request.client_env;
+        if asked.is_empty() {
+            return Ok(None);
+        }
+        let set: Vec<&str> = asked
+            .iter()
+            .filter(|(_, set)| **set)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if set.is_empty() {
+            return Ok(Some(ClientEnv::unset(asked.keys().map(String::as_str))));
+        }
+        let resume = job
+            .run
+            .map_or_else(String::new, |run| format!(" --resume {run}"));
+        Err(format!(
+            "the daemon restarted after this job was queued, and the client's {} (kept in memory only, never stored) went with it; run `skillwatch run{resume}` again",
+            set.join(", ")
+        ))
     }
 
     async fn dispatch_loop(self) {
@@ -363,6 +423,7 @@ impl Scheduler {
     }
 
     fn fail_unstarted(&self, id: JobId, error: &str) {
+        self.client_envs().remove(&id);
         match lock(&self.inner.store).finish_job(id, JobState::Failed, Some(error)) {
             Ok(job) => {
                 self.inner.events.publish(EventKind::JobFinished { job });
@@ -372,6 +433,10 @@ impl Scheduler {
     }
 
     fn launch(&self, job: JobInfo) {
+        let client_env = match self.client_env_of(&job) {
+            Ok(env) => env,
+            Err(error) => return self.fail_unstarted(job.id, &error),
+        };
         let name = skill_name(&job.request.skill_dir);
         let job = match lock(&self.inner.store).start_job(job.id, name.as_deref()) {
             Ok(job) => job,
@@ -391,6 +456,7 @@ impl Scheduler {
         let ctx = JobContext {
             cancel: running.cancel.clone(),
             drain: running.drain.clone(),
+            client_env,
             report: Reporter::new(job.id, self.inner.store.clone(), self.inner.events.clone()),
         };
         self.running().insert(job.id, running);

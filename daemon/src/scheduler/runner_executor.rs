@@ -7,14 +7,19 @@
 //! resumes its earlier run (the runner keeps the recorded trials and runs only the missing
 //! ones); if the skill changed meanwhile, the resume is refused and a new run starts.
 //!
-//! At shutdown the run simply goes on until the scheduler's grace period ends and `cancel`
-//! fires (the runner then kills the agents in flight); its finished trials are stored either
-//! way and the resumed job picks up from there.
+//! A client's `--resume RUN` is its own: a mismatch is the job's error, as it is in-process.
+//!
+//! At shutdown (`drain`) the run starts no new trial and lets those in flight finish until
+//! the scheduler's grace period ends and `cancel` fires (the runner then kills the agents in
+//! flight); its finished trials are stored either way and the resumed job picks up from there.
+//!
+//! A job a client queued with its environment (`enqueue_client_run`) runs on a runner whose
+//! trials read the client's values of the variables the run names, never the daemon's.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use skillwatch_core::protocol::{JobInfo, JobProgress, JobTrigger};
+use skillwatch_core::protocol::{ClientEnv, JobInfo, JobProgress, JobTrigger};
 
 use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
 use crate::harness::BoxFuture;
@@ -57,13 +62,15 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
         Ok(r) => r,
         Err(error) => return Outcome::Failed { run: None, error },
     };
-    request.resume = resumable(store, &job);
+    let runner = runner.for_client(ctx.client_env.as_ref().unwrap_or(&ClientEnv::default()));
+    let asked = request.resume;
+    request.resume = asked.or_else(|| resumable(store, &job));
     let prepared = match runner.prepare(&request).await {
         Err(RunError::Resume {
             run,
             expected,
             found,
-        }) => {
+        }) if asked.is_none() => {
             tracing::info!(job = %job.id, %run, "not resuming ({expected}, found {found}); starting a new run");
             request.resume = None;
             runner.prepare(&request).await
@@ -82,10 +89,11 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
     let run = prepared.run_id();
     ctx.report.run_started(run.0);
     let sink = progress_sink(ctx.report.clone());
+    let prepared = prepared.draining_on(ctx.drain.clone());
     match prepared.execute(sink, ctx.cancel.clone()).await {
         Ok(report) => match report.run.status {
             RunStatus::Completed => Outcome::Completed { run: run.0 },
-            RunStatus::Cancelled => Outcome::Stopped { run: Some(run.0) },
+            RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run.0) },
             other => Outcome::Failed {
                 run: Some(run.0),
                 error: format!("the run ended {other}"),
@@ -162,31 +170,25 @@ fn from_config(job: &JobInfo, config: &RunConfig) -> Result<RunRequest, String> 
     Ok(request)
 }
 
-/// Turn the runner's events into job progress.
+/// Turn the runner's events into job progress, each carrying the event itself.
 fn progress_sink(report: Reporter) -> ProgressSink {
     let done = Arc::new(AtomicU32::new(0));
     let total = Arc::new(AtomicU32::new(0));
     let reused = Arc::new(AtomicU32::new(0));
     Arc::new(move |event: &RunEvent| {
-        let progress = |message: String| {
-            report.progress(
-                JobProgress {
-                    done: done.load(Ordering::SeqCst),
-                    total: total.load(Ordering::SeqCst),
-                    reused: reused.load(Ordering::SeqCst),
-                },
-                message,
-            )
+        let now = || JobProgress {
+            done: done.load(Ordering::SeqCst),
+            total: total.load(Ordering::SeqCst),
+            reused: reused.load(Ordering::SeqCst),
         };
-        match event {
+        let json = serde_json::to_value(event).ok();
+        let message = match event {
             RunEvent::Started {
                 planned, resumed, ..
             } => {
                 total.store(*planned as u32, Ordering::SeqCst);
                 done.store(*resumed as u32, Ordering::SeqCst);
-                progress(format!(
-                    "planned {planned} trials ({resumed} already recorded)"
-                ));
+                format!("planned {planned} trials ({resumed} already recorded)")
             }
             RunEvent::TrialReused {
                 case,
@@ -195,9 +197,7 @@ fn progress_sink(report: Reporter) -> ProgressSink {
             } => {
                 done.fetch_add(1, Ordering::SeqCst);
                 reused.fetch_add(1, Ordering::SeqCst);
-                progress(format!(
-                    "{case} baseline #{attempt} reused from run {from_run}"
-                ));
+                format!("{case} baseline #{attempt} reused from run {from_run}")
             }
             RunEvent::TrialFinished {
                 case,
@@ -215,12 +215,45 @@ fn progress_sink(report: Reporter) -> ProgressSink {
                     (TrialStatus::Error, _) => "error",
                     (TrialStatus::Timeout, _) => "timeout",
                 };
-                progress(format!("{case} {condition} #{attempt} {outcome}"));
+                format!("{case} {condition} #{attempt} {outcome}")
             }
-            RunEvent::TrialStarted { .. }
-            | RunEvent::JudgeFailed { .. }
-            | RunEvent::Finished { .. } => {}
-        }
+            RunEvent::TrialStarted {
+                case,
+                condition,
+                attempt,
+            } => {
+                if let Some(json) = json {
+                    report.note(
+                        now(),
+                        format!("{case} {condition} #{attempt} started"),
+                        json,
+                    );
+                }
+                return;
+            }
+            RunEvent::JudgeFailed {
+                case,
+                attempt,
+                message,
+                ..
+            } => {
+                if let Some(json) = json {
+                    report.note(
+                        now(),
+                        format!("judge error on {case} #{attempt}: {message}"),
+                        json,
+                    );
+                }
+                return;
+            }
+            RunEvent::Finished { status, .. } => {
+                if let Some(json) = json {
+                    report.note(now(), format!("run {status}"), json);
+                }
+                return;
+            }
+        };
+        report.progress(now(), message, json);
     })
 }
 

@@ -87,6 +87,7 @@ where
 {
     options.paths.prepare()?;
     let instance_lock = InstanceLock::acquire(&options.paths.lock)?;
+    own_trial_processes(&options.paths.socket);
     let store: SharedStore = Arc::new(Mutex::new(Store::open(&options.db)?));
     let executor = executor(store.clone());
     let instance = format!("{}-{}", std::process::id(), now_ms());
@@ -117,6 +118,23 @@ where
     tracing::info!("stopped");
     drop(instance_lock);
     Ok(())
+}
+
+/// Make this daemon the owner of its trials' processes: their reaper, and the one that kills
+/// what an earlier daemon of the same socket left running (before any trial resumes).
+fn own_trial_processes(socket: &std::path::Path) {
+    use crate::harness::trial_procs;
+    trial_procs::set_owner(&format!("daemon {}", socket.display()));
+    if let Err(e) = trial_procs::become_subreaper() {
+        tracing::warn!(error = %e, "cannot become the subreaper of trial processes; orphans of a trial go to PID 1 (still killed by their tag)");
+    }
+    let killed = trial_procs::kill_leftovers();
+    if killed > 0 {
+        tracing::warn!(
+            killed,
+            "killed trial processes an earlier daemon left running"
+        );
+    }
 }
 
 /// Watch the roots asked for and those remembered (forgetting remembered ones that are gone).
@@ -150,10 +168,14 @@ fn bind(socket: &Path) -> Result<UnixListener, ServerError> {
     Ok(listener)
 }
 
+/// How often a refused peer uid is logged at most.
+const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(60);
+
 async fn accept_until_stopped(
     listener: UnixListener,
     state: Arc<DaemonState>,
 ) -> Result<(), ServerError> {
+    let refusals = Arc::new(logging::Throttle::new(REFUSAL_LOG_PERIOD));
     let signal_io = |source| ServerError::Io {
         what: "installing a signal handler for",
         path: PathBuf::from("SIGTERM/SIGINT"),
@@ -165,7 +187,7 @@ async fn accept_until_stopped(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(handle_connection(stream, state.clone()));
+                    tokio::spawn(handle_connection(stream, state.clone(), refusals.clone()));
                 }
                 Err(e) => {
                     tracing::warn!("accept failed: {e}");
@@ -180,21 +202,33 @@ async fn accept_until_stopped(
     Ok(())
 }
 
-/// Serve one client: refuse other users, then answer its calls until it hangs up or sends a
-/// frame that does not decode.
-async fn handle_connection(stream: UnixStream, state: Arc<DaemonState>) {
+/// Serve one client: refuse other users (logged at most once a minute per uid), then answer
+/// its calls until it hangs up or sends a frame that does not decode.
+async fn handle_connection(
+    stream: UnixStream,
+    state: Arc<DaemonState>,
+    refusals: Arc<logging::Throttle<Option<u32>>>,
+) {
     match stream.peer_cred() {
         Ok(cred) if cred.uid() == uid() => {}
         Ok(cred) => {
-            tracing::warn!(
-                peer_uid = cred.uid(),
-                peer_pid = cred.pid(),
-                "refused a connection from another user"
-            );
+            if let Some(quiet) = refusals.admit(Some(cred.uid())) {
+                tracing::warn!(
+                    peer_uid = cred.uid(),
+                    peer_pid = cred.pid(),
+                    refused_unlogged = quiet,
+                    "refused a connection from another user (logged at most once a minute per user)"
+                );
+            }
             return;
         }
         Err(e) => {
-            tracing::warn!("refused a connection whose peer is unknown: {e}");
+            if let Some(quiet) = refusals.admit(None) {
+                tracing::warn!(
+                    refused_unlogged = quiet,
+                    "refused a connection whose peer is unknown: {e}"
+                );
+            }
             return;
         }
     }

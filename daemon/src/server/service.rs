@@ -8,8 +8,8 @@ use skillwatch_core::checks::check_skill_dir;
 use skillwatch_core::config::CheckConfig;
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::protocol::{
-    BudgetStatus, CheckedFile, CompareAllRequest, CompareAllRow, CompareRequest, DaemonRpc,
-    DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
+    BudgetStatus, CheckedFile, ClientEnv, CompareAllRequest, CompareAllRow, CompareRequest,
+    DaemonRpc, DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
     PROTOCOL_VERSION, RpcError, RunRequest, TrackedSkill,
 };
 use skillwatch_core::skill::SKILL_FILE;
@@ -165,6 +165,15 @@ impl DaemonRpc for Service {
 
     async fn enqueue_run(self, _: Context, request: RunRequest) -> Result<JobInfo, RpcError> {
         self.0.scheduler.enqueue(request)
+    }
+
+    async fn enqueue_client_run(
+        self,
+        _: Context,
+        request: RunRequest,
+        env: ClientEnv,
+    ) -> Result<JobInfo, RpcError> {
+        self.0.scheduler.enqueue_for_client(request, env)
     }
 
     async fn run_status(self, _: Context, job: JobId) -> Result<JobInfo, RpcError> {

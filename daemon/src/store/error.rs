@@ -148,9 +148,38 @@ pub enum StoreError {
         /// The OS reason.
         source: std::io::Error,
     },
+    /// SQLite found the file damaged; nothing is written to it.
+    #[error(
+        "the history database {path} is damaged ({problems}); nothing was written to it. \
+         Recover what is readable into a new file with `sqlite3 {path} .recover | sqlite3 {path}.recovered`, \
+         check it with `skillwatch history --db {path}.recovered`, then put it in place of the damaged one"
+    )]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite reported.
+        problems: String,
+    },
     /// Any other SQLite error (disk full, locked past the busy timeout, ...).
-    #[error("history database error: {0}")]
+    #[error("history database error: {0}{hint}", hint = damage_hint(.0))]
     Sql(#[from] rusqlite::Error),
+}
+
+/// Whether SQLite says the file is damaged or not a database at all.
+pub(crate) fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+/// For an error that says the file is damaged: what to do about it.
+fn damage_hint(e: &rusqlite::Error) -> &'static str {
+    if is_damage(e) {
+        " (the file is damaged: recover what is readable with `sqlite3 FILE .recover | sqlite3 NEW_FILE`)"
+    } else {
+        ""
+    }
 }
 
 impl StoreError {

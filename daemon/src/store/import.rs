@@ -677,6 +677,8 @@ impl Context<'_> {
             passed: t.passed,
             output: t.output,
             error_message: t.error,
+            stderr_tail: None,
+            retries: None,
             tokens: Tokens {
                 input: t.tokens.input,
                 output: t.tokens.output,

@@ -50,6 +50,11 @@
 //!   written; `synchronous = FULL` makes a committed trial survive power loss too.
 //! - A database written by a newer skillwatch is refused and not modified; an older one is
 //!   upgraded in place, one migration per transaction.
+//! - A damaged database is never written to: [`Store::open`], the writers' door, runs SQLite's
+//!   `quick_check` first (one pass over the file, paid once per process) and refuses a file
+//!   that fails it with the command that recovers what is readable
+//!   ([`StoreError::Damaged`]). Readers ([`Store::open_existing`]) skip the check; a damaged
+//!   page they meet is reported with the same advice.
 
 mod comparisons;
 mod error;
@@ -136,20 +141,29 @@ impl Store {
 
     /// Open an existing history; a missing file is an error ([`StoreError::Missing`]) rather
     /// than a new empty database. What read-only commands use, so a typo in `--db` does not
-    /// silently create a file.
+    /// silently create a file. A command that goes on to write calls [`Store::check_intact`].
     pub fn open_existing(path: &Path) -> Result<Store> {
         if !path.exists() {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),
             });
         }
-        Store::open_with(path, MIGRATIONS)
+        Store::open_checked(path, MIGRATIONS, false)
     }
 
     /// Open with a given migration list: `MIGRATIONS` in production; a prefix of it in tests
     /// that need a database as an older skillwatch left it.
     #[doc(hidden)]
     pub fn open_with(path: &Path, migrations: &[Migration]) -> Result<Store> {
+        Store::open_checked(path, migrations, true)
+    }
+
+    /// Refuse to write to a damaged file: SQLite's `quick_check` over the whole database.
+    pub fn check_intact(&self) -> Result<()> {
+        quick_check(&self.conn, &self.path)
+    }
+
+    fn open_checked(path: &Path, migrations: &[Migration], writing: bool) -> Result<Store> {
         let known = migrations.len() as u32;
         let open_err = |source| StoreError::Open {
             path: path.to_path_buf(),
@@ -164,6 +178,9 @@ impl Store {
             )
             .map_err(open_err)?;
             migrate::check_version(&ro, path, known)?;
+            if writing {
+                quick_check(&ro, path)?;
+            }
         }
         let mut conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
@@ -490,6 +507,28 @@ impl Store {
             problems.push(row?);
         }
         Ok(problems)
+    }
+}
+
+/// `PRAGMA quick_check`: `Ok` when SQLite finds the file sound, else [`StoreError::Damaged`].
+fn quick_check(conn: &Connection, path: &Path) -> Result<()> {
+    let damaged = |problems: Vec<String>| StoreError::Damaged {
+        path: path.to_path_buf(),
+        problems: problems.join("; "),
+    };
+    let mut stmt = match conn.prepare("PRAGMA quick_check(5)") {
+        Ok(s) => s,
+        Err(e) if error::is_damage(&e) => return Err(damaged(vec![e.to_string()])),
+        Err(e) => return Err(e.into()),
+    };
+    let rows = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>());
+    match rows {
+        Ok(rows) if rows.iter().all(|r| r == "ok") => Ok(()),
+        Ok(rows) => Err(damaged(rows)),
+        Err(e) if error::is_damage(&e) => Err(damaged(vec![e.to_string()])),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -72,6 +72,12 @@ pub struct StoredTrial {
     pub passed: Option<bool>,
     /// The error message of a failed trial.
     pub error_message: Option<String>,
+    /// The end of the agent's stderr.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+    /// Retries into a fresh workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
     /// Token counts.
     pub tokens: Tokens,
     /// Cost in USD.
@@ -278,6 +284,8 @@ fn trial_row(r: &Row<'_>) -> rusqlite::Result<StoredTrial> {
         started_ms: r.get(18)?,
         assertions_passed: r.get(19)?,
         assertions_total: r.get(20)?,
+        stderr_tail: r.get(21)?,
+        retries: count(22)?,
         metrics: BTreeMap::new(),
     })
 }
@@ -289,7 +297,8 @@ pub fn run_trials(conn: &Connection, run: RunId) -> Result<Vec<StoredTrial>> {
                 t.error_message, t.tokens_in, t.tokens_out, t.tokens_cached, t.cost_usd, t.wall_ms,
                 t.tool_calls, t.turns, t.errors, t.skill_invoked, j.sha256, t.started_ms,
                 (SELECT count(*) FILTER (WHERE a.passed) FROM assertion_results a WHERE a.trial_id = t.id),
-                (SELECT count(*) FROM assertion_results a WHERE a.trial_id = t.id)
+                (SELECT count(*) FROM assertion_results a WHERE a.trial_id = t.id),
+                t.stderr_tail, t.retries
          FROM trials t JOIN cases c ON c.id = t.case_id
          JOIN runs r ON r.id = t.run_id
          LEFT JOIN suite_cases sc ON sc.suite_id = r.suite_id AND sc.case_id = t.case_id

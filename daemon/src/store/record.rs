@@ -166,6 +166,11 @@ pub struct TrialRecord {
     pub output: String,
     /// The harness error or timeout message, when `status` is not completed.
     pub error_message: Option<String>,
+    /// The end of what the agent wrote on stderr (its own explanation of a failure), kept
+    /// because the trial's folders are deleted.
+    pub stderr_tail: Option<String>,
+    /// Retries of the trial into a fresh workspace before this outcome.
+    pub retries: Option<u32>,
     /// Token counts.
     pub tokens: Tokens,
     /// Cost in USD, when the harness reports it.
@@ -205,6 +210,8 @@ impl TrialRecord {
             passed: None,
             output: String::new(),
             error_message: None,
+            stderr_tail: None,
+            retries: None,
             tokens: Tokens::default(),
             cost_usd: None,
             wall_ms: None,

@@ -105,10 +105,11 @@ pub fn copy_trial(conn: &Connection, from: TrialId, to: RunId, attempt: u32) -> 
     let inserted = conn.execute(
         "INSERT INTO trials (run_id, case_id, condition, attempt, status, passed, output,
                              error_message, tokens_in, tokens_out, tokens_cached, cost_usd, wall_ms,
-                             tool_calls, turns, errors, skill_invoked, trajectory_id, started_ms)
+                             tool_calls, turns, errors, skill_invoked, trajectory_id, started_ms,
+                             stderr_tail, retries)
          SELECT ?2, case_id, condition, ?3, status, passed, output, error_message, tokens_in,
                 tokens_out, tokens_cached, cost_usd, wall_ms, tool_calls, turns, errors,
-                skill_invoked, trajectory_id, started_ms
+                skill_invoked, trajectory_id, started_ms, stderr_tail, retries
          FROM trials WHERE id = ?1
            AND NOT EXISTS (SELECT 1 FROM trials d WHERE d.run_id = ?2 AND d.case_id = ?4
                            AND d.condition = trials.condition AND d.attempt = ?3)",

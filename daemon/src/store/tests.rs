@@ -452,6 +452,23 @@ fn foreign_files_are_refused_and_left_untouched() {
     assert_eq!(file_bytes(&other), before);
 }
 
+/// Record `trial` in a database at schema 1, whose trials lack the columns later migrations
+/// added: they are added for the insert and dropped again, leaving the rows as that version
+/// wrote them.
+fn record_on_schema_1(old: &mut Store, run: RunId, trial: &TrialRecord) {
+    old.conn
+        .execute_batch(
+            "ALTER TABLE trials ADD COLUMN stderr_tail TEXT; ALTER TABLE trials ADD COLUMN retries INTEGER;",
+        )
+        .unwrap();
+    old.record_trial(run, trial).unwrap();
+    old.conn
+        .execute_batch(
+            "ALTER TABLE trials DROP COLUMN stderr_tail; ALTER TABLE trials DROP COLUMN retries;",
+        )
+        .unwrap();
+}
+
 #[test]
 fn an_older_schema_is_upgraded_with_its_data() {
     let dir = tempfile::tempdir().unwrap();
@@ -460,8 +477,7 @@ fn an_older_schema_is_upgraded_with_its_data() {
         let mut old = Store::open_with(&path, &MIGRATIONS[..1]).unwrap();
         assert_eq!(old.schema_version().unwrap(), 1);
         let run = old.begin_run(&spec("s", "m", 1)).unwrap();
-        old.record_trial(run, &trial(0, Condition::Skill, 0, 0.5))
-            .unwrap();
+        record_on_schema_1(&mut old, run, &trial(0, Condition::Skill, 0, 0.5));
         // Schema 1 has no summaries: finish the run the way that version did.
         write::finish_run(&old.conn, run, RunStatus::Completed, None).unwrap();
         run
@@ -850,10 +866,8 @@ fn an_upgraded_database_gets_summaries_on_first_read() {
         let mut old = Store::open_with(&path, &MIGRATIONS[..1]).unwrap();
         let run = old.begin_run(&spec("s", "m", 2)).unwrap();
         for i in 0..2 {
-            old.record_trial(run, &trial(i, Condition::Baseline, 0, 0.25))
-                .unwrap();
-            old.record_trial(run, &trial(i, Condition::Skill, 0, 0.75))
-                .unwrap();
+            record_on_schema_1(&mut old, run, &trial(i, Condition::Baseline, 0, 0.25));
+            record_on_schema_1(&mut old, run, &trial(i, Condition::Skill, 0, 0.75));
         }
         // Schema 1 has no summaries: finish the run the way that version did.
         write::finish_run(&old.conn, run, RunStatus::Completed, None).unwrap();
@@ -1154,5 +1168,65 @@ fn comparisons_stored_before_the_verdict_rule_read_back() {
     assert_eq!(
         latest[0].verdict,
         skillwatch_core::scoring::Verdict::Regresses
+    );
+}
+
+/// Overwrite the first page of `table`'s B-tree with garbage, as a failing disk would.
+pub(crate) fn damage_table(path: &Path, table: &str) {
+    use std::io::{Seek, SeekFrom, Write};
+    let (root, page_size): (i64, i64) = {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        conn.pragma_update(None, "wal_checkpoint", "TRUNCATE")
+            .unwrap();
+        let root = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size = conn
+            .pragma_query_value(None, "page_size", |r| r.get(0))
+            .unwrap();
+        (root, size)
+    };
+    let mut file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.seek(SeekFrom::Start(((root - 1) * page_size) as u64))
+        .unwrap();
+    file.write_all(&vec![0xA5; page_size as usize]).unwrap();
+}
+
+#[test]
+fn a_damaged_file_is_refused_for_writing_and_named_for_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    {
+        let mut store = Store::open(&path).unwrap();
+        scored_run(&mut store, "s", "m", &[0.2; 40], &[0.7; 40]);
+    }
+    damage_table(&path, "trials");
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Damaged { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("is damaged")
+            && text.contains(".recover")
+            && text.contains("nothing was written"),
+        "{text}"
+    );
+    let before = std::fs::read(&path).unwrap();
+    // a reader may open it; a writer that checks is refused the same way
+    let reader = Store::open_existing(&path).unwrap();
+    assert!(matches!(
+        reader.check_intact(),
+        Err(StoreError::Damaged { .. })
+    ));
+    let read = reader.run_trials(RunId(1)).unwrap_err().to_string();
+    assert!(read.contains("damaged"), "{read}");
+    drop(reader);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file was not touched"
     );
 }

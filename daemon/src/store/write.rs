@@ -260,8 +260,10 @@ pub fn record_trial(conn: &Connection, run: RunId, trial: &TrialRecord) -> Resul
     conn.prepare_cached(
         "INSERT INTO trials (run_id, case_id, condition, attempt, status, passed, output,
                              error_message, tokens_in, tokens_out, tokens_cached, cost_usd, wall_ms,
-                             tool_calls, turns, errors, skill_invoked, trajectory_id, started_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                             tool_calls, turns, errors, skill_invoked, trajectory_id, started_ms,
+                             stderr_tail, retries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+                 ?20, ?21)",
     )?
     .execute(params![
         run.0,
@@ -283,6 +285,8 @@ pub fn record_trial(conn: &Connection, run: RunId, trial: &TrialRecord) -> Resul
         trial.skill_invoked,
         trajectory_id,
         trial.started_ms.unwrap_or_else(now_ms),
+        trial.stderr_tail,
+        trial.retries,
     ])?;
     let trial_id = conn.last_insert_rowid();
     let mut insert_assertion = conn.prepare_cached(

@@ -12,6 +12,7 @@
 //! answer well only when a tool result holds the skill's SKILL.md text.
 
 pub mod anthropic;
+pub mod faults;
 pub mod openai_chat;
 pub mod responses;
 mod server;
@@ -20,7 +21,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub use server::{Handler, HttpReply, MockServer, RecordedRequest};
+pub use server::{Fault, Handler, HttpReply, MockServer, RecordedRequest};
 
 /// A request as the scripted model sees it, whatever the protocol.
 #[derive(Debug, Clone)]

@@ -7,15 +7,19 @@ use std::sync::atomic::AtomicU64;
 use serde_json::{Value, json};
 
 use super::{
-    HttpReply, MockServer, ModelReply, ModelRequest, RecordedRequest, Script, content_text, next_id,
+    Handler, HttpReply, MockServer, ModelReply, ModelRequest, RecordedRequest, Script,
+    content_text, next_id,
 };
 
 /// Start a chat-completions server answering from `script`.
 pub fn server(script: Script) -> MockServer {
+    MockServer::start(handler(script))
+}
+
+/// The handler of [`server`], to wrap (e.g. in [`super::faults::injecting`]).
+pub fn handler(script: Script) -> Handler {
     let ids = Arc::new(AtomicU64::new(0));
-    MockServer::start(Arc::new(move |req: &RecordedRequest| {
-        handle(req, &script, &ids)
-    }))
+    Arc::new(move |req: &RecordedRequest| handle(req, &script, &ids))
 }
 
 fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64) -> HttpReply {

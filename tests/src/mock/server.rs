@@ -1,7 +1,6 @@
 //! A small HTTP/1.1 server on 127.0.0.1 that answers every request with a handler and records
 //! what it received. It runs on its own thread and runtime so it serves any test, async or not.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -24,6 +23,8 @@ pub struct RecordedRequest {
     pub path: String,
     /// The body as JSON, `Null` when it was empty or not JSON.
     pub body: Value,
+    /// The `Authorization` header (or Anthropic's `x-api-key`), as sent.
+    pub authorization: Option<String>,
 }
 
 /// An HTTP answer.
@@ -35,6 +36,17 @@ pub struct HttpReply {
     pub content_type: &'static str,
     /// Body bytes.
     pub body: Vec<u8>,
+    /// Instead of answering: close the connection, or never answer.
+    pub fault: Option<Fault>,
+}
+
+/// A connection-level failure of the model API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Close the connection without an answer.
+    Close,
+    /// Keep the connection open and never answer.
+    Hang,
 }
 
 impl HttpReply {
@@ -44,6 +56,7 @@ impl HttpReply {
             status: 200,
             content_type: "application/json",
             body: value.to_string().into_bytes(),
+            fault: None,
         }
     }
 
@@ -57,6 +70,7 @@ impl HttpReply {
             status: 200,
             content_type: "text/event-stream",
             body: body.into_bytes(),
+            fault: None,
         }
     }
 
@@ -68,6 +82,17 @@ impl HttpReply {
             body: serde_json::json!({"error": {"message": message}})
                 .to_string()
                 .into_bytes(),
+            fault: None,
+        }
+    }
+
+    /// A connection-level failure instead of an answer.
+    pub fn fault(fault: Fault) -> HttpReply {
+        HttpReply {
+            status: 200,
+            content_type: "text/plain",
+            body: Vec::new(),
+            fault: Some(fault),
         }
     }
 }
@@ -161,7 +186,7 @@ async fn serve(
             let service = service_fn(move |req: Request<hyper::body::Incoming>| {
                 let handler = handler.clone();
                 let requests = requests.clone();
-                async move { Ok::<_, Infallible>(answer(req, &handler, &requests).await) }
+                async move { answer(req, &handler, &requests).await }
             });
             let _ = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
@@ -174,13 +199,18 @@ async fn answer(
     req: Request<hyper::body::Incoming>,
     handler: &Handler,
     requests: &Mutex<Vec<RecordedRequest>>,
-) -> Response<Full<Bytes>> {
+) -> Result<Response<Full<Bytes>>, std::io::Error> {
     let method = req.method().to_string();
     let path = req
         .uri()
         .path_and_query()
         .map(|p| p.as_str().to_owned())
         .unwrap_or_default();
+    let authorization = ["authorization", "x-api-key"]
+        .iter()
+        .find_map(|h| req.headers().get(*h))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let bytes = match req.into_body().collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => Bytes::new(),
@@ -189,15 +219,22 @@ async fn answer(
         method,
         path,
         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        authorization,
     };
     requests
         .lock()
         .expect("requests lock")
         .push(recorded.clone());
     let reply = handler(&recorded);
-    Response::builder()
+    match reply.fault {
+        // an error from the service makes hyper drop the connection unanswered
+        Some(Fault::Close) => return Err(std::io::Error::other("closing the connection")),
+        Some(Fault::Hang) => std::future::pending::<()>().await,
+        None => {}
+    }
+    Ok(Response::builder()
         .status(reply.status)
         .header("content-type", reply.content_type)
         .body(Full::new(Bytes::from(reply.body)))
-        .expect("valid response")
+        .expect("valid response"))
 }

@@ -97,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let reports = check_skill_dirs(&dirs, &CheckOptions::default(), threads);
     let failing = failing(&reports)?;
     if failing > 0 && !args.publish_failing {
-        eprintln!(
+        errln!(
             "not published: {} failing check (fix the errors above, or pass --publish-failing)",
             plural(failing, "skill")
         );
@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let index = index_json(&published, base.as_deref());
     let target = write(&args.out, &published, &index)?;
     let archives = published.iter().filter(|p| p.kind == "archive").count();
-    eprintln!(
+    errln!(
         "wrote {} ({}: {} as SKILL.md, {} as archives)",
         target.join("index.json").display(),
         plural(published.len(), "skill"),
@@ -181,7 +181,7 @@ fn prepare(dir: &Path, mode: ArchiveMode) -> anyhow::Result<Published> {
     }
     let left_out = files.len() - 1;
     if left_out > 0 {
-        eprintln!(
+        errln!(
             "{shown}: --archive never: {} left out",
             plural(left_out, "file")
         );

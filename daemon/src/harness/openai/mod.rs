@@ -134,13 +134,21 @@ impl OpenAi {
         };
         let start = Instant::now();
         let deadline = start + spec.timeout;
+        let mut awaiting_model = false;
         let looped = tokio::time::timeout(
             spec.timeout,
-            self.agent_loop(&mut transcript, &mut toolbox, &spec.model, deadline),
+            self.agent_loop(
+                &mut transcript,
+                &mut toolbox,
+                &spec.model,
+                deadline,
+                &mut awaiting_model,
+            ),
         )
         .await;
         let wall = start.elapsed();
-        self.finish(info, spec, transcript, looped, wall)
+        let stalled = looped.is_err() && awaiting_model;
+        self.finish(info, spec, transcript, looped, wall, stalled)
     }
 
     async fn agent_loop(
@@ -149,9 +157,12 @@ impl OpenAi {
         toolbox: &mut ToolBox,
         model: &str,
         deadline: Instant,
+        awaiting_model: &mut bool,
     ) -> Result<(), LoopError> {
         for _ in 0..self.config.max_turns {
+            *awaiting_model = true;
             let response = self.complete(transcript, model).await?;
+            *awaiting_model = false;
             let message = response
                 .pointer("/choices/0/message")
                 .cloned()
@@ -231,12 +242,14 @@ impl OpenAi {
         let response = request
             .send()
             .await
-            .map_err(|e| LoopError::Request(format!("POST {url}: {e}")))?;
+            .map_err(|e| LoopError::Request(format!("POST {url}: {}", super::error_chain(&e))))?;
         let status = response.status();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| LoopError::Request(format!("POST {url}: reading the response: {e}")))?;
+        let text = response.text().await.map_err(|e| {
+            LoopError::Request(format!(
+                "POST {url}: reading the response: {}",
+                super::error_chain(&e)
+            ))
+        })?;
         if !status.is_success() {
             return Err(LoopError::Request(format!(
                 "POST {url}: expected status 200, found {status}: {}",
@@ -258,6 +271,7 @@ impl OpenAi {
         transcript: ChatTranscript,
         looped: Result<Result<(), LoopError>, tokio::time::error::Elapsed>,
         wall: Duration,
+        stalled: bool,
     ) -> TrialOutcome {
         let transcript_path = spec.scratch.join("transcript.json");
         let mut notices = Vec::new();
@@ -284,6 +298,12 @@ impl OpenAi {
             }
         };
         run.notices.extend(notices);
+        if stalled {
+            run.api_stall = Some(format!(
+                "the model API ({}) had not answered the agent's request",
+                self.config.base_url
+            ));
+        }
         let finished = cli::Finished {
             process: ProcessOutcome { exit, wall },
             stdout: String::new(),
@@ -292,6 +312,7 @@ impl OpenAi {
                 stderr: None,
                 trajectory: Some(transcript_path.clone()),
             },
+            stderr_tail: None,
             errors: Vec::new(),
         };
         cli::outcome(info, finished, Some(run), &transcript_path)
