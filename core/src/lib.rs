@@ -11,7 +11,6 @@ pub mod evalspec;
 pub mod grading;
 pub mod index;
 mod memo;
-pub mod protocol;
 pub mod scoring;
 pub mod skill;
 mod spelling;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use skillwatch_core::protocol::{DaemonRpcClient, MAX_FRAME_BYTES, PROTOCOL_VERSION};
+use skillwatch_protocol::{DaemonRpcClient, MAX_FRAME_BYTES, PROTOCOL_VERSION};
 use tarpc::serde_transport;
 use tarpc::tokio_serde::formats::Json;
 use tarpc::tokio_util::codec::LengthDelimitedCodec;

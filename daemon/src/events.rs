@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use skillwatch_core::protocol::{Event, EventBatch, EventKind, MAX_EVENT_WAIT_MS};
+use skillwatch_protocol::{Event, EventBatch, EventKind, MAX_EVENT_WAIT_MS};
 use tokio::sync::watch;
 
 use crate::store::time::now_ms;

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use skillwatch_core::protocol::{EventKind, MAX_EVENT_WAIT_MS};
 use skillwatch_daemon::client::{self, StartCommand};
 use skillwatch_daemon::server::DaemonPaths;
+use skillwatch_protocol::{EventKind, MAX_EVENT_WAIT_MS};
 
 use crate::handlers::{refresh_lenses, regressions};
 use crate::history::DaemonHistory;

@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use skillwatch_core::protocol::{DaemonRpcClient, Lenses, ModelComparison};
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_daemon::client;
 use skillwatch_daemon::store::{Store, StoreError};
+use skillwatch_protocol::{DaemonRpcClient, Lenses, ModelComparison};
 
 /// How long a lens waits for the daemon before reading the store itself.
 const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{ClientCapabilities, Uri};
 
-use skillwatch_core::protocol::ModelComparison;
+use skillwatch_protocol::ModelComparison;
 
 use crate::documents::{Document, DocumentKind};
 use crate::history::{DaemonHistory, History};

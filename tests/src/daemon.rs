@@ -9,10 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use skillwatch_core::protocol::{
-    DaemonRpcClient, Event, EventKind, JobId, JobInfo, MAX_EVENT_WAIT_MS,
-};
 use skillwatch_daemon::client;
+use skillwatch_protocol::{DaemonRpcClient, Event, EventKind, JobId, JobInfo, MAX_EVENT_WAIT_MS};
 use tempfile::TempDir;
 
 use crate::lsp::LspClient;

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use skillwatch_core::protocol::{EventKind, JobState, JobTrigger};
 use skillwatch_core::scoring::Verdict;
+use skillwatch_protocol::{EventKind, JobState, JobTrigger};
 use skillwatch_tests::daemon::{DaemonFixture, config, ctx, events_until, model, wait_finished};
 use skillwatch_tests::mock::openai_chat;
 

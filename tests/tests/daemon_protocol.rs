@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use skillwatch_core::protocol::PROTOCOL_VERSION;
+use skillwatch_protocol::PROTOCOL_VERSION;
 use skillwatch_tests::daemon::DaemonFixture;
 use skillwatch_tests::{code, stderr};
 

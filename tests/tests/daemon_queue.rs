@@ -8,8 +8,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use skillwatch_core::protocol::{EventKind, JobFilter, JobId, JobState};
 use skillwatch_daemon::store::{RunId, Store};
+use skillwatch_protocol::{EventKind, JobFilter, JobId, JobState};
 use skillwatch_tests::daemon::{
     DaemonFixture, config, events_until, integrity, model, wait_finished,
 };

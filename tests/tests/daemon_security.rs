@@ -13,7 +13,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::Duration;
 
-use skillwatch_core::protocol::{EventKind, JobState, RunRequest};
+use skillwatch_protocol::{EventKind, JobState, RunRequest};
 use skillwatch_tests::daemon::{DaemonFixture, config, ctx, events_until, model, wait_finished};
 use skillwatch_tests::mock::openai_chat;
 

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use skillwatch_core::protocol::{EventKind, JobState, JobTrigger, RunRequest};
 use skillwatch_daemon::store::time::now_ms;
+use skillwatch_protocol::{EventKind, JobState, JobTrigger, RunRequest};
 use skillwatch_tests::daemon::{DaemonFixture, config, ctx, events_until, model, wait_finished};
 use skillwatch_tests::mock::openai_chat;
 use skillwatch_tests::trial::SKILL_MARKER;
@@ -188,7 +188,7 @@ fn saves_and_check_requests_follow_the_check_table() {
         "{message}"
     );
     // the watcher reports the broken table when the file is saved, as it does other tables
-    let reported = |events: &[skillwatch_core::protocol::Event]| {
+    let reported = |events: &[skillwatch_protocol::Event]| {
         events.iter().any(|e| {
             matches!(&e.kind, EventKind::ConfigReloaded { error: Some(error), .. }
                 if error.contains("unknown rule `SW1080`"))

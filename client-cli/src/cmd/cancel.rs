@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use skillwatch_core::protocol::{JobId, JobState};
+use skillwatch_protocol::{JobId, JobState};
 
 use super::history_db::DbArgs;
 use super::link::{LinkArgs, ctx, daemon_for};

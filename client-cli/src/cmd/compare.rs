@@ -16,13 +16,13 @@ use std::fmt::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use skillwatch_core::protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
 use skillwatch_core::scoring::{
     CompareParams, CompareTarget, Metric, ScoringProfile, Verdict, VerdictInterval,
 };
 use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::RunComparison;
 use skillwatch_daemon::store::time::format_rfc3339;
+use skillwatch_protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
 
 use super::history_db::{DbArgs, ProfileArg, interval, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde_json::json;
-use skillwatch_core::protocol::DaemonStatus;
 use skillwatch_daemon::client;
 use skillwatch_daemon::scheduler::RunnerExecutor;
 use skillwatch_daemon::server::{
     self, DaemonPaths, ServeOptions, holder_pid, is_held, logging, terminate_holder,
 };
 use skillwatch_daemon::store::time::{format_age, now_ms};
+use skillwatch_protocol::DaemonStatus;
 
 use super::history_db::DbArgs;
 use super::link::{absolute, ctx, running_daemon, runtime, start_command};

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::bail;
-use skillwatch_core::protocol::{Event, EventKind, MAX_EVENT_WAIT_MS};
 use skillwatch_daemon::client;
 use skillwatch_daemon::store::time::format_rfc3339;
+use skillwatch_protocol::{Event, EventKind, MAX_EVENT_WAIT_MS};
 
 use super::link::running_daemon;
 

@@ -3,11 +3,11 @@
 use std::fmt::Write;
 use std::process::ExitCode;
 
-use skillwatch_core::protocol::HistoryQuery;
 use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
 use skillwatch_daemon::store::{HistoryEntry, ModelLift, StoredTrial};
+use skillwatch_protocol::HistoryQuery;
 
 use super::history_db::{DbArgs, ProfileArg, interval, rate, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};

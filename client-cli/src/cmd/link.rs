@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
-use skillwatch_core::protocol::DaemonRpcClient;
 use skillwatch_daemon::client::{self, StartCommand};
 use skillwatch_daemon::server::DaemonPaths;
+use skillwatch_protocol::DaemonRpcClient;
 
 use super::history_db::DbArgs;
 

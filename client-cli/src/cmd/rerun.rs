@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
-use skillwatch_core::protocol::JobId;
+use skillwatch_protocol::JobId;
 
 use super::history_db::DbArgs;
 use super::link::{LinkArgs, ctx, daemon_for};
@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     print_jobs(&jobs)?;
     let ids: Vec<String> = jobs
         .iter()
-        .map(|j: &skillwatch_core::protocol::JobInfo| JobId::to_string(&j.id))
+        .map(|j: &skillwatch_protocol::JobInfo| JobId::to_string(&j.id))
         .collect();
     outln!(
         "queued {} run{} on {}; follow them with `skillwatch events --follow` (jobs {})",

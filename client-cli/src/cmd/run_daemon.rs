@@ -9,13 +9,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use skillwatch_core::protocol::{
-    ClientEnv, EventKind, JobId, JobInfo, JobState, JobTrigger, MAX_EVENT_WAIT_MS,
-    RunRequest as JobRequest,
-};
 use skillwatch_daemon::client;
 use skillwatch_daemon::runner::{ProgressSink, RunEvent, RunReport, RunRequest, TrialTally};
 use skillwatch_daemon::store::{RunId, Store};
+use skillwatch_protocol::{
+    ClientEnv, EventKind, JobId, JobInfo, JobState, JobTrigger, MAX_EVENT_WAIT_MS,
+    RunRequest as JobRequest,
+};
 
 use super::link::{Daemon, LinkArgs, absolute, ctx, daemon_for};
 use super::run::{Args, finish, progress_sink, request};

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
-use skillwatch_core::protocol::{JobFilter, JobId, JobInfo, JobState};
 use skillwatch_daemon::store::time::{format_age, now_ms};
+use skillwatch_protocol::{JobFilter, JobId, JobInfo, JobState};
 
 use super::history_db::{DbArgs, signed};
 use super::link::{LinkArgs, ctx, daemon_for};

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use skillwatch_core::protocol::ClientEnv;
+use skillwatch_protocol::ClientEnv;
 
 /// Host variables every harness may see: locale, terminal, user name, proxies and CA bundles
 /// (a corporate proxy is part of the network, not of the user's agent setup).

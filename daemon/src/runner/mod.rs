@@ -84,9 +84,9 @@ use skillwatch_core::grading::GRADING_VERSION;
 use skillwatch_core::grading::judge::{
     JudgeClient, PairwiseResult, Response, judge_pairwise, magnitude_word,
 };
-use skillwatch_core::protocol::ClientEnv;
 use skillwatch_core::scoring::compat::{PairwiseVerdict, Winner as CompatWinner};
 use skillwatch_core::skill::{Skill, content_hash, hash_bytes};
+use skillwatch_protocol::ClientEnv;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 

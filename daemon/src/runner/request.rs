@@ -120,7 +120,7 @@ impl RunRequest {
     /// Every environment variable the run reads besides the basics every harness gets
     /// ([`crate::harness::BASE_ALLOW`]): the API keys of the harness and the judge, the
     /// harness's own variables (e.g. `ANTHROPIC_BASE_URL`) and `env_allow`. A run through the
-    /// daemon takes these from the client that asked for it (`core::protocol::ClientEnv`).
+    /// daemon takes these from the client that asked for it (`skillwatch_protocol::ClientEnv`).
     pub fn client_vars(&self) -> BTreeSet<String> {
         let mut vars = self.harness.host_vars();
         match self.judge.as_ref().map(|j| &j.endpoint) {

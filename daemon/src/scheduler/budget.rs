@@ -2,7 +2,7 @@
 //! the `skillwatch.toml` governing the job's skill. Days are UTC; usage counts every trial
 //! recorded that day, by the daemon or by `skillwatch run --no-daemon`.
 
-use skillwatch_core::protocol::BudgetStatus;
+use skillwatch_protocol::BudgetStatus;
 
 use crate::config::BudgetConfig;
 use crate::store::{self, Store};

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use skillwatch_core::protocol::{ClientEnv, EventKind, JobId, JobInfo, JobProgress};
+use skillwatch_protocol::{ClientEnv, EventKind, JobId, JobInfo, JobProgress};
 use tokio_util::sync::CancellationToken;
 
 use super::SharedStore;

@@ -25,10 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use skillwatch_core::protocol::{
+use skillwatch_core::skill::{SKILL_FILE, load_document};
+use skillwatch_protocol::{
     ClientEnv, EventKind, JobFilter, JobId, JobInfo, JobState, JobTrigger, RpcError, RunRequest,
 };
-use skillwatch_core::skill::{SKILL_FILE, load_document};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -146,7 +146,7 @@ impl Scheduler {
     ) -> Result<JobInfo, RpcError> {
         if self.inner.stopping.load(Ordering::SeqCst) {
             return Err(RpcError {
-                kind: skillwatch_core::protocol::RpcErrorKind::ShuttingDown,
+                kind: skillwatch_protocol::RpcErrorKind::ShuttingDown,
                 message: "the daemon is shutting down; no new jobs".into(),
             });
         }

@@ -7,7 +7,7 @@
 //! without history is not run automatically (its first run is the author's call:
 //! `skillwatch run`, or `skillwatch rerun --all --model M`).
 
-use skillwatch_core::protocol::{JobTrigger, RunRequest, TrackedSkill};
+use skillwatch_protocol::{JobTrigger, RunRequest, TrackedSkill};
 
 use crate::store::{self, RunFilter, RunStatus, Store};
 

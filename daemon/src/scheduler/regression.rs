@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use skillwatch_core::protocol::ModelComparison;
 use skillwatch_core::scoring::CompareParams;
+use skillwatch_protocol::ModelComparison;
 
 use crate::store::{self, RunFilter, RunId, RunStatus, Store, model_comparison};
 

@@ -19,7 +19,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use skillwatch_core::protocol::{ClientEnv, JobInfo, JobProgress, JobTrigger};
+use skillwatch_protocol::{ClientEnv, JobInfo, JobProgress, JobTrigger};
 
 use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
 use crate::harness::BoxFuture;
@@ -261,9 +261,9 @@ fn progress_sink(report: Reporter) -> ProgressSink {
 mod tests {
     use super::*;
     use crate::runner::{HarnessKind, HarnessSettings, JudgeEndpoint};
-    use skillwatch_core::protocol::{JobId, JobProgress, JobState};
+    use skillwatch_protocol::{JobId, JobProgress, JobState};
 
-    fn job(request: skillwatch_core::protocol::RunRequest) -> JobInfo {
+    fn job(request: skillwatch_protocol::RunRequest) -> JobInfo {
         JobInfo {
             id: JobId(1),
             request,
@@ -291,7 +291,7 @@ mod tests {
             "[run]\nruns = 3\n[judge]\nmodel = \"j\"\nbase_url = \"http://j/v1\"\n[harness.openai]\nbase_url = \"http://h/v1\"\n[models]\nopenai = [\"m\"]\n",
         )
         .unwrap();
-        let mut asked = skillwatch_core::protocol::RunRequest::new(&skill, "openai", "m");
+        let mut asked = skillwatch_protocol::RunRequest::new(&skill, "openai", "m");
         asked.trigger = JobTrigger::Save;
         asked.cases = vec!["c1".into()];
         let r = runner_request(&job(asked.clone())).unwrap();
@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn a_client_request_wins_but_keeps_the_jobs_folder_and_trigger() {
-        let mut asked = skillwatch_core::protocol::RunRequest::new("/abs/skill", "openai", "m");
+        let mut asked = skillwatch_protocol::RunRequest::new("/abs/skill", "openai", "m");
         asked.trigger = JobTrigger::ModelChange;
         let mut own = RunRequest::new(
             "relative",

@@ -1,5 +1,5 @@
 //! `skillwatch daemon`: the per-user background process. It owns the history, runs the job
-//! queue and the file watcher, and serves [`DaemonRpc`](skillwatch_core::protocol::DaemonRpc)
+//! queue and the file watcher, and serves [`DaemonRpc`](skillwatch_protocol::DaemonRpc)
 //! on a Unix socket.
 //!
 //! Safety of the socket, in depth: the runtime folder is private (0700, ours), the socket is
@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use skillwatch_core::protocol::{DaemonRpc, MAX_FRAME_BYTES};
+use skillwatch_protocol::{DaemonRpc, MAX_FRAME_BYTES};
 use tarpc::serde_transport;
 use tarpc::server::{BaseChannel, Channel};
 use tarpc::tokio_serde::formats::Json;

@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use skillwatch_core::protocol::{
+use skillwatch_core::skill::{SKILL_FILE, load_document};
+use skillwatch_protocol::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
     LensLift, Lenses, ModelComparison,
 };
-use skillwatch_core::skill::{SKILL_FILE, load_document};
 
 use crate::store::{
     self, HistoryEntry, ModelLift, RunComparison, RunFilter, RunId, RunStatus, Store, StoredTrial,

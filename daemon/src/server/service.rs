@@ -7,12 +7,12 @@ use std::sync::Arc;
 use skillwatch_core::checks::check_skill_dir;
 use skillwatch_core::config::CheckConfig;
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
-use skillwatch_core::protocol::{
+use skillwatch_core::skill::SKILL_FILE;
+use skillwatch_protocol::{
     BudgetStatus, CheckedFile, ClientEnv, CompareAllRequest, CompareAllRow, CompareRequest,
     DaemonRpc, DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
     PROTOCOL_VERSION, RpcError, RunRequest, TrackedSkill,
 };
-use skillwatch_core::skill::SKILL_FILE;
 use tarpc::context::Context;
 use tokio_util::sync::CancellationToken;
 

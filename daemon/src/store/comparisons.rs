@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use rusqlite::{OptionalExtension, params};
-use skillwatch_core::protocol::ModelComparison;
+use skillwatch_protocol::ModelComparison;
 
 use super::Store;
 use super::error::{Result, StoreError};

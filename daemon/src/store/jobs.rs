@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use skillwatch_core::protocol::{
+use skillwatch_protocol::{
     JobFilter, JobId, JobInfo, JobProgress, JobState, JobTrigger, RunRequest,
 };
 

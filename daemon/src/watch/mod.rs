@@ -22,8 +22,8 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debounc
 use skillwatch_core::checks::check_skill_dir;
 use skillwatch_core::config::{CheckConfig, ConfigError};
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
-use skillwatch_core::protocol::{EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill};
 use skillwatch_core::skill::{SKILL_FILE, SKIPPED_DIRS};
+use skillwatch_protocol::{EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill};
 use tokio::sync::mpsc;
 
 use crate::config;

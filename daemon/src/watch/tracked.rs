@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use skillwatch_core::checks::CheckOptions;
 use skillwatch_core::config::{CheckConfig, ConfigError};
 use skillwatch_core::evalspec::find_eval_files;
-use skillwatch_core::protocol::TrackedSkill;
 use skillwatch_core::skill::discover;
+use skillwatch_protocol::TrackedSkill;
 
 use crate::config;
 use crate::scheduler::skill_name;

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use skillwatch_core::protocol::{JobState, RunRequest};
 use skillwatch_daemon::client;
+use skillwatch_protocol::{JobState, RunRequest};
 use tokio::process::Command;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{

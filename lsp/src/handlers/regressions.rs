@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use skillwatch_core::checks::{self, CheckOptions, catalog};
-use skillwatch_core::protocol::ModelComparison;
 use skillwatch_core::skill::SkillDocument;
 use skillwatch_core::text::Span;
+use skillwatch_protocol::ModelComparison;
 use tower_lsp_server::ls_types as lsp;
 
 use crate::documents::{Document, DocumentKind};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{JobId, JobInfo, ModelComparison};
-use crate::checks::Diagnostic;
+use skillwatch_core::checks::Diagnostic;
 
 /// One thing that happened in the daemon.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scoring::{CompareParams, Decision, Interval, Verdict};
+use skillwatch_core::scoring::{CompareParams, Decision, Interval, Verdict};
 
 /// The newest lift of a skill on one (harness, model): one SKILL.md code lens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::checks::Diagnostic;
+use skillwatch_core::checks::Diagnostic;
 
 /// What `status` answers: enough to tell which daemon is running, where its files are, and how
 /// busy it is.

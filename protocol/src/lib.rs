@@ -9,8 +9,9 @@
 //! tarpc has no server push: events (progress, finished runs, regressions, checks of saved
 //! files) are read by long-polling [`DaemonRpc::next_events`] with a cursor.
 //!
-//! The trait lives in `core` (types only, no I/O), so a client needs nothing of the daemon
-//! crate to speak to it.
+//! Its own crate, between core and the daemon: a client needs nothing of the daemon crate to
+//! speak to it, and core stays free of tarpc and tokio (core's rule is no I/O, no runtime, and
+//! that holds of its dependencies too: `scripts/test` checks core's tree has no tokio).
 
 mod events;
 mod jobs;
