@@ -384,7 +384,7 @@ pub(crate) fn listing<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> 
 /// What Claude Code's listing shows the model of one skill staged among others: the same
 /// computation as SW220, SW222 and SW223, asked of one staging instead of one folder, so
 /// `skillwatch trigger` can tell before spending a token whether the skill can be picked.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Visibility {
     /// The skill's name as listed.
     pub name: String,
@@ -399,7 +399,7 @@ pub struct Visibility {
 }
 
 /// One reason the listing does not show a skill as written.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum VisibilityProblem {
     /// `disable-model-invocation: true`: the model is never shown it.
@@ -686,6 +686,17 @@ fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     } else {
         shared as f64 / all as f64
     }
+}
+
+/// The skills beside the one in `dir`: the other folders of its parent with a SKILL.md, by
+/// name (the set SW220-SW222 judge it in).
+pub fn sibling_skills(dir: &Path) -> Vec<PathBuf> {
+    dir.parent()
+        .map(skill_folders)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.file_name() != dir.file_name())
+        .collect()
 }
 
 /// The folders in `parent` that hold a SKILL.md, by name.
