@@ -18,4 +18,5 @@ pub mod run;
 pub mod run_daemon;
 pub mod schema;
 pub mod status;
+pub mod trigger;
 pub mod vet;
