@@ -295,7 +295,7 @@ impl TriggerPlan {
             listed: outcome
                 .visible_skills
                 .as_ref()
-                .map(|v| v.iter().any(|s| *s == self.target.name)),
+                .map(|v| v.contains(&self.target.name)),
             errors,
         }
     }
