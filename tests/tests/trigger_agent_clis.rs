@@ -381,3 +381,129 @@ fn asked_anyway_the_trials_run_for_a_dropped_skill() {
     assert_eq!(listed.chars().count(), 1536, "{listed}");
     assert!(listed.ends_with('\u{2026}'), "{listed}");
 }
+
+/// The Codex version of [`scripted_model`]: Codex has no skill tool, so the model picks a
+/// skill by reading its SKILL.md with `exec_command`.
+fn scripted_codex_model() -> Script {
+    Arc::new(move |req: &ModelRequest| {
+        let usage = usage_at(req.turn);
+        let listed = |skill: &str| req.mentions(&format!("- {skill}:"));
+        let run = |cmd: &str| ModelReply::tool("exec_command", json!({"cmd": cmd}), usage);
+        let read = |skill: &str| run(&format!("sed -n '1,200p' .agents/skills/{skill}/SKILL.md"));
+        if req.turn == 0 {
+            let asks = |text: &str| req.mentions(text);
+            return if (asks("Split report.pdf") || asks("Merge a.pdf") || asks("slides.pptx"))
+                && listed(TARGET)
+            {
+                read(TARGET)
+            } else if asks("notes.docx") && listed(SIBLING) {
+                read(SIBLING)
+            } else if asks("invoice.pdf") {
+                run("ls")
+            } else {
+                ModelReply::text("Leaves fall, crisp and gold.", usage)
+            };
+        }
+        match req.turn {
+            1..=4 => run("ls"),
+            _ => ModelReply::text("Done.", usage),
+        }
+    })
+}
+
+#[test]
+fn the_same_rates_on_the_real_codex_cli() {
+    if skip_agent_clis("the_same_rates_on_the_real_codex_cli") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = fixture(tmp.path());
+    let server = mock::responses::server(scripted_codex_model());
+    let codex = agent_cli("codex");
+    let out = Command::new(skillwatch_bin())
+        .args([
+            "trigger",
+            skill.to_str().unwrap(),
+            "--harness",
+            "codex",
+            "--model",
+            "mock-model",
+            "--program",
+            codex.to_str().unwrap(),
+            "--base-url",
+            &format!("{}/v1", server.url()),
+            "--api-key-env",
+            "SW_TEST_KEY",
+            "--json",
+        ])
+        .env("SW_TEST_KEY", "sk-test")
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON report");
+    let s = &report["summary"];
+    let pair = |v: &Value| (v["hits"].as_u64().unwrap(), v["trials"].as_u64().unwrap());
+    assert_eq!(pair(&s["recall"]), (2, 3), "{report:#}");
+    assert_eq!(pair(&s["false_trigger"]), (1, 3));
+    assert_eq!(pair(&s["near_miss_false_trigger"]), (1, 2));
+    assert_eq!(s["picked_instead"], json!({SIBLING: 1}));
+    let requests = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.contains("/responses"))
+        .count();
+    assert_eq!(requests, 6, "one model request per trial");
+
+    // The split query alone, stopped at the decision and run to its end.
+    let set = tmp.path().join("one.json");
+    std::fs::write(
+        &set,
+        r#"[{"query": "Split report.pdf into one file per page", "should_trigger": true}]"#,
+    )
+    .unwrap();
+    let alone = write_skill(
+        &tmp.path().join("alone"),
+        TARGET,
+        "Splits, merges and extracts text from PDF files. Use when the user works with PDFs.",
+        "",
+    );
+    let requests = |full: bool| {
+        let server = mock::responses::server(scripted_codex_model());
+        let base = format!("{}/v1", server.url());
+        let mut args = vec![
+            "trigger",
+            alone.to_str().unwrap(),
+            "--harness",
+            "codex",
+            "--model",
+            "mock-model",
+            "--program",
+            codex.to_str().unwrap(),
+            "--base-url",
+            &base,
+            "--api-key-env",
+            "SW_TEST_KEY",
+            "--eval-set",
+            set.to_str().unwrap(),
+        ];
+        if full {
+            args.push("--full");
+        }
+        let out = Command::new(skillwatch_bin())
+            .args(&args)
+            .env("SW_TEST_KEY", "sk-test")
+            .env("SKILLWATCH_NO_DAEMON", "1")
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.method == "POST" && r.path.contains("/responses"))
+            .count()
+    };
+    let (early, full) = (requests(false), requests(true));
+    eprintln!("codex early stop: {early}/{full} model requests");
+    assert_eq!((early, full), (1, 6));
+}
