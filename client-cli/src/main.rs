@@ -106,6 +106,8 @@ enum Command {
     Report(cmd::report::Args),
     /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
     Rejudge(cmd::rejudge::Args),
+    /// Does the agent pick the skill for the queries it should? Stops each agent at its choice.
+    Trigger(cmd::trigger::Args),
 }
 
 /// `skillwatch run`'s flags plus `--no-daemon`: the run goes through the daemon (started on
@@ -141,6 +143,7 @@ fn main() -> ExitCode {
         Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
         Command::Rejudge(args) => cmd::rejudge::run(args),
         Command::Report(args) => cmd::report::run(args),
+        Command::Trigger(args) => cmd::trigger::run(args),
     };
     match result {
         Ok(code) => code,

@@ -9,4 +9,5 @@ pub mod runner;
 pub mod scheduler;
 pub mod server;
 pub mod store;
+pub mod trigger;
 pub mod watch;

@@ -47,6 +47,7 @@ mod run_verdicts;
 mod scoring_reference;
 mod store_cli;
 mod store_crash;
+mod trigger_agent_clis;
 mod vet;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named

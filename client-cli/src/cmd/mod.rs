@@ -22,4 +22,5 @@ pub mod run_daemon;
 pub mod schema;
 pub mod show;
 pub mod status;
+pub mod trigger;
 pub mod vet;

@@ -381,6 +381,115 @@ pub(crate) fn listing<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> 
     Listing { full, cut }
 }
 
+/// What Claude Code's listing shows the model of one skill staged among others: the same
+/// computation as SW220, SW222 and SW223, asked of one staging instead of one folder, so
+/// `skillwatch trigger` can tell before spending a token whether the skill can be picked.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Visibility {
+    /// The skill's name as listed.
+    pub name: String,
+    /// How many skills the listing shows the model, this one included when it is shown.
+    pub listed_skills: usize,
+    /// The listing's length in characters with every description shown.
+    pub listing_chars: usize,
+    /// The listed text's length (description, ` - when_to_use`), in characters.
+    pub description_chars: usize,
+    /// What keeps the agent from seeing the skill, or from seeing all of its description.
+    pub problems: Vec<VisibilityProblem>,
+}
+
+/// One reason the listing does not show a skill as written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum VisibilityProblem {
+    /// `disable-model-invocation: true`: the model is never shown it.
+    Hidden,
+    /// The listing is over the budget and shows this skill by name only (SW222).
+    DroppedByBudget {
+        /// The listing's budget in characters.
+        budget: usize,
+    },
+    /// The description is cut to its first characters (SW223); the rest never reaches the model.
+    DescriptionCut {
+        /// The characters kept.
+        kept: usize,
+    },
+    /// Another staged skill has the same name (SW220).
+    NameCollision {
+        /// The other skill's folder.
+        other: PathBuf,
+    },
+    /// SKILL.md has no frontmatter the listing can read.
+    Unreadable,
+}
+
+impl VisibilityProblem {
+    /// Whether the model cannot pick the skill as written at all (a cut description still
+    /// shows its beginning, so it only warns).
+    pub fn blocks(&self) -> bool {
+        !matches!(self, VisibilityProblem::DescriptionCut { .. })
+    }
+}
+
+impl Visibility {
+    /// Whether any problem keeps the model from picking the skill.
+    pub fn blocked(&self) -> bool {
+        self.problems.iter().any(VisibilityProblem::blocks)
+    }
+}
+
+/// How Claude Code lists the skill in `target` when `others` are staged beside it (sibling
+/// skills, decoys), in the listing's order (by folder).
+pub fn visibility(target: &Path, others: &[PathBuf]) -> Visibility {
+    let mut dirs: Vec<PathBuf> = others
+        .iter()
+        .filter(|d| !same(d, target))
+        .cloned()
+        .chain([target.to_path_buf()])
+        .collect();
+    dirs.sort_by(|a, b| a.file_name().cmp(&b.file_name()).then(a.cmp(b)));
+    let members = read_members(&dirs);
+    let Some(me) = members.iter().position(|m| same(&m.dir, target)) else {
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned());
+        return Visibility {
+            name: name.unwrap_or_default(),
+            listed_skills: members.iter().filter(|m| m.listed_to_model).count(),
+            listing_chars: 0,
+            description_chars: 0,
+            problems: vec![VisibilityProblem::Unreadable],
+        };
+    };
+    let set = Set::of(members);
+    let own = &set.members[me];
+    let mut problems = Vec::new();
+    if !own.listed_to_model {
+        problems.push(VisibilityProblem::Hidden);
+    }
+    if set.cut[me] {
+        problems.push(VisibilityProblem::DroppedByBudget {
+            budget: LISTING_BUDGET_CHARS,
+        });
+    }
+    let description_chars = utf16_len(&own.listed);
+    if own.listed_to_model && description_chars > LISTING_DESCRIPTION_CHARS {
+        problems.push(VisibilityProblem::DescriptionCut {
+            kept: LISTING_DESCRIPTION_CHARS,
+        });
+    }
+    for other in set.others(&own.dir).filter(|o| o.name == own.name) {
+        problems.push(VisibilityProblem::NameCollision {
+            other: other.dir.clone(),
+        });
+    }
+    Visibility {
+        name: own.name.clone(),
+        listed_skills: set.listed,
+        listing_chars: set.listing_chars,
+        description_chars,
+        problems,
+    }
+}
+
 /// Whether two folder paths are the same, as written. The folders of one run or one folder
 /// listing are written alike, and comparing bytes skips `Path`'s component parsing, which a
 /// set of hundreds of skills would pay for every pair.
@@ -577,6 +686,17 @@ fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     } else {
         shared as f64 / all as f64
     }
+}
+
+/// The skills beside the one in `dir`: the other folders of its parent with a SKILL.md, by
+/// name (the set SW220-SW222 judge it in).
+pub fn sibling_skills(dir: &Path) -> Vec<PathBuf> {
+    dir.parent()
+        .map(skill_folders)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.file_name() != dir.file_name())
+        .collect()
 }
 
 /// The folders in `parent` that hold a SKILL.md, by name.
@@ -833,6 +953,43 @@ mod tests {
             names(&recent_at(tmp.path(), later)),
             ["renamed-a", "b", "c"]
         );
+    }
+
+    #[test]
+    fn visibility_says_what_the_check_says_of_a_staging() {
+        let tmp = tempfile::tempdir().unwrap();
+        let long = format!("when_to_use: {}\n", "Read invoices quickly. ".repeat(80));
+        let dirs: Vec<PathBuf> = (0..6)
+            .map(|i| skill(tmp.path(), &format!("s{i}"), &long))
+            .collect();
+        // The same folder judged by the check: s5 is the one SW222 names.
+        assert!(rules(&dirs[5]).iter().any(|(r, _)| *r == "SW222"));
+        let v = visibility(&dirs[5], &dirs[..5]);
+        assert!(v.blocked(), "{v:?}");
+        assert!(v.problems.contains(&VisibilityProblem::DroppedByBudget {
+            budget: LISTING_BUDGET_CHARS
+        }));
+        assert!(
+            v.problems
+                .contains(&VisibilityProblem::DescriptionCut { kept: 1536 })
+        );
+        assert_eq!(v.listed_skills, 6);
+        // s0 comes first in the listing: cut at 1,536 characters, still shown.
+        let first = visibility(&dirs[0], &dirs[1..]);
+        assert!(!first.blocked(), "{first:?}");
+        assert_eq!(
+            first.problems,
+            [VisibilityProblem::DescriptionCut { kept: 1536 }]
+        );
+        // Alone and short: nothing to say.
+        let alone = tempfile::tempdir().unwrap();
+        let short = skill(alone.path(), "short", "");
+        assert_eq!(visibility(&short, &[]).problems, []);
+        // A decoy of the same name from elsewhere collides.
+        let twin = tempfile::tempdir().unwrap();
+        let other = skill(twin.path(), "short", "");
+        let v = visibility(&short, std::slice::from_ref(&other));
+        assert_eq!(v.problems, [VisibilityProblem::NameCollision { other }]);
     }
 
     #[test]

@@ -76,7 +76,11 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         .into_iter()
         .map(|(pointer, node)| case(node, pointer, file, shape.format, default_skill))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Suite { skill_name, cases })
+    Ok(Suite {
+        skill_name,
+        cases,
+        triggers: Vec::new(),
+    })
 }
 
 /// An evals.json tree's shape and its case nodes with their JSON pointers.

@@ -15,6 +15,7 @@ pub mod json;
 mod model;
 mod regex_verdict;
 pub mod schema;
+mod triggers;
 
 pub(crate) use discover::find_eval_files_in;
 pub use discover::{AboveSkills, find_eval_files, skill_dir_for_eval_file};
@@ -23,6 +24,10 @@ pub use evals_json::{TYPED_ASSERTIONS, files_source};
 pub use model::{
     Activation, Assertion, Case, Constraints, Criterion, CriterionKind, FileContent, Format,
     Judged, Origin, Pattern, PatternError, Setup, SetupFile, Suite,
+};
+pub use triggers::{
+    TRIGGER_SET_FILES, TriggerKind, TriggerQuery, load_trigger_queries, parse_trigger_set,
+    trigger_queries,
 };
 
 use std::fs::File;
@@ -255,6 +260,7 @@ pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
     let mut suite = Suite {
         skill_name: None,
         cases: Vec::new(),
+        triggers: Vec::new(),
     };
     for file in files {
         let text = read_eval_text(&file.path).map_err(|error| LoadSuiteError::Read {
@@ -273,6 +279,7 @@ pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
         })?;
         suite.skill_name = suite.skill_name.or(part.skill_name);
         suite.cases.extend(part.cases);
+        suite.triggers.extend(part.triggers);
     }
     Ok(suite)
 }

@@ -22,6 +22,10 @@ pub struct Suite {
     pub skill_name: Option<String>,
     /// The cases.
     pub cases: Vec<Case>,
+    /// Trigger queries written for `skillwatch trigger` alone (eval.yaml's `triggers:`);
+    /// not part of the suite's identity, since no paired run reads them.
+    #[serde(default)]
+    pub triggers: Vec<super::TriggerQuery>,
 }
 
 /// One task given to the agent, and how its result is judged.
@@ -421,6 +425,7 @@ mod tests {
         let suite = Suite {
             skill_name: Some("s".into()),
             cases: vec![a.clone(), edited.clone()],
+            triggers: Vec::new(),
         };
         let mut reordered = suite.clone();
         reordered.cases.reverse();
@@ -598,7 +603,11 @@ mod tests {
                 skill_name in option::of(text()),
                 cases in vec(case(), 0..4),
             ) {
-                let suite = Suite { skill_name, cases };
+                let suite = Suite {
+                    skill_name,
+                    cases,
+                    triggers: Vec::new(),
+                };
                 let json = serde_json::to_string(&suite).unwrap();
                 let back: Suite = serde_json::from_str(&json).unwrap();
                 prop_assert_eq!(&back, &suite);

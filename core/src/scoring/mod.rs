@@ -40,6 +40,7 @@ pub mod rng;
 pub mod skilltester;
 pub mod stats;
 pub mod trial;
+pub mod trigger;
 pub mod verdict;
 
 pub use compare::{CompareParams, CompareTarget, Comparison, compare_lifts};

@@ -101,6 +101,40 @@ pub fn was_invoked(t: &Trajectory, skill: &str) -> bool {
     skill_loads(t).iter().any(|l| l.skill == skill && l.read())
 }
 
+/// What the agent did first about skills: the decision a trigger trial watches for. It is
+/// visible at the agent's first tool call (a skill load, or any other action taken without
+/// one) or, with no tool call, once the agent answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// The first tool call loaded this skill (an attempt counts: it shows the choice).
+    Picked {
+        /// The skill's name.
+        skill: String,
+    },
+    /// The first tool call was not a skill load.
+    OtherAction {
+        /// The tool.
+        tool: String,
+    },
+    /// The agent answered without calling a tool.
+    Answered,
+}
+
+/// The first decision in `t`; `None` until there is a tool call, or, when `finished` (the
+/// agent ended its turn), an answer.
+pub fn first_decision(t: &Trajectory, finished: bool) -> Option<Decision> {
+    match t.tool_calls().next() {
+        Some((_, call)) => Some(match loads_of_call(call).into_iter().next() {
+            Some((skill, _)) => Decision::Picked { skill },
+            None => Decision::OtherAction {
+                tool: call.function_name.clone(),
+            },
+        }),
+        None => finished.then_some(Decision::Answered),
+    }
+}
+
 /// Why `call` failed, read from its status (Codex keeps `status` and `exit_code` on the call)
 /// and its result (Claude Code's `is_error`, the `openai` loop's `error:` and `exit status:`
 /// prefixes, a reader's "No such file or directory").
@@ -392,6 +426,40 @@ mod tests {
             t.push(step);
         }
         t
+    }
+
+    #[test]
+    fn the_first_tool_call_or_the_answer_is_the_decision() {
+        let skill = ("Skill", json!({"skill": "pdf"}));
+        let read = (
+            "Read",
+            json!({"file_path": "/w/.claude/skills/docx/SKILL.md"}),
+        );
+        let bash = ("Bash", json!({"command": "ls"}));
+        let picked = |skill: &str| {
+            Some(Decision::Picked {
+                skill: skill.into(),
+            })
+        };
+        assert_eq!(
+            first_decision(&trajectory(vec![skill.clone(), bash.clone()]), false),
+            picked("pdf")
+        );
+        assert_eq!(
+            first_decision(&trajectory(vec![read, skill.clone()]), true),
+            picked("docx")
+        );
+        assert_eq!(
+            first_decision(&trajectory(vec![bash, skill]), false),
+            Some(Decision::OtherAction {
+                tool: "Bash".into()
+            })
+        );
+        assert_eq!(first_decision(&trajectory(vec![]), false), None);
+        assert_eq!(
+            first_decision(&trajectory(vec![]), true),
+            Some(Decision::Answered)
+        );
     }
 
     fn skills(calls: Vec<(&str, Value)>) -> Vec<String> {

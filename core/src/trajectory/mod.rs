@@ -19,7 +19,7 @@ pub use atif::{
 };
 pub use claude_code::parse_claude_stream_json;
 pub use codex::parse_codex_exec_json;
-pub use invocation::{LoadSignal, SkillLoad, skill_loads, was_invoked};
+pub use invocation::{Decision, LoadSignal, SkillLoad, first_decision, skill_loads, was_invoked};
 pub use openai_chat::{ChatEntry, ChatTranscript, normalize_chat_transcript};
 pub use shell::{SimpleCommand, simple_commands};
 pub use tokens::TokenUsage;

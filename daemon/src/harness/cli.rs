@@ -3,11 +3,14 @@
 //! [`TrialOutcome`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use skillwatch_core::trajectory::{NormalizedRun, RunContext};
 
 use super::env::TrialDirs;
-use super::process::{Exit, Invocation, ProcessOutcome, read_capped, run_process};
+use super::process::{
+    Exit, Invocation, ProcessOutcome, StopWhen, read_capped, run_process_watched,
+};
 use super::stage::{ancestor_agent_files, stage_skills};
 use super::{ErrorKind, HarnessInfo, TrialError, TrialLogs, TrialOutcome, TrialSpec, TrialStatus};
 
@@ -40,7 +43,7 @@ pub(super) async fn run_cli_trial(
     version: Result<String, super::HarnessError>,
     spec: &TrialSpec,
     invocation: impl FnOnce(&TrialDirs, &Path) -> Invocation,
-    parse: impl FnOnce(&str, &RunContext) -> NormalizedRun,
+    parse: impl Fn(&str, &RunContext) -> NormalizedRun + Copy + Send + Sync + 'static,
 ) -> TrialOutcome {
     let mut info = HarnessInfo {
         name: h.name.into(),
@@ -82,14 +85,20 @@ pub(super) async fn run_cli_trial(
         }
     };
     let inv = invocation(&dirs, &config_dir);
-    let finished = match run_agent(&inv, spec).await {
-        Ok(f) => f,
-        Err(e) => return TrialOutcome::not_started(info, e),
-    };
     let ctx = RunContext {
         prompt: Some(spec.prompt.clone()),
         model: Some(spec.model.clone()),
         harness_version: Some(info.version.clone()),
+    };
+    let watch = spec.stop_when.clone().map(|rule| {
+        let ctx = ctx.clone();
+        StopWhen(Arc::new(move |text: &str| {
+            (rule.0)(&parse(text, &ctx).trajectory)
+        }))
+    });
+    let finished = match run_agent(&inv, spec, watch.as_ref()).await {
+        Ok(f) => f,
+        Err(e) => return TrialOutcome::not_started(info, e),
     };
     let run = parse(&finished.stdout, &ctx);
     let source = finished.logs.stdout.clone().unwrap_or_default();
@@ -140,10 +149,14 @@ pub(super) struct Finished {
 }
 
 /// Run `inv` for `spec`, stdout to `scratch/stdout.jsonl`, stderr to `scratch/stderr.txt`.
-pub(super) async fn run_agent(inv: &Invocation, spec: &TrialSpec) -> Result<Finished, TrialError> {
+pub(super) async fn run_agent(
+    inv: &Invocation,
+    spec: &TrialSpec,
+    watch: Option<&StopWhen>,
+) -> Result<Finished, TrialError> {
     let stdout_path = spec.scratch.join("stdout.jsonl");
     let stderr_path = spec.scratch.join("stderr.txt");
-    let process = run_process(inv, &stdout_path, &stderr_path, spec.timeout)
+    let process = run_process_watched(inv, &stdout_path, &stderr_path, spec.timeout, watch)
         .await
         .map_err(|e| {
             TrialError::new(
@@ -268,6 +281,7 @@ pub(super) fn outcome(
         visible_skills,
         stderr_tail,
         logs,
+        stopped_early: process.exit == Exit::Stopped,
     }
 }
 
@@ -290,7 +304,7 @@ fn cut_short(name: &str, run: &NormalizedRun) -> TrialError {
 fn exit_error(name: &str, process: ProcessOutcome, stderr: Option<&str>) -> Option<TrialError> {
     let tail = stderr.map(quote_tail).unwrap_or_default();
     match process.exit {
-        Exit::Code(0) => None,
+        Exit::Code(0) | Exit::Stopped => None,
         Exit::TimedOut => Some(TrialError::new(
             ErrorKind::Timeout,
             format!(

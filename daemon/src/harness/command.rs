@@ -134,7 +134,7 @@ impl CommandHarness {
         let mut env = TrialEnv::scrubbed(&self.config.host_env, &[], &self.config.env_allow);
         env.isolate(&dirs);
         let inv = self.invocation(spec, env, &trajectory_path);
-        let mut finished = match cli::run_agent(&inv, spec).await {
+        let mut finished = match cli::run_agent(&inv, spec, None).await {
             Ok(f) => f,
             Err(e) => return TrialOutcome::not_started(info, e),
         };
@@ -334,6 +334,7 @@ mod tests {
             scratch: "/scratch".into(),
             skills: vec![],
             timeout: std::time::Duration::from_secs(1),
+            stop_when: None,
         };
         let env = TrialEnv::scrubbed(&h.config.host_env, &[], &[]);
         let inv = h.invocation(&spec, env, Path::new("/scratch/t.json"));

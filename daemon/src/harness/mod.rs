@@ -25,12 +25,13 @@ pub use codex::{CODEX_ALLOW, Codex, CodexConfig, CodexSandbox};
 pub use command::{CommandConfig, CommandHarness};
 pub use env::{BASE_ALLOW, HostEnv};
 pub use openai::{OpenAi, OpenAiConfig};
-pub use process::{Exit, Invocation, ProcessOutcome, run_process};
+pub use process::{Exit, Invocation, ProcessOutcome, StopWhen, run_process, run_process_watched};
 pub use stage::{StageError, ancestor_agent_files, stage_skills};
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -75,6 +76,20 @@ pub struct TrialSpec {
     pub skills: Vec<SkillToStage>,
     /// Wall-clock limit; at the limit the agent's whole process group is killed.
     pub timeout: Duration,
+    /// Stop the agent as soon as its trajectory so far satisfies this (a trigger trial stops
+    /// once the agent's choice of skill is visible). Harnesses that stream their events
+    /// (Claude Code, Codex) watch for it; the others run to the end.
+    pub stop_when: Option<StopRule>,
+}
+
+/// A condition on the trajectory so far, for [`TrialSpec::stop_when`].
+#[derive(Clone)]
+pub struct StopRule(pub Arc<dyn Fn(&Trajectory) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for StopRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopRule(..)")
+    }
 }
 
 /// A skill folder to install under the name the agent will see.
@@ -189,6 +204,9 @@ pub struct TrialOutcome {
     pub stderr_tail: Option<String>,
     /// Raw output files.
     pub logs: TrialLogs,
+    /// The agent was stopped by [`TrialSpec::stop_when`], not at its own end.
+    #[serde(default)]
+    pub stopped_early: bool,
 }
 
 impl TrialOutcome {
@@ -217,6 +235,7 @@ impl TrialOutcome {
             visible_skills: None,
             stderr_tail: None,
             logs: TrialLogs::default(),
+            stopped_early: false,
         }
     }
 }

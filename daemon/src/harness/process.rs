@@ -16,6 +16,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::process::Command;
@@ -24,6 +25,21 @@ use super::trial_procs;
 
 /// After SIGTERM at a timeout, how long the agent gets to flush its output before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(500);
+
+/// How often a watched process's output is looked at: a model reply takes far longer, so the
+/// agent is stopped before it can send its next request.
+const WATCH_EVERY: Duration = Duration::from_millis(5);
+
+/// Stops an agent early: called with its output so far whenever it grew, and the agent's
+/// process group is killed as soon as it answers true (a trigger trial's decision is visible).
+#[derive(Clone)]
+pub struct StopWhen(pub Arc<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for StopWhen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopWhen(..)")
+    }
+}
 
 /// A program to run, fully resolved: nothing of the parent's environment is inherited.
 #[derive(Debug, Clone)]
@@ -47,6 +63,8 @@ pub enum Exit {
     Signal(i32),
     /// It was killed at the timeout.
     TimedOut,
+    /// It was killed because its output showed what was watched for ([`StopWhen`]).
+    Stopped,
 }
 
 /// The end of a process run.
@@ -66,6 +84,17 @@ pub async fn run_process(
     stdout: &Path,
     stderr: &Path,
     timeout: Duration,
+) -> io::Result<ProcessOutcome> {
+    run_process_watched(inv, stdout, stderr, timeout, None).await
+}
+
+/// [`run_process`], killing the process group as soon as `stop` says so of its stdout.
+pub async fn run_process_watched(
+    inv: &Invocation,
+    stdout: &Path,
+    stderr: &Path,
+    timeout: Duration,
+    stop: Option<&StopWhen>,
 ) -> io::Result<ProcessOutcome> {
     let out = File::create(stdout)?;
     let err = if stderr == stdout {
@@ -93,7 +122,18 @@ pub async fn run_process(
     let group = GroupGuard { pid, tag };
 
     let mut exited = tokio::task::spawn_blocking(move || wait_exited(pid));
-    let mut done = tokio::time::timeout(timeout, &mut exited).await.is_ok();
+    let (mut done, stopped) = match stop {
+        None => (
+            tokio::time::timeout(timeout, &mut exited).await.is_ok(),
+            false,
+        ),
+        Some(stop) => watch(&mut exited, stdout, stop, start + timeout).await,
+    };
+    if stopped {
+        group.signal(libc::SIGKILL);
+        let _ = (&mut exited).await;
+        done = true;
+    }
     let timed_out = !done;
     if timed_out {
         group.signal(libc::SIGTERM);
@@ -112,10 +152,44 @@ pub async fn run_process(
     let status = status?;
     let exit = if timed_out {
         Exit::TimedOut
+    } else if stopped {
+        Exit::Stopped
     } else {
         exit_of(status)
     };
     Ok(ProcessOutcome { exit, wall })
+}
+
+/// Wait for `exited` until `deadline`, looking at the output in `stdout` whenever it grew;
+/// (whether it exited, whether `stop` asked to stop it).
+async fn watch(
+    exited: &mut tokio::task::JoinHandle<()>,
+    stdout: &Path,
+    stop: &StopWhen,
+    deadline: Instant,
+) -> (bool, bool) {
+    let mut seen = 0;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return (false, false);
+        }
+        if tokio::time::timeout(left.min(WATCH_EVERY), &mut *exited)
+            .await
+            .is_ok()
+        {
+            return (true, false);
+        }
+        let size = std::fs::metadata(stdout).map_or(0, |m| m.len());
+        if size != seen {
+            seen = size;
+            if let Ok((text, _)) = read_capped(stdout, super::cli::MAX_OUTPUT_BYTES)
+                && (stop.0)(&text)
+            {
+                return (false, true);
+            }
+        }
+    }
 }
 
 /// Block until `pid` has exited, without reaping it (`WNOWAIT`), so its pid stays reserved.
@@ -212,6 +286,42 @@ mod tests {
                 .starts_with('Z'),
             Err(_) => false,
         }
+    }
+
+    #[tokio::test]
+    async fn a_watched_process_is_stopped_once_its_output_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let inv = sh(
+            "sleep 30 & echo $! > bg; echo start; sleep 0.2; echo DECIDED; wait",
+            tmp.path(),
+        );
+        let stop = StopWhen(Arc::new(|text: &str| text.contains("DECIDED")));
+        let r = run_process_watched(&inv, &out, &out, Duration::from_secs(20), Some(&stop))
+            .await
+            .unwrap();
+        assert_eq!(r.exit, Exit::Stopped);
+        assert!(r.wall < Duration::from_secs(10), "{:?}", r.wall);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("start\nDECIDED"), "{text}");
+        let bg: i32 = std::fs::read_to_string(tmp.path().join("bg"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!alive(bg), "the group was killed with the agent");
+        // Output that never shows it: the process ends by itself.
+        let never = StopWhen(Arc::new(|text: &str| text.contains("NEVER")));
+        let r = run_process_watched(
+            &sh("echo hi", tmp.path()),
+            &out,
+            &out,
+            Duration::from_secs(20),
+            Some(&never),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.exit, Exit::Code(0));
     }
 
     #[tokio::test]

@@ -138,6 +138,7 @@ impl HarnessJudge {
             scratch,
             skills: Vec::new(),
             timeout: JUDGE_TIMEOUT,
+            stop_when: None,
         };
         let out = self.harness.run(&spec).await;
         if out.status != TrialStatus::Ok {

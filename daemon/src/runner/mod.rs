@@ -57,7 +57,7 @@ mod rejudge;
 mod report;
 mod request;
 mod trial;
-mod workspace;
+pub(crate) mod workspace;
 
 pub use config::{
     CONFIG_FILE, ConfigError, HarnessTable, JudgeTable, RunConfig, RunTable, parse_kind,
@@ -834,7 +834,7 @@ fn store_winner(w: CompatWinner) -> Winner {
 
 /// The skill in `dir` under the name the agent will see (its SKILL.md `name` when that is a
 /// plain folder name, else the folder's name).
-fn skill_to_stage(dir: &Path) -> Result<SkillToStage, RunError> {
+pub(crate) fn skill_to_stage(dir: &Path) -> Result<SkillToStage, RunError> {
     let skill = Skill::load(dir);
     let doc = skill.document.as_ref().map_err(|e| RunError::NotASkill {
         dir: dir.to_path_buf(),

@@ -215,6 +215,7 @@ async fn attempt(
         scratch: folders.scratch.clone(),
         skills,
         timeout: timeout(ctx, case),
+        stop_when: None,
     };
     (ctx.harness.run(&spec).await, folders.workspace)
 }

@@ -28,6 +28,19 @@ pub struct TrialFolders {
     pub scratch: PathBuf,
 }
 
+/// Create `root/ws` and `root/scratch`, empty: what every trial starts from (a trigger trial
+/// needs no more).
+pub fn folders(root: &Path) -> Result<TrialFolders, String> {
+    let folders = TrialFolders {
+        workspace: root.join("ws"),
+        scratch: root.join("scratch"),
+    };
+    for dir in [&folders.workspace, &folders.scratch] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
+    Ok(folders)
+}
+
 /// Create `root/ws` and `root/scratch` and prepare the workspace for `case` of the skill in
 /// `skill_dir`. Errors say which setup step failed, for which file or command.
 pub async fn prepare(
@@ -36,13 +49,7 @@ pub async fn prepare(
     skill_dir: &Path,
     host: &HostEnv,
 ) -> Result<TrialFolders, String> {
-    let folders = TrialFolders {
-        workspace: root.join("ws"),
-        scratch: root.join("scratch"),
-    };
-    for dir in [&folders.workspace, &folders.scratch] {
-        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    }
+    let folders = folders(root)?;
     if case.setup.copy_test_files {
         copy_test_files(case, skill_dir, &folders.workspace)?;
     }
@@ -186,6 +193,7 @@ async fn run_setup_command(
             "expected to finish within {} s, killed",
             SETUP_TIMEOUT.as_secs()
         )),
+        Exit::Stopped => Err("expected to finish, stopped".into()),
     }
 }
 

@@ -186,6 +186,7 @@ impl ToolBox {
             Exit::Code(c) => format!("exit status: {c}"),
             Exit::Signal(s) => format!("killed by signal {s}"),
             Exit::TimedOut => format!("timed out after {} s and was killed", timeout.as_secs()),
+            Exit::Stopped => "stopped".to_string(),
         };
         Ok(format!("{status}\n{text}"))
     }

@@ -1,0 +1,306 @@
+//! `skillwatch trigger SKILL`: the visibility check, then the trigger trials, in-process.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow};
+use clap::Parser;
+use skillwatch_core::checks::{Visibility, VisibilityProblem};
+use skillwatch_core::scoring::Interval;
+use skillwatch_core::scoring::trigger::PooledRate;
+use skillwatch_core::trajectory::Decision;
+use skillwatch_daemon::harness::HostEnv;
+use skillwatch_daemon::runner::parse_kind;
+use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, TriggerTrialRecord, plan};
+use tokio_util::sync::CancellationToken;
+
+use super::run::{HarnessFlags, load_config};
+
+/// `skillwatch trigger`.
+#[derive(Parser)]
+#[command(
+    after_help = "Queries: the skill's eval cases (by whether they expect the skill), eval.yaml's \
+`triggers:` (positive, negative, near_miss), and skill-creator's trigger eval set \
+(evals/trigger_evals.json, or --eval-set). Before any trial, says whether the harness's listing \
+shows the skill (Claude Code's listing budget and 1,536-character cut, name collisions); when it \
+does not, runs nothing unless --anyway. Exit status: 0 done, 1 the skill is not visible (no \
+trials run), 2 bad usage or a failure."
+)]
+pub struct Args {
+    /// The skill folder.
+    skill: PathBuf,
+    /// Harness: claude-code or codex (watched and stopped at the decision), openai or command
+    /// (run to the end) [default: [run] harness].
+    #[arg(long)]
+    harness: Option<String>,
+    /// The agent's model [default: [run] model].
+    #[arg(long)]
+    model: Option<String>,
+    /// Trials per query [default: 1].
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Trials in flight at once [default: 1].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Seconds per trial [default: 60].
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u32>,
+    /// A decoy skill staged beside the skill and its siblings (repeatable).
+    #[arg(long = "decoy", value_name = "DIR")]
+    decoys: Vec<PathBuf>,
+    /// Do not stage the skills beside the skill's folder.
+    #[arg(long)]
+    no_siblings: bool,
+    /// A trigger eval set: a JSON list of {query, should_trigger[, near_miss]}.
+    #[arg(long, value_name = "FILE")]
+    eval_set: Option<PathBuf>,
+    /// Run the trials even when the listing would not show the skill.
+    #[arg(long)]
+    anyway: bool,
+    /// Let each agent run to its end instead of stopping it at its decision (to see what a
+    /// full trial costs).
+    #[arg(long)]
+    full: bool,
+    /// API base URL of the harness.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Name of the environment variable holding the harness's API key.
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// The harness executable.
+    #[arg(long, value_name = "PATH")]
+    program: Option<PathBuf>,
+    /// An argument for the harness (repeatable).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// skillwatch.toml to read [default: the nearest one above the skill].
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Check visibility, run the trials unless it blocks, print the report.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let config = load_config(a.config.as_deref(), &a.skill)?;
+    let kind_name = a
+        .harness
+        .clone()
+        .or(config.run.harness.clone())
+        .ok_or_else(|| {
+            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
+        })?;
+    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
+    let model = a
+        .model
+        .clone()
+        .or(config.run.model.clone())
+        .ok_or_else(|| anyhow!("expected --model, found none"))?;
+    let flags = HarnessFlags {
+        base_url: a.base_url.clone(),
+        api_key_env: a.api_key_env.clone(),
+        program: a.program.clone(),
+        args: a.args.clone(),
+    };
+    let mut request = TriggerRequest::new(&a.skill, flags.over(&config, kind), model);
+    request.runs = a.runs.unwrap_or(1).max(1);
+    request.jobs = a.jobs.unwrap_or(1).max(1);
+    request.timeout_secs = a.timeout;
+    request.siblings = !a.no_siblings;
+    request.decoys = a.decoys.clone();
+    request.eval_set = a.eval_set.clone();
+    request.full = a.full;
+    let planned = plan(&request, &HostEnv::current())?;
+    let blocked = planned.visibility.blocked();
+    if !a.json || blocked {
+        errln!("{}", visibility_text(&planned.visibility));
+    }
+    if blocked && !a.anyway {
+        if a.json {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "visibility": planned.visibility, "trials": [], "ran": false
+                }))?
+            )?;
+        }
+        errln!(
+            "no trials run: the agent cannot pick a skill it is not shown (--anyway to run them)"
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if !a.json {
+        errln!(
+            "{} queries × {} run(s): {} trials{}",
+            planned.queries.len(),
+            request.runs,
+            planned.planned(),
+            if a.full {
+                ", each to its end"
+            } else {
+                ", each stopped at its decision"
+            }
+        );
+    }
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let cancel = CancellationToken::new();
+    let json = a.json;
+    let queries = planned.queries.clone();
+    let report = runtime.block_on(async {
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        let progress = move |t: &TriggerTrialRecord| {
+            if !json {
+                errln!(
+                    "  {:<50} {}",
+                    short(&queries[t.trial.query].query, 50),
+                    decision_text(t.trial.decision.as_ref())
+                );
+            }
+        };
+        planned
+            .execute(&std::env::temp_dir(), &progress, cancel)
+            .await
+    })?;
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out!("{}", report_text(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn visibility_text(v: &Visibility) -> String {
+    let mut out = format!(
+        "Visibility   `{}` among {} listed skills ({} characters of listing, description {} \
+         characters)",
+        v.name, v.listed_skills, v.listing_chars, v.description_chars
+    );
+    if v.problems.is_empty() {
+        out.push_str(": shown whole");
+    }
+    for p in &v.problems {
+        out.push_str("\n  ");
+        out.push_str(&match p {
+            VisibilityProblem::Hidden => {
+                "not shown: `disable-model-invocation: true` keeps it out of the listing".into()
+            }
+            VisibilityProblem::DroppedByBudget { budget } => format!(
+                "not shown: the listing is over Claude Code's budget of {budget} characters and \
+                 shows this skill by name only (SW222)"
+            ),
+            VisibilityProblem::DescriptionCut { kept } => {
+                format!("description cut: only its first {kept} characters are listed (SW223)")
+            }
+            VisibilityProblem::NameCollision { other } => format!(
+                "not shown as itself: `{}` in {} has the same name (SW220)",
+                v.name,
+                other.display()
+            ),
+            VisibilityProblem::Unreadable => {
+                "not shown: SKILL.md has no readable frontmatter".into()
+            }
+        });
+    }
+    out
+}
+
+fn decision_text(d: Option<&Decision>) -> String {
+    match d {
+        Some(Decision::Picked { skill }) => format!("picked {skill}"),
+        Some(Decision::OtherAction { tool }) => format!("acted first ({tool})"),
+        Some(Decision::Answered) => "answered".into(),
+        None => "no decision seen".into(),
+    }
+}
+
+fn rate(i: Option<&Interval>) -> String {
+    i.map_or("-".into(), |i| {
+        format!(
+            "{:.0}% [{:.0}%, {:.0}%]",
+            i.estimate * 100.0,
+            i.low * 100.0,
+            i.high * 100.0
+        )
+    })
+}
+
+fn pooled(p: &PooledRate) -> String {
+    format!("{}/{} {}", p.hits, p.trials, rate(p.interval.as_ref()))
+}
+
+fn short(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(max - 1).collect();
+    format!("{cut}…")
+}
+
+fn report_text(r: &TriggerReport) -> String {
+    let s = &r.summary;
+    let mut out = format!(
+        "\n{} on {} {} ({}), staged with {} other skill(s)\n\n{:<50} {:<9} {:>9}  {:<20} {}\n",
+        r.skill,
+        r.harness,
+        r.harness_version,
+        r.model,
+        r.staged.len(),
+        "query",
+        "kind",
+        "triggered",
+        "rate (95% Wilson)",
+        "instead"
+    );
+    for q in &s.queries {
+        let instead: Vec<String> = q
+            .picked_instead
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let mark = if q.as_expected { " " } else { "✗" };
+        out.push_str(&format!(
+            "{mark}{:<49} {:<9} {:>9}  {:<20} {}\n",
+            short(&q.query.query, 49),
+            q.query.kind.as_str(),
+            format!("{}/{}", q.triggered, q.decided),
+            rate(q.rate.as_ref()),
+            instead.join(", ")
+        ));
+    }
+    out.push_str(&format!("\nRecall          {}\n", pooled(&s.recall)));
+    out.push_str(&format!(
+        "False triggers  {} (near misses {})\n",
+        pooled(&s.false_trigger),
+        pooled(&s.near_miss_false_trigger)
+    ));
+    if !s.picked_instead.is_empty() {
+        let list: Vec<String> = s
+            .picked_instead
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        out.push_str(&format!("Picked instead  {}\n", list.join(", ")));
+    }
+    if s.undecided > 0 {
+        out.push_str(&format!(
+            "Undecided       {} trial(s) with no decision seen (left out of the rates)\n",
+            s.undecided
+        ));
+    }
+    let stopped = r.trials.iter().filter(|t| t.trial.stopped_early).count();
+    out.push_str(&format!(
+        "Per trial       {:.1} model requests, {:.0} tokens, {:.1} s ({stopped} of {} stopped at the decision)\n",
+        s.mean_turns,
+        s.mean_tokens,
+        s.mean_seconds,
+        r.trials.len()
+    ));
+    out
+}

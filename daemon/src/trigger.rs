@@ -1,0 +1,302 @@
+//! Trigger trials: does the agent pick the skill for the queries it should, and leave it alone
+//! for the others? Each trial stages the skill among its sibling skills (the folder it lives
+//! in, as an agent would have them installed) and any decoys, sends one query, and stops the
+//! agent as soon as its first decision is visible in its event stream
+//! ([`skillwatch_core::trajectory::first_decision`]): a skill load, another action, or an
+//! answer. Nothing is graded or judged, so a trial costs one model request where a full trial
+//! costs a whole task.
+//!
+//! Two steps, as for a paired run: [`plan`] reads the skill, its queries and what the listing
+//! will show of it ([`skillwatch_core::checks::visibility`], the computation behind
+//! SW220/SW222/SW223) without starting anything; [`TriggerPlan::execute`] runs the trials. A
+//! caller shows the visibility first and runs nothing when it blocks, unless asked to.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use skillwatch_core::checks::{Visibility, sibling_skills, visibility};
+use skillwatch_core::evalspec::{TriggerQuery, load_trigger_queries};
+use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
+use skillwatch_core::trajectory::{Decision, first_decision};
+use tokio_util::sync::CancellationToken;
+
+use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialSpec, TrialStatus};
+use crate::runner::{HarnessSettings, RunError, skill_to_stage, workspace};
+
+/// Seconds a trigger trial may take by default: a decision is one model request away.
+pub const DEFAULT_TRIGGER_TIMEOUT_SECS: u32 = 60;
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerRequest {
+    /// The skill folder.
+    pub skill_dir: PathBuf,
+    /// The harness.
+    pub harness: HarnessSettings,
+    /// The agent's model.
+    pub model: String,
+    /// Trials per query.
+    pub runs: u32,
+    /// Trials in flight at once.
+    pub jobs: usize,
+    /// Seconds per trial.
+    pub timeout_secs: Option<u32>,
+    /// Stage the skills beside the target too (the default: that is what the agent chooses among).
+    pub siblings: bool,
+    /// Decoy skill folders staged with it.
+    pub decoys: Vec<PathBuf>,
+    /// A trigger eval set (skill-creator's JSON list) besides the skill's eval files.
+    pub eval_set: Option<PathBuf>,
+    /// Let the agent run to its end instead of stopping at the decision (what a full trial
+    /// costs, for comparison).
+    pub full: bool,
+}
+
+impl TriggerRequest {
+    /// A request with the defaults: one run, one job, siblings staged, early stop.
+    pub fn new(
+        skill_dir: impl Into<PathBuf>,
+        harness: HarnessSettings,
+        model: impl Into<String>,
+    ) -> TriggerRequest {
+        TriggerRequest {
+            skill_dir: skill_dir.into(),
+            harness,
+            model: model.into(),
+            runs: 1,
+            jobs: 1,
+            timeout_secs: None,
+            siblings: true,
+            decoys: Vec::new(),
+            eval_set: None,
+            full: false,
+        }
+    }
+}
+
+/// What [`plan`] found: everything a run needs, nothing started.
+pub struct TriggerPlan {
+    request: TriggerRequest,
+    target: SkillToStage,
+    staged: Vec<SkillToStage>,
+    /// The queries, in order.
+    pub queries: Vec<TriggerQuery>,
+    /// What the listing shows of the skill with the others staged.
+    pub visibility: Visibility,
+    harness: Arc<dyn Harness>,
+}
+
+/// The result of a trigger run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerReport {
+    /// The skill's name.
+    pub skill: String,
+    /// The harness and its version.
+    pub harness: String,
+    /// The harness's version.
+    pub harness_version: String,
+    /// The model.
+    pub model: String,
+    /// What the listing showed of the skill.
+    pub visibility: Visibility,
+    /// The skills staged beside it.
+    pub staged: Vec<String>,
+    /// Every trial.
+    pub trials: Vec<TriggerTrialRecord>,
+    /// The rates.
+    pub summary: TriggerSummary,
+}
+
+/// One trial with what the harness said of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerTrialRecord {
+    /// The rates' view of it.
+    #[serde(flatten)]
+    pub trial: TriggerTrial,
+    /// Which run of its query.
+    pub run: u32,
+    /// Whether the harness listed the skill to the model, when it reports its listing.
+    pub listed: Option<bool>,
+    /// Why the decision could not be seen.
+    pub errors: Vec<String>,
+}
+
+/// Read the skill, its queries and siblings, work out its visibility and build the harness.
+/// Starts nothing and spends nothing.
+pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, RunError> {
+    let dir = request
+        .skill_dir
+        .canonicalize()
+        .map_err(|e| RunError::NotASkill {
+            dir: request.skill_dir.clone(),
+            reason: format!("found none ({e})"),
+        })?;
+    let target = skill_to_stage(&dir)?;
+    let queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
+    if queries.is_empty() {
+        return Err(RunError::NoCases {
+            message: format!(
+                "{}: expected trigger queries (eval cases, eval.yaml `triggers:`, or a trigger \
+                 eval set such as evals/trigger_evals.json), found none",
+                dir.display()
+            ),
+        });
+    }
+    let mut others: Vec<PathBuf> = if request.siblings {
+        sibling_skills(&dir)
+    } else {
+        Vec::new()
+    };
+    for decoy in &request.decoys {
+        let decoy = decoy.canonicalize().map_err(|e| RunError::NotASkill {
+            dir: decoy.clone(),
+            reason: format!("found none ({e})"),
+        })?;
+        if !others.contains(&decoy) && decoy != dir {
+            others.push(decoy);
+        }
+    }
+    let staged = others
+        .iter()
+        .map(|d| skill_to_stage(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TriggerPlan {
+        visibility: visibility(&dir, &others),
+        harness: request.harness.build(host)?,
+        request: request.clone(),
+        target,
+        staged,
+        queries,
+    })
+}
+
+impl TriggerPlan {
+    /// How many trials [`TriggerPlan::execute`] runs.
+    pub fn planned(&self) -> usize {
+        self.queries.len() * self.request.runs.max(1) as usize
+    }
+
+    /// Run every query `runs` times, trial folders under `temp_root`; `progress` is told of
+    /// each finished trial. Cancelling stops scheduling and kills the agents in flight; the
+    /// report then holds the trials that finished.
+    pub async fn execute(
+        &self,
+        temp_root: &Path,
+        progress: &(dyn Fn(&TriggerTrialRecord) + Send + Sync),
+        cancel: CancellationToken,
+    ) -> Result<TriggerReport, RunError> {
+        let harness_version = self
+            .harness
+            .version()
+            .await
+            .map_err(|e| RunError::Harness {
+                harness: self.harness.name().to_owned(),
+                message: e.to_string(),
+            })?;
+        let root = tempfile::Builder::new()
+            .prefix("skillwatch-trigger-")
+            .tempdir_in(temp_root)
+            .map_err(|source| RunError::Io {
+                context: format!("creating a trial folder in {}", temp_root.display()),
+                source,
+            })?;
+        let jobs: Vec<(usize, u32)> = (0..self.queries.len())
+            .flat_map(|q| (0..self.request.runs.max(1)).map(move |r| (q, r)))
+            .collect();
+        let mut stream = futures::stream::iter(jobs)
+            .map(|(q, r)| self.trial(root.path(), q, r))
+            .buffer_unordered(self.request.jobs.max(1));
+        let mut trials = Vec::new();
+        loop {
+            tokio::select! {
+                next = stream.next() => match next {
+                    Some(t) => {
+                        progress(&t);
+                        trials.push(t);
+                    }
+                    None => break,
+                },
+                _ = cancel.cancelled() => break,
+            }
+        }
+        drop(stream);
+        trials.sort_by_key(|t| (t.trial.query, t.run));
+        let rates: Vec<TriggerTrial> = trials.iter().map(|t| t.trial.clone()).collect();
+        Ok(TriggerReport {
+            summary: summarize(&self.target.name, &self.queries, &rates),
+            skill: self.target.name.clone(),
+            harness: self.harness.name().to_owned(),
+            harness_version,
+            model: self.request.model.clone(),
+            visibility: self.visibility.clone(),
+            staged: self.staged.iter().map(|s| s.name.clone()).collect(),
+            trials,
+        })
+    }
+
+    async fn trial(&self, root: &Path, query: usize, run: u32) -> TriggerTrialRecord {
+        let record = |decision, errors: Vec<String>| TriggerTrialRecord {
+            trial: TriggerTrial {
+                query,
+                decision,
+                tokens: 0,
+                turns: 0,
+                wall_ms: 0,
+                stopped_early: false,
+            },
+            run,
+            listed: None,
+            errors,
+        };
+        let folders = match workspace::folders(&root.join(format!("q{query}-r{run}"))) {
+            Ok(f) => f,
+            Err(e) => return record(None, vec![e]),
+        };
+        let mut skills = self.staged.clone();
+        skills.push(self.target.clone());
+        let secs = self
+            .request
+            .timeout_secs
+            .unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS);
+        let spec = TrialSpec {
+            prompt: self.queries[query].query.clone(),
+            model: self.request.model.clone(),
+            workspace: folders.workspace,
+            scratch: folders.scratch,
+            skills,
+            timeout: Duration::from_secs(u64::from(secs)),
+            stop_when: (!self.request.full)
+                .then(|| StopRule(Arc::new(|t| first_decision(t, false).is_some()))),
+        };
+        let outcome = self.harness.run(&spec).await;
+        let finished = outcome.status == TrialStatus::Ok && !outcome.stopped_early;
+        let decision: Option<Decision> = outcome
+            .trajectory
+            .as_ref()
+            .and_then(|t| first_decision(t, finished));
+        let errors = if decision.is_some() {
+            Vec::new()
+        } else {
+            outcome.errors.iter().map(|e| e.message.clone()).collect()
+        };
+        TriggerTrialRecord {
+            trial: TriggerTrial {
+                query,
+                decision,
+                tokens: outcome.tokens.input + outcome.tokens.output,
+                turns: outcome.turns,
+                wall_ms: outcome.wall_ms,
+                stopped_early: outcome.stopped_early,
+            },
+            run,
+            listed: outcome
+                .visible_skills
+                .as_ref()
+                .map(|v| v.contains(&self.target.name)),
+            errors,
+        }
+    }
+}
