@@ -10,6 +10,7 @@ pub mod config;
 pub mod evalspec;
 pub mod grading;
 mod memo;
+pub mod probe;
 pub mod protocol;
 pub mod scoring;
 pub mod skill;

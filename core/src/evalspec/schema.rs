@@ -49,9 +49,21 @@ pub struct SchemaViolation {
     pub suggestion: Option<String>,
 }
 
-struct Compiled {
+/// A schema with its compiled validator: the eval formats' here, the probe format's in
+/// `crate::probe`, all validated by [`validate_compiled`] so their messages read alike.
+pub(crate) struct Compiled {
     schema: Json,
     validator: Validator,
+}
+
+impl Compiled {
+    /// Compile an embedded schema (a unit test of each caller proves it compiles).
+    pub(crate) fn new(text: &str) -> Compiled {
+        let schema: Json = serde_json::from_str(text).expect("embedded schema is valid JSON");
+        let validator = jsonschema::draft202012::new(&schema)
+            .expect("embedded schema compiles (checked by a unit test)");
+        Compiled { schema, validator }
+    }
 }
 
 fn compiled(kind: FileKind) -> &'static Compiled {
@@ -61,13 +73,7 @@ fn compiled(kind: FileKind) -> &'static Compiled {
         FileKind::EvalYaml => &YAML,
         FileKind::EvalsJson => &JSON,
     };
-    cell.get_or_init(|| {
-        let schema: Json =
-            serde_json::from_str(schema_text(kind)).expect("embedded schema is valid JSON");
-        let validator = jsonschema::draft202012::new(&schema)
-            .expect("embedded schema compiles (checked by a unit test)");
-        Compiled { schema, validator }
-    })
+    cell.get_or_init(|| Compiled::new(schema_text(kind)))
 }
 
 /// Every field name the schema for `kind` defines, at any depth.
@@ -93,7 +99,11 @@ pub fn field_names(kind: FileKind) -> Vec<&'static str> {
 
 /// Validate `root` (parsed from `text`) against the schema for `kind`.
 pub fn validate(kind: FileKind, root: &Node, text: &str) -> Vec<SchemaViolation> {
-    let compiled = compiled(kind);
+    validate_compiled(compiled(kind), root, text)
+}
+
+/// [`validate`] against any compiled schema.
+pub(crate) fn validate_compiled(compiled: &Compiled, root: &Node, text: &str) -> Vec<SchemaViolation> {
     let instance = root.to_json();
     // Most eval files are valid, and `is_valid` stops at the first failure without building
     // error values; `iter_errors` yields nothing exactly when `is_valid` holds.
