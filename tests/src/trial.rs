@@ -61,6 +61,7 @@ impl TrialDirs {
             scratch,
             skills,
             timeout,
+            plant: Default::default(),
         }
     }
 

@@ -188,6 +188,7 @@ mod tests {
             scratch: tmp.path().to_path_buf(),
             skills: vec![],
             timeout: Duration::from_secs(1),
+            plant: Default::default(),
         };
         let inv = h.invocation(&spec, h.env(&dirs, &tmp.path().join("cfg")));
         let args: Vec<String> = inv

@@ -332,6 +332,7 @@ mod tests {
             scratch: "/scratch".into(),
             skills: vec![],
             timeout: std::time::Duration::from_secs(1),
+            plant: Default::default(),
         };
         let env = TrialEnv::scrubbed(&h.config.host_env, &[], &[]);
         let inv = h.invocation(&spec, env, Path::new("/scratch/t.json"));

@@ -101,6 +101,9 @@ impl TrialEnv {
         self.set("XDG_DATA_HOME", format!("{home}/.local/share"));
         self.set("XDG_CACHE_HOME", format!("{home}/.cache"));
         self.set("XDG_STATE_HOME", format!("{home}/.local/state"));
+        for (k, v) in &dirs.planted_env {
+            self.set(k, v.clone());
+        }
     }
 
     /// The variables, ready for [`super::Invocation`].
@@ -121,6 +124,8 @@ pub(super) struct TrialDirs {
     pub home: PathBuf,
     /// The fresh TMPDIR.
     pub tmp: PathBuf,
+    /// Variables a security probe planted ([`super::Plant`]), set last.
+    pub planted_env: Vec<(String, String)>,
 }
 
 impl TrialDirs {
@@ -141,7 +146,11 @@ impl TrialDirs {
         }
         std::fs::create_dir_all(&home)?;
         std::fs::create_dir_all(&tmp)?;
-        Ok(TrialDirs { home, tmp })
+        Ok(TrialDirs {
+            home,
+            tmp,
+            planted_env: Vec::new(),
+        })
     }
 
     /// A fresh directory `name` inside the scratch dir (a harness's config dir).

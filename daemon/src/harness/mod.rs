@@ -74,6 +74,19 @@ pub struct TrialSpec {
     pub skills: Vec<SkillToStage>,
     /// Wall-clock limit; at the limit the agent's whole process group is killed.
     pub timeout: Duration,
+    /// Fake credentials for a security probe; empty for ordinary trials.
+    pub plant: Plant,
+}
+
+/// What a security probe plants in a trial beyond the workspace: files in the fresh HOME
+/// (`.aws/credentials`, `.ssh/id_ed25519`) and variables in the agent's environment. Every
+/// harness creates its HOME itself (and refuses a used one), so planting is its job too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plant {
+    /// Files relative to the fresh HOME, with their text.
+    pub home_files: Vec<(PathBuf, String)>,
+    /// Variables set in the agent's environment (over the host's).
+    pub env: Vec<(String, String)>,
 }
 
 /// A skill folder to install under the name the agent will see.

@@ -135,6 +135,7 @@ impl HarnessJudge {
             scratch,
             skills: Vec::new(),
             timeout: JUDGE_TIMEOUT,
+            plant: Default::default(),
         };
         let out = self.harness.run(&spec).await;
         if out.status != TrialStatus::Ok {

@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use skillwatch_core::evalspec::{Case, FileContent};
+use skillwatch_core::evalspec::{Case, FileContent, Setup};
 use walkdir::WalkDir;
 
 use crate::harness::{BASE_ALLOW, Exit, HostEnv, Invocation, run_process};
@@ -28,14 +28,43 @@ pub struct TrialFolders {
     pub scratch: PathBuf,
 }
 
-/// Create `root/ws` and `root/scratch` and prepare the workspace for `case` of the skill in
-/// `skill_dir`. Errors say which setup step failed, for which file or command.
+/// What a workspace is made from: a case's setup, or a security probe's files; `file` and
+/// `id` name it in errors.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkspaceSource<'a> {
+    /// The setup.
+    pub setup: &'a Setup,
+    /// The file it was written in, relative to the skill (test files are copied from beside it).
+    pub file: &'a str,
+    /// The case or probe id.
+    pub id: &'a str,
+}
+
+impl<'a> WorkspaceSource<'a> {
+    /// A case's workspace.
+    pub fn of(case: &'a Case) -> WorkspaceSource<'a> {
+        WorkspaceSource {
+            setup: &case.setup,
+            file: &case.origin.file,
+            id: &case.id,
+        }
+    }
+}
+
+/// Create `root/ws` and `root/scratch` and prepare the workspace from `source` (a case of the
+/// skill in `skill_dir`, or a probe). Errors say which setup step failed, for which file or
+/// command.
 pub async fn prepare(
     root: &Path,
-    case: &Case,
+    source: &WorkspaceSource<'_>,
     skill_dir: &Path,
     host: &HostEnv,
 ) -> Result<TrialFolders, String> {
+    let WorkspaceSource {
+        setup,
+        file: origin,
+        id,
+    } = *source;
     let folders = TrialFolders {
         workspace: root.join("ws"),
         scratch: root.join("scratch"),
@@ -43,14 +72,14 @@ pub async fn prepare(
     for dir in [&folders.workspace, &folders.scratch] {
         std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     }
-    if case.setup.copy_test_files {
-        copy_test_files(case, skill_dir, &folders.workspace)?;
+    if setup.copy_test_files {
+        copy_test_files(origin, skill_dir, &folders.workspace)?;
     }
-    for file in &case.setup.files {
+    for file in &setup.files {
         let dest = inside(&folders.workspace, &file.path).ok_or_else(|| {
             format!(
                 "{} case {}: setup file path {:?}: expected a relative path inside the workspace, found one that leaves it",
-                case.origin.file, case.id, file.path
+                origin, id, file.path
             )
         })?;
         if let Some(parent) = dest.parent() {
@@ -65,8 +94,8 @@ pub async fn prepare(
                 copy_source(&src, &dest).map_err(|e| {
                     format!(
                         "{} case {}: setup file {}: copying {}: {e}",
-                        case.origin.file,
-                        case.id,
+                        origin,
+                        id,
                         file.path,
                         src.display()
                     )
@@ -74,13 +103,13 @@ pub async fn prepare(
             }
         }
     }
-    for command in &case.setup.commands {
+    for command in &setup.commands {
         run_setup_command(command, &folders, host)
             .await
             .map_err(|e| {
                 format!(
                     "{} case {}: setup command {command:?}: {e}",
-                    case.origin.file, case.id
+                    origin, id
                 )
             })?;
     }
@@ -89,8 +118,8 @@ pub async fn prepare(
 
 /// skill-validator's `copy_test_files`: every file beside the eval file (recursively), except
 /// the eval file itself.
-fn copy_test_files(case: &Case, skill_dir: &Path, workspace: &Path) -> Result<(), String> {
-    let eval_path = skill_dir.join(&case.origin.file);
+fn copy_test_files(origin: &str, skill_dir: &Path, workspace: &Path) -> Result<(), String> {
+    let eval_path = skill_dir.join(origin);
     let Some(dir) = eval_path.parent() else {
         return Ok(());
     };
@@ -225,7 +254,7 @@ mod tests {
             .cases
             .remove(0);
         let host = HostEnv::from_pairs([("PATH", "/usr/bin:/bin")]);
-        let f = prepare(&tmp.path().join("t1"), &case, &skill, &host)
+        let f = prepare(&tmp.path().join("t1"), &WorkspaceSource::of(&case), &skill, &host)
             .await
             .unwrap();
         let read = |p: &str| std::fs::read_to_string(f.workspace.join(p)).unwrap();
@@ -248,7 +277,7 @@ mod tests {
             .unwrap()
             .cases
             .remove(0);
-        let e = prepare(&tmp.path().join("t"), &case, tmp.path(), &host)
+        let e = prepare(&tmp.path().join("t"), &WorkspaceSource::of(&case), tmp.path(), &host)
             .await
             .unwrap_err();
         assert!(
@@ -260,7 +289,7 @@ mod tests {
             .unwrap()
             .cases
             .remove(0);
-        let e = prepare(&tmp.path().join("t2"), &case, tmp.path(), &host)
+        let e = prepare(&tmp.path().join("t2"), &WorkspaceSource::of(&case), tmp.path(), &host)
             .await
             .unwrap_err();
         assert!(e.contains("found 3") && e.contains("broken"), "{e}");
