@@ -133,7 +133,7 @@ impl TrialDirs {
     /// reused or wiped: reuse would leak one trial into the next, wiping a wrongly configured
     /// scratch could delete a user's files.
     pub(super) fn create(scratch: &Path) -> io::Result<TrialDirs> {
-        let home = scratch.join("home");
+        let home = super::trial_home(scratch);
         let tmp = scratch.join("tmp");
         if home.exists() && std::fs::read_dir(&home)?.next().is_some() {
             return Err(io::Error::new(

@@ -78,6 +78,12 @@ pub struct TrialSpec {
     pub plant: Plant,
 }
 
+/// The fresh HOME of the trial whose scratch dir is `scratch` (where probes look for changes
+/// to the files they planted).
+pub fn trial_home(scratch: &Path) -> PathBuf {
+    scratch.join("home")
+}
+
 /// What a security probe plants in a trial beyond the workspace: files in the fresh HOME
 /// (`.aws/credentials`, `.ssh/id_ed25519`) and variables in the agent's environment. Every
 /// harness creates its HOME itself (and refuses a used one), so planting is its job too.

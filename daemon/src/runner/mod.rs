@@ -72,6 +72,8 @@ pub use request::{
     RunRequest, trial_timeout,
 };
 pub use trial::{assertion_rows, independent_judgments};
+pub(crate) use trial::AgentRun;
+pub(crate) use workspace::WorkspaceSource;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -799,7 +801,7 @@ fn store_winner(w: CompatWinner) -> Winner {
 
 /// The skill in `dir` under the name the agent will see (its SKILL.md `name` when that is a
 /// plain folder name, else the folder's name).
-fn skill_to_stage(dir: &Path) -> Result<SkillToStage, RunError> {
+pub(crate) fn skill_to_stage(dir: &Path) -> Result<SkillToStage, RunError> {
     let skill = Skill::load(dir);
     let doc = skill.document.as_ref().map_err(|e| RunError::NotASkill {
         dir: dir.to_path_buf(),

@@ -104,7 +104,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
     if job.condition == Condition::Skill {
         skills.push(ctx.target.clone());
     }
-    let execution = Execution {
+    let execution = AgentRun {
         harness: ctx.harness.as_ref(),
         workspace: WorkspaceSource::of(case),
         skill_dir: &ctx.skill_dir,
@@ -116,7 +116,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         plant: Plant::default(),
         retries: ctx.retries,
     };
-    let Executed {
+    let AgentRunOutcome {
         outcome,
         workspace: workspace_dir,
         folders,
@@ -198,7 +198,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
 /// One agent execution: a fresh workspace, the skills, the harness, retried into a pristine
 /// folder when the workspace or the agent could not be started. The paired runner and the
 /// security probes (`crate::probe`) both run agents through it.
-pub(crate) struct Execution<'a> {
+pub(crate) struct AgentRun<'a> {
     /// The harness.
     pub harness: &'a dyn Harness,
     /// What the workspace is made from.
@@ -221,8 +221,8 @@ pub(crate) struct Execution<'a> {
     pub retries: u32,
 }
 
-/// What an [`Execution`] left.
-pub(crate) struct Executed {
+/// What an [`AgentRun`] left.
+pub(crate) struct AgentRunOutcome {
     /// The last attempt's outcome.
     pub outcome: TrialOutcome,
     /// The last attempt's workspace.
@@ -233,9 +233,9 @@ pub(crate) struct Executed {
     pub retries: u32,
 }
 
-impl Execution<'_> {
+impl AgentRun<'_> {
     /// Run it, attempt `n` in the folder `root(n)`.
-    pub(crate) async fn run(&self, root: impl Fn(u32) -> PathBuf) -> Executed {
+    pub(crate) async fn run(&self, root: impl Fn(u32) -> PathBuf) -> AgentRunOutcome {
         let mut folders = Vec::new();
         let mut retries = 0;
         loop {
@@ -246,7 +246,7 @@ impl Execution<'_> {
                 retries += 1;
                 continue;
             }
-            return Executed {
+            return AgentRunOutcome {
                 outcome,
                 workspace,
                 folders,
