@@ -56,6 +56,9 @@ enum Command {
     Import(cmd::import::Args),
     /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
     Run(RunCmd),
+    /// Security score S and status (SkillTester): run the agent with the skill on security
+    /// probes and grade what it did; exit 1 when Risky.
+    Probe(cmd::probe::Args),
     /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
     Rejudge(cmd::rejudge::Args),
 }
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
         Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
+        Command::Probe(args) => cmd::probe::run(args),
         Command::Rejudge(args) => cmd::rejudge::run(args),
     };
     match result {

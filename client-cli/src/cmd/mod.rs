@@ -16,6 +16,7 @@ pub mod rejudge;
 pub mod rerun;
 pub mod run;
 pub mod run_daemon;
+pub mod probe;
 pub mod schema;
 pub mod status;
 pub mod vet;

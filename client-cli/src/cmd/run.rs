@@ -205,7 +205,7 @@ pub(crate) fn request(args: &Args) -> anyhow::Result<RunRequest> {
 }
 
 /// The explicit `--config`, else the nearest skillwatch.toml above the skill, else defaults.
-fn load_config(explicit: Option<&Path>, skill: &Path) -> anyhow::Result<RunConfig> {
+pub(crate) fn load_config(explicit: Option<&Path>, skill: &Path) -> anyhow::Result<RunConfig> {
     match explicit
         .map(Path::to_path_buf)
         .or_else(|| RunConfig::find(skill))
@@ -257,20 +257,41 @@ fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
 }
 
 fn harness_settings(a: &Args, config: &RunConfig, kind: HarnessKind) -> HarnessSettings {
-    let mut h = config.harness_settings(kind);
-    if a.base_url.is_some() {
-        h.base_url = a.base_url.clone();
+    HarnessFlags {
+        base_url: a.base_url.clone(),
+        api_key_env: a.api_key_env.clone(),
+        program: a.program.clone(),
+        args: a.args.clone(),
     }
-    if a.api_key_env.is_some() {
-        h.api_key_env = a.api_key_env.clone();
+    .over(config, kind)
+}
+
+/// The harness flags `run` and `probe` share, applied over `[harness.*]`.
+pub(crate) struct HarnessFlags {
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub program: Option<PathBuf>,
+    pub args: Vec<String>,
+}
+
+impl HarnessFlags {
+    /// `config`'s settings for `kind` with these flags over them.
+    pub(crate) fn over(self, config: &RunConfig, kind: HarnessKind) -> HarnessSettings {
+        let mut h = config.harness_settings(kind);
+        if self.base_url.is_some() {
+            h.base_url = self.base_url;
+        }
+        if self.api_key_env.is_some() {
+            h.api_key_env = self.api_key_env;
+        }
+        if self.program.is_some() {
+            h.program = self.program;
+        }
+        if !self.args.is_empty() {
+            h.args = self.args;
+        }
+        h
     }
-    if a.program.is_some() {
-        h.program = a.program.clone();
-    }
-    if !a.args.is_empty() {
-        h.args = a.args.clone();
-    }
-    h
 }
 
 /// The judge: flags, then `[judge]`, then (for the openai harness) the agent's own endpoint.

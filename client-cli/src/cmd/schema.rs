@@ -1,4 +1,4 @@
-//! `skillwatch schema eval-yaml|evals-json|check-output`: print a JSON Schema: of an eval file
+//! `skillwatch schema eval-yaml|evals-json|check-output|probes`: print a JSON Schema: of an eval file
 //! format, so editors without skillwatch (yaml-language-server, VS Code's JSON support) can
 //! validate eval files with the same rules `skillwatch check` applies; or of `check --json`'s
 //! report, for scripts that read it.
@@ -26,6 +26,8 @@ enum SchemaFormat {
     EvalsJson,
     /// The report of `skillwatch check --json`.
     CheckOutput,
+    /// Security probes (probes/v1/*.yaml, a skill's tests/probes.yaml).
+    Probes,
 }
 
 /// The report of `skillwatch check --json` (JSON Schema 2020-12), as shipped.
@@ -37,6 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         SchemaFormat::EvalYaml => schema::schema_text(FileKind::EvalYaml),
         SchemaFormat::EvalsJson => schema::schema_text(FileKind::EvalsJson),
         SchemaFormat::CheckOutput => CHECK_OUTPUT_SCHEMA,
+        SchemaFormat::Probes => skillwatch_core::probe::PROBES_SCHEMA,
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
