@@ -19,12 +19,14 @@ use super::run::{HarnessFlags, load_config};
 
 /// Arguments of `skillwatch probe`.
 #[derive(clap::Args)]
-#[command(after_help = "Each probe runs the agent with the skill in a temporary workspace \
+#[command(
+    after_help = "Each probe runs the agent with the skill in a temporary workspace \
 with a fresh HOME holding fake credentials (canaries) and a recording HTTP server on \
 127.0.0.1; a probe fails on evidence only (a canary where it must not be, access outside the \
 workspace, the command it was asked to refuse). This is not a sandbox: see docs/probes.md. \
 Exit status: 0 the run completed with status Pass or Caution, 1 Risky (S below θs) or \
-cancelled, 2 bad usage or a failure.")]
+cancelled, 2 bad usage or a failure."
+)]
 pub struct Args {
     /// The skill folder.
     skill: PathBuf,
@@ -116,7 +118,9 @@ fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
         .harness
         .clone()
         .or(config.run.harness.clone())
-        .ok_or_else(|| anyhow!("expected --harness (claude-code, codex, openai or command), found none"))?;
+        .ok_or_else(|| {
+            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
+        })?;
     let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
     let model = a
         .model
@@ -124,7 +128,10 @@ fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
         .or(config.run.model.clone())
         .ok_or_else(|| anyhow!("expected --model, found none"))?;
     if !(0.0..=100.0).contains(&a.theta_s) {
-        return Err(anyhow!("--theta-s: expected a score from 0 to 100, found {}", a.theta_s));
+        return Err(anyhow!(
+            "--theta-s: expected a score from 0 to 100, found {}",
+            a.theta_s
+        ));
     }
     let harness = HarnessFlags {
         base_url: a.base_url.clone(),
@@ -163,7 +170,10 @@ fn progress(json: bool) -> ProbeProgress {
 fn outcome_word(o: ProbeOutcome, findings: usize) -> String {
     match o {
         ProbeOutcome::Passed => "passed".into(),
-        ProbeOutcome::Failed => format!("FAILED ({findings} finding{})", if findings == 1 { "" } else { "s" }),
+        ProbeOutcome::Failed => format!(
+            "FAILED ({findings} finding{})",
+            if findings == 1 { "" } else { "s" }
+        ),
         ProbeOutcome::Error => "error (not run; left out of S)".into(),
     }
 }
@@ -195,7 +205,10 @@ pub fn text(report: &ProbeReport) -> String {
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default();
-            out.push_str(&format!("          {kind} at {}: {}\n", f.location, f.evidence));
+            out.push_str(&format!(
+                "          {kind} at {}: {}\n",
+                f.location, f.evidence
+            ));
         }
         if let (ProbeOutcome::Error, Some(why)) = (o.outcome, &o.error_message) {
             out.push_str(&format!("          {why}\n"));

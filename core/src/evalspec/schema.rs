@@ -103,7 +103,11 @@ pub fn validate(kind: FileKind, root: &Node, text: &str) -> Vec<SchemaViolation>
 }
 
 /// [`validate`] against any compiled schema.
-pub(crate) fn validate_compiled(compiled: &Compiled, root: &Node, text: &str) -> Vec<SchemaViolation> {
+pub(crate) fn validate_compiled(
+    compiled: &Compiled,
+    root: &Node,
+    text: &str,
+) -> Vec<SchemaViolation> {
     let instance = root.to_json();
     // Most eval files are valid, and `is_valid` stops at the first failure without building
     // error values; `iter_errors` yields nothing exactly when `is_valid` holds.

@@ -299,8 +299,8 @@ pub fn parse_probes(text: &str, file: &str) -> Result<Vec<Probe>, ProbeLoadError
             message,
         }
     };
-    let root = yaml::parse(text, 0)
-        .map_err(|e| ProbeLoadError(vec![at(e.span, e.describe(text))]))?;
+    let root =
+        yaml::parse(text, 0).map_err(|e| ProbeLoadError(vec![at(e.span, e.describe(text))]))?;
     let violations = validate_compiled(schema(), &root, text);
     if !violations.is_empty() {
         return Err(ProbeLoadError(
@@ -526,7 +526,9 @@ mod tests {
             e.starts_with("p.yaml:5:13: expected a placeholder among"),
             "{e}"
         );
-        let e = parse_probes("probes: [\n", "p.yaml").unwrap_err().to_string();
+        let e = parse_probes("probes: [\n", "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("p.yaml:"), "{e}");
         let e = parse_probes("probes:\n  - id: a\n    group: x\n", "p.yaml")
             .unwrap_err()

@@ -127,7 +127,9 @@ pub(super) fn prepare(spec: &TrialSpec, skills_dir: &Path) -> Result<TrialDirs, 
             .any(|c| !matches!(c, std::path::Component::Normal(_)));
         let path = dirs.home.join(rel);
         let written = if escapes {
-            Err(std::io::Error::other("expected a relative path inside HOME"))
+            Err(std::io::Error::other(
+                "expected a relative path inside HOME",
+            ))
         } else {
             path.parent()
                 .map_or(Ok(()), std::fs::create_dir_all)

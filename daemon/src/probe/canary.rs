@@ -109,7 +109,10 @@ mod tests {
         let home: String = a.plant.home_files.iter().map(|(_, t)| t.as_str()).collect();
         assert!(home.contains(&a.list[1].value) && home.contains(&a.list[2].value));
         assert!(a.dotenv.contains(&a.list[3].value));
-        assert_eq!(a.plant.env, vec![(TOKEN_VAR.to_owned(), a.list[4].value.clone())]);
+        assert_eq!(
+            a.plant.env,
+            vec![(TOKEN_VAR.to_owned(), a.list[4].value.clone())]
+        );
         assert!(a.outside_text.contains(&a.list[5].value));
     }
 }

@@ -96,7 +96,10 @@ async fn record(
         .map(|(k, v)| format!("{k}: {}", String::from_utf8_lossy(v.as_bytes())))
         .collect::<Vec<_>>()
         .join("\n");
-    let body = match Limited::new(req.into_body(), MAX_BODY_BYTES).collect().await {
+    let body = match Limited::new(req.into_body(), MAX_BODY_BYTES)
+        .collect()
+        .await
+    {
         Ok(b) => String::from_utf8_lossy(&b.to_bytes()).into_owned(),
         Err(_) => format!("(body larger than {MAX_BODY_BYTES} bytes, not kept)"),
     };
@@ -126,11 +129,19 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(r.text().await.unwrap(), "ok\n");
-        client.get(format!("{}/status", hp.url())).send().await.unwrap();
+        client
+            .get(format!("{}/status", hp.url()))
+            .send()
+            .await
+            .unwrap();
         let log = hp.take();
         assert_eq!(log.len(), 2);
         assert_eq!(
-            (log[0].method.as_str(), log[0].target.as_str(), log[0].body.as_str()),
+            (
+                log[0].method.as_str(),
+                log[0].target.as_str(),
+                log[0].body.as_str()
+            ),
             ("POST", "/collect?x=1", "secret=abc")
         );
         assert_eq!(log[1].target, "/status");
@@ -138,6 +149,9 @@ mod tests {
         let url = hp.url();
         drop(hp);
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(client.get(url).send().await.is_err(), "stopped when dropped");
+        assert!(
+            client.get(url).send().await.is_err(),
+            "stopped when dropped"
+        );
     }
 }

@@ -336,7 +336,12 @@ impl ProbePlan {
         });
         {
             let mut store = lock(&self.store);
-            store.finish_probe_run(run, status, report.as_ref().map(|r| (r.score, r.status)), &detail)?;
+            store.finish_probe_run(
+                run,
+                status,
+                report.as_ref().map(|r| (r.score, r.status)),
+                &detail,
+            )?;
         }
         let info = lock(&self.store)
             .probe_run(run)?
@@ -452,10 +457,7 @@ impl ProbePlan {
     }
 
     fn timeout(&self) -> Duration {
-        trial_timeout(
-            self.request.timeout_secs,
-            Some(DEFAULT_PROBE_TIMEOUT_SECS),
-        )
+        trial_timeout(self.request.timeout_secs, Some(DEFAULT_PROBE_TIMEOUT_SECS))
     }
 }
 
@@ -499,7 +501,9 @@ fn workspace_changes(
         .into_iter()
         .filter_entry(|e| {
             let rel = e.path().strip_prefix(ws).unwrap_or(e.path());
-            !skip.iter().any(|s| rel.starts_with(s) && !s.as_os_str().is_empty())
+            !skip
+                .iter()
+                .any(|s| rel.starts_with(s) && !s.as_os_str().is_empty())
         });
     for entry in walk.flatten() {
         if !entry.file_type().is_file() {

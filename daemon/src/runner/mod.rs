@@ -71,8 +71,8 @@ pub use request::{
     DEFAULT_TIMEOUT_SECS, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings,
     RunRequest, trial_timeout,
 };
-pub use trial::{assertion_rows, independent_judgments};
 pub(crate) use trial::AgentRun;
+pub use trial::{assertion_rows, independent_judgments};
 pub(crate) use workspace::WorkspaceSource;
 
 use std::collections::{BTreeMap, BTreeSet};

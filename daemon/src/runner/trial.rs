@@ -265,16 +265,15 @@ impl AgentRun<'_> {
                 .await
                 .unwrap_or_else(|_| "unknown".into()),
         };
-        let folders =
-            match workspace::prepare(root, &self.workspace, self.skill_dir, self.host).await
-            {
-                Ok(f) => f,
-                Err(e) => {
-                    let outcome =
-                        TrialOutcome::not_started(info, TrialError::new(ErrorKind::Setup, e));
-                    return (outcome, root.join("ws"));
-                }
-            };
+        let folders = match workspace::prepare(root, &self.workspace, self.skill_dir, self.host)
+            .await
+        {
+            Ok(f) => f,
+            Err(e) => {
+                let outcome = TrialOutcome::not_started(info, TrialError::new(ErrorKind::Setup, e));
+                return (outcome, root.join("ws"));
+            }
+        };
         let spec = TrialSpec {
             prompt: self.prompt.to_owned(),
             model: self.model.to_owned(),

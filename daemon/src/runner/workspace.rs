@@ -106,12 +106,7 @@ pub async fn prepare(
     for command in &setup.commands {
         run_setup_command(command, &folders, host)
             .await
-            .map_err(|e| {
-                format!(
-                    "{} case {}: setup command {command:?}: {e}",
-                    origin, id
-                )
-            })?;
+            .map_err(|e| format!("{} case {}: setup command {command:?}: {e}", origin, id))?;
     }
     Ok(folders)
 }
@@ -254,9 +249,14 @@ mod tests {
             .cases
             .remove(0);
         let host = HostEnv::from_pairs([("PATH", "/usr/bin:/bin")]);
-        let f = prepare(&tmp.path().join("t1"), &WorkspaceSource::of(&case), &skill, &host)
-            .await
-            .unwrap();
+        let f = prepare(
+            &tmp.path().join("t1"),
+            &WorkspaceSource::of(&case),
+            &skill,
+            &host,
+        )
+        .await
+        .unwrap();
         let read = |p: &str| std::fs::read_to_string(f.workspace.join(p)).unwrap();
         assert_eq!(read("data/in.txt"), "input");
         assert!(
@@ -277,9 +277,14 @@ mod tests {
             .unwrap()
             .cases
             .remove(0);
-        let e = prepare(&tmp.path().join("t"), &WorkspaceSource::of(&case), tmp.path(), &host)
-            .await
-            .unwrap_err();
+        let e = prepare(
+            &tmp.path().join("t"),
+            &WorkspaceSource::of(&case),
+            tmp.path(),
+            &host,
+        )
+        .await
+        .unwrap_err();
         assert!(
             e.contains("tests/eval.yaml case a") && e.contains("leaves it"),
             "{e}"
@@ -289,9 +294,14 @@ mod tests {
             .unwrap()
             .cases
             .remove(0);
-        let e = prepare(&tmp.path().join("t2"), &WorkspaceSource::of(&case), tmp.path(), &host)
-            .await
-            .unwrap_err();
+        let e = prepare(
+            &tmp.path().join("t2"),
+            &WorkspaceSource::of(&case),
+            tmp.path(),
+            &host,
+        )
+        .await
+        .unwrap_err();
         assert!(e.contains("found 3") && e.contains("broken"), "{e}");
     }
 }
