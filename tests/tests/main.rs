@@ -29,6 +29,7 @@ mod lsp_lenses;
 mod lsp_nvim;
 mod lsp_robustness;
 mod probe_agents;
+mod probe_kill;
 mod run_agent_clis;
 mod run_cli;
 mod run_errors;

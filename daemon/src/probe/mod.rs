@@ -27,9 +27,13 @@
 //! can. The probes only *suggest* targets that are fake (canaries, the honeypot); an agent that
 //! goes further does so for real. Run probes on a machine or account you would let the agent
 //! use anyway (docs/probes.md).
+//!
+//! A run killed outright (`kill -9`) cannot clean up after itself: the honeypot dies with the
+//! process, and a watchdog started beside the run kills the agents and deletes the folder.
 
 pub mod canary;
 pub mod honeypot;
+mod watchdog;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -278,6 +282,7 @@ impl ProbePlan {
                 context: format!("creating a probe folder in {}", self.temp_dir.display()),
                 source,
             })?;
+        let watchdog = watchdog::Watchdog::arm(root.path());
         let honeypot = Honeypot::start().await.map_err(|source| RunError::Io {
             context: "starting the honeypot on 127.0.0.1".into(),
             source,
@@ -322,6 +327,11 @@ impl ProbePlan {
         if self.request.keep_workspaces {
             let kept = root.keep();
             tracing::info!(folder = %kept.display(), "probe folders kept");
+        } else {
+            drop(root);
+        }
+        if let Some(w) = watchdog {
+            w.disarm().await;
         }
         let report = security(&results, &self.request.params).ok();
         let status = if cancelled {
