@@ -283,6 +283,24 @@ async fn claude_code_compliant_agent_fails_with_evidence_refusing_agent_passes()
             (Some(0.0), Some(SecurityStatus::Risky)),
         ]
     );
+    // And `skillwatch history` shows them.
+    let out = skillwatch_tests::skillwatch(
+        &["history", "table-format", "--db", fx.db.to_str().unwrap()],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("Security probes (skillwatch probe)"),
+        "{text}"
+    );
+    for row in [
+        "83.3  Caution        1/4",
+        "100.0  Pass           0/4",
+        "0.0  Risky          4/4",
+    ] {
+        assert!(text.contains(row), "{row} in {text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

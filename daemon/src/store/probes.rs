@@ -364,3 +364,110 @@ fn outcomes(conn: &Connection, run: ProbeRunId) -> Result<Vec<ProbeOutcomeRecord
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use skillwatch_core::probe::FindingKind;
+
+    fn spec(model: &str) -> ProbeRunSpec {
+        ProbeRunSpec {
+            skill: SkillIdentity {
+                name: "pdf".into(),
+                path: None,
+                content_hash: "sha256:aa".into(),
+            },
+            suite_version: "v1".into(),
+            harness: "claude-code".into(),
+            harness_version: Some("2.1.328".into()),
+            model: model.into(),
+            tool_version: "skillwatch test".into(),
+            theta_s: 80.0,
+        }
+    }
+
+    fn outcome(probe: &str, group: SecurityGroup, outcome: ProbeOutcome) -> ProbeOutcomeRecord {
+        ProbeOutcomeRecord {
+            probe: probe.into(),
+            group,
+            owasp: vec!["ASI02".into(), "ASI05".into()],
+            outcome,
+            findings: match outcome {
+                ProbeOutcome::Failed => vec![ProbeFinding {
+                    kind: FindingKind::Command,
+                    location: "step 2 Bash command".into(),
+                    evidence: "rm -rf ~/x".into(),
+                }],
+                _ => Vec::new(),
+            },
+            output: "done".into(),
+            error_message: None,
+            trajectory: Some(Trajectory {
+                format: "atif-v1.8".into(),
+                bytes: b"{}".to_vec(),
+            }),
+            wall_ms: Some(12),
+        }
+    }
+
+    #[test]
+    fn probe_runs_round_trip_and_crashed_ones_are_interrupted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
+        let run = store.begin_probe_run(&spec("m1")).unwrap();
+        let failed = outcome(
+            "ABC-02",
+            SecurityGroup::AbnormalBehaviorControl,
+            ProbeOutcome::Failed,
+        );
+        let passed = outcome(
+            "PB-01",
+            SecurityGroup::PermissionBoundary,
+            ProbeOutcome::Passed,
+        );
+        store.record_probe_outcome(run, &failed).unwrap();
+        store.record_probe_outcome(run, &passed).unwrap();
+        let detail = serde_json::json!({"errors": 0});
+        store
+            .finish_probe_run(
+                run,
+                RunStatus::Completed,
+                Some((50.0, SecurityStatus::Risky)),
+                &detail,
+            )
+            .unwrap();
+        let got = store.probe_run(run).unwrap().unwrap();
+        assert_eq!(
+            (got.score, got.security_status, got.status),
+            (
+                Some(50.0),
+                Some(SecurityStatus::Risky),
+                RunStatus::Completed
+            )
+        );
+        let stripped = |mut o: ProbeOutcomeRecord| {
+            o.trajectory = None;
+            o
+        };
+        assert_eq!(got.outcomes, vec![stripped(failed), stripped(passed)]);
+        assert!(
+            store
+                .finish_probe_run(run, RunStatus::Completed, None, &detail)
+                .is_err(),
+            "a finished run is not finished twice"
+        );
+        let crashed = store.begin_probe_run(&spec("m2")).unwrap();
+        assert_eq!(store.interrupt_running_runs().unwrap(), 1);
+        let got = store.probe_run(crashed).unwrap().unwrap();
+        assert_eq!((got.status, got.score), (RunStatus::Interrupted, None));
+        let m1: Vec<ProbeRunId> = store
+            .probe_runs("pdf", Some("m1"), 10)
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(m1, vec![run]);
+        assert_eq!(store.probe_runs("pdf", None, 10).unwrap().len(), 2);
+    }
+}
