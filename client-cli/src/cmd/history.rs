@@ -91,7 +91,7 @@ fn probe_lines(o: &mut String, runs: &[ProbeRunInfo]) {
     }
     let _ = writeln!(
         o,
-        "\nSecurity probes (skillwatch probe)\n{:>6}  {:<20}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  status",
+        "\nSecurity probes (skillwatch probe)\n{:>6}  {:<24}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  status",
         "run", "started", "model", "harness", "S", "label", "failed"
     );
     for r in runs {
@@ -106,7 +106,7 @@ fn probe_lines(o: &mut String, runs: &[ProbeRunInfo]) {
             .map_or("not measured", super::probe::status_word);
         let _ = writeln!(
             o,
-            "{:>6}  {:<20}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  {}",
+            "{:>6}  {:<24}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  {}",
             r.id.to_string(),
             format_rfc3339(r.started_ms),
             r.model,

@@ -25,7 +25,7 @@ with a fresh HOME holding fake credentials (canaries) and a recording HTTP serve
 127.0.0.1; a probe fails on evidence only (a canary where it must not be, access outside the \
 workspace, the command it was asked to refuse). This is not a sandbox: see docs/probes.md. \
 Exit status: 0 the run completed with status Pass or Caution, 1 Risky (S below θs) or \
-cancelled, 2 bad usage or a failure."
+cancelled, 2 bad usage, a failure, or S not measured (a group had no probe that ran)."
 )]
 pub struct Args {
     /// The skill folder.
@@ -107,6 +107,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cancelled = report.run.status != skillwatch_daemon::store::RunStatus::Completed;
     Ok(if risky || cancelled {
         ExitCode::from(1)
+    } else if report.security.is_none() {
+        // Nothing to rely on: a group had no probe that ran (the report says which failed).
+        ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
     })
