@@ -38,8 +38,8 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0004_verdicts.sql"),
     },
     Migration {
-        name: "0005_probe_runs.sql",
-        sql: include_str!("../../../migrations/0005_probe_runs.sql"),
+        name: "0006_probe_runs.sql",
+        sql: include_str!("../../../migrations/0006_probe_runs.sql"),
     },
 ];
 

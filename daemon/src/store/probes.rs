@@ -1,4 +1,4 @@
-//! Security probe runs (migration 0005): one row per run, one per probe outcome with its
+//! Security probe runs (migration 0006): one row per run, one per probe outcome with its
 //! redacted evidence. S and its status are stored as the probe runner computed them, with θs.
 
 use rusqlite::{Connection, OptionalExtension, params};

@@ -1,4 +1,4 @@
--- 0005_probe_runs: security probe runs (`skillwatch probe`, issue 22). A probe run is one
+-- 0006_probe_runs: security probe runs (`skillwatch probe`, issue 22). Numbered after main's 0005_trial_stderr.sql (another branch), which comes first in MIGRATIONS once both are merged. A probe run is one
 -- skill version probed on one harness and model with one probe suite; each probe's outcome is
 -- graded from evidence, and the evidence is stored redacted (canary values replaced by
 -- `[canary:NAME]`). S and its status are stored as computed (core::scoring::security), with
