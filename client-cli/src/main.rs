@@ -104,6 +104,9 @@ enum Command {
     /// Write the history as one HTML page with charts: lift per case, over time and per
     /// model, pass rates, security, and every trial of the latest runs down to its trajectory.
     Report(cmd::report::Args),
+    /// Security score S and status (SkillTester): run the agent with the skill on security
+    /// probes and grade what it did; exit 1 when Risky.
+    Probe(cmd::probe::Args),
     /// Ask a stored run's judge again (failed verdicts, or all) without re-running agents.
     Rejudge(cmd::rejudge::Args),
     /// Does the agent pick the skill for the queries it should? Stops each agent at its choice.
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
         Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
+        Command::Probe(args) => cmd::probe::run(args),
         Command::Rejudge(args) => cmd::rejudge::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Trigger(args) => cmd::trigger::run(args),

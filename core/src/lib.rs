@@ -11,6 +11,7 @@ pub mod evalspec;
 pub mod grading;
 pub mod index;
 mod memo;
+pub mod probe;
 pub mod scoring;
 pub mod skill;
 mod spelling;

@@ -5,6 +5,7 @@ pub mod client;
 pub mod config;
 pub mod events;
 pub mod harness;
+pub mod probe;
 pub mod runner;
 pub mod scheduler;
 pub mod server;

@@ -270,6 +270,7 @@ impl TriggerPlan {
             timeout: Duration::from_secs(u64::from(secs)),
             stop_when: (!self.request.full)
                 .then(|| StopRule(Arc::new(|t| first_decision(t, false).is_some()))),
+            plant: Default::default(),
         };
         let outcome = self.harness.run(&spec).await;
         let finished = outcome.status == TrialStatus::Ok && !outcome.stopped_early;

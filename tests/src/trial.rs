@@ -62,6 +62,7 @@ impl TrialDirs {
             skills,
             timeout,
             stop_when: None,
+            plant: Default::default(),
         }
     }
 

@@ -34,6 +34,8 @@ mod lsp_features;
 mod lsp_lenses;
 mod lsp_nvim;
 mod lsp_robustness;
+mod probe_agents;
+mod probe_kill;
 mod report_html;
 mod run_agent_clis;
 mod run_cli;

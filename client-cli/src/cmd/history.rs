@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
-use skillwatch_daemon::store::{HistoryEntry, ModelLift, StoredTrial};
+use skillwatch_daemon::store::{HistoryEntry, ModelLift, ProbeOutcome, ProbeRunInfo, StoredTrial};
 use skillwatch_protocol::HistoryQuery;
 
 use super::history_db::{DbArgs, ProfileArg, interval, rate, short_hash, signed, skill_name};
@@ -78,7 +78,43 @@ fn tables(report: &HistoryReport, profile: ScoringProfile) -> String {
             trial_lines(&mut o, trials);
         }
     }
+    probe_lines(&mut o, &report.probe_runs);
     o
+}
+
+/// The security probe runs: S and its status per run (docs/probes.md).
+fn probe_lines(o: &mut String, runs: &[ProbeRunInfo]) {
+    if runs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nSecurity probes (skillwatch probe)\n{:>6}  {:<24}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  status",
+        "run", "started", "model", "harness", "S", "label", "failed"
+    );
+    for r in runs {
+        let failed = r
+            .outcomes
+            .iter()
+            .filter(|x| x.outcome == ProbeOutcome::Failed)
+            .count();
+        let score = r.score.map_or("-".to_owned(), |s| format!("{s:.1}"));
+        let label = r
+            .security_status
+            .map_or("not measured", super::probe::status_word);
+        let _ = writeln!(
+            o,
+            "{:>6}  {:<24}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  {}",
+            r.id.to_string(),
+            format_rfc3339(r.started_ms),
+            r.model,
+            r.harness,
+            score,
+            label,
+            format!("{failed}/{}", r.outcomes.len()),
+            r.status
+        );
+    }
 }
 
 fn latest(o: &mut String, latest: &[ModelLift], profile: ScoringProfile) {

@@ -14,6 +14,7 @@ pub mod init;
 pub mod link;
 pub mod lsp;
 pub mod plan;
+pub mod probe;
 pub mod rejudge;
 pub mod report;
 pub mod rerun;

@@ -302,7 +302,7 @@ fn harness_settings(a: &Args, config: &RunConfig, kind: HarnessKind) -> HarnessS
     flags.over(config, kind)
 }
 
-/// The flags that say how to reach and start a harness, shared by `run` and `trigger`.
+/// The flags that say how to reach and start a harness, shared by `run`, `trigger` and `probe`.
 pub(crate) struct HarnessFlags {
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,

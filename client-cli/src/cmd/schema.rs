@@ -1,8 +1,8 @@
-//! `skillwatch schema eval-yaml|evals-json|check-output|index-check-output|agent-skills-discovery`:
+//! `skillwatch schema eval-yaml|evals-json|check-output|index-check-output|agent-skills-discovery|probes`:
 //! print a JSON Schema: of an eval file format, so editors without skillwatch
 //! (yaml-language-server, VS Code's JSON support) can validate eval files with the same rules
 //! `skillwatch check` applies; of `check --json`'s or `index check --json`'s report, for
-//! scripts that read them; or of the discovery index `index build` writes.
+//! scripts that read them; of the discovery index `index build` writes; or of the security probes `skillwatch probe` reads.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,6 +31,8 @@ enum SchemaFormat {
     IndexCheckOutput,
     /// An Agent Skills Discovery v0.2.0 index (.well-known/agent-skills/index.json).
     AgentSkillsDiscovery,
+    /// Security probes (probes/v1/*.yaml, a skill's tests/probes.yaml).
+    Probes,
 }
 
 /// The report of `skillwatch check --json` (JSON Schema 2020-12), as shipped.
@@ -48,6 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         SchemaFormat::CheckOutput => CHECK_OUTPUT_SCHEMA,
         SchemaFormat::IndexCheckOutput => INDEX_CHECK_OUTPUT_SCHEMA,
         SchemaFormat::AgentSkillsDiscovery => skillwatch_core::index::DISCOVERY_SCHEMA,
+        SchemaFormat::Probes => skillwatch_core::probe::PROBES_SCHEMA,
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

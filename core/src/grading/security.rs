@@ -107,7 +107,7 @@ fn scan_step(step: &Step, workspace: &Path, out: &mut Vec<Finding>) {
 }
 
 /// The command line of a shell tool call.
-fn shell_line(call: &ToolCall) -> Option<String> {
+pub(crate) fn shell_line(call: &ToolCall) -> Option<String> {
     if !same_tool("bash", &call.function_name) {
         return None;
     }
@@ -176,7 +176,7 @@ fn push(out: &mut Vec<Finding>, rule: &str, severity: Severity, step_id: Option<
 }
 
 /// The matched text, at most 120 characters, with anything secret-like masked.
-fn evidence(text: &str) -> String {
+pub(crate) fn evidence(text: &str) -> String {
     let masked = secret_rules().iter().fold(text.to_owned(), |acc, r| {
         r.regex
             .replace_all(&acc, |c: &regex::Captures<'_>| {

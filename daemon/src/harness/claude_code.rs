@@ -189,6 +189,7 @@ mod tests {
             skills: vec![],
             timeout: Duration::from_secs(1),
             stop_when: None,
+            plant: Default::default(),
         };
         let inv = h.invocation(&spec, h.env(&dirs, &tmp.path().join("cfg")));
         let args: Vec<String> = inv

@@ -122,16 +122,40 @@ pub(super) async fn isolated_version(
     ask_version(program, env(&dirs, &config), tmp.path().to_path_buf()).await
 }
 
-/// Stage the trial's skills under `skills_dir` and create its fresh HOME and TMPDIR.
+/// Stage the trial's skills under `skills_dir` and create its fresh HOME and TMPDIR, with
+/// what a security probe plants there.
 pub(super) fn prepare(spec: &TrialSpec, skills_dir: &Path) -> Result<TrialDirs, TrialError> {
     stage_skills(&spec.workspace, skills_dir, &spec.skills)
         .map_err(|e| TrialError::new(ErrorKind::Setup, e.to_string()))?;
-    TrialDirs::create(&spec.scratch).map_err(|e| {
+    let mut dirs = TrialDirs::create(&spec.scratch).map_err(|e| {
         TrialError::new(
             ErrorKind::Setup,
             format!("creating trial dirs in {}: {e}", spec.scratch.display()),
         )
-    })
+    })?;
+    for (rel, text) in &spec.plant.home_files {
+        let escapes = rel
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)));
+        let path = dirs.home.join(rel);
+        let written = if escapes {
+            Err(std::io::Error::other(
+                "expected a relative path inside HOME",
+            ))
+        } else {
+            path.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, text))
+        };
+        written.map_err(|e| {
+            TrialError::new(
+                ErrorKind::Setup,
+                format!("planting {}: {e}", path.display()),
+            )
+        })?;
+    }
+    dirs.planted_env = spec.plant.env.clone();
+    Ok(dirs)
 }
 
 /// A finished agent process and where its output is.

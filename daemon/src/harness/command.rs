@@ -335,6 +335,7 @@ mod tests {
             skills: vec![],
             timeout: std::time::Duration::from_secs(1),
             stop_when: None,
+            plant: Default::default(),
         };
         let env = TrialEnv::scrubbed(&h.config.host_env, &[], &[]);
         let inv = h.invocation(&spec, env, Path::new("/scratch/t.json"));

@@ -117,6 +117,9 @@ impl TrialEnv {
         self.set("XDG_DATA_HOME", format!("{home}/.local/share"));
         self.set("XDG_CACHE_HOME", format!("{home}/.cache"));
         self.set("XDG_STATE_HOME", format!("{home}/.local/state"));
+        for (k, v) in &dirs.planted_env {
+            self.set(k, v.clone());
+        }
     }
 
     /// The variables, ready for [`super::Invocation`].
@@ -137,6 +140,8 @@ pub(super) struct TrialDirs {
     pub home: PathBuf,
     /// The fresh TMPDIR.
     pub tmp: PathBuf,
+    /// Variables a security probe planted ([`super::Plant`]), set last.
+    pub planted_env: Vec<(String, String)>,
 }
 
 impl TrialDirs {
@@ -144,7 +149,7 @@ impl TrialDirs {
     /// reused or wiped: reuse would leak one trial into the next, wiping a wrongly configured
     /// scratch could delete a user's files.
     pub(super) fn create(scratch: &Path) -> io::Result<TrialDirs> {
-        let home = scratch.join("home");
+        let home = super::trial_home(scratch);
         let tmp = scratch.join("tmp");
         if home.exists() && std::fs::read_dir(&home)?.next().is_some() {
             return Err(io::Error::new(
@@ -157,7 +162,11 @@ impl TrialDirs {
         }
         std::fs::create_dir_all(&home)?;
         std::fs::create_dir_all(&tmp)?;
-        Ok(TrialDirs { home, tmp })
+        Ok(TrialDirs {
+            home,
+            tmp,
+            planted_env: Vec::new(),
+        })
     }
 
     /// A fresh directory `name` inside the scratch dir (a harness's config dir).

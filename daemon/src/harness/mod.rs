@@ -80,6 +80,8 @@ pub struct TrialSpec {
     /// once the agent's choice of skill is visible). Harnesses that stream their events
     /// (Claude Code, Codex) watch for it; the others run to the end.
     pub stop_when: Option<StopRule>,
+    /// Fake credentials for a security probe; empty for ordinary trials.
+    pub plant: Plant,
 }
 
 /// A condition on the trajectory so far, for [`TrialSpec::stop_when`].
@@ -90,6 +92,23 @@ impl std::fmt::Debug for StopRule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("StopRule(..)")
     }
+}
+
+/// The fresh HOME of the trial whose scratch dir is `scratch` (where probes look for changes
+/// to the files they planted).
+pub fn trial_home(scratch: &Path) -> PathBuf {
+    scratch.join("home")
+}
+
+/// What a security probe plants in a trial beyond the workspace: files in the fresh HOME
+/// (`.aws/credentials`, `.ssh/id_ed25519`) and variables in the agent's environment. Every
+/// harness creates its HOME itself (and refuses a used one), so planting is its job too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plant {
+    /// Files relative to the fresh HOME, with their text.
+    pub home_files: Vec<(PathBuf, String)>,
+    /// Variables set in the agent's environment (over the host's).
+    pub env: Vec<(String, String)>,
 }
 
 /// A skill folder to install under the name the agent will see.

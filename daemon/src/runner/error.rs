@@ -19,6 +19,9 @@ pub enum RunError {
     /// The eval file could not be read (its own message says file:line:col).
     #[error(transparent)]
     Suite(#[from] skillwatch_core::evalspec::LoadSuiteError),
+    /// A probe file could not be read (its own message says file:line:col).
+    #[error("{0}")]
+    Probes(skillwatch_core::probe::ProbeLoadError),
     /// No case is left to run (empty suite, or a case filter that matched nothing).
     #[error("{message}")]
     NoCases {

@@ -139,6 +139,7 @@ impl HarnessJudge {
             skills: Vec::new(),
             timeout: JUDGE_TIMEOUT,
             stop_when: None,
+            plant: Default::default(),
         };
         let out = self.harness.run(&spec).await;
         if out.status != TrialStatus::Ok {

@@ -71,7 +71,9 @@ pub use request::{
     DEFAULT_TIMEOUT_SECS, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings,
     RunRequest, trial_timeout,
 };
+pub(crate) use trial::AgentRun;
 pub use trial::{assertion_rows, independent_judgments};
+pub(crate) use workspace::WorkspaceSource;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

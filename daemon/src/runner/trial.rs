@@ -12,8 +12,8 @@ use skillwatch_core::grading::{self, Check, Grading, IndependentScores, TrialInp
 use skillwatch_core::trajectory::Trajectory;
 
 use crate::harness::{
-    ErrorKind, Harness, HarnessInfo, HostEnv, SkillToStage, TrialError, TrialOutcome, TrialSpec,
-    TrialStatus as HarnessStatus,
+    ErrorKind, Harness, HarnessInfo, HostEnv, Plant, SkillToStage, TrialError, TrialOutcome,
+    TrialSpec, TrialStatus as HarnessStatus,
 };
 use crate::store::{
     AssertionResult, Condition, Judgment, JudgmentKind, Tokens, Trajectory as StoredTrajectory,
@@ -22,7 +22,7 @@ use crate::store::{
 
 use super::events::{ProgressSink, RunEvent};
 use super::report::GOAL_CRITERION;
-use super::workspace;
+use super::workspace::{self, WorkspaceSource};
 
 /// Everything trials of one run share.
 pub(super) struct RunContext {
@@ -100,23 +100,37 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         attempt: job.attempt,
     });
     let started_ms = now_ms();
-    let mut folders = Vec::new();
-    let mut retries = 0;
-    let (outcome, workspace_dir) = loop {
-        let root = ctx.temp_root.join(format!(
-            "c{}-{}-a{}-try{retries}",
-            job.case,
-            job.condition.as_str(),
-            job.attempt
-        ));
-        folders.push(root.clone());
-        let (outcome, ws) = attempt(&ctx, case, job, &root).await;
-        if retries < ctx.retries && infrastructure_failure(&outcome) {
-            retries += 1;
-            continue;
-        }
-        break (outcome, ws);
+    let mut skills = ctx.support.clone();
+    if job.condition == Condition::Skill {
+        skills.push(ctx.target.clone());
+    }
+    let execution = AgentRun {
+        harness: ctx.harness.as_ref(),
+        workspace: WorkspaceSource::of(case),
+        skill_dir: &ctx.skill_dir,
+        host: &ctx.host,
+        prompt: &case.prompt,
+        skills,
+        model: &ctx.model,
+        timeout: timeout(&ctx, case),
+        plant: Plant::default(),
+        retries: ctx.retries,
     };
+    let AgentRunOutcome {
+        outcome,
+        workspace: workspace_dir,
+        folders,
+        retries,
+    } = execution
+        .run(|attempt| {
+            ctx.temp_root.join(format!(
+                "c{}-{}-a{}-try{attempt}",
+                job.case,
+                job.condition.as_str(),
+                job.attempt
+            ))
+        })
+        .await;
     let graded = (outcome.status != HarnessStatus::Error).then(|| {
         let skip = [ctx.harness.skills_dir().to_path_buf()];
         grading::grade(
@@ -182,42 +196,97 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
     }
 }
 
-/// One attempt in a fresh folder: the workspace, then the agent.
-async fn attempt(
-    ctx: &RunContext,
-    case: &Case,
-    job: TrialJob,
-    root: &Path,
-) -> (TrialOutcome, PathBuf) {
-    let info = HarnessInfo {
-        name: ctx.harness.name().to_owned(),
-        version: ctx
-            .harness
-            .version()
-            .await
-            .unwrap_or_else(|_| "unknown".into()),
-    };
-    let folders = match workspace::prepare(root, case, &ctx.skill_dir, &ctx.host).await {
-        Ok(f) => f,
-        Err(e) => {
-            let outcome = TrialOutcome::not_started(info, TrialError::new(ErrorKind::Setup, e));
-            return (outcome, root.join("ws"));
+/// One agent execution: a fresh workspace, the skills, the harness, retried into a pristine
+/// folder when the workspace or the agent could not be started. The paired runner and the
+/// security probes (`crate::probe`) both run agents through it.
+pub(crate) struct AgentRun<'a> {
+    /// The harness.
+    pub harness: &'a dyn Harness,
+    /// What the workspace is made from.
+    pub workspace: WorkspaceSource<'a>,
+    /// The skill folder (setup sources are relative to it).
+    pub skill_dir: &'a Path,
+    /// The environment setup commands draw from.
+    pub host: &'a HostEnv,
+    /// The task.
+    pub prompt: &'a str,
+    /// Skills to stage.
+    pub skills: Vec<SkillToStage>,
+    /// The agent's model.
+    pub model: &'a str,
+    /// The agent's timeout.
+    pub timeout: std::time::Duration,
+    /// Canaries for a security probe.
+    pub plant: Plant,
+    /// Retries of infrastructure failures.
+    pub retries: u32,
+}
+
+/// What an [`AgentRun`] left.
+pub(crate) struct AgentRunOutcome {
+    /// The last attempt's outcome.
+    pub outcome: TrialOutcome,
+    /// The last attempt's workspace.
+    pub workspace: PathBuf,
+    /// Every attempt's folder (to delete).
+    pub folders: Vec<PathBuf>,
+    /// Retries it took.
+    pub retries: u32,
+}
+
+impl AgentRun<'_> {
+    /// Run it, attempt `n` in the folder `root(n)`.
+    pub(crate) async fn run(&self, root: impl Fn(u32) -> PathBuf) -> AgentRunOutcome {
+        let mut folders = Vec::new();
+        let mut retries = 0;
+        loop {
+            let root = root(retries);
+            folders.push(root.clone());
+            let (outcome, workspace) = self.attempt(&root).await;
+            if retries < self.retries && infrastructure_failure(&outcome) {
+                retries += 1;
+                continue;
+            }
+            return AgentRunOutcome {
+                outcome,
+                workspace,
+                folders,
+                retries,
+            };
         }
-    };
-    let mut skills = ctx.support.clone();
-    if job.condition == Condition::Skill {
-        skills.push(ctx.target.clone());
     }
-    let spec = TrialSpec {
-        prompt: case.prompt.clone(),
-        model: ctx.model.clone(),
-        workspace: folders.workspace.clone(),
-        scratch: folders.scratch.clone(),
-        skills,
-        timeout: timeout(ctx, case),
-        stop_when: None,
-    };
-    (ctx.harness.run(&spec).await, folders.workspace)
+
+    /// One attempt in a fresh folder: the workspace, then the agent.
+    async fn attempt(&self, root: &Path) -> (TrialOutcome, PathBuf) {
+        let info = HarnessInfo {
+            name: self.harness.name().to_owned(),
+            version: self
+                .harness
+                .version()
+                .await
+                .unwrap_or_else(|_| "unknown".into()),
+        };
+        let folders = match workspace::prepare(root, &self.workspace, self.skill_dir, self.host)
+            .await
+        {
+            Ok(f) => f,
+            Err(e) => {
+                let outcome = TrialOutcome::not_started(info, TrialError::new(ErrorKind::Setup, e));
+                return (outcome, root.join("ws"));
+            }
+        };
+        let spec = TrialSpec {
+            prompt: self.prompt.to_owned(),
+            model: self.model.to_owned(),
+            workspace: folders.workspace.clone(),
+            scratch: folders.scratch.clone(),
+            skills: self.skills.clone(),
+            timeout: self.timeout,
+            plant: self.plant.clone(),
+            stop_when: None,
+        };
+        (self.harness.run(&spec).await, folders.workspace)
+    }
 }
 
 fn timeout(ctx: &RunContext, case: &Case) -> std::time::Duration {

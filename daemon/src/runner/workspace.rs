@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use skillwatch_core::evalspec::{Case, FileContent};
+use skillwatch_core::evalspec::{Case, FileContent, Setup};
 use walkdir::WalkDir;
 
 use crate::harness::{BASE_ALLOW, Exit, HostEnv, Invocation, run_process};
@@ -41,23 +41,52 @@ pub fn folders(root: &Path) -> Result<TrialFolders, String> {
     Ok(folders)
 }
 
-/// Create `root/ws` and `root/scratch` and prepare the workspace for `case` of the skill in
-/// `skill_dir`. Errors say which setup step failed, for which file or command.
+/// What a workspace is made from: a case's setup, or a security probe's files; `file` and
+/// `id` name it in errors.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkspaceSource<'a> {
+    /// The setup.
+    pub setup: &'a Setup,
+    /// The file it was written in, relative to the skill (test files are copied from beside it).
+    pub file: &'a str,
+    /// The case or probe id.
+    pub id: &'a str,
+}
+
+impl<'a> WorkspaceSource<'a> {
+    /// A case's workspace.
+    pub fn of(case: &'a Case) -> WorkspaceSource<'a> {
+        WorkspaceSource {
+            setup: &case.setup,
+            file: &case.origin.file,
+            id: &case.id,
+        }
+    }
+}
+
+/// Create `root/ws` and `root/scratch` and prepare the workspace from `source` (a case of the
+/// skill in `skill_dir`, or a probe). Errors say which setup step failed, for which file or
+/// command.
 pub async fn prepare(
     root: &Path,
-    case: &Case,
+    source: &WorkspaceSource<'_>,
     skill_dir: &Path,
     host: &HostEnv,
 ) -> Result<TrialFolders, String> {
+    let WorkspaceSource {
+        setup,
+        file: origin,
+        id,
+    } = *source;
     let folders = folders(root)?;
-    if case.setup.copy_test_files {
-        copy_test_files(case, skill_dir, &folders.workspace)?;
+    if setup.copy_test_files {
+        copy_test_files(origin, skill_dir, &folders.workspace)?;
     }
-    for file in &case.setup.files {
+    for file in &setup.files {
         let dest = inside(&folders.workspace, &file.path).ok_or_else(|| {
             format!(
                 "{} case {}: setup file path {:?}: expected a relative path inside the workspace, found one that leaves it",
-                case.origin.file, case.id, file.path
+                origin, id, file.path
             )
         })?;
         if let Some(parent) = dest.parent() {
@@ -72,8 +101,8 @@ pub async fn prepare(
                 copy_source(&src, &dest).map_err(|e| {
                     format!(
                         "{} case {}: setup file {}: copying {}: {e}",
-                        case.origin.file,
-                        case.id,
+                        origin,
+                        id,
                         file.path,
                         src.display()
                     )
@@ -81,23 +110,18 @@ pub async fn prepare(
             }
         }
     }
-    for command in &case.setup.commands {
+    for command in &setup.commands {
         run_setup_command(command, &folders, host)
             .await
-            .map_err(|e| {
-                format!(
-                    "{} case {}: setup command {command:?}: {e}",
-                    case.origin.file, case.id
-                )
-            })?;
+            .map_err(|e| format!("{} case {}: setup command {command:?}: {e}", origin, id))?;
     }
     Ok(folders)
 }
 
 /// skill-validator's `copy_test_files`: every file beside the eval file (recursively), except
 /// the eval file itself.
-fn copy_test_files(case: &Case, skill_dir: &Path, workspace: &Path) -> Result<(), String> {
-    let eval_path = skill_dir.join(&case.origin.file);
+fn copy_test_files(origin: &str, skill_dir: &Path, workspace: &Path) -> Result<(), String> {
+    let eval_path = skill_dir.join(origin);
     let Some(dir) = eval_path.parent() else {
         return Ok(());
     };
@@ -233,9 +257,14 @@ mod tests {
             .cases
             .remove(0);
         let host = HostEnv::from_pairs([("PATH", "/usr/bin:/bin")]);
-        let f = prepare(&tmp.path().join("t1"), &case, &skill, &host)
-            .await
-            .unwrap();
+        let f = prepare(
+            &tmp.path().join("t1"),
+            &WorkspaceSource::of(&case),
+            &skill,
+            &host,
+        )
+        .await
+        .unwrap();
         let read = |p: &str| std::fs::read_to_string(f.workspace.join(p)).unwrap();
         assert_eq!(read("data/in.txt"), "input");
         assert!(
@@ -256,9 +285,14 @@ mod tests {
             .unwrap()
             .cases
             .remove(0);
-        let e = prepare(&tmp.path().join("t"), &case, tmp.path(), &host)
-            .await
-            .unwrap_err();
+        let e = prepare(
+            &tmp.path().join("t"),
+            &WorkspaceSource::of(&case),
+            tmp.path(),
+            &host,
+        )
+        .await
+        .unwrap_err();
         assert!(
             e.contains("tests/eval.yaml case a") && e.contains("leaves it"),
             "{e}"
@@ -268,9 +302,14 @@ mod tests {
             .unwrap()
             .cases
             .remove(0);
-        let e = prepare(&tmp.path().join("t2"), &case, tmp.path(), &host)
-            .await
-            .unwrap_err();
+        let e = prepare(
+            &tmp.path().join("t2"),
+            &WorkspaceSource::of(&case),
+            tmp.path(),
+            &host,
+        )
+        .await
+        .unwrap_err();
         assert!(e.contains("found 3") && e.contains("broken"), "{e}");
     }
 }

@@ -48,6 +48,9 @@ pub struct HistoryReport {
     pub latest_per_model: Vec<ModelLift>,
     /// Runs, newest first.
     pub runs: Vec<RunWithTrials>,
+    /// Security probe runs (`skillwatch probe`), newest first, filtered like the runs.
+    #[serde(default)]
+    pub probe_runs: Vec<crate::store::ProbeRunInfo>,
 }
 
 /// A history entry, with its trials when asked for.
@@ -103,11 +106,15 @@ pub fn history(store: &Store, query: &HistoryQuery) -> Result<HistoryReport, Que
             Ok(RunWithTrials { entry, trials })
         })
         .collect::<Result<Vec<_>, QueryError>>()?;
+    let mut probe_runs =
+        store.probe_runs(&query.skill, query.model.as_deref(), query.limit as usize)?;
+    probe_runs.retain(|r| query.harness.as_ref().is_none_or(|h| &r.harness == h));
     Ok(HistoryReport {
         skill: query.skill.clone(),
         db: store.path().display().to_string(),
         latest_per_model: latest,
         runs,
+        probe_runs,
     })
 }
 

@@ -41,6 +41,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0005_trial_stderr.sql",
         sql: include_str!("../../../migrations/0005_trial_stderr.sql"),
     },
+    Migration {
+        name: "0006_probe_runs.sql",
+        sql: include_str!("../../../migrations/0006_probe_runs.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

@@ -63,6 +63,7 @@ mod import;
 mod jobs;
 mod judging;
 mod migrate;
+mod probes;
 mod read;
 mod record;
 mod reuse;
@@ -89,6 +90,7 @@ pub use import::{
 pub use jobs::Recovered;
 pub use judging::{StoredJudgment, TrialRejudged};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
+pub use probes::{ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec};
 pub use read::{RunFilter, RunInfo, SkillInfo, StoredTrial};
 pub use record::{
     AssertionResult, CaseSpec, DEFAULT_SCORING_PROFILE, Judgment, RunSpec, SkillIdentity,
@@ -279,7 +281,57 @@ impl Store {
     /// Mark every run still `running` as `interrupted`; returns how many. For the process that
     /// owns the history (the daemon) at start-up: no run can be in progress before it starts.
     pub fn interrupt_running_runs(&mut self) -> Result<usize> {
-        write::interrupt_running(&self.conn)
+        Ok(write::interrupt_running(&self.conn)? + probes::interrupt_running(&self.conn)?)
+    }
+
+    /// Start a security probe run (`running`).
+    pub fn begin_probe_run(&mut self, spec: &ProbeRunSpec) -> Result<ProbeRunId> {
+        let tx = self.conn.transaction()?;
+        let id = probes::begin(&tx, spec)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Record one probe's outcome, with its redacted evidence and trajectory, in one
+    /// transaction (a crash loses at most the probe in flight).
+    pub fn record_probe_outcome(
+        &mut self,
+        run: ProbeRunId,
+        outcome: &ProbeOutcomeRecord,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        probes::record(&tx, run, outcome)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Finish a probe run with its S and status (`None` when S is not defined).
+    pub fn finish_probe_run(
+        &mut self,
+        run: ProbeRunId,
+        status: RunStatus,
+        score: Option<(f64, skillwatch_core::scoring::skilltester::SecurityStatus)>,
+        detail: &serde_json::Value,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        probes::finish(&tx, run, status, score, detail)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// One probe run with its outcomes.
+    pub fn probe_run(&self, run: ProbeRunId) -> Result<Option<ProbeRunInfo>> {
+        probes::get(&self.conn, run)
+    }
+
+    /// The newest probe runs of a skill, newest first.
+    pub fn probe_runs(
+        &self,
+        skill: &str,
+        model: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<ProbeRunInfo>> {
+        probes::list(&self.conn, skill, model, limit)
     }
 
     /// Write a parsed trial file in one transaction: all its runs or nothing. Runs whose

@@ -1,0 +1,473 @@
+//! Security probe runs (migration 0006): one row per run, one per probe outcome with its
+//! redacted evidence. S and its status are stored as the probe runner computed them, with θs.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use skillwatch_core::probe::ProbeFinding;
+use skillwatch_core::scoring::skilltester::{SecurityGroup, SecurityStatus};
+
+use super::error::{Result, StoreError};
+use super::record::{SkillIdentity, Trajectory};
+use super::time::now_ms;
+use super::types::RunStatus;
+
+/// A probe run's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ProbeRunId(pub i64);
+
+impl std::fmt::Display for ProbeRunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// What identifies a probe run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRunSpec {
+    /// The skill version probed.
+    pub skill: SkillIdentity,
+    /// `v1`, or `v1+author:<hash>`.
+    pub suite_version: String,
+    /// Harness name.
+    pub harness: String,
+    /// Harness version.
+    pub harness_version: Option<String>,
+    /// The agent's model.
+    pub model: String,
+    /// `skillwatch <version>`.
+    pub tool_version: String,
+    /// θs of the status label.
+    pub theta_s: f64,
+}
+
+/// How one probe ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeOutcome {
+    /// Nothing unsafe was seen.
+    Passed,
+    /// Evidence of unsafe behaviour.
+    Failed,
+    /// The agent could not be run: no observation (left out of S, counted).
+    Error,
+}
+
+impl ProbeOutcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            ProbeOutcome::Passed => "passed",
+            ProbeOutcome::Failed => "failed",
+            ProbeOutcome::Error => "error",
+        }
+    }
+
+    fn parse(s: &str) -> Option<ProbeOutcome> {
+        match s {
+            "passed" => Some(ProbeOutcome::Passed),
+            "failed" => Some(ProbeOutcome::Failed),
+            "error" => Some(ProbeOutcome::Error),
+            _ => None,
+        }
+    }
+}
+
+/// One probe's stored result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeOutcomeRecord {
+    /// Probe id.
+    pub probe: String,
+    /// Its group.
+    pub group: SecurityGroup,
+    /// OWASP categories.
+    pub owasp: Vec<String>,
+    /// How it ended.
+    pub outcome: ProbeOutcome,
+    /// The evidence (redacted).
+    pub findings: Vec<ProbeFinding>,
+    /// The agent's answer (redacted).
+    pub output: String,
+    /// Why it could not be run.
+    pub error_message: Option<String>,
+    /// The agent's trajectory (redacted), when recorded.
+    #[serde(skip)]
+    pub trajectory: Option<Trajectory>,
+    /// Wall-clock time of the agent.
+    pub wall_ms: Option<u64>,
+}
+
+/// A stored probe run with its outcomes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRunInfo {
+    /// Its id.
+    pub id: ProbeRunId,
+    /// Skill name.
+    pub skill: String,
+    /// The skill version's hash.
+    pub skill_hash: String,
+    /// Suite version.
+    pub suite_version: String,
+    /// Harness.
+    pub harness: String,
+    /// Harness version.
+    pub harness_version: Option<String>,
+    /// Model.
+    pub model: String,
+    /// Status.
+    pub status: RunStatus,
+    /// S, when every group had an observed probe.
+    pub score: Option<f64>,
+    /// The label of S.
+    pub security_status: Option<SecurityStatus>,
+    /// θs used.
+    pub theta_s: f64,
+    /// Group pass counts and anything else the runner recorded.
+    pub detail: serde_json::Value,
+    /// Start, Unix ms.
+    pub started_ms: i64,
+    /// End, Unix ms.
+    pub finished_ms: Option<i64>,
+    /// Each probe's outcome, by probe id.
+    pub outcomes: Vec<ProbeOutcomeRecord>,
+}
+
+/// Start a probe run (`running`).
+pub fn begin(conn: &Connection, spec: &ProbeRunSpec) -> Result<ProbeRunId> {
+    let now = now_ms();
+    let skill_id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO skills (name, last_path, created_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT (name) DO UPDATE SET last_path = coalesce(excluded.last_path, last_path)
+             RETURNING id",
+        )?
+        .query_row(params![spec.skill.name, spec.skill.path, now], |r| r.get(0))?;
+    conn.prepare_cached(
+        "INSERT INTO skill_versions (skill_id, content_hash, created_ms) VALUES (?1, ?2, ?3)
+         ON CONFLICT DO NOTHING",
+    )?
+    .execute(params![skill_id, spec.skill.content_hash, now])?;
+    let version_id: i64 = conn
+        .prepare_cached("SELECT id FROM skill_versions WHERE skill_id = ?1 AND content_hash = ?2")?
+        .query_row(params![skill_id, spec.skill.content_hash], |r| r.get(0))?;
+    conn.prepare_cached(
+        "INSERT INTO probe_runs (skill_id, skill_version_id, suite_version, harness, harness_version,
+                                 model, tool_version, status, theta_s, started_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9)",
+    )?
+    .execute(params![
+        skill_id,
+        version_id,
+        spec.suite_version,
+        spec.harness,
+        spec.harness_version,
+        spec.model,
+        spec.tool_version,
+        spec.theta_s,
+        now
+    ])?;
+    Ok(ProbeRunId(conn.last_insert_rowid()))
+}
+
+/// Record one probe's outcome (its trajectory stored content-addressed).
+pub fn record(conn: &Connection, run: ProbeRunId, r: &ProbeOutcomeRecord) -> Result<()> {
+    let trajectory_id = match &r.trajectory {
+        Some(t) => Some(super::trajectory::put(conn, t)?.0),
+        None => None,
+    };
+    conn.prepare_cached(
+        "INSERT INTO probe_outcomes (probe_run_id, probe, probe_group, owasp, outcome, findings,
+                                     output, error_message, trajectory_id, wall_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        run.0,
+        r.probe,
+        r.group.as_str(),
+        r.owasp.join(","),
+        r.outcome.as_str(),
+        serde_json::to_string(&r.findings).unwrap_or_else(|_| "[]".into()),
+        r.output,
+        r.error_message,
+        trajectory_id,
+        r.wall_ms.map(|w| w as i64),
+    ])?;
+    Ok(())
+}
+
+/// Finish a probe run with its S and status (both `None` when S is not defined).
+pub fn finish(
+    conn: &Connection,
+    run: ProbeRunId,
+    status: RunStatus,
+    score: Option<(f64, SecurityStatus)>,
+    detail: &serde_json::Value,
+) -> Result<()> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE probe_runs SET status = ?2, score = ?3, security_status = ?4, detail = ?5,
+                                   finished_ms = ?6
+             WHERE id = ?1 AND status = 'running'",
+        )?
+        .execute(params![
+            run.0,
+            status.as_str(),
+            score.map(|s| s.0),
+            score.map(|s| status_text(s.1)),
+            detail.to_string(),
+            now_ms()
+        ])?;
+    if changed == 0 {
+        return Err(StoreError::invalid(
+            "probe run",
+            "a running probe run",
+            format!("probe run {run}, not running or unknown"),
+        ));
+    }
+    Ok(())
+}
+
+fn status_text(s: SecurityStatus) -> &'static str {
+    match s {
+        SecurityStatus::Pass => "pass",
+        SecurityStatus::Caution => "caution",
+        SecurityStatus::Risky => "risky",
+    }
+}
+
+fn parse_status(s: &str) -> Option<SecurityStatus> {
+    match s {
+        "pass" => Some(SecurityStatus::Pass),
+        "caution" => Some(SecurityStatus::Caution),
+        "risky" => Some(SecurityStatus::Risky),
+        _ => None,
+    }
+}
+
+/// One probe run with its outcomes.
+pub fn get(conn: &Connection, run: ProbeRunId) -> Result<Option<ProbeRunInfo>> {
+    let info = conn
+        .prepare_cached(&format!("{SELECT_RUN} WHERE p.id = ?1"))?
+        .query_row([run.0], run_row)
+        .optional()?;
+    let Some(info) = info else {
+        return Ok(None);
+    };
+    let mut info = info?;
+    info.outcomes = outcomes(conn, run)?;
+    Ok(Some(info))
+}
+
+/// The newest probe runs of `skill` (optionally on one model), newest first.
+pub fn list(
+    conn: &Connection,
+    skill: &str,
+    model: Option<&str>,
+    limit: usize,
+) -> Result<Vec<ProbeRunInfo>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT_RUN} WHERE s.name = ?1 AND (?2 IS NULL OR p.model = ?2)
+         ORDER BY p.started_ms DESC, p.id DESC LIMIT ?3"
+    ))?;
+    let rows = stmt.query_map(params![skill, model, limit as i64], run_row)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let mut info = row??;
+        info.outcomes = outcomes(conn, info.id)?;
+        out.push(info);
+    }
+    Ok(out)
+}
+
+/// Mark probe runs left `running` by a crash as `interrupted`.
+pub fn interrupt_running(conn: &Connection) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE probe_runs SET status = 'interrupted', finished_ms = ?1 WHERE status = 'running'",
+        [now_ms()],
+    )?)
+}
+
+const SELECT_RUN: &str = "SELECT p.id, s.name, v.content_hash, p.suite_version, p.harness,
+        p.harness_version, p.model, p.status, p.score, p.security_status, p.theta_s, p.detail,
+        p.started_ms, p.finished_ms
+     FROM probe_runs p JOIN skills s ON s.id = p.skill_id
+     JOIN skill_versions v ON v.id = p.skill_version_id";
+
+fn unexpected(column: &'static str, found: String) -> StoreError {
+    StoreError::invalid(
+        format!("probe_runs.{column}"),
+        "a value skillwatch writes",
+        found,
+    )
+}
+
+fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ProbeRunInfo>> {
+    let status: String = r.get(7)?;
+    let security: Option<String> = r.get(9)?;
+    let detail: String = r.get(11)?;
+    Ok((|| {
+        Ok(ProbeRunInfo {
+            id: ProbeRunId(r.get(0)?),
+            skill: r.get(1)?,
+            skill_hash: r.get(2)?,
+            suite_version: r.get(3)?,
+            harness: r.get(4)?,
+            harness_version: r.get(5)?,
+            model: r.get(6)?,
+            status: RunStatus::parse(&status).ok_or_else(|| unexpected("status", status))?,
+            score: r.get(8)?,
+            security_status: match security {
+                Some(s) => Some(parse_status(&s).ok_or_else(|| unexpected("security_status", s))?),
+                None => None,
+            },
+            theta_s: r.get(10)?,
+            detail: serde_json::from_str(&detail).unwrap_or(serde_json::Value::Null),
+            started_ms: r.get(12)?,
+            finished_ms: r.get(13)?,
+            outcomes: Vec::new(),
+        })
+    })())
+}
+
+fn outcomes(conn: &Connection, run: ProbeRunId) -> Result<Vec<ProbeOutcomeRecord>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT probe, probe_group, owasp, outcome, findings, output, error_message, wall_ms
+         FROM probe_outcomes WHERE probe_run_id = ?1 ORDER BY probe",
+    )?;
+    let rows = stmt.query_map([run.0], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?,
+            r.get::<_, String>(5)?,
+            r.get::<_, Option<String>>(6)?,
+            r.get::<_, Option<i64>>(7)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (probe, group, owasp, outcome, findings, output, error_message, wall_ms) = row?;
+        let group = serde_json::from_value(serde_json::Value::String(group.clone()))
+            .map_err(|_| unexpected("probe_group", group))?;
+        out.push(ProbeOutcomeRecord {
+            probe,
+            group,
+            owasp: owasp.split(',').map(str::to_owned).collect(),
+            outcome: ProbeOutcome::parse(&outcome).ok_or_else(|| unexpected("outcome", outcome))?,
+            findings: serde_json::from_str(&findings).unwrap_or_default(),
+            output,
+            error_message,
+            trajectory: None,
+            wall_ms: wall_ms.map(|w| w as u64),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use skillwatch_core::probe::FindingKind;
+
+    fn spec(model: &str) -> ProbeRunSpec {
+        ProbeRunSpec {
+            skill: SkillIdentity {
+                name: "pdf".into(),
+                path: None,
+                content_hash: "sha256:aa".into(),
+            },
+            suite_version: "v1".into(),
+            harness: "claude-code".into(),
+            harness_version: Some("2.1.328".into()),
+            model: model.into(),
+            tool_version: "skillwatch test".into(),
+            theta_s: 80.0,
+        }
+    }
+
+    fn outcome(probe: &str, group: SecurityGroup, outcome: ProbeOutcome) -> ProbeOutcomeRecord {
+        ProbeOutcomeRecord {
+            probe: probe.into(),
+            group,
+            owasp: vec!["ASI02".into(), "ASI05".into()],
+            outcome,
+            findings: match outcome {
+                ProbeOutcome::Failed => vec![ProbeFinding {
+                    kind: FindingKind::Command,
+                    location: "step 2 Bash command".into(),
+                    evidence: "rm -rf ~/x".into(),
+                }],
+                _ => Vec::new(),
+            },
+            output: "done".into(),
+            error_message: None,
+            trajectory: Some(Trajectory {
+                format: "atif-v1.8".into(),
+                bytes: b"{}".to_vec(),
+            }),
+            wall_ms: Some(12),
+        }
+    }
+
+    #[test]
+    fn probe_runs_round_trip_and_crashed_ones_are_interrupted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
+        let run = store.begin_probe_run(&spec("m1")).unwrap();
+        let failed = outcome(
+            "ABC-02",
+            SecurityGroup::AbnormalBehaviorControl,
+            ProbeOutcome::Failed,
+        );
+        let passed = outcome(
+            "PB-01",
+            SecurityGroup::PermissionBoundary,
+            ProbeOutcome::Passed,
+        );
+        store.record_probe_outcome(run, &failed).unwrap();
+        store.record_probe_outcome(run, &passed).unwrap();
+        let detail = serde_json::json!({"errors": 0});
+        store
+            .finish_probe_run(
+                run,
+                RunStatus::Completed,
+                Some((50.0, SecurityStatus::Risky)),
+                &detail,
+            )
+            .unwrap();
+        let got = store.probe_run(run).unwrap().unwrap();
+        assert_eq!(
+            (got.score, got.security_status, got.status),
+            (
+                Some(50.0),
+                Some(SecurityStatus::Risky),
+                RunStatus::Completed
+            )
+        );
+        let stripped = |mut o: ProbeOutcomeRecord| {
+            o.trajectory = None;
+            o
+        };
+        assert_eq!(got.outcomes, vec![stripped(failed), stripped(passed)]);
+        assert!(
+            store
+                .finish_probe_run(run, RunStatus::Completed, None, &detail)
+                .is_err(),
+            "a finished run is not finished twice"
+        );
+        let crashed = store.begin_probe_run(&spec("m2")).unwrap();
+        assert_eq!(store.interrupt_running_runs().unwrap(), 1);
+        let got = store.probe_run(crashed).unwrap().unwrap();
+        assert_eq!((got.status, got.score), (RunStatus::Interrupted, None));
+        let m1: Vec<ProbeRunId> = store
+            .probe_runs("pdf", Some("m1"), 10)
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(m1, vec![run]);
+        assert_eq!(store.probe_runs("pdf", None, 10).unwrap().len(), 2);
+    }
+}
