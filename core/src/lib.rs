@@ -9,6 +9,7 @@ pub mod checks;
 pub mod config;
 pub mod evalspec;
 pub mod grading;
+pub mod harbor;
 mod memo;
 pub mod protocol;
 pub mod scoring;

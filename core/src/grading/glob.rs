@@ -326,7 +326,11 @@ mod tests {
             ("a.b", "axb"),
             ("[^]", "^"),
         ] {
-            assert!(agree(pattern, path), "{pattern} on {path}: {}", to_ere(pattern));
+            assert!(
+                agree(pattern, path),
+                "{pattern} on {path}: {}",
+                to_ere(pattern)
+            );
         }
     }
 
