@@ -37,6 +37,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0004_verdicts.sql",
         sql: include_str!("../../../migrations/0004_verdicts.sql"),
     },
+    Migration {
+        name: "0005_external_trials.sql",
+        sql: include_str!("../../../migrations/0005_external_trials.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file
