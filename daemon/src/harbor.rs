@@ -67,7 +67,11 @@ pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError>
         .as_ref()
         .map(|m| m.skill.name.clone())
         .or_else(|| opts.skill.clone())
-        .or_else(|| only_locked_skill(&scan));
+        .or_else(|| only_named_skill(&scan))
+        .ok_or_else(|| {
+            fail("expected the skill under test to be known: the tasks were not exported by skillwatch and the trials name no single skill; say which with --skill NAME".into())
+        })?;
+    let skill = Some(skill);
     let definitions: BTreeMap<String, Case> = scan
         .trials
         .iter()
@@ -141,14 +145,19 @@ pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError>
     })
 }
 
-/// The one skill every injected-skill trial names in its lock, if there is exactly one.
-fn only_locked_skill(scan: &JobScan) -> Option<String> {
-    let mut names: Vec<&str> = scan
-        .trials
-        .iter()
-        .filter_map(|t| t.lock.as_ref())
-        .flat_map(|l| l.skills.iter().map(|s| s.name.as_str()))
-        .collect();
+/// The one skill the trials' lock files and agent entries name, if there is exactly one.
+fn only_named_skill(scan: &JobScan) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for t in &scan.trials {
+        if let Some(lock) = &t.lock {
+            names.extend(lock.skills.iter().map(|s| s.name.as_str()));
+        }
+        for s in t.result.config.agent.skills.iter().flatten() {
+            let s = s.trim_end_matches('/');
+            let s = s.split_once('@').map_or(s, |(p, _)| p);
+            names.extend(s.rsplit('/').next());
+        }
+    }
     names.sort_unstable();
     names.dedup();
     match names.as_slice() {

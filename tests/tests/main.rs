@@ -19,6 +19,7 @@ mod evalspec_corpus;
 mod evalspec_readme;
 mod evalspec_schema_reference;
 mod examples;
+mod harbor_cli;
 mod harness_claude_code;
 mod harness_codex;
 mod harness_command;

@@ -15,6 +15,7 @@ use crate::grading::{self, Grading, TrialInput, Workspace, assertions};
 use crate::trajectory::Trajectory;
 
 use super::WORKDIR;
+use super::export::SKILLED_SUFFIX;
 use super::job::TrialDir;
 use super::manifest::{Manifest, ManifestArm};
 use super::verifier::{REWARD_KEY, assertion_key, sandbox_checked};
@@ -141,7 +142,7 @@ pub fn read_trial(
                 .rsplit_once("__")
                 .map_or(r.trial_name.clone(), |(t, _)| t.to_owned())
         });
-    let arm = arm_of(dir, &task, skill, rule);
+    let arm = arm_of(dir, suite, &task, skill, rule);
     let case = case_of(dir.manifest.as_ref().or(suite), &task, rule);
     let status = match &r.exception_info {
         None => TrialStatus::Completed,
@@ -217,12 +218,21 @@ pub fn read_trial(
     }
 }
 
-fn arm_of(dir: &TrialDir, task: &str, skill: Option<&str>, rule: &ArmRule) -> Arm {
+fn arm_of(
+    dir: &TrialDir,
+    suite: Option<&Manifest>,
+    task: &str,
+    skill: Option<&str>,
+    rule: &ArmRule,
+) -> Arm {
     if let Some(arm) = dir.manifest.as_ref().and_then(|m| m.arm) {
         return match arm {
             ManifestArm::Baseline => Arm::Baseline,
             ManifestArm::Skill => Arm::Skill,
         };
+    }
+    if baked_variant(suite, task).is_some() {
+        return Arm::Skill;
     }
     match rule {
         ArmRule::TaskSuffix(suffix) if task.ends_with(suffix.as_str()) => Arm::Skill,
@@ -243,7 +253,22 @@ fn arm_of(dir: &TrialDir, task: &str, skill: Option<&str>, rule: &ArmRule) -> Ar
     }
 }
 
+/// The case key of a baked skill variant of an exported suite (its verifier never ran, so it
+/// has no manifest of its own).
+fn baked_variant<'a>(suite: Option<&'a Manifest>, task: &str) -> Option<&'a str> {
+    let base = task.strip_suffix(SKILLED_SUFFIX)?;
+    let m = suite.filter(|m| m.arm.is_some())?;
+    m.suite
+        .cases
+        .iter()
+        .find(|c| c.task == base)
+        .map(|c| c.key.as_str())
+}
+
 fn case_of(manifest: Option<&Manifest>, task: &str, rule: &ArmRule) -> String {
+    if let Some(key) = baked_variant(manifest, task) {
+        return key.to_owned();
+    }
     let base = match rule {
         ArmRule::TaskSuffix(s) => task.strip_suffix(s.as_str()).unwrap_or(task),
         ArmRule::AgentSkills => task,
