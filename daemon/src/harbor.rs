@@ -78,11 +78,23 @@ pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError>
         .filter_map(|t| t.manifest.as_ref())
         .map(|m| (m.case.key.clone(), m.case.definition.clone()))
         .collect();
-    let mut trials: Vec<HarborTrial> = scan
-        .trials
-        .iter()
-        .map(|t| read_trial(t, suite.as_ref(), skill.as_deref(), &opts.arm_from))
-        .collect();
+    let mut damaged: Vec<String> = scan.errors.iter().map(ToString::to_string).collect();
+    let mut trials: Vec<HarborTrial> = Vec::new();
+    for dir in &scan.trials {
+        let t = read_trial(dir, suite.as_ref(), skill.as_deref(), &opts.arm_from);
+        let known = suite
+            .as_ref()
+            .is_none_or(|m| m.suite.cases.iter().any(|c| c.key == t.case));
+        if known {
+            trials.push(t);
+        } else {
+            damaged.push(format!(
+                "{}: expected a task of the exported suite, found task {:?}, which is none of its cases",
+                dir.path.display(),
+                t.case
+            ));
+        }
+    }
     trials.sort_by(|a, b| {
         (&a.case, a.arm, &a.started_at, &a.trial_name).cmp(&(
             &b.case,
@@ -140,7 +152,7 @@ pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError>
     Ok(JobImport {
         dir: dir.to_path_buf(),
         runs,
-        damaged: scan.errors.iter().map(ToString::to_string).collect(),
+        damaged,
         missing: scan.missing(),
     })
 }
