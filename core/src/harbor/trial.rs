@@ -273,17 +273,14 @@ fn case_of(manifest: Option<&Manifest>, task: &str, rule: &ArmRule) -> String {
         ArmRule::TaskSuffix(s) => task.strip_suffix(s.as_str()).unwrap_or(task),
         ArmRule::AgentSkills => task,
     };
-    if let Some(m) = manifest {
-        if let Some(c) = m
-            .suite
-            .cases
-            .iter()
-            .find(|c| c.task == task || c.task == base)
-        {
-            return c.key.clone();
-        }
-    }
-    base.to_owned()
+    manifest
+        .and_then(|m| {
+            m.suite
+                .cases
+                .iter()
+                .find(|c| c.task == task || c.task == base)
+        })
+        .map_or_else(|| base.to_owned(), |c| c.key.clone())
 }
 
 /// Milliseconds between two RFC 3339 times (Harbor writes `...Z` with microseconds).
