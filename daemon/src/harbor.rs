@@ -52,8 +52,13 @@ pub struct JobError {
     pub reason: String,
 }
 
-/// Read the job in `dir` and map its finished trials.
-pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError> {
+/// Read the job in `dir` and map its finished trials; trials for which `stored` says yes (by
+/// Harbor's trial id) are counted but not graded again.
+pub fn read_job(
+    dir: &Path,
+    opts: &ImportOptions,
+    stored: &dyn Fn(&str) -> bool,
+) -> Result<JobImport, JobError> {
     let fail = |reason: String| JobError {
         dir: dir.to_path_buf(),
         reason,
@@ -131,8 +136,10 @@ pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError>
                 &trials,
                 opts,
             );
-            let records = trials
-                .iter()
+            let (old, new): (Vec<&HarborTrial>, Vec<&HarborTrial>) =
+                trials.iter().partition(|t| stored(&t.id));
+            let records = new
+                .into_iter()
                 .map(|t| {
                     (
                         t.id.clone(),
@@ -144,6 +151,7 @@ pub fn read_job(dir: &Path, opts: &ImportOptions) -> Result<JobImport, JobError>
                 external_id: format!("harbor:{job_id}:{harness}:{model}"),
                 spec,
                 trials: records,
+                stored: old.len(),
                 complete,
                 finished_ms,
             }

@@ -49,10 +49,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         skill: args.skill.clone(),
         arm_from: args.arm_from.clone(),
     };
+    let mut store = args.db.open_or_create()?;
     let mut failed = false;
     let mut jobs = Vec::new();
     for dir in &args.jobs {
-        match read_job(dir, &opts) {
+        let stored = |id: &str| store.has_external_trial(id).unwrap_or(false);
+        match read_job(dir, &opts, &stored) {
             Ok(j) => jobs.push(j),
             Err(e) => {
                 failed = true;
@@ -60,7 +62,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut store = args.db.open_or_create()?;
     let runs: Vec<_> = jobs.iter().flat_map(|j| j.runs.iter().cloned()).collect();
     let mut reports = store.import_external(&runs)?.into_iter();
     let mut outcomes = Vec::new();

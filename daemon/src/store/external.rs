@@ -21,6 +21,8 @@ pub struct ExternalRun {
     pub spec: RunSpec,
     /// Finished trials with their external ids, in the order attempts are numbered.
     pub trials: Vec<(String, TrialRecord)>,
+    /// Finished trials the caller left out because they are stored already.
+    pub stored: usize,
     /// Whether the job ended with every trial read: the run is then completed.
     pub complete: bool,
     /// When the job finished (epoch ms).
@@ -79,7 +81,7 @@ pub fn import(tx: &Connection, run: &ExternalRun) -> Result<ExternalReport> {
         run: id,
         created,
         added,
-        already: run.trials.len() - added,
+        already: run.stored + run.trials.len() - added,
         status,
     };
     if !created && (new.is_empty() && status == target || status == RunStatus::Completed) {
@@ -109,4 +111,13 @@ pub fn import(tx: &Connection, run: &ExternalRun) -> Result<ExternalReport> {
     write::finish_run(tx, id, target, run.finished_ms)?;
     history::ensure_summary(tx, &read::run(tx, id)?)?;
     Ok(report(new.len(), target))
+}
+
+/// Whether a trial with this external id is stored.
+pub fn has_trial(conn: &Connection, external_id: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM external_trials WHERE external_id = ?1")?
+        .query_row([external_id], |_| Ok(()))
+        .optional()?
+        .is_some())
 }

@@ -307,6 +307,11 @@ impl Store {
         Ok(reports)
     }
 
+    /// Whether a trial imported from an external job (by that job's trial id) is stored.
+    pub fn has_external_trial(&self, external_id: &str) -> Result<bool> {
+        external::has_trial(&self.conn, external_id)
+    }
+
     /// Original baseline trials an earlier run recorded under the same `baseline_key` for the
     /// same case version, newest first: what a new run may copy instead of re-running
     /// (see the `reuse` module docs).
