@@ -235,6 +235,87 @@ fn the_real_claude_code_runs_through_harbor_and_its_skill_calls_are_read() {
         assert_eq!(t["passed"], skill, "{t}");
         assert_eq!(t["skill_invoked"], skill, "{t}");
     }
+    // The same suite and script run locally by `skillwatch run`: the same outcomes, trial by
+    // trial, and the same lift with the same interval.
+    let local = local_run(free_port());
+    assert_eq!(outcomes(&local), outcomes(&run));
+    let lift = |r: &Value| r["headline"]["outcome"].clone();
+    assert_eq!(lift(&local)["lift"], lift(&run)["lift"]);
+    assert_eq!(lift(&local)["interval"], lift(&run)["interval"]);
+}
+
+/// (case, condition, passed, invoked) of every trial, sorted: attempts are interchangeable.
+fn outcomes(run: &Value) -> Vec<(String, String, bool, bool)> {
+    let mut v: Vec<_> = run["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["case"].as_str().unwrap().to_owned(),
+                t["condition"].as_str().unwrap().to_owned(),
+                t["passed"].as_bool().unwrap(),
+                t["skill_invoked"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// `skillwatch run` of the fixture skill with the real Claude Code on this machine, against
+/// the same scripted server; the run from `history --json --trials`.
+fn local_run(port: u16) -> Value {
+    let fixtures = workspace_root().join("tests/fixtures/harbor");
+    let tmp = tempfile::tempdir().unwrap();
+    let _model = Server(
+        Command::new("python3")
+            .arg(fixtures.join("agent/scripted_anthropic.py"))
+            .arg(port.to_string())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let db = tmp.path().join("local.db");
+    let t0 = Instant::now();
+    let out = Command::new(skillwatch_bin())
+        .arg("run")
+        .arg(fixtures.join("skills/release-codename"))
+        .args([
+            "--harness",
+            "claude-code",
+            "--model",
+            "claude-sonnet-4-5",
+            "--runs",
+            "2",
+        ])
+        .arg("--program")
+        .arg(skillwatch_tests::trial::agent_cli("claude"))
+        .arg(format!("--base-url=http://127.0.0.1:{port}"))
+        .arg("--db")
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{}",
+        text(&out.stderr)
+    );
+    eprintln!(
+        "local skillwatch run {:?}\n{}",
+        t0.elapsed(),
+        text(&out.stdout)
+    );
+    let history = Command::new(skillwatch_bin())
+        .args(["history", "release-codename", "--trials", "--json", "--db"])
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&history.stdout).unwrap();
+    v["runs"][0].clone()
 }
 
 fn import(db: &Path, job: &Path) -> std::process::Output {
