@@ -97,6 +97,8 @@ enum Command {
     Events(cmd::events::Args),
     /// Rerun every tracked skill on a new model and compare with the previous one.
     Rerun(cmd::rerun::Args),
+    /// Write a skill's suite for another runner: `export harbor` writes Harbor tasks and a job.
+    Export(cmd::export::Args),
     /// Load trials from trial files (docs/trial-format.md) into the history store.
     Import(cmd::import::Args),
     /// Measure a skill's lift: run its eval cases with and without it on an agent harness.
@@ -143,6 +145,7 @@ fn main() -> ExitCode {
         Command::Events(args) => cmd::events::run(args),
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
+        Command::Export(args) => cmd::export::run(args),
         Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
         Command::Probe(args) => cmd::probe::run(args),
         Command::Rejudge(args) => cmd::rejudge::run(args),

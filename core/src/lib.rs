@@ -9,6 +9,7 @@ pub mod checks;
 pub mod config;
 pub mod evalspec;
 pub mod grading;
+pub mod harbor;
 pub mod index;
 mod memo;
 pub mod probe;

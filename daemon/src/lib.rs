@@ -4,6 +4,7 @@
 pub mod client;
 pub mod config;
 pub mod events;
+pub mod harbor;
 pub mod harness;
 pub mod probe;
 pub mod runner;

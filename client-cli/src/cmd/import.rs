@@ -13,7 +13,10 @@ use super::history_db::DbArgs;
 
 /// Arguments of `skillwatch import`.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    #[command(subcommand)]
+    source: Option<Source>,
     /// Trial files (`skillwatch-trials/1` JSON). Each file is imported whole or not at all.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -34,8 +37,18 @@ struct FileOutcome {
     error: Option<String>,
 }
 
+/// Where trials come from besides trial files.
+#[derive(clap::Subcommand, Debug)]
+enum Source {
+    /// Import Harbor job folders (docs/harbor.md): each finished trial becomes a trial.
+    Harbor(super::import_harbor::Args),
+}
+
 /// Import each file in its own transaction; report every file; exit 2 if any failed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(Source::Harbor(h)) = args.source {
+        return super::import_harbor::run(h);
+    }
     let mut store = args.db.open_or_create()?;
     let mut outcomes = Vec::new();
     for path in &args.files {

@@ -28,85 +28,93 @@ pub struct Workspace<'a> {
 
 /// Check one assertion.
 pub fn check(assertion: &Assertion, output: &str, ws: Workspace<'_>) -> Check {
-    let (kind, description, result) = match assertion {
-        Assertion::OutputContains { value } => (
-            "output_contains",
-            format!("output contains {value:?}"),
+    let result = match assertion {
+        Assertion::OutputContains { value } => {
             contains_ci(output, value).then_some(()).ok_or_else(|| {
                 format!(
                     "expected the output to contain {value:?} (ignoring case), found {}",
                     quote(output)
                 )
-            }),
-        ),
-        Assertion::OutputNotContains { value } => (
-            "output_not_contains",
-            format!("output does not contain {value:?}"),
+            })
+        }
+        Assertion::OutputNotContains { value } => {
             (!contains_ci(output, value)).then_some(()).ok_or_else(|| {
                 format!(
                     "expected the output not to contain {value:?} (ignoring case), found it in {}",
                     quote(output)
                 )
-            }),
-        ),
-        Assertion::OutputMatches { pattern } => (
-            "output_matches",
-            format!("output matches /{pattern}/i"),
-            regex_match(pattern, output).and_then(|m| {
-                m.then_some(()).ok_or_else(|| {
-                    format!(
-                        "expected the output to match /{pattern}/i, found {}",
-                        quote(output)
-                    )
-                })
-            }),
-        ),
-        Assertion::OutputNotMatches { pattern } => (
-            "output_not_matches",
-            format!("output does not match /{pattern}/i"),
-            regex_match(pattern, output).and_then(|m| {
-                (!m).then_some(()).ok_or_else(|| {
-                    format!(
-                        "expected the output not to match /{pattern}/i, found a match in {}",
-                        quote(output)
-                    )
-                })
-            }),
-        ),
-        Assertion::FileExists { path } => (
-            "file_exists",
-            format!("a file matches {path}"),
-            file_exists(ws, path),
-        ),
-        Assertion::FileNotExists { path } => (
-            "file_not_exists",
-            format!("no file matches {path}"),
-            file_not_exists(ws, path),
-        ),
-        Assertion::FileContains { path, value } => (
-            "file_contains",
-            format!("a file matching {path} contains {value:?}"),
-            file_contains(ws, path, value),
-        ),
-        Assertion::FileNotContains { path, value } => (
-            "file_not_contains",
-            format!("no file matching {path} contains {value:?}"),
-            file_not_contains(ws, path, value),
-        ),
-        Assertion::ExitSuccess => (
-            "exit_success",
-            "the agent produced a final output".to_owned(),
-            (!output.trim().is_empty())
-                .then_some(())
-                .ok_or_else(|| "expected a non-empty final output, found none".to_owned()),
-        ),
+            })
+        }
+        Assertion::OutputMatches { pattern } => regex_match(pattern, output).and_then(|m| {
+            m.then_some(()).ok_or_else(|| {
+                format!(
+                    "expected the output to match /{pattern}/i, found {}",
+                    quote(output)
+                )
+            })
+        }),
+        Assertion::OutputNotMatches { pattern } => regex_match(pattern, output).and_then(|m| {
+            (!m).then_some(()).ok_or_else(|| {
+                format!(
+                    "expected the output not to match /{pattern}/i, found a match in {}",
+                    quote(output)
+                )
+            })
+        }),
+        Assertion::FileExists { path } => file_exists(ws, path),
+        Assertion::FileNotExists { path } => file_not_exists(ws, path),
+        Assertion::FileContains { path, value } => file_contains(ws, path, value),
+        Assertion::FileNotContains { path, value } => file_not_contains(ws, path, value),
+        Assertion::ExitSuccess => (!output.trim().is_empty())
+            .then_some(())
+            .ok_or_else(|| "expected a non-empty final output, found none".to_owned()),
     };
+    decided(assertion, result)
+}
+
+/// The check of `assertion` given its result (`Err`: why it failed), however it was decided.
+pub fn decided(assertion: &Assertion, result: Result<(), String>) -> Check {
+    let (kind, description) = label(assertion);
     Check {
         group: CheckGroup::Assertion,
         kind: kind.to_owned(),
         description,
         passed: result.is_ok(),
         message: result.err(),
+    }
+}
+
+/// An assertion's kind and its description for people.
+pub fn label(assertion: &Assertion) -> (&'static str, String) {
+    match assertion {
+        Assertion::OutputContains { value } => {
+            ("output_contains", format!("output contains {value:?}"))
+        }
+        Assertion::OutputNotContains { value } => (
+            "output_not_contains",
+            format!("output does not contain {value:?}"),
+        ),
+        Assertion::OutputMatches { pattern } => {
+            ("output_matches", format!("output matches /{pattern}/i"))
+        }
+        Assertion::OutputNotMatches { pattern } => (
+            "output_not_matches",
+            format!("output does not match /{pattern}/i"),
+        ),
+        Assertion::FileExists { path } => ("file_exists", format!("a file matches {path}")),
+        Assertion::FileNotExists { path } => ("file_not_exists", format!("no file matches {path}")),
+        Assertion::FileContains { path, value } => (
+            "file_contains",
+            format!("a file matching {path} contains {value:?}"),
+        ),
+        Assertion::FileNotContains { path, value } => (
+            "file_not_contains",
+            format!("no file matching {path} contains {value:?}"),
+        ),
+        Assertion::ExitSuccess => (
+            "exit_success",
+            "the agent produced a final output".to_owned(),
+        ),
     }
 }
 

@@ -91,6 +91,95 @@ fn expand_braces(pattern: &str) -> Vec<String> {
     out
 }
 
+/// The POSIX extended regular expression (anchored, for `grep -E` over `/`-separated relative
+/// paths) that matches exactly the paths [`matches`] accepts: how a Harbor task's `tests/test.sh`
+/// decides the `file_*` assertions in the sandbox with the same semantics as a local trial.
+pub fn to_ere(pattern: &str) -> String {
+    let alternatives: Vec<String> = expand_braces(pattern)
+        .iter()
+        .map(|p| {
+            let segs: Vec<&str> = p
+                .split('/')
+                .filter(|s| !s.is_empty() && *s != ".")
+                .collect();
+            segments_ere(&segs)
+        })
+        .collect();
+    format!("^({})$", alternatives.join("|"))
+}
+
+/// One brace-free pattern's segments as an ERE body; `**` spans whole segments, none included.
+fn segments_ere(segs: &[&str]) -> String {
+    let mut out = String::new();
+    let mut need_sep = false;
+    for (i, seg) in segs.iter().enumerate() {
+        let last = i + 1 == segs.len();
+        match (*seg, last) {
+            ("**", false) => {
+                if need_sep {
+                    out.push('/');
+                }
+                out.push_str("([^/]+/)*");
+                need_sep = false;
+            }
+            ("**", true) => out.push_str(if need_sep {
+                "(/[^/]+)*"
+            } else {
+                "([^/]+(/[^/]+)*)?"
+            }),
+            _ => {
+                if need_sep {
+                    out.push('/');
+                }
+                out.push_str(&segment_ere(seg));
+                need_sep = true;
+            }
+        }
+    }
+    if segs.is_empty() {
+        // No segment matches only the empty path, which names no file.
+        out.push_str("[^/]{0}");
+    }
+    out
+}
+
+/// One segment's `*`, `?`, classes and escapes as ERE, everything else literal.
+fn segment_ere(segment: &str) -> String {
+    let p: Vec<char> = segment.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < p.len() {
+        match p[i] {
+            '*' => out.push_str("[^/]*"),
+            '?' => out.push_str("[^/]"),
+            '[' => match class(&p[i..]) {
+                Some((set, len)) => {
+                    out.push_str(&set.to_ere());
+                    i += len;
+                    continue;
+                }
+                None => out.push_str("\\["),
+            },
+            '\\' if i + 1 < p.len() => {
+                out.push_str(&ere_literal(p[i + 1]));
+                i += 1;
+            }
+            c => out.push_str(&ere_literal(c)),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A character that matches itself in an ERE.
+fn ere_literal(c: char) -> String {
+    if ".[]()*+?{}|^$\\".contains(c) {
+        format!("\\{c}")
+    } else {
+        c.to_string()
+    }
+}
+
 fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
     match pat.split_first() {
         None => segs.is_empty(),
@@ -155,11 +244,105 @@ impl CharSet {
     fn contains(&self, c: char) -> bool {
         self.ranges.iter().any(|(a, b)| (*a..=*b).contains(&c)) != self.negated
     }
+
+    /// The set as an ERE bracket expression that never matches `/` (a glob class stays in its
+    /// segment): `]`, `^` and `-` placed where ERE reads them as members. (A backslash in a class
+    /// is a member in POSIX and an escape elsewhere: classes with one are not portable.)
+    fn to_ere(&self) -> String {
+        let mut members = String::new();
+        let (mut close, mut caret, mut dash) = (false, false, false);
+        for &(a, b) in &self.ranges {
+            if a == b {
+                match a {
+                    ']' => close = true,
+                    '^' => caret = true,
+                    '-' => dash = true,
+                    '/' if !self.negated => {}
+                    c => members.push(c),
+                }
+            } else {
+                members.push(a);
+                members.push('-');
+                members.push(b);
+            }
+        }
+        if !self.negated && !close && !dash && members.is_empty() {
+            // Only `/` (never inside a segment) or only `^`.
+            return if caret { "\\^".into() } else { "(a^)".into() };
+        }
+        let mut out = String::from("[");
+        if self.negated {
+            out.push('^');
+        }
+        if close {
+            out.push(']');
+        }
+        out.push_str(&members);
+        if self.negated {
+            out.push('/');
+        }
+        if caret {
+            out.push('^');
+        }
+        if dash {
+            out.push('-');
+        }
+        out.push(']');
+        out
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `to_ere` is `matches` written as a regular expression: both agree on every path.
+    fn agree(pattern: &str, path: &str) -> bool {
+        let re = regex::Regex::new(&to_ere(pattern)).expect("a valid ERE");
+        re.is_match(path) == matches(pattern, path)
+    }
+
+    #[test]
+    fn ere_agrees_on_the_documented_examples() {
+        for (pattern, path) in [
+            ("*.csv", "out.csv"),
+            ("*.csv", "dir/out.csv"),
+            ("out[0-9].csv", "out7.csv"),
+            ("out[!0-9].csv", "out7.csv"),
+            ("out[!0-9].csv", "outx.csv"),
+            ("[]x].txt", "].txt"),
+            ("./report.md", "report.md"),
+            ("a\\*b", "a*b"),
+            ("a\\*b", "axb"),
+            ("**/*.cs", "Program.cs"),
+            ("**/*.cs", "src/a/b/Program.cs"),
+            ("src/**/test_*.py", "src/test_a.py"),
+            ("src/**/test_*.py", "lib/test_a.py"),
+            ("src/**", "src/a/b"),
+            ("src/**", "lib/a"),
+            ("*.{yml,yaml}", "ci.yaml"),
+            ("weird{.txt", "weird{.txt"),
+            ("a.b(c)+", "a.b(c)+"),
+            ("a.b", "axb"),
+            ("[^]", "^"),
+        ] {
+            assert!(
+                agree(pattern, path),
+                "{pattern} on {path}: {}",
+                to_ere(pattern)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ere_agrees_with_matches(
+            pattern in "([a-c.*?/]|\\*\\*|\\[!?[a-c]\\]|\\{a,b\\}){0,6}",
+            path in "[a-c.]{1,3}(/[a-c.]{1,3}){0,3}",
+        ) {
+            proptest::prop_assert!(agree(&pattern, &path), "{} on {}: {}", pattern, path, to_ere(&pattern));
+        }
+    }
 
     #[test]
     fn segment_wildcards_and_classes() {

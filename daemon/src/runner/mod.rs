@@ -53,6 +53,7 @@ mod config;
 mod error;
 mod events;
 mod judge;
+mod plan;
 mod rejudge;
 mod report;
 mod request;
@@ -65,6 +66,7 @@ pub use config::{
 pub use error::RunError;
 pub use events::{ProgressSink, RunEvent, no_progress};
 pub use judge::{HarnessJudge, JUDGE_TIMEOUT, OpenAiJudge, client as judge_client};
+pub use plan::{SuitePlan, plan_skill, plan_suite, suite_hash};
 pub use rejudge::{RejudgeScope, RejudgeTally, rejudge, stored_judge};
 pub use report::{CaseRow, GOAL_CRITERION, INCONSISTENT, RunReport, SideRow, TrialTally};
 pub use request::{
@@ -262,14 +264,7 @@ impl Plan {
                 definition: serde_json::to_value(case).ok(),
             })
             .collect::<Vec<_>>();
-        let suite_hash = hash_bytes(
-            cases
-                .iter()
-                .map(|c| format!("{}={}", c.key, c.content_hash))
-                .collect::<Vec<_>>()
-                .join("\n")
-                .as_bytes(),
-        );
+        let suite_hash = suite_hash(&cases);
         let r = &self.request;
         RunSpec {
             skill: SkillIdentity {

@@ -45,6 +45,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0006_probe_runs.sql",
         sql: include_str!("../../../migrations/0006_probe_runs.sql"),
     },
+    Migration {
+        name: "0007_external_trials.sql",
+        sql: include_str!("../../../migrations/0007_external_trials.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

@@ -58,6 +58,7 @@
 
 mod comparisons;
 mod error;
+mod external;
 mod history;
 mod import;
 mod jobs;
@@ -82,6 +83,7 @@ use skillwatch_core::scoring::CompareParams;
 
 pub use comparisons::model_comparison;
 pub use error::{Result, StoreError};
+pub use external::{ExternalReport, ExternalRun};
 pub use history::{CASE_SCAN_RUNS, CaseResult, HistoryEntry, ModelLift, RunComparison};
 pub use import::{
     FORMAT as TRIAL_FILE_FORMAT, ImportError, ImportReport, ImportedRun, TrialFile, UNKNOWN_HASH,
@@ -359,6 +361,24 @@ impl Store {
         }
         tx.commit().map_err(|e| fail(e.into()))?;
         Ok(report)
+    }
+
+    /// Write the runs of an external job (a Harbor job) as it stands, in one transaction:
+    /// trials already stored (by their external id) are left alone, the new ones added with
+    /// the next free attempts; a run whose job is not complete stays `interrupted`.
+    pub fn import_external(&mut self, runs: &[ExternalRun]) -> Result<Vec<ExternalReport>> {
+        let tx = self.conn.transaction()?;
+        let reports = runs
+            .iter()
+            .map(|r| external::import(&tx, r))
+            .collect::<Result<Vec<_>>>()?;
+        tx.commit()?;
+        Ok(reports)
+    }
+
+    /// Whether a trial imported from an external job (by that job's trial id) is stored.
+    pub fn has_external_trial(&self, external_id: &str) -> Result<bool> {
+        external::has_trial(&self.conn, external_id)
     }
 
     /// Original baseline trials an earlier run recorded under the same `baseline_key` for the

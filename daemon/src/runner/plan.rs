@@ -1,0 +1,92 @@
+//! What to run, apart from how: a skill's cases with their keys and fingerprints, the suite's
+//! hash and the skill's identity, worked out once for every way of executing them (local
+//! trials here, a Harbor job through `skillwatch export harbor`), so a suite has one identity
+//! whichever way it ran.
+
+use std::path::{Path, PathBuf};
+
+use skillwatch_core::evalspec::{Case, case_fingerprint};
+use skillwatch_core::skill::hash_bytes;
+
+use super::{RunError, hash_dir, skill_to_stage, suite_cases};
+use crate::harness::SkillToStage;
+use crate::store::CaseSpec;
+
+/// A skill's suite as a run identifies it.
+#[derive(Debug, Clone)]
+pub struct SuitePlan {
+    /// The skill folder, canonical.
+    pub skill_dir: PathBuf,
+    /// The skill under test (its name is what history groups by).
+    pub target: SkillToStage,
+    /// `sha256:<hex>` of the skill folder.
+    pub skill_hash: String,
+    /// The cases with their keys, in suite order.
+    pub cases: Vec<(String, Case)>,
+    /// Each case's fingerprint, in the same order.
+    pub fingerprints: Vec<String>,
+}
+
+impl SuitePlan {
+    /// The suite's hash, as every run of these cases records it.
+    pub fn suite_hash(&self) -> String {
+        suite_hash(&self.case_specs())
+    }
+
+    /// The cases as the history stores them.
+    pub fn case_specs(&self) -> Vec<CaseSpec> {
+        self.cases
+            .iter()
+            .zip(&self.fingerprints)
+            .map(|((key, case), hash)| CaseSpec {
+                key: key.clone(),
+                content_hash: hash.clone(),
+                definition: serde_json::to_value(case).ok(),
+            })
+            .collect()
+    }
+
+    /// The eval file of the first case.
+    pub fn source(&self) -> Option<String> {
+        self.cases.first().map(|(_, c)| c.origin.file.clone())
+    }
+}
+
+/// Plan the cases of the skill in `skill_dir` (only those named in `only`, all when empty).
+pub fn plan_suite(skill_dir: &Path, only: &[String]) -> Result<SuitePlan, RunError> {
+    let skill_dir = skill_dir.canonicalize().map_err(|e| RunError::NotASkill {
+        dir: skill_dir.to_path_buf(),
+        reason: format!("found none ({e})"),
+    })?;
+    let target = skill_to_stage(&skill_dir)?;
+    let cases = suite_cases(&skill_dir, only)?;
+    let fingerprints = cases
+        .iter()
+        .map(|(_, c)| case_fingerprint(c, &skill_dir))
+        .collect();
+    let skill_hash = hash_dir(&skill_dir)?;
+    Ok(SuitePlan {
+        skill_dir,
+        target,
+        skill_hash,
+        cases,
+        fingerprints,
+    })
+}
+
+/// The identity of a suite version: its case keys and hashes.
+pub fn suite_hash(cases: &[CaseSpec]) -> String {
+    hash_bytes(
+        cases
+            .iter()
+            .map(|c| format!("{}={}", c.key, c.content_hash))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .as_bytes(),
+    )
+}
+
+/// A support or decoy skill's name and content hash.
+pub fn plan_skill(dir: &Path) -> Result<(SkillToStage, String), RunError> {
+    Ok((skill_to_stage(dir)?, hash_dir(dir)?))
+}
