@@ -69,11 +69,11 @@ async fn connect(state: &State, may_start: bool) -> Result<DaemonHistory, String
         .status(client::context(Duration::from_secs(10)))
         .await
         .map_err(|e| e.to_string())?;
-    if let Some(wanted) = state.settings().history_db
+    if let Some(wanted) = state.chosen_history_db()
         && !same_file(&wanted, &status.db)
     {
         return Err(format!(
-            "the running daemon serves {}, the settings name {}",
+            "the running daemon serves {}, the settings (or SKILLWATCH_DB) name {}",
             status.db.display(),
             wanted.display()
         ));

@@ -167,9 +167,15 @@ impl State {
         }
     }
 
-    /// The history database the settings name, or the store's default.
+    /// The history database: the settings' `historyDb`, else `$SKILLWATCH_DB` (as the CLI
+    /// reads it, so both show one history), else the store's default.
     pub fn history_db(&self) -> Option<PathBuf> {
-        self.settings().history_db.or_else(default_history_db)
+        self.chosen_history_db().or_else(default_history_db)
+    }
+
+    /// The history database the user chose: the settings' `historyDb`, else `$SKILLWATCH_DB`.
+    pub fn chosen_history_db(&self) -> Option<PathBuf> {
+        self.settings().history_db.or_else(env_history_db)
     }
 
     /// The connected daemon, if any.
@@ -260,6 +266,13 @@ impl State {
     pub fn shutdown_requested(&self) -> bool {
         self.shutdown.load(Ordering::SeqCst)
     }
+}
+
+/// `$SKILLWATCH_DB`, the variable the CLI's `--db` falls back to (empty counts as unset).
+fn env_history_db() -> Option<PathBuf> {
+    std::env::var_os("SKILLWATCH_DB")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// The history database used when the settings name none: the store's default path.
