@@ -10,15 +10,25 @@ use super::{
     HttpReply, MockServer, ModelReply, ModelRequest, RecordedRequest, Script, content_text, next_id,
 };
 
-/// Start a chat-completions server answering from `script`.
+/// Start a chat-completions server answering from `script`; `GET /v1/models` lists `mock`.
 pub fn server(script: Script) -> MockServer {
+    server_listing(script, &["mock"])
+}
+
+/// Start a chat-completions server answering from `script` whose `GET /v1/models` lists
+/// `models` (what an editor's harness picker offers for the endpoint).
+pub fn server_listing(script: Script, models: &[&str]) -> MockServer {
     let ids = Arc::new(AtomicU64::new(0));
+    let listing = json!({
+        "object": "list",
+        "data": models.iter().map(|m| json!({"id": m, "object": "model"})).collect::<Vec<_>>()
+    });
     MockServer::start(Arc::new(move |req: &RecordedRequest| {
-        handle(req, &script, &ids)
+        handle(req, &script, &ids, &listing)
     }))
 }
 
-fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64) -> HttpReply {
+fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64, listing: &Value) -> HttpReply {
     let path = req.path.split('?').next().unwrap_or("");
     match (req.method.as_str(), path) {
         ("POST", "/v1/chat/completions" | "/chat/completions") => {
@@ -28,9 +38,7 @@ fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64) -> HttpReply 
             let reply = script(&model_request(&req.body));
             HttpReply::json(&completion(&req.body, &reply, ids))
         }
-        ("GET", "/v1/models" | "/models") => {
-            HttpReply::json(&json!({"object": "list", "data": [{"id": "mock", "object": "model"}]}))
-        }
+        ("GET", "/v1/models" | "/models") => HttpReply::json(listing),
         _ => HttpReply::error(
             404,
             &format!("mock: no route for {} {}", req.method, req.path),
