@@ -10,6 +10,7 @@
 //!
 //! Entry points: [`serve_stdio`] (what `skillwatch lsp` runs) and [`serve`] (any byte streams).
 
+pub mod choice;
 pub mod daemon;
 pub mod documents;
 pub mod ext;
@@ -146,10 +147,6 @@ impl LanguageServer for Backend {
         self.state.set_workspace_roots(workspace_roots(&params));
         let poller = tokio::spawn(handlers::poll_history(self.state.clone()));
         self.state.add_background(poller.abort_handle());
-        if daemon::enabled(&self.state) {
-            let link = tokio::spawn(daemon::link(self.state.clone()));
-            self.state.add_background(link.abort_handle());
-        }
         Ok(InitializeResult {
             capabilities: capabilities(),
             server_info: Some(ServerInfo {

@@ -55,7 +55,15 @@ fn expected_prefix(db: &Path, runs: usize) -> String {
     let interval = headline
         .interval
         .as_ref()
-        .map(|i| format!(" [{:.2}, {:.2}]", i.low, i.high))
+        .map(|i| {
+            format!(
+                " [{:+.2}, {:+.2}] {:.0}% n={}",
+                i.low,
+                i.high,
+                i.level * 100.0,
+                i.n
+            )
+        })
         .unwrap_or_default();
     let runs = if runs == 1 {
         "1 run".to_string()
@@ -250,6 +258,11 @@ fn lens_commands_run_the_cli_and_refresh() {
     let db = root.path().join("history.sqlite3");
     let dir = skill(root.path());
     let (cli, log) = recording_cli(root.path());
+    std::fs::write(
+        dir.join("skillwatch.toml"),
+        "[run]\nharness = \"openai\"\nmodel = \"m\"\n",
+    )
+    .unwrap();
     let mut client = LspClient::initialized(json!({"historyDb": db, "cliPath": cli}));
     let dir_arg = dir.display().to_string();
 
@@ -265,7 +278,10 @@ fn lens_commands_run_the_cli_and_refresh() {
     let argv = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
         argv.trim(),
-        format!("run {dir_arg} --case totals --db {}", db.display())
+        format!(
+            "run {dir_arg} --harness openai --model m --case totals --db {}",
+            db.display()
+        )
     );
     client.wait_for("refresh after the run", |m| {
         m["method"] == "workspace/codeLens/refresh"

@@ -28,6 +28,7 @@ mod lsp_features;
 mod lsp_lenses;
 mod lsp_nvim;
 mod lsp_robustness;
+mod lsp_run;
 mod lsp_sync;
 mod run_agent_clis;
 mod run_cli;

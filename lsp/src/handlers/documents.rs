@@ -44,6 +44,7 @@ pub fn did_open(state: &Arc<State>, params: DidOpenTextDocumentParams) {
         .documents()
         .insert(item.uri, OpenDocument { doc, changes });
     diagnostics::spawn_worker(state.clone(), receiver);
+    crate::daemon::skill_opened(state);
     if let Some(dir) = skill_md {
         // regression warnings come from the history: fetched off the typing path
         let state = state.clone();
