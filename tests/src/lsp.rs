@@ -93,11 +93,26 @@ impl LspClient {
     /// [`LspClient::initialize`] with `experimental` client capabilities (e.g.
     /// `{"skillwatch": {"pickRun": true}}`).
     pub fn initialize_with(&mut self, options: Value, experimental: Value) -> Value {
+        self.initialize_in(options, experimental, &[])
+    }
+
+    /// [`LspClient::initialize_with`] for an editor open on workspace `folders`.
+    pub fn initialize_in(
+        &mut self,
+        options: Value,
+        experimental: Value,
+        folders: &[&Path],
+    ) -> Value {
+        let folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({"uri": file_uri(f), "name": f.file_name().unwrap().to_string_lossy()}))
+            .collect();
         let result = self.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": null,
+                "workspaceFolders": folders,
                 "capabilities": {
                     "workspace": {
                         "codeLens": {"refreshSupport": true},

@@ -11,6 +11,7 @@ mod check_malformed;
 mod check_sarif;
 mod check_skills_ref;
 mod cli_schema;
+mod daemon_lifecycle;
 mod daemon_model_change;
 mod daemon_queue;
 mod daemon_security;
