@@ -16,6 +16,7 @@ pub mod eval_files;
 mod files;
 mod fixes;
 pub mod ignore;
+pub mod rules_doc;
 mod markdown;
 pub(crate) mod pattern;
 #[cfg(test)]

@@ -93,7 +93,10 @@ pub fn to_lsp(doc: &Document, finding: &checks::Diagnostic) -> lsp::Diagnostic {
             Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(finding.rule.to_string())),
-        code_description: None,
+        code_description: rule.and_then(|rule| {
+            let href = checks::rules_doc::href(rule).parse().ok()?;
+            Some(lsp::CodeDescription { href })
+        }),
         source: Some(SOURCE.to_string()),
         message: match rule {
             Some(rule) => format!("{} ({})", finding.message, rule.name),
