@@ -16,6 +16,9 @@ use crate::skillwatch_bin;
 /// How long a test waits for any one message before failing.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How a client answers the server's requests: the result for (method, params).
+pub type Answer = Box<dyn FnMut(&str, &Value) -> Value + Send>;
+
 /// A running `skillwatch lsp` and the test's end of its pipes.
 pub struct LspClient {
     child: Child,
@@ -28,7 +31,7 @@ pub struct LspClient {
     next_id: i64,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
     /// The result sent back for a server request (method, params); `null` by default.
-    pub answer: Box<dyn FnMut(&str, &Value) -> Value + Send>,
+    pub answer: Answer,
 }
 
 impl LspClient {

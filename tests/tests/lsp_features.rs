@@ -151,6 +151,34 @@ fn emoji_in_a_name_gives_a_utf16_end_column() {
 }
 
 #[test]
+fn every_diagnostic_links_to_its_rules_section() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "demo");
+    let text = "---\nname: Demo Skill\ndescription: d: e\n---\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    assert!(!diagnostics.is_empty());
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules.md"),
+    )
+    .unwrap();
+    for d in &diagnostics {
+        let href = d["codeDescription"]["href"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{d:#}"));
+        let (address, anchor) = href.split_once('#').unwrap();
+        assert!(address.ends_with("/docs/rules.md"), "{href}");
+        let code = d["code"].as_str().unwrap();
+        assert!(anchor.starts_with(&code.to_ascii_lowercase()), "{href}");
+        // the section is on the page, under the heading GitHub makes that anchor of
+        let name = &anchor[code.len() + 1..];
+        assert!(page.contains(&format!("\n## {code} {name}\n")), "{href}");
+    }
+    assert!(client.shutdown().success());
+}
+
+#[test]
 fn code_action_quotes_a_value_whose_colon_broke_the_yaml() {
     let root = tempfile::tempdir().unwrap();
     let dir = skill_dir(root.path(), "pdf-tools");

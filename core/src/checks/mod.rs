@@ -16,13 +16,13 @@ pub mod eval_files;
 mod files;
 mod fixes;
 pub mod ignore;
-pub mod rules_doc;
 mod markdown;
 pub(crate) mod pattern;
 #[cfg(test)]
 mod proptests;
 mod quality;
 mod quote_fix;
+pub mod rules_doc;
 mod security;
 mod skill_set;
 pub mod spec;
