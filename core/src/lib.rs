@@ -8,6 +8,7 @@
 pub mod checks;
 pub mod config;
 pub mod evalspec;
+pub mod fields;
 pub mod grading;
 pub mod harbor;
 pub mod index;

@@ -1,8 +1,10 @@
-//! The language server's link to the skillwatch daemon: connect at start (starting the daemon
-//! when none runs), tell it the editor's workspace folders to watch, follow its events (runs
-//! that finished, model comparisons) to refresh lenses and regression warnings, and reconnect
-//! when it comes back. While there is no daemon, lenses read the history database directly
-//! (read-only) and lens commands run the CLI.
+//! The language server's link to the skillwatch daemon: connect when the first skill file opens
+//! (starting the daemon when none runs, with an idle limit so it ends after the editor), ask
+//! it to watch the folders that hold open skills (never a folder without one), follow its
+//! events (runs that finished, model comparisons) to refresh lenses and regression warnings,
+//! and reconnect when it comes back. A server that opens no skill file starts no daemon. While
+//! there is no daemon, lenses read the history database directly (read-only) and lens commands
+//! run the CLI.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,9 +27,27 @@ pub fn enabled(state: &State) -> bool {
     state.settings().daemon && !forbidden
 }
 
+/// Start the daemon link unless it runs (or the daemon is off): at the first skill file, or
+/// when a run is asked for.
+pub fn ensure_link(state: &Arc<State>) {
+    if enabled(state) && state.start_link() {
+        let link = tokio::spawn(link(state.clone()));
+        state.add_background(link.abort_handle());
+    }
+}
+
+/// A skill file opened: link to the daemon, and have it watch the file's root when linked.
+pub fn skill_opened(state: &Arc<State>) {
+    ensure_link(state);
+    if let Some(daemon) = state.daemon() {
+        let state = state.clone();
+        tokio::spawn(async move { watch_skill_roots(&state, &daemon).await });
+    }
+}
+
 /// Keep a daemon connection for the session: the first attempt may start the daemon; later
 /// ones only reconnect (a daemon the user stopped stays stopped).
-pub async fn link(state: Arc<State>) {
+async fn link(state: Arc<State>) {
     let mut may_start = true;
     loop {
         if !enabled(&state) {
@@ -40,6 +60,7 @@ pub async fn link(state: Arc<State>) {
                 on_connected(&state, &daemon).await;
                 follow_events(&state, &daemon).await;
                 state.set_daemon(None);
+                state.forget_asked_roots();
                 tracing::warn!("lost the skillwatch daemon; reading the history directly");
                 refresh_lenses(&state).await;
             }
@@ -56,9 +77,17 @@ async fn connect(state: &State, may_start: bool) -> Result<DaemonHistory, String
         let db = state
             .history_db()
             .ok_or("no history database path is known (no HOME?)")?;
+        let settings = state.settings();
+        let mut args = vec!["--db".into(), db.display().to_string()];
+        if settings.daemon_idle_secs > 0 {
+            args.extend([
+                "--idle-exit-secs".into(),
+                settings.daemon_idle_secs.to_string(),
+            ]);
+        }
         let start = StartCommand {
             program: state.cli_path(),
-            args: vec!["--db".into(), db.display().to_string()],
+            args,
         };
         client::connect_or_start(&paths, &start).await
     } else {
@@ -69,11 +98,11 @@ async fn connect(state: &State, may_start: bool) -> Result<DaemonHistory, String
         .status(client::context(Duration::from_secs(10)))
         .await
         .map_err(|e| e.to_string())?;
-    if let Some(wanted) = state.settings().history_db
+    if let Some(wanted) = state.chosen_history_db()
         && !same_file(&wanted, &status.db)
     {
         return Err(format!(
-            "the running daemon serves {}, the settings name {}",
+            "the running daemon serves {}, the settings (or SKILLWATCH_DB) name {}",
             status.db.display(),
             wanted.display()
         ));
@@ -93,17 +122,24 @@ fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 }
 
 async fn on_connected(state: &Arc<State>, daemon: &DaemonHistory) {
-    let roots = state.workspace_roots();
-    if !roots.is_empty() {
-        let ctx = client::context(Duration::from_secs(30));
-        match daemon.client.watch_roots(ctx, roots).await {
-            Ok(Ok(all)) => tracing::info!(?all, "the daemon watches the workspace"),
-            Ok(Err(e)) => tracing::warn!("the daemon cannot watch the workspace: {e}"),
-            Err(e) => tracing::warn!("asking the daemon to watch the workspace failed: {e}"),
-        }
-    }
+    watch_skill_roots(state, daemon).await;
     regressions::refresh_open(state).await;
     refresh_lenses(state).await;
+}
+
+/// Ask the daemon to watch the roots of the open skills it does not watch for us yet, one by
+/// one (a root it refuses does not keep the others from being watched).
+async fn watch_skill_roots(state: &State, daemon: &DaemonHistory) {
+    for root in state.roots_to_ask(state.skill_roots()) {
+        let ctx = client::context(Duration::from_secs(30));
+        match daemon.client.watch_roots(ctx, vec![root.clone()]).await {
+            Ok(Ok(_)) => {
+                tracing::info!(root = %root.display(), "the daemon watches the skills here")
+            }
+            Ok(Err(e)) => tracing::warn!("the daemon does not watch {}: {e}", root.display()),
+            Err(e) => tracing::warn!("asking the daemon to watch {} failed: {e}", root.display()),
+        }
+    }
 }
 
 /// Read the daemon's events until the connection fails.

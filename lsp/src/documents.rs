@@ -115,38 +115,41 @@ impl Document {
         }
     }
 
-    /// Apply the editor's changes in order (incremental ranges or a whole new text) and take
-    /// the new version. An edit that cannot be applied leaves the text as it was before it.
-    pub fn apply_changes(
-        &mut self,
+    /// The document after the editor's changes, applied in order (incremental ranges or a whole
+    /// new text), at the new version. All or nothing: when one change cannot be applied, the
+    /// error is returned and `self` is untouched, so the server never holds a text that is
+    /// half of a batch the editor applied whole.
+    pub fn with_changes(
+        &self,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
-    ) -> Result<(), EditError> {
+    ) -> Result<Document, EditError> {
+        let mut text = self.text.clone();
+        let mut lines = self.lines.clone();
         for change in changes {
             match change.range {
-                None => self.text = change.text,
+                None => text = change.text,
                 Some(range) => {
-                    let span = self.span_of(range)?;
-                    self.text.replace_range(span.start..span.end, &change.text);
+                    let span = span_of(&text, &lines, range)?;
+                    text.replace_range(span.start..span.end, &change.text);
                 }
             }
-            self.lines = LineIndex::new(&self.text);
+            lines = LineIndex::new(&text);
         }
-        self.version = version;
-        Ok(())
+        Ok(Document {
+            uri: self.uri.clone(),
+            path: self.path.clone(),
+            kind: self.kind,
+            skill_dir: self.skill_dir.clone(),
+            version,
+            text,
+            lines,
+        })
     }
 
     /// The byte span of an LSP range (positions past a line's end are clamped to it).
     pub fn span_of(&self, range: Range) -> Result<Span, EditError> {
-        let start = self.offset_of(range.start);
-        let end = self.offset_of(range.end);
-        if end < start {
-            return Err(EditError::ReversedRange {
-                start: (range.start.line, range.start.character),
-                end: (range.end.line, range.end.character),
-            });
-        }
-        Ok(Span::new(start, end))
+        span_of(&self.text, &self.lines, range)
     }
 
     /// The byte offset of an LSP position.
@@ -181,6 +184,18 @@ impl Document {
             .or(self.path.parent())
             .unwrap_or(&self.path)
     }
+}
+
+fn span_of(text: &str, lines: &LineIndex, range: Range) -> Result<Span, EditError> {
+    let start = lines.offset_of_utf16(text, range.start.line, range.start.character);
+    let end = lines.offset_of_utf16(text, range.end.line, range.end.character);
+    if end < start {
+        return Err(EditError::ReversedRange {
+            start: (range.start.line, range.start.character),
+            end: (range.end.line, range.end.character),
+        });
+    }
+    Ok(Span::new(start, end))
 }
 
 #[cfg(test)]
@@ -218,10 +233,11 @@ mod tests {
     #[test]
     fn incremental_edits_count_utf16_units() {
         // "😀" is two UTF-16 units and four bytes; "é" is one unit and two bytes
-        let mut d = doc("a😀b\né x\n");
-        d.apply_changes(2, vec![change(0, 3, 0, 4, "B")]).unwrap();
+        let d = doc("a😀b\né x\n");
+        let d = d.with_changes(2, vec![change(0, 3, 0, 4, "B")]).unwrap();
         assert_eq!(d.text, "a😀B\né x\n");
-        d.apply_changes(3, vec![change(1, 2, 1, 3, "yz"), change(0, 0, 0, 1, "")])
+        let d = d
+            .with_changes(3, vec![change(1, 2, 1, 3, "yz"), change(0, 0, 0, 1, "")])
             .unwrap();
         assert_eq!(d.text, "😀B\né yz\n");
         assert_eq!(d.version, 3);
@@ -237,22 +253,48 @@ mod tests {
 
     #[test]
     fn full_replacement_and_reversed_ranges() {
-        let mut d = doc("old");
-        d.apply_changes(
-            2,
-            vec![TextDocumentContentChangeEvent {
-                range: None,
-                range_length: None,
-                text: "new\ntext".into(),
-            }],
-        )
-        .unwrap();
+        let d = doc("old");
+        let d = d
+            .with_changes(
+                2,
+                vec![TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text: "new\ntext".into(),
+                }],
+            )
+            .unwrap();
         assert_eq!(d.lines.line_count(), 2);
         let err = d
-            .apply_changes(3, vec![change(1, 2, 0, 0, "x")])
+            .with_changes(3, vec![change(1, 2, 0, 0, "x")])
             .unwrap_err();
         assert!(matches!(err, EditError::ReversedRange { .. }));
         assert_eq!(d.text, "new\ntext");
+    }
+
+    #[test]
+    fn a_batch_with_a_bad_change_applies_none_of_it() {
+        let d = doc("one\ntwo\n");
+        let err = d
+            .with_changes(2, vec![change(0, 0, 0, 3, "ONE"), change(1, 3, 1, 0, "x")])
+            .unwrap_err();
+        assert!(matches!(err, EditError::ReversedRange { .. }));
+        assert_eq!((d.text.as_str(), d.version), ("one\ntwo\n", 1));
+    }
+
+    #[test]
+    fn a_lone_carriage_return_is_a_line_break() {
+        let d = doc("a\rb😀c\r\nd");
+        let d = d.with_changes(2, vec![change(1, 3, 1, 4, "C")]).unwrap();
+        assert_eq!(d.text, "a\rb😀C\r\nd");
+        let at = d.text.find('d').unwrap();
+        assert_eq!(
+            d.position_of(at),
+            Position {
+                line: 2,
+                character: 0
+            }
+        );
     }
 
     #[test]

@@ -5,9 +5,19 @@
 //!   instead of at its next poll of the history database.
 //! - `skillwatch/runFinished` (server -> client, notification): a paired run started by the
 //!   `skillwatch.runEval` lens command ended; editors may show it, tests wait for it.
+//! - `skillwatch/pickRun` (server -> client, request): no harness and model are configured
+//!   for a run that was asked for; the editor shows the choices found on this machine in a
+//!   picker and answers with the one taken and whether to save it to skillwatch.toml (or
+//!   `null`: cancelled). Sent only to clients whose `initialize` capabilities say
+//!   `experimental.skillwatch.pickRun: true` (the VS Code extension and the Neovim plugin);
+//!   others get two `window/showMessageRequest`s instead.
+
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use skillwatch_daemon::harness::discover::RunTarget;
 use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::request::Request;
 
 /// Method name of the client's "history changed" notification.
 pub const HISTORY_CHANGED: &str = "skillwatch/historyChanged";
@@ -33,4 +43,51 @@ pub struct RunFinishedParams {
 impl Notification for RunFinished {
     type Params = RunFinishedParams;
     const METHOD: &'static str = "skillwatch/runFinished";
+}
+
+/// `skillwatch/pickRun`.
+#[derive(Debug)]
+pub enum PickRun {}
+
+/// What `skillwatch/pickRun` asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PickRunParams {
+    /// The skill to run.
+    pub skill_dir: PathBuf,
+    /// The picker's title.
+    pub title: String,
+    /// The choices, in order: each with `label` (`openai · qwen3:8b`) and `found` (where the
+    /// harness was found) for display.
+    pub choices: Vec<PickChoice>,
+    /// The skillwatch.toml the choice would be saved to.
+    pub save_to: PathBuf,
+}
+
+/// One choice of a picker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PickChoice {
+    /// How to list it.
+    pub label: String,
+    /// The run it stands for.
+    #[serde(flatten)]
+    pub target: RunTarget,
+}
+
+/// The editor's answer to `skillwatch/pickRun`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PickRunResult {
+    /// The index of the choice taken.
+    pub index: usize,
+    /// Write it to `save_to`.
+    #[serde(default)]
+    pub save: bool,
+}
+
+impl Request for PickRun {
+    type Params = PickRunParams;
+    type Result = Option<PickRunResult>;
+    const METHOD: &'static str = "skillwatch/pickRun";
 }

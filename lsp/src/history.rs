@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use skillwatch_core::scoring::Interval;
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_daemon::client;
 use skillwatch_daemon::store::{Store, StoreError};
@@ -25,8 +26,8 @@ pub struct ModelLift {
     pub harness: String,
     /// The headline lift (with-skill minus baseline); `None` when no case had a complete pair.
     pub lift: Option<f64>,
-    /// The interval around it, when the run had enough cases for one.
-    pub interval: Option<(f64, f64)>,
+    /// The interval around it (bounds, level and n), when the run had enough cases for one.
+    pub interval: Option<Interval>,
     /// The verdict's label (`improves`, `no change`, `inconclusive (n too small)`, ...), from
     /// the one verdict rule (`core::scoring::verdict`).
     pub verdict: Option<String>,
@@ -123,7 +124,7 @@ impl History {
                         model: l.model,
                         harness: l.harness,
                         lift: l.lift,
-                        interval: l.interval.map(|i| (i.low, i.high)),
+                        interval: l.interval,
                         verdict: l.verdict.map(|d| d.label()),
                         runs: l.runs,
                         finished_at: epoch_ms(l.finished_ms),
@@ -145,7 +146,7 @@ impl History {
                 model: l.run.model,
                 harness: l.run.harness,
                 lift: l.headline.outcome.lift,
-                interval: l.headline.outcome.interval.map(|i| (i.low, i.high)),
+                interval: l.headline.outcome.interval,
                 verdict: Some(l.headline.outcome.verdict.label()),
                 runs: l.completed_runs,
                 finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),

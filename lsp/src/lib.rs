@@ -10,10 +10,10 @@
 //!
 //! Entry points: [`serve_stdio`] (what `skillwatch lsp` runs) and [`serve`] (any byte streams).
 
+pub mod choice;
 pub mod daemon;
 pub mod documents;
 pub mod ext;
-pub mod fields;
 pub mod handlers;
 pub mod history;
 pub mod locate;
@@ -147,10 +147,6 @@ impl LanguageServer for Backend {
         self.state.set_workspace_roots(workspace_roots(&params));
         let poller = tokio::spawn(handlers::poll_history(self.state.clone()));
         self.state.add_background(poller.abort_handle());
-        if daemon::enabled(&self.state) {
-            let link = tokio::spawn(daemon::link(self.state.clone()));
-            self.state.add_background(link.abort_handle());
-        }
         Ok(InitializeResult {
             capabilities: capabilities(),
             server_info: Some(ServerInfo {
@@ -193,6 +189,10 @@ impl LanguageServer for Backend {
         docs::did_close(&self.state, params);
     }
 
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        docs::did_save(&self.state, params);
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         self.apply_settings(&params.settings).await;
     }
@@ -203,7 +203,13 @@ impl LanguageServer for Backend {
         let Some(doc) = self.state.document(&at.text_document.uri) else {
             return Ok(None);
         };
-        Ok(hover::hover(&doc, at.position))
+        let settings = self.state.settings();
+        let found = tokio::task::spawn_blocking(move || {
+            let profile = settings.options_for(doc.config_dir()).0.profile;
+            hover::hover(&doc, at.position, profile)
+        })
+        .await;
+        Ok(found.ok().flatten())
     }
 
     #[tracing::instrument(skip_all)]
@@ -212,7 +218,13 @@ impl LanguageServer for Backend {
         let Some(doc) = self.state.document(&at.text_document.uri) else {
             return Ok(None);
         };
-        let items = completion::complete(&doc, at.position);
+        let settings = self.state.settings();
+        let items = tokio::task::spawn_blocking(move || {
+            let profile = settings.options_for(doc.config_dir()).0.profile;
+            completion::complete(&doc, at.position, profile)
+        })
+        .await
+        .unwrap_or_default();
         Ok((!items.is_empty()).then_some(CompletionResponse::Array(items)))
     }
 
@@ -286,8 +298,16 @@ where
     let (guard_to_server, server_in) = tokio::io::duplex(1 << 20);
     let (server_out, server_to_pump) = tokio::io::duplex(1 << 20);
     let (replies_tx, replies_rx) = tokio::sync::mpsc::channel(16);
-    let input_task = tokio::spawn(wire::pump_input(input, guard_to_server, replies_tx));
-    let output_task = tokio::spawn(wire::pump_output(server_to_pump, output, replies_rx));
+    let shutdown = Arc::new(wire::ShutdownReply::default());
+    let input_task = {
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            wire::pump_input(input, guard_to_server, replies_tx, &shutdown).await
+        })
+    };
+    let output_task = tokio::spawn(async move {
+        wire::pump_output(server_to_pump, output, replies_rx, &shutdown).await
+    });
     Server::new(server_in, server_out, socket)
         .serve(service)
         .await;

@@ -6,8 +6,9 @@
 
 use skillwatch_core::yaml::{Entry, Node, Value};
 
+use skillwatch_core::fields::Place;
+
 use crate::documents::DocumentKind;
-use crate::fields::{self, Field};
 
 /// One step from a container to a child.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +80,10 @@ fn contains(span: skillwatch_core::text::Span, offset: usize) -> bool {
     span.start <= offset && offset <= span.end
 }
 
-/// The table of fields valid in the mapping at `path`, for a document of `kind`.
-pub fn fields_at(kind: DocumentKind, path: &[Step]) -> Option<&'static [Field]> {
+/// The place (table of fields) of the mapping at `path`, for a document of `kind`.
+/// `cases_shape`: the evals.json holds a top-level `cases` (SkillEvaluator's shape, whose top
+/// level differs from the current shape's).
+pub fn place_at(kind: DocumentKind, path: &[Step], cases_shape: bool) -> Option<Place> {
     let keys: Vec<&str> = path
         .iter()
         .filter_map(|s| match s {
@@ -90,22 +93,33 @@ pub fn fields_at(kind: DocumentKind, path: &[Step]) -> Option<&'static [Field]> 
         .collect();
     let starts_with_index = matches!(path.first(), Some(Step::Index(_)));
     match kind {
-        DocumentKind::SkillMd => keys.is_empty().then_some(fields::FRONTMATTER),
+        DocumentKind::SkillMd => keys.is_empty().then_some(Place::Frontmatter),
         DocumentKind::EvalYaml => match keys.as_slice() {
-            [] => Some(fields::EVAL_YAML_TOP),
-            ["scenarios"] => Some(fields::EVAL_YAML_SCENARIO),
-            ["scenarios", "setup"] => Some(fields::EVAL_YAML_SETUP),
-            ["scenarios", "setup", "files"] => Some(fields::EVAL_YAML_SETUP_FILE),
-            ["scenarios", "assertions"] => Some(fields::EVAL_YAML_ASSERTION_FIELDS),
+            [] => Some(Place::EvalYamlTop),
+            ["scenarios"] => Some(Place::Scenario),
+            ["scenarios", "setup"] => Some(Place::Setup),
+            ["scenarios", "setup", "files"] => Some(Place::SetupFile),
+            ["scenarios", "assertions"] => Some(Place::Assertion),
             _ => None,
         },
         DocumentKind::EvalsJson => match keys.as_slice() {
-            [] if starts_with_index => Some(fields::EVALS_JSON_CASE),
-            [] => Some(fields::EVALS_JSON_TOP),
-            ["evals"] => Some(fields::EVALS_JSON_CASE),
+            [] if starts_with_index => Some(Place::Case),
+            [] if cases_shape => Some(Place::EvalsJsonCasesTop),
+            [] => Some(Place::EvalsJsonTop),
+            ["evals" | "cases"] => Some(Place::Case),
+            [_, criteria] if is_criteria_list(criteria) => Some(Place::Criterion),
+            [criteria] if starts_with_index && is_criteria_list(criteria) => Some(Place::Criterion),
             _ => None,
         },
     }
+}
+
+/// The case fields whose items may be criterion objects.
+fn is_criteria_list(key: &str) -> bool {
+    matches!(
+        key,
+        "assertions" | "expectations" | "must_not" | "expected_behavior"
+    )
 }
 
 /// The path of the mapping a YAML line being typed at `offset` belongs to, from indentation
@@ -277,8 +291,12 @@ mod tests {
         let text =
             "scenarios:\n  - name: a\n    assertions:\n      - type: output_contains\n        va";
         assert_eq!(
-            fields_at(DocumentKind::EvalYaml, &yaml_path_at(text, text.len())).map(|t| t[0].name),
-            Some("type")
+            place_at(
+                DocumentKind::EvalYaml,
+                &yaml_path_at(text, text.len()),
+                false
+            ),
+            Some(Place::Assertion)
         );
         assert_eq!(yaml_path_at("sce", 3), vec![]);
     }
@@ -296,8 +314,22 @@ mod tests {
             Some(vec![Step::Index(0)])
         );
         assert_eq!(
-            fields_at(DocumentKind::EvalsJson, &[Step::Index(0)]).map(|t| t[0].name),
-            Some("id")
+            place_at(DocumentKind::EvalsJson, &[Step::Index(0)], false),
+            Some(Place::Case)
+        );
+        let criterion = [
+            key("evals"),
+            Step::Index(0),
+            key("must_not"),
+            Step::Index(1),
+        ];
+        assert_eq!(
+            place_at(DocumentKind::EvalsJson, &criterion, false),
+            Some(Place::Criterion)
+        );
+        assert_eq!(
+            place_at(DocumentKind::EvalsJson, &[], true),
+            Some(Place::EvalsJsonCasesTop)
         );
         assert_eq!(json_path_at(r#"{"a": "unterminated"#, 19), None);
     }

@@ -8,7 +8,8 @@
 //! ```json
 //! { "profile": "default", "rules": { "SW205": "off", "SW101": "error" },
 //!   "historyDb": "/path/history.db", "cliPath": "/usr/local/bin/skillwatch",
-//!   "diagnosticsDelayMs": 0, "codeLens": true, "historyPollMs": 2000, "daemon": true }
+//!   "diagnosticsDelayMs": 0, "codeLens": true, "historyPollMs": 2000, "daemon": true,
+//!   "daemonIdleSecs": 300, "vet": false }
 //! ```
 
 use std::collections::BTreeMap;
@@ -18,6 +19,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use skillwatch_core::checks::{CheckOptions, Profile, catalog};
 use skillwatch_core::config::{CheckConfig, ConfigError, ProfileName, RuleLevel};
+
+/// How long a daemon started by the server stays without a client or a job.
+pub const DEFAULT_DAEMON_IDLE_SECS: u64 = 300;
 
 /// The language server's settings.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -48,6 +52,10 @@ pub struct Settings {
     /// Also run `skillwatch vet`'s behaviour rules (SW320-SW328) on the open SKILL.md, over
     /// what skillwatch.toml's `[check] vet` says.
     pub vet: bool,
+    /// A daemon this server starts exits after this many seconds with no editor connected and
+    /// no job queued or running (default 300; 0: it runs until stopped, like one started with
+    /// `skillwatch daemon start`).
+    pub daemon_idle_secs: u64,
 }
 
 impl Default for Settings {
@@ -62,6 +70,7 @@ impl Default for Settings {
             history_poll_ms: 2000,
             daemon: true,
             vet: false,
+            daemon_idle_secs: DEFAULT_DAEMON_IDLE_SECS,
         }
     }
 }

@@ -4,10 +4,10 @@
 //! Locks are `std::sync` and are never held across an `.await`: handlers copy what they need
 //! (documents are `Arc` snapshots) and release the lock at once.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use tokio::sync::watch;
 use tower_lsp_server::Client;
@@ -41,6 +41,8 @@ pub struct ClientSupport {
     pub show_document: bool,
     /// A `workspace/didChangeWatchedFiles` watcher may be registered at run time.
     pub watched_files: bool,
+    /// `skillwatch/pickRun` may be sent (`experimental.skillwatch.pickRun`).
+    pub pick_run: bool,
 }
 
 impl ClientSupport {
@@ -66,6 +68,12 @@ impl ClientSupport {
                     .and_then(|w| w.did_change_watched_files.as_ref())
                     .and_then(|d| d.dynamic_registration),
             ),
+            pick_run: caps
+                .experimental
+                .as_ref()
+                .and_then(|e| e.pointer("/skillwatch/pickRun"))
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
         }
     }
 }
@@ -83,6 +91,12 @@ pub struct State {
     daemon: RwLock<Option<DaemonHistory>>,
     workspace_roots: RwLock<Vec<PathBuf>>,
     regressions: Mutex<HashMap<PathBuf, Vec<ModelComparison>>>,
+    /// The daemon link was started (it starts with the first skill file opened).
+    linked: AtomicBool,
+    /// The roots the connected daemon was asked to watch.
+    watched_roots: Mutex<BTreeSet<PathBuf>>,
+    /// This session's private folder for history reports, made on first use.
+    reports: OnceLock<tempfile::TempDir>,
 }
 
 impl State {
@@ -98,6 +112,9 @@ impl State {
             daemon: RwLock::new(None),
             workspace_roots: RwLock::new(Vec::new()),
             regressions: Mutex::new(HashMap::new()),
+            linked: AtomicBool::new(false),
+            watched_roots: Mutex::new(BTreeSet::new()),
+            reports: OnceLock::new(),
         }
     }
 
@@ -167,9 +184,15 @@ impl State {
         }
     }
 
-    /// The history database the settings name, or the store's default.
+    /// The history database: the settings' `historyDb`, else `$SKILLWATCH_DB` (as the CLI
+    /// reads it, so both show one history), else the store's default.
     pub fn history_db(&self) -> Option<PathBuf> {
-        self.settings().history_db.or_else(default_history_db)
+        self.chosen_history_db().or_else(default_history_db)
+    }
+
+    /// The history database the user chose: the settings' `historyDb`, else `$SKILLWATCH_DB`.
+    pub fn chosen_history_db(&self) -> Option<PathBuf> {
+        self.settings().history_db.or_else(env_history_db)
     }
 
     /// The connected daemon, if any.
@@ -251,6 +274,59 @@ impl State {
             .unwrap_or_else(|| PathBuf::from("skillwatch"))
     }
 
+    /// True the first time it is asked: the daemon link is to be started now.
+    pub fn start_link(&self) -> bool {
+        !self.linked.swap(true, Ordering::SeqCst)
+    }
+
+    /// The roots a daemon should watch for the open skill files: for each skill, the
+    /// deepest workspace folder holding it, else the skill's own folder. Folders without an
+    /// open skill are never watched.
+    pub fn skill_roots(&self) -> BTreeSet<PathBuf> {
+        let workspace = self.workspace_roots();
+        self.documents()
+            .values()
+            .filter_map(|open| open.doc.skill_dir())
+            .map(|dir| {
+                workspace
+                    .iter()
+                    .filter(|root| dir.starts_with(root))
+                    .max_by_key(|root| root.components().count())
+                    .cloned()
+                    .unwrap_or(dir)
+            })
+            .collect()
+    }
+
+    /// Of `roots`, those not yet asked of the connected daemon, now marked as asked.
+    pub fn roots_to_ask(&self, roots: BTreeSet<PathBuf>) -> Vec<PathBuf> {
+        let mut asked = self.watched_roots.lock().unwrap_or_else(|e| e.into_inner());
+        roots
+            .into_iter()
+            .filter(|r| asked.insert(r.clone()))
+            .collect()
+    }
+
+    /// Forget which roots were asked (the daemon went away).
+    pub fn forget_asked_roots(&self) {
+        self.watched_roots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// This session's private folder for history reports (mode 0700, removed with the
+    /// session).
+    pub fn report_dir(&self) -> std::io::Result<&std::path::Path> {
+        if let Some(dir) = self.reports.get() {
+            return Ok(dir.path());
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("skillwatch-history-")
+            .tempdir()?;
+        Ok(self.reports.get_or_init(|| dir).path())
+    }
+
     /// Note that the client asked for `shutdown` (so a following `exit` is clean).
     pub fn mark_shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);
@@ -260,6 +336,13 @@ impl State {
     pub fn shutdown_requested(&self) -> bool {
         self.shutdown.load(Ordering::SeqCst)
     }
+}
+
+/// `$SKILLWATCH_DB`, the variable the CLI's `--db` falls back to (empty counts as unset).
+fn env_history_db() -> Option<PathBuf> {
+    std::env::var_os("SKILLWATCH_DB")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// The history database used when the settings name none: the store's default path.

@@ -7,12 +7,19 @@
 //! passes every well-formed JSON-RPC message through unchanged, answers the others with a
 //! JSON-RPC error response (`-32700` parse error, `-32600` invalid request), and re-synchronises
 //! on the next `Content-Length` header when a header block is broken.
+//!
+//! It also keeps `shutdown` from being lost to an early `exit`: tower-lsp-server cancels every
+//! pending request when `exit` arrives, so a client that sends `exit` right after `shutdown`
+//! (without waiting for the reply, as some do on quit) got "Canceled" and an exit code of 1.
+//! The guard holds such an `exit` back until the `shutdown` reply has gone out.
 
 use std::io;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tower_lsp_server::jsonrpc::{Id, Request, Response};
 
 /// A header block longer than this is garbage, not a header: real clients send one or two
@@ -257,11 +264,85 @@ pub async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, body: &[u8]) -> 
     writer.flush().await
 }
 
+/// How long an `exit` waits for the reply to the `shutdown` before it: far more than the
+/// server needs, short enough that a server which never answers still exits.
+pub const SHUTDOWN_REPLY_WAIT: Duration = Duration::from_secs(5);
+
+/// A message's method and id, read only from small bodies (`shutdown`, `exit` and their
+/// replies are a few dozen bytes; documents are never parsed twice).
+#[derive(Deserialize)]
+struct Head {
+    method: Option<String>,
+    id: Option<serde_json::Value>,
+}
+
+const HEAD_LIMIT: usize = 512;
+
+fn head(body: &[u8]) -> Option<Head> {
+    (body.len() <= HEAD_LIMIT)
+        .then(|| serde_json::from_slice(body).ok())
+        .flatten()
+}
+
+/// The `shutdown` request in flight, shared by the two pumps: the input pump records it, the
+/// output pump reports its reply, and an `exit` waits for that reply.
+#[derive(Debug, Default)]
+pub struct ShutdownReply {
+    pending: Mutex<Option<serde_json::Value>>,
+    answered: Notify,
+}
+
+impl ShutdownReply {
+    fn expect(&self, id: serde_json::Value) {
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
+    }
+
+    fn is_pending(&self) -> bool {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// Note a message on its way to the client: the awaited reply, if it is one.
+    fn saw_outgoing(&self, body: &[u8]) {
+        if !self.is_pending() {
+            return;
+        }
+        let Some(head) = head(body).filter(|h| h.method.is_none()) else {
+            return;
+        };
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if head.id.is_some() && *pending == head.id {
+            *pending = None;
+            self.answered.notify_one();
+        }
+    }
+
+    /// Wait until the awaited reply went out (at once when none is awaited).
+    async fn wait(&self) {
+        let answered = self.answered.notified();
+        if !self.is_pending() {
+            return;
+        }
+        if tokio::time::timeout(SHUTDOWN_REPLY_WAIT, answered)
+            .await
+            .is_err()
+        {
+            tracing::warn!("no reply to `shutdown` within {SHUTDOWN_REPLY_WAIT:?}; exiting anyway");
+        }
+    }
+}
+
 /// Pump the editor's input into the server: well-formed messages go to `server`, every broken
 /// or undecodable frame is answered through `replies`. Returns at end of input; dropping
 /// `server` then tells the server the client is gone.
-pub async fn pump_input<R, W>(input: R, mut server: W, replies: mpsc::Sender<Vec<u8>>)
-where
+pub async fn pump_input<R, W>(
+    input: R,
+    mut server: W,
+    replies: mpsc::Sender<Vec<u8>>,
+    shutdown: &ShutdownReply,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -282,6 +363,13 @@ where
             }
             Frame::Body(body) => match judge(&body) {
                 Verdict::Pass => {
+                    if let Some(head) = head(&body) {
+                        match (head.method.as_deref(), head.id) {
+                            (Some("shutdown"), Some(id)) => shutdown.expect(id),
+                            (Some("exit"), None) => shutdown.wait().await,
+                            _ => {}
+                        }
+                    }
                     if write_frame(&mut server, &body).await.is_err() {
                         break; // the server has stopped reading (it got `exit`)
                     }
@@ -306,8 +394,12 @@ where
 /// Pump the server's output and the guard's replies to the editor, frame by frame, so the two
 /// never interleave inside a message. Returns when the server's output ends or the editor stops
 /// reading.
-pub async fn pump_output<R, W>(server: R, mut output: W, mut replies: mpsc::Receiver<Vec<u8>>)
-where
+pub async fn pump_output<R, W>(
+    server: R,
+    mut output: W,
+    mut replies: mpsc::Receiver<Vec<u8>>,
+    shutdown: &ShutdownReply,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -332,6 +424,7 @@ where
             tracing::info!("the client stopped reading: {e}");
             break;
         }
+        shutdown.saw_outgoing(&body);
     }
 }
 

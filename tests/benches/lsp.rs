@@ -5,10 +5,16 @@
 //! 2. the server's resident memory with 200 open documents (each a 2,000-line SKILL.md in its
 //!    own skill folder), read from /proc.
 //!
+//! 3. the server's resident memory with the corpus's SKILL.md files (`SKILLWATCH_CORPUS`, else
+//!    ../shared/corpus beside the checkout; skipped when neither exists) opened one by one (each
+//!    one's diagnostics awaited before the next), then in one burst (every didOpen sent before
+//!    any answer is read), and after closing them all (goal: under 80 MiB with all open, back
+//!    under 40 MiB after closing).
+//!
 //! Run: `cargo bench -p skillwatch-tests --bench lsp` (prints the figures). `LSP_BENCH_EDITS`
-//! and `LSP_BENCH_DOCS` change the counts.
+//! and `LSP_BENCH_DOCS` change the counts; `LSP_BENCH_ONLY=latency|memory|corpus` runs one part.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -142,6 +148,91 @@ fn memory(docs: usize) {
     client.shutdown();
 }
 
+/// The corpus's SKILL.md files, sorted.
+fn corpus_skills() -> Vec<PathBuf> {
+    let root = std::env::var_os("SKILLWATCH_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+        PathBuf::from,
+    );
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.file_name() == "SKILL.md")
+        .map(|e| e.into_path())
+        .collect();
+    files.sort();
+    files
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+/// Wait until the server has handled everything sent so far (requests are answered in order
+/// after the notifications before them), then let it settle.
+fn settle(client: &mut LspClient) {
+    client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///nowhere/SKILL.md"}, "position": {"line": 0, "character": 0}}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+}
+
+fn corpus_memory(files: &[PathBuf], burst: bool) {
+    let mut client = LspClient::initialized(json!({"historyPollMs": 0}));
+    let pid = client.pid();
+    settle(&mut client);
+    let start = rss_kib(pid, "VmRSS:");
+    let texts: Vec<(PathBuf, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.clone(),
+                String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned(),
+            )
+        })
+        .collect();
+    let bytes: usize = texts.iter().map(|(_, t)| t.len()).sum();
+    let mut uris = Vec::new();
+    for (path, text) in &texts {
+        let uri = client.open(path, "markdown", text);
+        if !burst {
+            client.diagnostics(&uri, Some(1));
+        }
+        uris.push(uri);
+    }
+    if burst {
+        for uri in &uris {
+            client.diagnostics(uri, Some(1));
+        }
+    }
+    settle(&mut client);
+    let open = rss_kib(pid, "VmRSS:");
+    let peak = rss_kib(pid, "VmHWM:");
+    for uri in &uris {
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+    settle(&mut client);
+    let closed = rss_kib(pid, "VmRSS:");
+    println!(
+        "corpus, {} SKILL.md files ({:.1} MiB of text) opened {}:",
+        files.len(),
+        bytes as f64 / 1_048_576.0,
+        if burst { "in one burst" } else { "one by one" }
+    );
+    println!(
+        "  RSS after initialize {}, all open {}, peak {}, all closed {}  (goal: < 80 MiB open, < 40 MiB closed)",
+        mib(start),
+        mib(open),
+        mib(peak),
+        mib(closed)
+    );
+    client.shutdown();
+}
+
 fn count(var: &str, default: usize) -> usize {
     std::env::var(var)
         .ok()
@@ -155,7 +246,25 @@ fn main() {
     let (edits, docs) = if quick { (20, 5) } else { (1000, 200) };
     let edits = count("LSP_BENCH_EDITS", edits);
     let docs = count("LSP_BENCH_DOCS", docs);
-    latency(edits);
-    memory(docs);
+    let only = std::env::var("LSP_BENCH_ONLY").unwrap_or_default();
+    let part = |name: &str| only.is_empty() || only == name;
+    if part("latency") {
+        latency(edits);
+    }
+    if part("memory") {
+        memory(docs);
+    }
+    if part("corpus") {
+        let mut files = corpus_skills();
+        if files.is_empty() {
+            println!("corpus: none found (set SKILLWATCH_CORPUS); skipped");
+        } else {
+            if quick {
+                files.truncate(docs);
+            }
+            corpus_memory(&files, false);
+            corpus_memory(&files, true);
+        }
+    }
     let _: Option<Value> = None;
 }

@@ -176,8 +176,9 @@ impl DaemonFixture {
     }
 
     /// `skillwatch lsp` connected to this daemon (polling of the database off, so lens
-    /// refreshes come from the daemon's events), initialized and linked.
-    pub fn lsp(&self) -> LspClient {
+    /// refreshes come from the daemon's events), initialized, with `file` open (the server
+    /// links to the daemon at its first skill file), and linked; and the file's URI.
+    pub fn lsp_on(&self, file: &Path) -> (LspClient, String) {
         let runtime = self.runtime_dir.display().to_string();
         let state = self.state_dir.display().to_string();
         let db = self.db.display().to_string();
@@ -188,6 +189,8 @@ impl DaemonFixture {
             ("SKILLWATCH_DB", &db),
         ]);
         client.initialize(json!({"historyDb": db, "historyPollMs": 0}));
+        let text = std::fs::read_to_string(file).expect("the file to open");
+        let uri = client.open(file, "markdown", &text);
         let deadline = Instant::now() + Duration::from_secs(30);
         while !client
             .stderr()
@@ -200,7 +203,7 @@ impl DaemonFixture {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        client
+        (client, uri)
     }
 
     /// An RPC client (on the caller's runtime).

@@ -7,9 +7,14 @@ use std::sync::OnceLock;
 
 /// The `skillwatch` binary, built on first use. Cargo only builds binaries for the integration
 /// tests of their own package, so this suite asks cargo for it (a no-op when up to date).
+/// `SKILLWATCH_TEST_BIN` runs the suite against another build instead (e.g. the one before a
+/// fix, to see its test fail).
 pub fn skillwatch_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("SKILLWATCH_TEST_BIN") {
+            return PathBuf::from(bin);
+        }
         let mut dir = std::env::current_exe().expect("test executable path");
         dir.pop();
         if dir.ends_with("deps") {

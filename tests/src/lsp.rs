@@ -16,6 +16,9 @@ use crate::skillwatch_bin;
 /// How long a test waits for any one message before failing.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How a client answers the server's requests: the result for (method, params).
+pub type Answer = Box<dyn FnMut(&str, &Value) -> Value + Send>;
+
 /// A running `skillwatch lsp` and the test's end of its pipes.
 pub struct LspClient {
     child: Child,
@@ -27,6 +30,8 @@ pub struct LspClient {
     pub server_requests: Vec<(String, Value)>,
     next_id: i64,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    /// The result sent back for a server request (method, params); `null` by default.
+    pub answer: Answer,
 }
 
 impl LspClient {
@@ -66,6 +71,7 @@ impl LspClient {
             server_requests: Vec::new(),
             next_id: 1,
             stderr: stderr_text,
+            answer: Box::new(|_, _| Value::Null),
         }
     }
 
@@ -84,18 +90,40 @@ impl LspClient {
 
     /// Send `initialize` and `initialized`; returns the server's capabilities.
     pub fn initialize(&mut self, options: Value) -> Value {
+        self.initialize_with(options, Value::Null)
+    }
+
+    /// [`LspClient::initialize`] with `experimental` client capabilities (e.g.
+    /// `{"skillwatch": {"pickRun": true}}`).
+    pub fn initialize_with(&mut self, options: Value, experimental: Value) -> Value {
+        self.initialize_in(options, experimental, &[])
+    }
+
+    /// [`LspClient::initialize_with`] for an editor open on workspace `folders`.
+    pub fn initialize_in(
+        &mut self,
+        options: Value,
+        experimental: Value,
+        folders: &[&Path],
+    ) -> Value {
+        let folders: Vec<Value> = folders
+            .iter()
+            .map(|f| json!({"uri": file_uri(f), "name": f.file_name().unwrap().to_string_lossy()}))
+            .collect();
         let result = self.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": null,
+                "workspaceFolders": folders,
                 "capabilities": {
                     "workspace": {
                         "codeLens": {"refreshSupport": true},
                         "didChangeWatchedFiles": {"dynamicRegistration": true}
                     },
                     "window": {"workDoneProgress": true, "showDocument": {"support": true}},
-                    "general": {"positionEncodings": ["utf-16"]}
+                    "general": {"positionEncodings": ["utf-16"]},
+                    "experimental": experimental
                 },
                 "initializationOptions": options
             }),
@@ -205,11 +233,10 @@ impl LspClient {
 
     fn answer_server_request(&mut self, message: &Value) {
         let method = message["method"].as_str().unwrap_or_default().to_string();
-        self.server_requests.push((
-            method,
-            message.get("params").cloned().unwrap_or(Value::Null),
-        ));
-        let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let result = (self.answer)(&method, &params);
+        self.server_requests.push((method, params));
+        let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
         if self.stdin.is_some() {
             self.send(&reply);
         }

@@ -41,13 +41,7 @@ fn a_new_model_that_ignores_the_skill_is_a_regression_everywhere() {
     let report: Value = serde_json::from_slice(&first.stdout).unwrap();
     assert_eq!(report["run"]["status"], "completed", "{report}");
 
-    let mut lsp = fx.lsp();
-    let skill_md = skill.join("SKILL.md");
-    let uri = lsp.open(
-        &skill_md,
-        "markdown",
-        &std::fs::read_to_string(&skill_md).unwrap(),
-    );
+    let (mut lsp, uri) = fx.lsp_on(&skill.join("SKILL.md"));
     let initial = lsp.diagnostics(&uri, None);
     assert!(initial.iter().all(|d| d["code"] != "SW501"), "{initial:?}");
 

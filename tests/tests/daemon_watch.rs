@@ -55,10 +55,9 @@ fn a_save_reruns_the_skill_condition_and_the_lens_follows() {
     assert_eq!(first.state, JobState::Completed, "{first:#?}");
     let old_lift = first.lift.expect("a lift");
 
-    let mut lsp = fx.lsp();
     let skill_md = skill.join("SKILL.md");
     let text = std::fs::read_to_string(&skill_md).unwrap();
-    let uri = lsp.open(&skill_md, "markdown", &text);
+    let (mut lsp, uri) = fx.lsp_on(&skill_md);
     let before = lens_titles(&mut lsp, &uri);
     let old_title = format!("Lift {old_lift:+.2}");
     assert!(

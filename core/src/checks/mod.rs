@@ -22,6 +22,7 @@ pub(crate) mod pattern;
 mod proptests;
 pub(crate) mod quality;
 mod quote_fix;
+pub mod rules_doc;
 mod security;
 mod skill_set;
 pub mod spec;

@@ -312,6 +312,9 @@ fn head(node: &Node, text: &str) -> Span {
 }
 
 #[cfg(test)]
+mod table_agreement;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::evalspec::json;

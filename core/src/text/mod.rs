@@ -89,7 +89,8 @@ pub struct LineCol {
 
 /// Offsets of line starts in one text, so offset -> line:col is a binary search, not a scan.
 ///
-/// Lines end at `\n`; a `\r` before it belongs to the line's terminator, not its content.
+/// Lines end at `\n`, `\r\n` or a lone `\r`: the three line breaks of the LSP specification,
+/// of YAML and of CommonMark, so a line number here is the line an editor shows.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     starts: Vec<usize>,
@@ -100,10 +101,14 @@ impl LineIndex {
     /// Index `text`. Costs one pass over the bytes.
     pub fn new(text: &str) -> LineIndex {
         // The `memchr` crate's search is vectorised; `str::match_indices` is not.
-        let newlines = memchr::memchr_iter(b'\n', text.as_bytes());
-        let mut starts = Vec::with_capacity(newlines.size_hint().0 + 1);
-        starts.push(0);
-        starts.extend(newlines.map(|i| i + 1));
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            // a `\r` followed by `\n` is one break, counted at its `\n`
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+                starts.push(i + 1);
+            }
+        }
         LineIndex {
             starts,
             len: text.len(),
@@ -129,11 +134,15 @@ impl LineIndex {
         self.starts.get(line).copied().unwrap_or(self.len)
     }
 
-    /// Byte range of 0-based `line`'s content, without its `\n` or `\r\n` terminator.
+    /// Byte range of 0-based `line`'s content, without its `\n`, `\r\n` or `\r` terminator.
     pub fn line_span(&self, text: &str, line: usize) -> Span {
         let start = self.line_start(line);
-        let mut end = self.starts.get(line + 1).map(|s| s - 1).unwrap_or(self.len);
-        if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
+        let Some(&next) = self.starts.get(line + 1) else {
+            return Span::new(start, self.len.max(start));
+        };
+        let bytes = text.as_bytes();
+        let mut end = next - 1; // the break's last byte
+        if bytes.get(end) == Some(&b'\n') && end > start && bytes.get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
         Span::new(start, end.max(start))
@@ -237,6 +246,64 @@ mod tests {
         assert_eq!(idx.offset_of_utf16(text, 0, 2), 1);
         assert_eq!(idx.offset_of_utf16(text, 0, 99), 6);
         assert_eq!(idx.offset_of_utf16(text, 7, 0), text.len());
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        let text = "a\rb\r\nc\n\rd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_count(), 5);
+        let lines: Vec<&str> = (0..5)
+            .map(|l| {
+                let s = idx.line_span(text, l);
+                &text[s.start..s.end]
+            })
+            .collect();
+        assert_eq!(lines, ["a", "b", "c", "", "d"]);
+        let d = text.find('d').unwrap();
+        assert_eq!(idx.utf16_position(text, d), (4, 0));
+        assert_eq!(idx.offset_of_utf16(text, 1, 5), 3);
+    }
+
+    /// Lines as the LSP specification defines them, split the slow way.
+    fn lsp_lines(text: &str) -> Vec<&str> {
+        let mut lines = Vec::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(['\r', '\n']) {
+            lines.push(&rest[..i]);
+            let width = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+            rest = &rest[i + width..];
+        }
+        lines.push(rest);
+        lines
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lines_and_positions_follow_the_lsp_definition(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "é", "😀", "\r", "\n", "\r\n", " "]),
+                0..40,
+            )
+        ) {
+            let text: String = parts.concat();
+            let idx = LineIndex::new(&text);
+            let expected = lsp_lines(&text);
+            proptest::prop_assert_eq!(idx.line_count(), expected.len());
+            for (line, content) in expected.iter().enumerate() {
+                let span = idx.line_span(&text, line);
+                proptest::prop_assert_eq!(&text[span.start..span.end], *content);
+                let units = content.encode_utf16().count() as u32;
+                proptest::prop_assert_eq!(
+                    idx.offset_of_utf16(&text, line as u32, units),
+                    span.end
+                );
+                proptest::prop_assert_eq!(
+                    idx.utf16_position(&text, span.end),
+                    (line as u32, units)
+                );
+            }
+        }
     }
 
     #[test]

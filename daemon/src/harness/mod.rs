@@ -14,6 +14,7 @@ mod cli;
 mod clock;
 mod codex;
 mod command;
+pub mod discover;
 mod env;
 mod openai;
 mod process;

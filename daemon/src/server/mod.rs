@@ -7,7 +7,10 @@
 //! closed unanswered. Frames are length-delimited with a size cap and decoded as JSON; a frame
 //! that does not decode ends that one connection, never the daemon.
 //!
-//! Shutdown (SIGTERM, SIGINT or the `shutdown` call): stop accepting, let trials in flight
+//! A daemon started with an idle limit (editors start it so, on demand) stops by itself once it
+//! has had no client connected and no job queued or running for that long.
+//!
+//! Shutdown (SIGTERM, SIGINT, the `shutdown` call or the idle limit): stop accepting, let trials in flight
 //! finish for a grace period, cancel the rest (their finished trials are already stored),
 //! put their jobs back in the queue, remove the socket.
 
@@ -22,6 +25,7 @@ pub use paths::{DaemonPaths, PathError, default_log, uid};
 pub use service::{DaemonInfo, DaemonState, Service};
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -53,6 +57,9 @@ pub struct ServeOptions {
     pub roots: Vec<PathBuf>,
     /// How long trials in flight may take to finish at shutdown before they are cancelled.
     pub grace: Duration,
+    /// Exit after this long with no client connected and no job queued or running (a daemon
+    /// an editor started on demand); `None`: run until stopped.
+    pub idle_exit: Option<Duration>,
 }
 
 /// Why the daemon could not start.
@@ -111,7 +118,11 @@ where
         },
     });
     tracing::info!(pid = std::process::id(), socket = %options.paths.socket.display(), db = %options.db.display(), "daemon started");
-    accept_until_stopped(listener, state.clone()).await?;
+    let clients = Arc::new(AtomicUsize::new(0));
+    if let Some(after) = options.idle_exit {
+        tokio::spawn(exit_when_idle(state.clone(), clients.clone(), after));
+    }
+    accept_until_stopped(listener, state.clone(), clients).await?;
     tracing::info!("stopping");
     let _ = std::fs::remove_file(&options.paths.socket);
     scheduler.shutdown(options.grace).await;
@@ -170,10 +181,30 @@ fn bind(socket: &Path) -> Result<UnixListener, ServerError> {
 
 /// How often a refused peer uid is logged at most.
 const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(60);
+/// Stop the daemon once it has had no client and no live job for `after`.
+async fn exit_when_idle(state: Arc<DaemonState>, clients: Arc<AtomicUsize>, after: Duration) {
+    let every = (after / 4).clamp(Duration::from_millis(100), Duration::from_secs(5));
+    let mut idle_since = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(every).await;
+        let connected = clients.load(Ordering::SeqCst) > 0;
+        let jobs = lock_store(&state.store)
+            .live_job_counts()
+            .map_or(true, |live| live != (0, 0));
+        if connected || jobs {
+            idle_since = tokio::time::Instant::now();
+        } else if idle_since.elapsed() >= after {
+            tracing::info!("idle for {after:?} (no client, no job): exiting");
+            state.shutdown.cancel();
+            return;
+        }
+    }
+}
 
 async fn accept_until_stopped(
     listener: UnixListener,
     state: Arc<DaemonState>,
+    clients: Arc<AtomicUsize>,
 ) -> Result<(), ServerError> {
     let refusals = Arc::new(logging::Throttle::new(REFUSAL_LOG_PERIOD));
     let signal_io = |source| ServerError::Io {
@@ -187,7 +218,14 @@ async fn accept_until_stopped(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(handle_connection(stream, state.clone(), refusals.clone()));
+                    let clients = clients.clone();
+                    clients.fetch_add(1, Ordering::SeqCst);
+                    let state = state.clone();
+                    let refusals = refusals.clone();
+                    tokio::spawn(async move {
+                        handle_connection(stream, state, refusals).await;
+                        clients.fetch_sub(1, Ordering::SeqCst);
+                    });
                 }
                 Err(e) => {
                     tracing::warn!("accept failed: {e}");

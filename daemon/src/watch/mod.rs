@@ -108,7 +108,8 @@ impl Watcher {
     }
 
     /// Watch `roots` too (each canonicalized; remembered across restarts), then queue the
-    /// model-change runs the new skills call for. Answers with every root.
+    /// model-change runs the new skills call for. Answers with every root. A root with no
+    /// skill below it is refused.
     pub fn add_roots(&self, roots: &[PathBuf]) -> Result<Vec<PathBuf>, RpcError> {
         let mut added = false;
         for root in roots {
@@ -126,6 +127,14 @@ impl Watcher {
             }
             if self.roots_map().contains_key(&real) {
                 continue;
+            }
+            // A folder with no skill has nothing to watch for: an editor opened on any
+            // markdown folder must not make the daemon watch (and remember) it.
+            if skillwatch_core::skill::discover(&real).is_empty() {
+                return Err(RpcError::invalid(format!(
+                    "{}: expected a folder with skills (a SKILL.md below it), found none; not watched",
+                    real.display()
+                )));
             }
             let watcher = self
                 .watch(&real)

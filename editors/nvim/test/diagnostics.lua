@@ -43,6 +43,9 @@ for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     message = d.message,
   })
 end
+-- :checkhealth skillwatch sees the binary and the running server
+vim.cmd("checkhealth skillwatch")
+result.health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
 -- a markdown file that is not a skill must not start the server
 vim.cmd.edit(vim.fs.joinpath(vim.fs.dirname(file), "NOTES.md"))
 result.attached_to_other_markdown = #vim.lsp.get_clients({ bufnr = vim.api.nvim_get_current_buf() })

@@ -11,7 +11,7 @@ export const DOCUMENT_SELECTOR = [
 
 /** Commands the server executes (lens commands) plus the extension's own. */
 export const SERVER_COMMANDS = ["skillwatch.runEval", "skillwatch.showHistory"];
-export const CLIENT_COMMANDS = ["skillwatch.restartServer"];
+export const CLIENT_COMMANDS = ["skillwatch.restartServer", "skillwatch.showOutput"];
 
 /** The `skillwatch.*` settings as VS Code returns them (any may be missing). */
 export interface RawSettings {
@@ -21,6 +21,7 @@ export interface RawSettings {
   historyDb?: unknown;
   codeLens?: unknown;
   historyPollMs?: unknown;
+  daemonIdleSecs?: unknown;
 }
 
 /** How to start the server. */
@@ -37,14 +38,80 @@ export interface ServerSettings {
   historyDb?: string;
   codeLens: boolean;
   historyPollMs: number;
+  /** Absent: the server's default (300 s). */
+  daemonIdleSecs?: number;
 }
 
 const LEVELS = new Set(["error", "warning", "info", "off"]);
 
-/** The binary to start: the `skillwatch.path` setting, `skillwatch` on PATH by default. */
-export function serverLaunch(raw: RawSettings): ServerLaunch {
-  const path = typeof raw.path === "string" && raw.path.trim() !== "" ? raw.path.trim() : "skillwatch";
-  return { command: path, args: ["lsp"] };
+/**
+ * The binary to start: the `skillwatch.path` setting when set, else the one bundled in a
+ * platform-specific .vsix (`bundled`, when the extension found one), else `skillwatch` on PATH.
+ */
+export function serverLaunch(raw: RawSettings, bundled?: string): ServerLaunch {
+  const configured = typeof raw.path === "string" && raw.path.trim() !== "" ? raw.path.trim() : undefined;
+  return { command: configured ?? bundled ?? "skillwatch", args: ["lsp"] };
+}
+
+/** Where a platform-specific .vsix carries the binary, inside the extension's folder. */
+export function bundledBinaryPath(extensionDir: string, platform: string): string {
+  const name = platform === "win32" ? "skillwatch.exe" : "skillwatch";
+  return `${extensionDir}/bin/${name}`;
+}
+
+/** Whether `path` is a file skillwatch serves (the same files as DOCUMENT_SELECTOR). */
+export function isSkillFile(path: string): boolean {
+  const parts = path.split(/[\\/]/);
+  const name = parts[parts.length - 1];
+  if (name === "SKILL.md") {
+    return true;
+  }
+  if (name === "evals.json") {
+    return parts[parts.length - 2] === "evals";
+  }
+  if (name === "eval.yaml" || name === "eval.yml") {
+    return parts.slice(0, -1).includes("tests");
+  }
+  return false;
+}
+
+/**
+ * The arguments of a server command: as given (a lens names its skill), else the active
+ * editor's file when it is a skill file (a command-palette call names none), else none (the
+ * server then takes the only open skill, or says which to choose).
+ */
+export function commandArguments(args: unknown[], activeFile: string | undefined): unknown[] {
+  if (args.length > 0 || activeFile === undefined || !isSkillFile(activeFile)) {
+    return args;
+  }
+  return [activeFile];
+}
+
+/** One choice of `skillwatch/pickRun` (lsp/src/ext.rs). */
+export interface PickChoice {
+  label: string;
+  harness: string;
+  model: string;
+  baseUrl?: string;
+  found: string;
+}
+
+/** What `skillwatch/pickRun` asks. */
+export interface PickRunParams {
+  skillDir: string;
+  title: string;
+  choices: PickChoice[];
+  saveTo: string;
+}
+
+/** The quick-pick items of a pickRun request, in its order (the index is the answer). */
+export function pickItems(params: PickRunParams): { label: string; description: string; index: number }[] {
+  return params.choices.map((c, index) => ({ label: c.label, description: c.found, index }));
+}
+
+/** The two answers of the save question after a pick. */
+export function saveActions(params: PickRunParams): { save: string; notNow: string } {
+  return { save: `Save to ${params.saveTo}`, notNow: "Not now" };
 }
 
 /**
@@ -75,6 +142,11 @@ export function serverSettings(raw: RawSettings): { settings: ServerSettings; pr
   };
   if (profile !== undefined) {
     settings.profile = profile;
+  }
+  if (typeof raw.daemonIdleSecs === "number" && raw.daemonIdleSecs >= 0) {
+    settings.daemonIdleSecs = Math.floor(raw.daemonIdleSecs);
+  } else if (raw.daemonIdleSecs !== undefined && raw.daemonIdleSecs !== null) {
+    problems.push(`skillwatch.daemonIdleSecs: expected a number of seconds, found ${JSON.stringify(raw.daemonIdleSecs)}`);
   }
   if (typeof raw.historyDb === "string" && raw.historyDb.trim() !== "") {
     settings.historyDb = raw.historyDb.trim();

@@ -1,12 +1,37 @@
 // The skillwatch VS Code extension: starts `skillwatch lsp` and wires it to the editor. All
 // features (diagnostics, hovers, completion, quick fixes, lift code lenses and their commands)
-// come from the server; this file only launches it and forwards settings.
+// come from the server; this file launches it, forwards settings, answers the server's
+// `skillwatch/pickRun` with a quick pick, hands palette commands the active skill, and keeps a
+// status bar item (server state, daemon state, a running job).
 
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
-import { DOCUMENT_SELECTOR, RawSettings, serverLaunch, serverSettings } from "./config";
+import {
+  ClientCapabilities,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  StaticFeature,
+} from "vscode-languageclient/node";
+import {
+  DOCUMENT_SELECTOR,
+  PickRunParams,
+  RawSettings,
+  bundledBinaryPath,
+  commandArguments,
+  pickItems,
+  saveActions,
+  serverLaunch,
+  serverSettings,
+} from "./config";
 
 let client: LanguageClient | undefined;
+let status: vscode.StatusBarItem;
+let bundled: string | undefined;
+const running = new Set<string>();
+let daemonState = "unknown";
 
 function readSettings(): RawSettings {
   const config = vscode.workspace.getConfiguration("skillwatch");
@@ -17,12 +42,72 @@ function readSettings(): RawSettings {
     historyDb: config.get("historyDb"),
     codeLens: config.get("codeLens"),
     historyPollMs: config.get("historyPollMs"),
+    daemonIdleSecs: config.get("daemonIdleSecs"),
   };
+}
+
+/** Tells the server this client answers `skillwatch/pickRun` with a picker. */
+const pickRunFeature: StaticFeature = {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.experimental = { ...(capabilities.experimental ?? {}), skillwatch: { pickRun: true } };
+  },
+  initialize(): void {},
+  getState: () => ({ kind: "static" }),
+  clear(): void {},
+};
+
+async function pickRun(params: PickRunParams): Promise<{ index: number; save: boolean } | null> {
+  const picked = await vscode.window.showQuickPick(pickItems(params), {
+    title: params.title,
+    placeHolder: "Harness and model (found on this machine)",
+  });
+  if (picked === undefined) {
+    return null;
+  }
+  const { save, notNow } = saveActions(params);
+  const answer = await vscode.window.showInformationMessage(
+    `Keep ${picked.label} for the next runs?`,
+    save,
+    notNow,
+  );
+  return { index: picked.index, save: answer === save };
+}
+
+function showStatus(): void {
+  const state = client?.state;
+  const server = state === State.Running ? "running" : state === State.Starting ? "starting" : "stopped";
+  const icon = running.size > 0 ? "$(sync~spin)" : server === "running" ? "$(check)" : "$(error)";
+  status.text = `${icon} skillwatch${running.size > 0 ? ": run" : ""}`;
+  status.tooltip = [
+    `Language server: ${server}`,
+    `Daemon: ${daemonState}`,
+    running.size > 0 ? `Running: ${[...running].join(", ")}` : "No run in progress",
+  ].join("\n");
+  status.command = "skillwatch.showOutput";
+  status.show();
+}
+
+/** Ask the binary whether the daemon runs (`skillwatch daemon status --json`). */
+function pollDaemon(): void {
+  const command = serverLaunch(readSettings(), bundled).command;
+  execFile(command, ["daemon", "status", "--json"], { timeout: 5000 }, (error, stdout) => {
+    if (error) {
+      daemonState = "not running (the server starts it when a skill opens)";
+    } else {
+      try {
+        const s = JSON.parse(stdout) as { pid: number; queued: number; running: number };
+        daemonState = `running (pid ${s.pid}, ${s.running} running, ${s.queued} queued)`;
+      } catch {
+        daemonState = "running";
+      }
+    }
+    showStatus();
+  });
 }
 
 function createClient(output: vscode.OutputChannel): LanguageClient {
   const raw = readSettings();
-  const launch = serverLaunch(raw);
+  const launch = serverLaunch(raw, bundled);
   const { settings, problems } = serverSettings(raw);
   for (const problem of problems) {
     output.appendLine(problem);
@@ -33,26 +118,59 @@ function createClient(output: vscode.OutputChannel): LanguageClient {
     documentSelector: DOCUMENT_SELECTOR,
     initializationOptions: settings,
     outputChannel: output,
+    middleware: {
+      executeCommand: (command, args, next) => {
+        const active = vscode.window.activeTextEditor?.document;
+        const file = active?.uri.scheme === "file" ? active.uri.fsPath : undefined;
+        return next(command, commandArguments(args, file));
+      },
+    },
   };
-  return new LanguageClient("skillwatch", "skillwatch", serverOptions, clientOptions);
+  const created = new LanguageClient("skillwatch", "skillwatch", serverOptions, clientOptions);
+  created.registerFeature(pickRunFeature);
+  created.onDidChangeState(() => showStatus());
+  return created;
 }
 
 async function start(output: vscode.OutputChannel): Promise<void> {
   client = createClient(output);
   try {
     await client.start();
+    client.onRequest("skillwatch/pickRun", (params: PickRunParams) => pickRun(params));
+    client.onNotification("$/progress", (p: { token: string; value: { kind: string; message?: string } }) => {
+      if (typeof p.token === "string" && p.token.startsWith("skillwatch-run-")) {
+        if (p.value.kind === "end") {
+          running.delete(p.token);
+        } else if (p.value.kind === "begin") {
+          running.add(p.token);
+        }
+        showStatus();
+      }
+    });
+    client.onNotification("skillwatch/runFinished", (p: { success: boolean; message: string }) => {
+      running.clear();
+      pollDaemon();
+      const show = p.success ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
+      void show(`skillwatch: ${p.message}`);
+    });
   } catch (error) {
-    const path = serverLaunch(readSettings()).command;
+    const path = serverLaunch(readSettings(), bundled).command;
     void vscode.window.showErrorMessage(
       `skillwatch: could not start \`${path} lsp\` (${String(error)}). Set "skillwatch.path" to the skillwatch binary.`,
     );
   }
+  showStatus();
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("skillwatch");
-  context.subscriptions.push(output);
+  const candidate = bundledBinaryPath(context.extensionPath, process.platform);
+  bundled = fs.existsSync(candidate) ? candidate : undefined;
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 0);
+  const timer = setInterval(pollDaemon, 30_000);
+  context.subscriptions.push(output, status, { dispose: () => clearInterval(timer) });
   context.subscriptions.push(
+    vscode.commands.registerCommand("skillwatch.showOutput", () => output.show()),
     vscode.commands.registerCommand("skillwatch.restartServer", async () => {
       await client?.stop();
       await start(output);
@@ -71,6 +189,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   await start(output);
+  pollDaemon();
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,8 +1,10 @@
 //! textDocument/codeLens: the lift history right above the skill.
 //!
 //! SKILL.md gets, on its first line, one lens per model with the latest lift ("Lift +0.21
-//! [0.12, 0.30] · claude-sonnet-4.5 · 5 runs · 2 days ago") that opens the history, plus a lens
-//! that starts a paired run; eval files get, above each case, that case's last result.
+//! [+0.12, +0.30] 95% n=12 · improves · claude-sonnet-4.5 · 5 runs · 2 days ago": the
+//! interval with its level and n, and the verdict, as the CLI prints them) that opens the
+//! history, plus a lens that starts a paired run; eval files get, above each case, that case's
+//! last result.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -139,12 +141,21 @@ fn lens(range: Range, title: &str, command: &str, arguments: serde_json::Value) 
     }
 }
 
-/// "Lift +0.21 [0.12, 0.30] · improves · claude-sonnet-4.5 · 5 runs · 2 days ago"; the
-/// verdict tells "inconclusive (n too small)" from "no change".
+/// "Lift +0.21 [+0.12, +0.30] 95% n=12 · improves · claude-sonnet-4.5 · 5 runs · 2 days ago";
+/// the verdict tells "inconclusive (n too small)" from "no change".
 pub fn lift_title(lift: &ModelLift, now: SystemTime) -> String {
     let interval = lift
         .interval
-        .map(|(lo, hi)| format!(" [{lo:.2}, {hi:.2}]"))
+        .as_ref()
+        .map(|i| {
+            format!(
+                " [{:+.2}, {:+.2}] {:.0}% n={}",
+                i.low,
+                i.high,
+                i.level * 100.0,
+                i.n
+            )
+        })
         .unwrap_or_default();
     let value = lift
         .lift
@@ -203,34 +214,43 @@ pub fn ago(then: SystemTime, now: SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skillwatch_core::scoring::{Interval, IntervalMethod};
     use std::time::Duration;
 
     #[test]
     fn lift_title_matches_the_issue_example() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(10 * 86_400);
+        let interval = |low, high, n| Interval {
+            estimate: (low + high) / 2.0,
+            low,
+            high,
+            level: 0.95,
+            method: IntervalMethod::StudentT,
+            n,
+        };
         let lift = ModelLift {
             model: "claude-sonnet-4.5".into(),
             harness: "claude-code".into(),
             lift: Some(0.21),
-            interval: Some((0.12, 0.30)),
+            interval: Some(interval(0.12, 0.30, 12)),
             verdict: Some("improves".into()),
             runs: 5,
             finished_at: now - Duration::from_secs(2 * 86_400 + 100),
         };
         assert_eq!(
             lift_title(&lift, now),
-            "Lift +0.21 [0.12, 0.30] · improves · claude-sonnet-4.5 · 5 runs · 2 days ago"
+            "Lift +0.21 [+0.12, +0.30] 95% n=12 · improves · claude-sonnet-4.5 · 5 runs · 2 days ago"
         );
         let small = ModelLift {
             lift: Some(0.5),
-            interval: Some((-0.8, 1.8)),
+            interval: Some(interval(-0.8, 1.8, 3)),
             verdict: Some("inconclusive (n too small)".into()),
             runs: 1,
             ..lift
         };
         assert_eq!(
             lift_title(&small, now),
-            "Lift +0.50 [-0.80, 1.80] · inconclusive (n too small) · claude-sonnet-4.5 · 1 run · 2 days ago"
+            "Lift +0.50 [-0.80, +1.80] 95% n=3 · inconclusive (n too small) · claude-sonnet-4.5 · 1 run · 2 days ago"
         );
     }
 

@@ -1,12 +1,19 @@
 //! workspace/executeCommand: the lens commands.
 //!
-//! `skillwatch.runEval` queues a paired run on the daemon when the server is connected to one
-//! and the skill's `skillwatch.toml` names a model (the first entry of its `[models]` table),
-//! follows the job with work-done progress, then refreshes lenses; otherwise it runs
-//! `skillwatch run SKILL_DIR [--case NAME]` as a child process. `skillwatch.showHistory` runs
-//! `skillwatch history SKILL_DIR [--model M]` and opens its output.
+//! `skillwatch.runEval` runs a paired eval of a skill (or of one case) on the harness and model
+//! its skillwatch.toml names; with none named, the author picks one of those found on this
+//! machine (`skillwatch/pickRun`, or `window/showMessageRequest` for other clients), the run
+//! starts at once and the choice may be saved to skillwatch.toml ([`crate::choice`]). The run
+//! is queued on the daemon when the server is connected to one and followed with work-done
+//! progress; otherwise `skillwatch run` runs as a child process. Lenses refresh when it ends.
+//! `skillwatch.showHistory` runs `skillwatch history SKILL_DIR [--model M]` and opens its
+//! output.
+//!
+//! Both take the skill as their first argument: its folder, a file in it (SKILL.md or an eval
+//! file), or that file's URI. Without one (an editor's command palette sends none), the skill
+//! of the only open SKILL.md or eval file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,20 +22,24 @@ use std::time::Duration;
 
 use serde_json::Value;
 use skillwatch_daemon::client;
+use skillwatch_daemon::harness::discover::{self, ProcessEnv, RunTarget};
 use skillwatch_protocol::{JobState, RunRequest};
 use tokio::process::Command;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{
-    MessageType, NumberOrString, ProgressToken, ShowDocumentParams, Uri,
+    MessageActionItem, MessageType, NumberOrString, ProgressToken, ShowDocumentParams,
+    ShowMessageRequestParams, Uri,
 };
 
-use crate::ext::{RunFinished, RunFinishedParams};
+use crate::choice;
+use crate::documents::DocumentKind;
+use crate::ext::{PickChoice, PickRun, PickRunParams, RunFinished, RunFinishedParams};
 use crate::history::{DaemonHistory, History};
 use crate::state::State;
 
-/// Start a paired run of a skill (or of one case): arguments `[skillDir, caseName?]`.
+/// Start a paired run of a skill (or of one case): arguments `[skill, caseName?]`.
 pub const RUN_EVAL: &str = "skillwatch.runEval";
-/// Show a skill's run history: arguments `[skillDir, model?]`.
+/// Show a skill's run history: arguments `[skill, model?]`.
 pub const SHOW_HISTORY: &str = "skillwatch.showHistory";
 
 /// Every command the server executes.
@@ -40,6 +51,12 @@ pub async fn execute(
     command: &str,
     arguments: Vec<Value>,
 ) -> Result<Option<Value>> {
+    if !ALL.contains(&command) {
+        return Err(Error::invalid_params(format!(
+            "expected one of {}, found command `{command}`",
+            ALL.join(", ")
+        )));
+    }
     let args: Vec<String> = arguments
         .iter()
         .map(|a| match a {
@@ -47,11 +64,12 @@ pub async fn execute(
             other => other.to_string(),
         })
         .collect();
-    let Some(skill_dir) = args.first().cloned() else {
-        return Err(Error::invalid_params(format!(
-            "{command}: expected the skill folder as the first argument, found none"
-        )));
-    };
+    let skill_dir = match args.first() {
+        Some(arg) => skill_of(arg),
+        None => only_open_skill(&state),
+    }
+    .map_err(|why| Error::invalid_params(format!("{command}: {why}")))?;
+    let skill_dir = skill_dir.display().to_string();
     let extra = args.get(1).cloned();
     match command {
         RUN_EVAL => {
@@ -60,17 +78,70 @@ pub async fn execute(
                 serde_json::json!({ "started": true, "skillDir": skill_dir }),
             ))
         }
-        SHOW_HISTORY => show_history(state, skill_dir, extra).await,
-        other => Err(Error::invalid_params(format!(
-            "expected one of {}, found command `{other}`",
-            ALL.join(", ")
-        ))),
+        _ => show_history(state, skill_dir, extra).await,
     }
 }
 
-/// The argv of `skillwatch run` for a skill or one of its cases.
-pub fn run_args(skill_dir: &str, case: Option<&str>, history: &History) -> Vec<String> {
+/// The skill folder an argument names: the folder itself, a skill file in it, or its URI.
+fn skill_of(arg: &str) -> std::result::Result<PathBuf, String> {
+    let path = match arg.parse::<Uri>() {
+        Ok(uri) if arg.starts_with("file:") => uri
+            .to_file_path()
+            .map(|p| p.into_owned())
+            .ok_or_else(|| format!("expected a file URI, found `{arg}`"))?,
+        _ => PathBuf::from(arg),
+    };
+    if path.is_dir() {
+        return Ok(path);
+    }
+    DocumentKind::of_path(&path)
+        .and_then(|kind| kind.skill_dir(&path))
+        .ok_or_else(|| {
+            format!(
+                "expected a skill folder, its SKILL.md or an eval file, found `{}`",
+                path.display()
+            )
+        })
+}
+
+/// The skill of the open skill files, when they are all of one skill.
+fn only_open_skill(state: &State) -> std::result::Result<PathBuf, String> {
+    let mut dirs: Vec<PathBuf> = state
+        .documents()
+        .values()
+        .filter_map(|open| open.doc.skill_dir())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    match dirs.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(
+            "expected the skill as the first argument, found none and no open skill file".into(),
+        ),
+        _ => Err(format!(
+            "expected the skill as the first argument, found none and {} open skills",
+            dirs.len()
+        )),
+    }
+}
+
+/// The argv of `skillwatch run` for a skill or one of its cases on `target`.
+pub fn run_args(
+    skill_dir: &str,
+    case: Option<&str>,
+    target: &RunTarget,
+    history: &History,
+) -> Vec<String> {
     let mut args = vec!["run".to_string(), skill_dir.to_string()];
+    args.extend([
+        "--harness".to_string(),
+        target.harness.clone(),
+        "--model".to_string(),
+        target.model.clone(),
+    ]);
+    if let Some(url) = &target.base_url {
+        args.extend(["--base-url".to_string(), url.clone()]);
+    }
     if let Some(case) = case {
         args.extend(["--case".to_string(), case.to_string()]);
     }
@@ -81,12 +152,18 @@ pub fn run_args(skill_dir: &str, case: Option<&str>, history: &History) -> Vec<S
 }
 
 async fn run_eval(state: Arc<State>, skill_dir: String, case: Option<String>) {
-    if let Some(daemon) = state.daemon()
-        && let Some(request) = daemon_request(&skill_dir, case.as_deref())
-    {
+    let target = match target_for(&state, Path::new(&skill_dir)).await {
+        Ok(target) => target,
+        Err(message) => {
+            return finish_run(&state, None, skill_dir, case, false, message).await;
+        }
+    };
+    crate::daemon::ensure_link(&state);
+    if let Some(daemon) = state.daemon() {
+        let request = daemon_request(&skill_dir, case.as_deref(), &target);
         return run_eval_on_daemon(state, daemon, request, skill_dir, case).await;
     }
-    let args = run_args(&skill_dir, case.as_deref(), &state.history());
+    let args = run_args(&skill_dir, case.as_deref(), &target, &state.history());
     let progress = begin_progress(&state, &skill_dir, case.as_deref()).await;
     let outcome = run_cli(&state.cli_path(), &args).await;
     let (success, message) = match &outcome {
@@ -97,14 +174,149 @@ async fn run_eval(state: Arc<State>, skill_dir: String, case: Option<String>) {
     finish_run(&state, progress, skill_dir, case, success, message).await;
 }
 
-/// The daemon request for a lens run: the skill, its first configured (harness, model).
-fn daemon_request(skill_dir: &str, case: Option<&str>) -> Option<RunRequest> {
-    let dir = std::path::Path::new(skill_dir).canonicalize().ok()?;
-    let (_, config) = skillwatch_daemon::config::for_dir(&dir).ok()?;
-    let (harness, model) = config.models().into_iter().next()?;
-    let mut request = RunRequest::new(dir, harness, model);
+/// The harness and model to run on: the skill's skillwatch.toml's, else the author's pick
+/// (saved when they say so). `Err`: the message saying why no run starts.
+async fn target_for(state: &State, skill_dir: &Path) -> std::result::Result<RunTarget, String> {
+    let dir = skill_dir.to_path_buf();
+    let configured = tokio::task::spawn_blocking(move || choice::configured(&dir))
+        .await
+        .map_err(|e| format!("Paired run not started: {e}"))?;
+    match configured {
+        Ok(Some(target)) => return Ok(target),
+        Ok(None) => {}
+        Err(e) => return Err(format!("Paired run not started: {e}")),
+    }
+    let found = discover::available(&ProcessEnv).await;
+    if found.is_empty() {
+        return Err(NOTHING_FOUND.to_string());
+    }
+    let save_to = choice::save_path(skill_dir, &state.workspace_roots());
+    let Some((target, save)) = pick(state, skill_dir, found, &save_to).await else {
+        return Err("Paired run not started: no harness chosen".to_string());
+    };
+    if save {
+        let (path, chosen) = (save_to.clone(), target.clone());
+        let saved = tokio::task::spawn_blocking(move || choice::save(&path, &chosen)).await;
+        let (kind, message) = match saved {
+            Ok(Ok(())) => (
+                MessageType::INFO,
+                format!(
+                    "Saved {} to {}: the next runs use it",
+                    target.label(),
+                    save_to.display()
+                ),
+            ),
+            Ok(Err(e)) => (MessageType::WARNING, format!("Choice not saved: {e}")),
+            Err(e) => (MessageType::WARNING, format!("Choice not saved: {e}")),
+        };
+        state.client.show_message(kind, message).await;
+    }
+    Ok(target)
+}
+
+/// What a run asked for with no harness configured and none found says.
+pub const NOTHING_FOUND: &str = "Paired run not started: no harness found on this machine. \
+Install Claude Code (`claude`) or Codex (`codex`), or set OPENAI_BASE_URL to an OpenAI-compatible \
+endpoint (Ollama, vLLM, llama.cpp), or set [run] harness and model in skillwatch.toml.";
+
+/// Ask the author which of `found` to run on, and whether to save it to `save_to`.
+async fn pick(
+    state: &State,
+    skill_dir: &Path,
+    found: Vec<RunTarget>,
+    save_to: &Path,
+) -> Option<(RunTarget, bool)> {
+    let name = skill_dir
+        .file_name()
+        .map_or_else(|| "the skill".into(), |n| n.to_string_lossy().into_owned());
+    let title = format!("Run a paired eval of {name} on:");
+    if state.support().pick_run {
+        let params = PickRunParams {
+            skill_dir: skill_dir.to_path_buf(),
+            title,
+            choices: found
+                .iter()
+                .map(|t| PickChoice {
+                    label: t.label(),
+                    target: t.clone(),
+                })
+                .collect(),
+            save_to: save_to.to_path_buf(),
+        };
+        let answer = state.client.send_request::<PickRun>(params).await;
+        let picked = match answer {
+            Ok(Some(picked)) => picked,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!("skillwatch/pickRun failed: {e}");
+                return None;
+            }
+        };
+        return found.get(picked.index).cloned().map(|t| (t, picked.save));
+    }
+    let actions = found
+        .iter()
+        .map(|t| MessageActionItem {
+            title: t.label(),
+            properties: Default::default(),
+        })
+        .collect();
+    let answer = ask(state, title, actions).await?;
+    let target = found.into_iter().find(|t| t.label() == answer)?;
+    let question = format!(
+        "Save {} to {} so the next runs use it?",
+        target.label(),
+        save_to.display()
+    );
+    let yes = "Save";
+    let save = ask(
+        state,
+        question,
+        vec![
+            MessageActionItem {
+                title: yes.into(),
+                properties: Default::default(),
+            },
+            MessageActionItem {
+                title: "Not now".into(),
+                properties: Default::default(),
+            },
+        ],
+    )
+    .await
+    .is_some_and(|a| a == yes);
+    Some((target, save))
+}
+
+/// `window/showMessageRequest`: the title of the action taken.
+async fn ask(state: &State, message: String, actions: Vec<MessageActionItem>) -> Option<String> {
+    let params = ShowMessageRequestParams {
+        typ: MessageType::INFO,
+        message,
+        actions: Some(actions),
+    };
+    match state
+        .client
+        .send_request::<tower_lsp_server::ls_types::request::ShowMessageRequest>(params)
+        .await
+    {
+        Ok(answer) => answer.map(|a| a.title),
+        Err(e) => {
+            tracing::warn!("window/showMessageRequest failed: {e}");
+            None
+        }
+    }
+}
+
+/// The daemon request for a lens run on `target`.
+fn daemon_request(skill_dir: &str, case: Option<&str>, target: &RunTarget) -> RunRequest {
+    let dir = Path::new(skill_dir)
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(skill_dir));
+    let mut request = RunRequest::new(dir, &target.harness, &target.model);
+    request.base_url = target.base_url.clone();
     request.cases = case.map(str::to_string).into_iter().collect();
-    Some(request)
+    request
 }
 
 /// Queue the run on the daemon and follow the job to its end.
@@ -260,7 +472,7 @@ async fn show_history(
         }
     };
     if state.support().show_document {
-        match write_report(&skill_dir, &out.stdout) {
+        match write_report(&state, &skill_dir, &out.stdout) {
             Ok(uri) => {
                 let params = ShowDocumentParams {
                     uri,
@@ -283,10 +495,11 @@ async fn show_history(
     Ok(Some(Value::String(out.stdout)))
 }
 
-/// Write the history text where the editor can open it.
-fn write_report(skill_dir: &str, text: &str) -> std::io::Result<Uri> {
-    let dir = std::env::temp_dir().join("skillwatch-history");
-    std::fs::create_dir_all(&dir)?;
+/// Write the history text where the editor can open it: a file of this session's own private
+/// folder (removed when the session ends), so two editors never overwrite each other's report
+/// and no other user can read or replace it.
+fn write_report(state: &State, skill_dir: &str, text: &str) -> std::io::Result<Uri> {
+    let dir = state.report_dir()?;
     let name = PathBuf::from(skill_dir)
         .file_name()
         .map_or_else(|| "skill".to_string(), |n| n.to_string_lossy().into_owned());

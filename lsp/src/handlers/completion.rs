@@ -1,7 +1,10 @@
-//! textDocument/completion: frontmatter keys, eval fields, and assertion types with their
-//! fields. Works on text that does not parse yet (it is being typed): the context comes from
-//! indentation or bracket nesting, see [`crate::locate`].
+//! textDocument/completion: frontmatter keys (those the document's profile accepts), eval
+//! fields, and assertion types with their fields, all from core's field table
+//! (`skillwatch_core::fields`). Works on text that does not parse yet (it is being typed): the
+//! context comes from indentation or bracket nesting, see [`crate::locate`].
 
+use skillwatch_core::checks::Profile;
+use skillwatch_core::fields::{self, Field, Origin, Place, TypeValue};
 use skillwatch_core::text::BOM;
 use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
@@ -9,14 +12,13 @@ use tower_lsp_server::ls_types::{
 };
 
 use crate::documents::{Document, DocumentKind};
-use crate::fields::{self, Field};
 use crate::locate::{self, Step};
 
-/// Completion items at `position` (empty when nothing fits).
-pub fn complete(doc: &Document, position: Position) -> Vec<CompletionItem> {
+/// Completion items at `position` under `profile` (empty when nothing fits).
+pub fn complete(doc: &Document, position: Position, profile: Profile) -> Vec<CompletionItem> {
     let offset = doc.offset_of(position);
     match doc.kind {
-        DocumentKind::SkillMd => frontmatter_items(doc, offset),
+        DocumentKind::SkillMd => frontmatter_items(doc, offset, profile),
         DocumentKind::EvalYaml => eval_yaml_items(doc, offset),
         DocumentKind::EvalsJson => evals_json_items(doc, offset),
     }
@@ -32,7 +34,7 @@ fn word_before(text: &str, offset: usize) -> (usize, &str) {
     (line_start + start, &line[start..])
 }
 
-fn frontmatter_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
+fn frontmatter_items(doc: &Document, offset: usize, profile: Profile) -> Vec<CompletionItem> {
     let text = &doc.text;
     let Some(region_end) = frontmatter_region(text) else {
         return Vec::new();
@@ -55,8 +57,8 @@ fn frontmatter_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
         start: doc.position_of(start),
         end: doc.position_of(offset),
     };
-    fields::FRONTMATTER
-        .iter()
+    Place::Frontmatter
+        .known(profile)
         .filter(|f| f.name.starts_with(word) && !present.contains(&f.name))
         .map(|f| key_item(f, format!("{}: {}", f.name, f.value_hint), edit_range))
         .collect()
@@ -84,7 +86,7 @@ fn frontmatter_region(text: &str) -> Option<usize> {
 fn eval_yaml_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
     let text = &doc.text;
     let path = locate::yaml_path_at(text, offset);
-    let Some(table) = locate::fields_at(DocumentKind::EvalYaml, &path) else {
+    let Some(place) = locate::place_at(DocumentKind::EvalYaml, &path, false) else {
         return Vec::new();
     };
     let (start, word) = word_before(text, offset);
@@ -94,33 +96,25 @@ fn eval_yaml_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
         start: doc.position_of(start),
         end: doc.position_of(offset),
     };
-    let in_assertion = std::ptr::eq(table, fields::EVAL_YAML_ASSERTION_FIELDS);
-    if in_assertion && before_word.trim_start_matches("- ").trim_end() == "type:" {
-        return fields::ASSERTION_TYPES
+    let typed = !place.types().is_empty();
+    if typed && before_word.trim_start_matches("- ").trim_end() == "type:" {
+        return place
+            .types()
             .iter()
             .filter(|t| t.name.starts_with(word))
-            .map(|t| CompletionItem {
-                label: t.name.to_string(),
-                kind: Some(CompletionItemKind::ENUM_MEMBER),
-                detail: Some(format!("needs: {}", t.fields.join(", "))),
-                documentation: Some(markdown(fields::assertion_markdown(t))),
-                text_edit: Some(CompletionTextEdit::Edit(TextEdit {
-                    range: edit_range,
-                    new_text: t.name.to_string(),
-                })),
-                ..CompletionItem::default()
-            })
+            .map(|t| type_item(t, t.name.to_string(), edit_range))
             .collect();
     }
     if !(before_word.is_empty() || before_word == "-" || before_word == "- ") {
         return Vec::new(); // after a key's colon: a value, not a key
     }
-    let wanted: Option<&[&str]> = if in_assertion {
-        current_assertion_type(text, offset).map(|t| t.fields)
+    let wanted: Option<&[&str]> = if typed {
+        current_type(place, text, offset).map(|t| t.fields)
     } else {
         None
     };
-    table
+    place
+        .fields()
         .iter()
         .filter(|f| f.name.starts_with(word))
         .filter(|f| match wanted {
@@ -131,13 +125,25 @@ fn eval_yaml_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
         .collect()
 }
 
+fn type_item(t: &TypeValue, new_text: String, range: Range) -> CompletionItem {
+    CompletionItem {
+        label: t.name.to_string(),
+        kind: Some(CompletionItemKind::ENUM_MEMBER),
+        detail: Some(format!("needs: {}", t.fields.join(", "))),
+        documentation: Some(markdown(fields::type_markdown(t))),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit { range, new_text })),
+        ..CompletionItem::default()
+    }
+}
+
 /// The `type:` of the assertion item the cursor is in, looking up to the item's `- ` line.
-fn current_assertion_type(text: &str, offset: usize) -> Option<&'static fields::AssertionType> {
+fn current_type(place: Place, text: &str, offset: usize) -> Option<&'static TypeValue> {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     for line in text[..line_start].lines().rev() {
         let content = line.trim_start().trim_start_matches("- ");
         if let Some(value) = content.strip_prefix("type:") {
-            return fields::assertion_type(value.trim().trim_matches(['"', '\'']));
+            let value = value.trim().trim_matches(['"', '\'']);
+            return place.types().iter().find(|t| t.name == value);
         }
         if line.trim_start().starts_with("- ") {
             return None;
@@ -162,7 +168,8 @@ fn evals_json_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
     let Some(path) = locate::json_path_at(text, start) else {
         return Vec::new();
     };
-    let Some(table) = locate::fields_at(DocumentKind::EvalsJson, &path) else {
+    let cases_shape = text.contains("\"cases\"");
+    let Some(place) = locate::place_at(DocumentKind::EvalsJson, &path, cases_shape) else {
         return Vec::new();
     };
     let edit_range = Range {
@@ -170,12 +177,15 @@ fn evals_json_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
         end: doc.position_of(offset),
     };
     let legacy_root = matches!(path.first(), Some(Step::Index(_)));
-    table
+    place
+        .fields()
         .iter()
         .filter(|f| f.name.starts_with(word))
         .map(|f| {
             let mut item = key_item(f, format!("\"{}\": ", f.name), edit_range);
-            if legacy_root {
+            // the names a file's shape uses first: legacy names in a legacy array, else last
+            let legacy = f.origin == Origin::Legacy;
+            if legacy != legacy_root {
                 item.sort_text = Some(format!("1{}", f.name));
             }
             item.filter_text = Some(format!("\"{}", f.name));
@@ -214,7 +224,11 @@ mod tests {
     }
 
     fn labels_at_end(d: &Document) -> Vec<String> {
-        complete(d, d.position_of(d.text.len()))
+        labels_as(d, Profile::Default)
+    }
+
+    fn labels_as(d: &Document, profile: Profile) -> Vec<String> {
+        complete(d, d.position_of(d.text.len()), profile)
             .into_iter()
             .map(|i| i.label)
             .collect()
@@ -228,6 +242,23 @@ mod tests {
         assert!(!labels.contains(&"name".to_string()));
         let d = doc(DocumentKind::SkillMd, "SKILL.md", "---\nname: demo\nallo");
         assert_eq!(labels_at_end(&d), vec!["allowed-tools"]);
+        let d = doc(DocumentKind::SkillMd, "SKILL.md", "---\nname: demo\n");
+        let all = labels_at_end(&d);
+        for field in ["when_to_use", "arguments", "effort", "paths", "shell"] {
+            assert!(all.contains(&field.to_string()), "{field}: {all:?}");
+        }
+        // the strict profile rejects Claude Code's fields: they are not offered
+        let strict = labels_as(&d, Profile::AgentSkills);
+        assert_eq!(
+            strict,
+            [
+                "description",
+                "license",
+                "compatibility",
+                "metadata",
+                "allowed-tools"
+            ]
+        );
         let d = doc(
             DocumentKind::SkillMd,
             "SKILL.md",
@@ -267,7 +298,7 @@ mod tests {
             "evals/evals.json",
             "{\"skill_name\": \"demo\", \"evals\": [{\"id\": 1, \"pro",
         );
-        let items = complete(&d, d.position_of(d.text.len()));
+        let items = complete(&d, d.position_of(d.text.len()), Profile::Default);
         assert_eq!(items.len(), 1);
         let Some(CompletionTextEdit::Edit(edit)) = &items[0].text_edit else {
             panic!()

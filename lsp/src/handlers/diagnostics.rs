@@ -93,7 +93,10 @@ pub fn to_lsp(doc: &Document, finding: &checks::Diagnostic) -> lsp::Diagnostic {
             Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(finding.rule.to_string())),
-        code_description: None,
+        code_description: rule.and_then(|rule| {
+            let href = checks::rules_doc::href(rule).parse().ok()?;
+            Some(lsp::CodeDescription { href })
+        }),
         source: Some(SOURCE.to_string()),
         message: match rule {
             Some(rule) => format!("{} ({})", finding.message, rule.name),
@@ -168,6 +171,19 @@ fn config_failure(error: &ConfigError) -> lsp::Diagnostic {
     }
 }
 
+/// Checks running at once: one per core. An editor that opens hundreds of skill files in one
+/// burst (a restored session, "open all results") would otherwise get a blocking thread per
+/// file, each check holding its skill folder's set in memory at the same time, and each thread an
+/// allocator heap that keeps its pages after the check; more checks at once than cores finish no
+/// sooner.
+fn check_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        tokio::sync::Semaphore::new(cores)
+    })
+}
+
 /// Start the diagnostics worker of a newly opened document.
 pub fn spawn_worker(state: Arc<State>, changes: watch::Receiver<Arc<Document>>) {
     tokio::spawn(worker(state, changes));
@@ -186,6 +202,7 @@ async fn worker(state: Arc<State>, mut changes: watch::Receiver<Arc<Document>>) 
             .skill_dir()
             .map(|dir| state.regressions(&dir))
             .unwrap_or_default();
+        let slot = check_slots().acquire().await;
         let task = tokio::task::spawn_blocking(move || {
             let (options, config_error) = settings.options_for(doc.config_dir());
             let mut diagnostics = compute(&doc, &options);
@@ -197,7 +214,9 @@ async fn worker(state: Arc<State>, mut changes: watch::Receiver<Arc<Document>>) 
             ));
             (doc, diagnostics)
         });
-        let (doc, diagnostics) = match task.await {
+        let checked = task.await;
+        drop(slot);
+        let (doc, diagnostics) = match checked {
             Ok(done) => done,
             Err(e) => {
                 // a check panicked: say so on the document rather than go silent

@@ -1,4 +1,5 @@
-//! textDocument/didOpen, didChange, didClose: keep the document store in step with the editor.
+//! textDocument/didOpen, didChange, didClose, didSave: keep the document store in step with the
+//! editor.
 //!
 //! These handlers do all their work before their first `.await` (they have none), so the order
 //! in which the server starts them, which is the order the editor sent them, is the order edits
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tower_lsp_server::ls_types::{
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, MessageType,
 };
 
 use crate::documents::{Document, DocumentKind};
@@ -42,6 +44,7 @@ pub fn did_open(state: &Arc<State>, params: DidOpenTextDocumentParams) {
         .documents()
         .insert(item.uri, OpenDocument { doc, changes });
     diagnostics::spawn_worker(state.clone(), receiver);
+    crate::daemon::skill_opened(state);
     if let Some(dir) = skill_md {
         // regression warnings come from the history: fetched off the typing path
         let state = state.clone();
@@ -64,12 +67,48 @@ pub fn did_change(state: &State, params: DidChangeTextDocumentParams) {
         );
         return;
     }
-    let doc = Arc::make_mut(&mut open.doc);
-    if let Err(e) = doc.apply_changes(params.text_document.version, params.content_changes) {
-        tracing::error!("change not applied, document may be out of sync: {e}");
-        return;
+    match open
+        .doc
+        .with_changes(params.text_document.version, params.content_changes)
+    {
+        Ok(doc) => {
+            open.doc = Arc::new(doc);
+            open.changes.send_replace(open.doc.clone());
+        }
+        Err(e) => {
+            // None of the batch applies: the text stays the editor's as of the last version
+            // both agree on, and the author is told, rather than checked text that silently
+            // differs from the buffer.
+            let uri = params.text_document.uri.clone();
+            drop(documents);
+            tracing::error!(
+                uri = uri.as_str(),
+                "change refused, none of it applied: {e}"
+            );
+            let client = state.client.clone();
+            let message = format!(
+                "skillwatch refused an edit of {} ({e}); its diagnostics follow the text before \
+                 that edit until the file is closed and opened again",
+                uri.as_str()
+            );
+            tokio::spawn(async move { client.show_message(MessageType::ERROR, message).await });
+        }
     }
-    open.changes.send_replace(open.doc.clone());
+}
+
+/// A saved document: check it again (files it refers to may have been saved with it) and
+/// refresh the skill's regression warnings; the daemon's watcher sees the save on disk.
+#[tracing::instrument(skip_all, fields(uri = params.text_document.uri.as_str()))]
+pub fn did_save(state: &Arc<State>, params: DidSaveTextDocumentParams) {
+    let Some(doc) = state.document(&params.text_document.uri) else {
+        return;
+    };
+    let Some(dir) = doc.skill_dir() else {
+        return;
+    };
+    state.recheck_skill(&dir);
+    let state = state.clone();
+    tokio::spawn(async move { regressions::refresh(&state, dir).await });
 }
 
 /// Forget a closed document; its worker clears its diagnostics and ends.

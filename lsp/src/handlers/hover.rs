@@ -1,23 +1,25 @@
 //! textDocument/hover: what the frontmatter key or eval field under the cursor means and what
-//! its limits are; on an assertion's `type` value, what that assertion checks.
+//! its limits are (core's field table, `skillwatch_core::fields`); on a `type` value, what that
+//! check does. A frontmatter key the document's profile rejects says so.
 
+use skillwatch_core::checks::Profile;
+use skillwatch_core::fields::{self, Origin};
 use skillwatch_core::skill::{Frontmatter, SkillDocument};
-use skillwatch_core::text::bom_len;
+use skillwatch_core::text::{Span, bom_len};
 use skillwatch_core::yaml::{self, Node};
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
 use crate::documents::{Document, DocumentKind};
-use crate::fields;
 use crate::locate::{self, On};
 
-/// The hover at `position`, or `None` when the cursor is on nothing documented.
-pub fn hover(doc: &Document, position: Position) -> Option<Hover> {
+/// The hover at `position` under `profile`, or `None` when the cursor is on nothing documented.
+pub fn hover(doc: &Document, position: Position, profile: Profile) -> Option<Hover> {
     let offset = doc.offset_of(position);
     let (markdown, span) = match doc.kind {
-        DocumentKind::SkillMd => skill_md_hover(doc, offset)?,
+        DocumentKind::SkillMd => skill_md_hover(doc, offset, profile)?,
         DocumentKind::EvalYaml | DocumentKind::EvalsJson => {
             let root = yaml::parse(&doc.text, 0).ok()?;
-            tree_hover(doc.kind, &root, offset)?
+            tree_hover(doc.kind, &root, offset, profile)?
         }
     };
     Some(Hover {
@@ -29,15 +31,19 @@ pub fn hover(doc: &Document, position: Position) -> Option<Hover> {
     })
 }
 
-fn skill_md_hover(doc: &Document, offset: usize) -> Option<(String, skillwatch_core::text::Span)> {
-    // parse the editor's text as is: no BOM handling needed for positions inside frontmatter
-    // unless a BOM is present, in which case core's offsets are 3 bytes early
+fn skill_md_hover(doc: &Document, offset: usize, profile: Profile) -> Option<(String, Span)> {
+    // core parses the text without its BOM: its offsets are that many bytes early
     let bom = bom_len(&doc.text);
     let parsed = SkillDocument::parse(doc.text.clone());
     let Frontmatter::Parsed { root, .. } = &parsed.frontmatter else {
         return None;
     };
-    let (markdown, span) = tree_hover(DocumentKind::SkillMd, root, offset.checked_sub(bom)?)?;
+    let (markdown, span) = tree_hover(
+        DocumentKind::SkillMd,
+        root,
+        offset.checked_sub(bom)?,
+        profile,
+    )?;
     Some((markdown, span.shifted(bom)))
 }
 
@@ -45,21 +51,29 @@ fn tree_hover(
     kind: DocumentKind,
     root: &Node,
     offset: usize,
-) -> Option<(String, skillwatch_core::text::Span)> {
+    profile: Profile,
+) -> Option<(String, Span)> {
     let found = locate::locate(root, offset)?;
+    let cases_shape = root.get("cases").is_some();
+    let place = locate::place_at(kind, &found.path, cases_shape)?;
     match found.on {
         On::Key(entry) => {
-            let table = locate::fields_at(kind, &found.path)?;
-            let field = fields::find(table, entry.key.as_key()?)?;
-            Some((fields::hover_markdown(field), entry.key.span))
-        }
-        On::Value(node, Some("type")) if kind == DocumentKind::EvalYaml => {
-            let table = locate::fields_at(kind, &found.path)?;
-            if !std::ptr::eq(table, fields::EVAL_YAML_ASSERTION_FIELDS) {
-                return None;
+            let field = place.field(entry.key.as_key()?)?;
+            let mut markdown = fields::hover_markdown(field);
+            if field.origin == Origin::ClaudeCode && profile == Profile::AgentSkills {
+                markdown.push_str(
+                    "\n\n⚠ Not in the Agent Skills specification: the `agentskills` profile \
+                     rejects it (SW116).",
+                );
             }
-            let assertion = fields::assertion_type(node.as_str()?)?;
-            Some((fields::assertion_markdown(assertion), node.span))
+            Some((markdown, entry.key.span))
+        }
+        On::Value(node, Some("type")) => {
+            let value = place
+                .types()
+                .iter()
+                .find(|t| Some(t.name) == node.as_str())?;
+            Some((fields::type_markdown(value), node.span))
         }
         On::Value(..) => None,
     }
@@ -76,13 +90,17 @@ mod tests {
         Document::new(uri, path, kind, 1, text.into())
     }
 
-    fn hover_text(doc: &Document, needle: &str) -> Option<String> {
+    fn hover_as(doc: &Document, needle: &str, profile: Profile) -> Option<String> {
         let offset = doc.text.find(needle).unwrap() + 1;
-        let h = hover(doc, doc.position_of(offset))?;
+        let h = hover(doc, doc.position_of(offset), profile)?;
         match h.contents {
             HoverContents::Markup(m) => Some(m.value),
             _ => None,
         }
+    }
+
+    fn hover_text(doc: &Document, needle: &str) -> Option<String> {
+        hover_as(doc, needle, Profile::Default)
     }
 
     #[test]
@@ -90,11 +108,21 @@ mod tests {
         let d = doc(
             DocumentKind::SkillMd,
             "SKILL.md",
-            "---\nname: demo\ndescription: Does things 😀\n---\nname: body text\n",
+            "---\nname: demo\ndescription: Does things 😀\neffort: high\n---\nname: body text\n",
         );
         let text = hover_text(&d, "description").unwrap();
         assert!(text.contains("1-1024 characters"), "{text}");
         assert!(hover_text(&d, "name: body").is_none());
+        let effort = hover_text(&d, "effort").unwrap();
+        assert!(
+            effort.contains("xhigh") && !effort.contains("rejects"),
+            "{effort}"
+        );
+        let strict = hover_as(&d, "effort", Profile::AgentSkills).unwrap();
+        assert!(
+            strict.contains("`agentskills` profile rejects it"),
+            "{strict}"
+        );
     }
 
     #[test]
@@ -122,7 +150,7 @@ mod tests {
         let d = doc(
             DocumentKind::EvalsJson,
             "evals/evals.json",
-            "{\"skill_name\": \"demo\", \"evals\": [{\"id\": 1, \"expected_skill\": null}]}",
+            "{\"skill_name\": \"demo\", \"evals\": [{\"id\": 1, \"expected_skill\": null, \"should_trigger\": false, \"must_not\": [{\"type\": \"not_contains\", \"phrase\": \"x\"}]}]}",
         );
         assert!(
             hover_text(&d, "expected_skill")
@@ -130,5 +158,13 @@ mod tests {
                 .contains("negative case")
         );
         assert!(hover_text(&d, "skill_name").is_some());
+        assert!(hover_text(&d, "should_trigger").is_some());
+        assert!(hover_text(&d, "must_not").is_some());
+        assert!(
+            hover_text(&d, "phrase")
+                .unwrap()
+                .contains("case-insensitive")
+        );
+        assert!(hover_text(&d, "not_contains").unwrap().contains("`phrase`"));
     }
 }

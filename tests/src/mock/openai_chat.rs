@@ -11,18 +11,33 @@ use super::{
     content_text, next_id,
 };
 
-/// Start a chat-completions server answering from `script`.
+/// Start a chat-completions server answering from `script`; `GET /v1/models` lists `mock`.
 pub fn server(script: Script) -> MockServer {
-    MockServer::start(handler(script))
+    server_listing(script, &["mock"])
+}
+
+/// Start a chat-completions server answering from `script` whose `GET /v1/models` lists
+/// `models` (what an editor's harness picker offers for the endpoint).
+pub fn server_listing(script: Script, models: &[&str]) -> MockServer {
+    MockServer::start(handler_listing(script, models))
 }
 
 /// The handler of [`server`], to wrap (e.g. in [`super::faults::injecting`]).
 pub fn handler(script: Script) -> Handler {
-    let ids = Arc::new(AtomicU64::new(0));
-    Arc::new(move |req: &RecordedRequest| handle(req, &script, &ids))
+    handler_listing(script, &["mock"])
 }
 
-fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64) -> HttpReply {
+/// The handler of [`server_listing`].
+fn handler_listing(script: Script, models: &[&str]) -> Handler {
+    let ids = Arc::new(AtomicU64::new(0));
+    let listing = json!({
+        "object": "list",
+        "data": models.iter().map(|m| json!({"id": m, "object": "model"})).collect::<Vec<_>>()
+    });
+    Arc::new(move |req: &RecordedRequest| handle(req, &script, &ids, &listing))
+}
+
+fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64, listing: &Value) -> HttpReply {
     let path = req.path.split('?').next().unwrap_or("");
     match (req.method.as_str(), path) {
         ("POST", "/v1/chat/completions" | "/chat/completions") => {
@@ -32,9 +47,7 @@ fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64) -> HttpReply 
             let reply = script(&model_request(&req.body));
             HttpReply::json(&completion(&req.body, &reply, ids))
         }
-        ("GET", "/v1/models" | "/models") => {
-            HttpReply::json(&json!({"object": "list", "data": [{"id": "mock", "object": "model"}]}))
-        }
+        ("GET", "/v1/models" | "/models") => HttpReply::json(listing),
         _ => HttpReply::error(
             404,
             &format!("mock: no route for {} {}", req.method, req.path),

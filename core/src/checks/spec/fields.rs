@@ -8,7 +8,8 @@ use regex::Regex;
 
 use super::super::context::Ctx;
 use super::super::{Edit, Fix, Profile};
-use super::{CLAUDE_CODE_FIELDS, SPEC_FIELDS, name, truncate};
+use super::{is_claude_code_field, name, spec_fields, truncate};
+use crate::fields::Place;
 use crate::text::Span;
 use crate::yaml::{Entry, Node, Resolved, Value};
 
@@ -306,11 +307,7 @@ pub(super) fn value_or_key(entry: &Entry) -> Span {
 }
 
 fn known_fields(profile: Profile) -> impl Iterator<Item = &'static str> {
-    let extra: &[&str] = match profile {
-        Profile::Default => CLAUDE_CODE_FIELDS,
-        Profile::AgentSkills => &[],
-    };
-    SPEC_FIELDS.iter().chain(extra).copied()
+    Place::Frontmatter.known(profile).map(|f| f.name)
 }
 
 fn unknown(ctx: &mut Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) {
@@ -337,16 +334,16 @@ fn unknown(ctx: &mut Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) {
         );
         return;
     }
-    let message = if CLAUDE_CODE_FIELDS.contains(&key) {
+    let message = if is_claude_code_field(key) {
         format!(
             "field `{key}` is a Claude Code extension, not in the Agent Skills specification \
              (which allows {}); move it under `metadata` or use the default profile",
-            SPEC_FIELDS.join(", ")
+            spec_fields().join(", ")
         )
     } else if profile == Profile::AgentSkills {
         format!(
             "unknown field `{key}`: the Agent Skills specification allows only {}; move it under `metadata`",
-            SPEC_FIELDS.join(", ")
+            spec_fields().join(", ")
         )
     } else {
         format!(

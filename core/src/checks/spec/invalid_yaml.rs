@@ -3,6 +3,7 @@
 
 use crate::checks::context::Ctx;
 use crate::checks::quote_fix::quote_fix;
+use crate::fields::Place;
 use crate::text::Span;
 use crate::yaml::YamlError;
 
@@ -10,11 +11,7 @@ use crate::yaml::YamlError;
 pub(super) fn report(ctx: &mut Ctx<'_>, fm: Span, error: &YamlError) {
     let text = &ctx.doc.text;
     let mut message = format!("frontmatter is not valid YAML: {}", error.describe(text));
-    let fields: Vec<&str> = super::SPEC_FIELDS
-        .iter()
-        .chain(super::CLAUDE_CODE_FIELDS)
-        .copied()
-        .collect();
+    let fields: Vec<&str> = Place::Frontmatter.fields().iter().map(|f| f.name).collect();
     let fix = quote_fix(text, fm, error.span.start, &error.message, &fields).map(|(why, fix)| {
         message.push_str("; ");
         message.push_str(&why);

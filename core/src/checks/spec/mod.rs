@@ -14,37 +14,28 @@ mod name;
 mod strict_yaml;
 pub(crate) mod substitution;
 
+use super::Profile;
 use super::context::Ctx;
+use crate::fields::{Origin, Place};
 use crate::skill::Frontmatter;
 use crate::text::Span;
 use crate::yaml::{Mark, Node};
 
-/// The six fields the Agent Skills specification defines.
-pub const SPEC_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-];
+/// The fields the Agent Skills specification defines (the `agentskills` profile's whole set),
+/// from core's field table.
+fn spec_fields() -> Vec<&'static str> {
+    Place::Frontmatter
+        .known(Profile::AgentSkills)
+        .map(|f| f.name)
+        .collect()
+}
 
-/// Frontmatter fields Claude Code documents beyond the specification; known under the
-/// default profile.
-pub const CLAUDE_CODE_FIELDS: &[&str] = &[
-    "when_to_use",
-    "argument-hint",
-    "arguments",
-    "disable-model-invocation",
-    "user-invocable",
-    "model",
-    "effort",
-    "context",
-    "agent",
-    "hooks",
-    "paths",
-    "shell",
-];
+/// Whether `key` is a field Claude Code documents beyond the specification.
+fn is_claude_code_field(key: &str) -> bool {
+    Place::Frontmatter
+        .field(key)
+        .is_some_and(|f| f.origin == Origin::ClaudeCode)
+}
 
 /// What is wrong with `name` as a skill's name, as short phrases (none for a valid name):
 /// for tools that create skills (`skillwatch init`) and must not create a broken one.

@@ -3,6 +3,12 @@
 -- completion, quick fixes and lift code lenses all come from the server.
 --
 --   require("skillwatch").setup({ cmd = { "skillwatch", "lsp" }, settings = { rules = { SW108 = "off" } } })
+--
+-- Beyond what Neovim's client does by itself, the plugin answers the server's own requests:
+-- `workspace/codeLens/refresh` (Neovim 0.11 neither advertises nor handles it) re-requests the
+-- lenses of every buffer the server is attached to, so a finished run shows without a keystroke;
+-- `skillwatch/pickRun` (a run asked for with no harness configured) offers the harnesses found on
+-- this machine through vim.ui.select, then asks whether to save the choice.
 
 local M = {}
 
@@ -11,9 +17,15 @@ M.defaults = {
   cmd = { "skillwatch", "lsp" },
   -- sent as initializationOptions and workspace/didChangeConfiguration (lsp/src/settings.rs)
   settings = {},
-  -- refresh code lenses when entering a skill buffer and after edits
+  -- show code lenses, refreshed on the server's request and when entering a skill buffer
   codelens = true,
+  -- milliseconds Neovim waits before sending edits: the server answers an edit in a few
+  -- milliseconds, so Neovim's 150 ms default would be most of the keystroke-to-diagnostic time
+  debounce_text_changes = 20,
 }
+
+--- The options of the last setup() (read by :checkhealth skillwatch).
+M.options = vim.deepcopy(M.defaults)
 
 --- Whether `path` is a file skillwatch serves: SKILL.md, an eval.yaml inside a tests tree, or
 --- evals/evals.json.
@@ -33,6 +45,73 @@ function M.is_skill_file(path)
     return path:find("/tests/", 1, true) ~= nil
   end
   return false
+end
+
+--- vim.ui.select from inside a server request's handler (Neovim runs those in a coroutine): the
+--- item chosen, or nil. Works with a synchronous select (the default) and with an asynchronous
+--- one (telescope, fzf-lua, snacks), whose callback resumes the handler.
+local function select(items, opts)
+  local co = coroutine.running()
+  local answered, choice, waiting = false, nil, false
+  vim.ui.select(items, opts, function(item)
+    if answered then
+      return
+    end
+    answered, choice = true, item
+    if waiting then
+      coroutine.resume(co)
+    end
+  end)
+  if not answered and co ~= nil then
+    waiting = true
+    coroutine.yield()
+  end
+  return choice
+end
+
+--- `skillwatch/pickRun`: which harness and model to run on, and whether to save it.
+local function pick_run(_, params)
+  local choice = select(params.choices, {
+    prompt = params.title,
+    kind = "skillwatch.pickRun",
+    format_item = function(c)
+      return c.label .. "  (" .. c.found .. ")"
+    end,
+  })
+  if choice == nil then
+    return vim.NIL
+  end
+  local index
+  for i, c in ipairs(params.choices) do
+    if c == choice then
+      index = i - 1
+    end
+  end
+  local save = "Save to " .. params.saveTo
+  local answer = select({ save, "Not now" }, {
+    prompt = "Keep " .. choice.label .. " for the next runs?",
+    kind = "skillwatch.saveChoice",
+  })
+  return { index = index, save = answer == save }
+end
+
+--- `workspace/codeLens/refresh`: re-request the lenses of every buffer of this client.
+local function refresh_lenses(_, _, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if client ~= nil then
+    for bufnr in pairs(client.attached_buffers) do
+      if vim.api.nvim_buf_is_loaded(bufnr) then
+        vim.lsp.codelens.refresh({ bufnr = bufnr })
+      end
+    end
+  end
+  return vim.NIL
+end
+
+--- `skillwatch/runFinished`: say how the run ended (the lenses follow by the refresh).
+local function run_finished(_, params)
+  local level = params.success and vim.log.levels.INFO or vim.log.levels.ERROR
+  vim.notify("skillwatch: " .. params.message, level)
 end
 
 local function on_attach(client, bufnr, opts)
@@ -64,6 +143,16 @@ function M.config(opts)
     end,
     init_options = opts.settings,
     settings = { skillwatch = opts.settings },
+    flags = { debounce_text_changes = opts.debounce_text_changes },
+    capabilities = {
+      workspace = { codeLens = { refreshSupport = opts.codelens } },
+      experimental = { skillwatch = { pickRun = true } },
+    },
+    handlers = {
+      ["workspace/codeLens/refresh"] = refresh_lenses,
+      ["skillwatch/pickRun"] = pick_run,
+      ["skillwatch/runFinished"] = run_finished,
+    },
     on_attach = function(client, bufnr)
       on_attach(client, bufnr, opts)
     end,
@@ -72,6 +161,7 @@ end
 
 --- Register and enable the server.
 function M.setup(opts)
+  M.options = vim.tbl_deep_extend("force", M.defaults, opts or {})
   vim.lsp.config("skillwatch", M.config(opts))
   vim.lsp.enable("skillwatch")
   vim.api.nvim_create_user_command("SkillwatchRunEval", function()
@@ -91,11 +181,7 @@ function M.exec(command)
     return
   end
   local path = vim.api.nvim_buf_get_name(bufnr)
-  local dir = vim.fs.dirname(path)
-  if vim.fs.basename(path) ~= "SKILL.md" then
-    dir = vim.fs.dirname(dir)
-  end
-  client:exec_cmd({ title = command, command = command, arguments = { dir } }, { bufnr = bufnr })
+  client:exec_cmd({ title = command, command = command, arguments = { path } }, { bufnr = bufnr })
 end
 
 return M
