@@ -264,12 +264,20 @@ static FRONTMATTER: &[Field] = &[
 ];
 
 /// Top-level keys of a skill-validator `eval.yaml`.
-static EVAL_YAML_TOP: &[Field] = &[field(
-    "scenarios",
-    "The eval cases. Each scenario is run twice per attempt, without and with the skill, and the difference is the skill's lift.",
-    "Required list with at least one scenario.",
-    "",
-)];
+static EVAL_YAML_TOP: &[Field] = &[
+    field(
+        "scenarios",
+        "The eval cases. Each scenario is run twice per attempt, without and with the skill, and the difference is the skill's lift.",
+        "Required list with at least one scenario.",
+        "",
+    ),
+    field(
+        "triggers",
+        "Trigger queries for `skillwatch trigger`: user messages and whether the agent should pick the skill for them (scenarios count too, by `expect_activation`).",
+        "Optional mapping: `positive`, `negative`, `near_miss`, each a list of queries.",
+        "",
+    ),
+];
 
 /// Fields of one eval.yaml scenario.
 static SCENARIO: &[Field] = &[
