@@ -10,12 +10,11 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, anyhow};
 use skillwatch_core::scoring::skilltester::{SecurityGroup, SecurityStatus};
 use skillwatch_daemon::probe::{ProbeEvent, ProbeProgress, ProbeReport, ProbeRequest, Prober};
-use skillwatch_daemon::runner::parse_kind;
 use skillwatch_daemon::store::ProbeOutcome;
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::DbArgs;
-use super::run::{HarnessFlags, load_config};
+use super::run::{HarnessFlags, harness_and_model, load_config};
 
 /// Arguments of `skillwatch probe`.
 #[derive(clap::Args)]
@@ -117,19 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
     let config = load_config(a.config.as_deref(), &a.skill)?;
-    let kind_name = a
-        .harness
-        .clone()
-        .or(config.run.harness.clone())
-        .ok_or_else(|| {
-            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
-        })?;
-    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
-    let model = a
-        .model
-        .clone()
-        .or(config.run.model.clone())
-        .ok_or_else(|| anyhow!("expected --model, found none"))?;
+    let (kind, model) = harness_and_model(a.harness.as_deref(), a.model.as_deref(), &config)?;
     if !(0.0..=100.0).contains(&a.theta_s) {
         return Err(anyhow!(
             "--theta-s: expected a score from 0 to 100, found {}",

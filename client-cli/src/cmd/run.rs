@@ -240,6 +240,27 @@ pub(crate) fn request(args: &Args) -> anyhow::Result<RunRequest> {
     build_request(args, &config)
 }
 
+/// The harness and model a one-skill command (`trigger`, `probe`) runs on: its flags, else
+/// `[run]` of skillwatch.toml; either missing is an error that names the flag.
+pub(crate) fn harness_and_model(
+    harness: Option<&str>,
+    model: Option<&str>,
+    config: &RunConfig,
+) -> anyhow::Result<(HarnessKind, String)> {
+    let kind_name = harness
+        .map(str::to_owned)
+        .or(config.run.harness.clone())
+        .ok_or_else(|| {
+            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
+        })?;
+    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
+    let model = model
+        .map(str::to_owned)
+        .or(config.run.model.clone())
+        .ok_or_else(|| anyhow!("expected --model, found none"))?;
+    Ok((kind, model))
+}
+
 /// The explicit `--config`, else the nearest skillwatch.toml above the skill, else defaults.
 pub(crate) fn load_config(explicit: Option<&Path>, skill: &Path) -> anyhow::Result<RunConfig> {
     match explicit

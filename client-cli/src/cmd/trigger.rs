@@ -3,18 +3,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
 use skillwatch_core::scoring::Interval;
 use skillwatch_core::scoring::trigger::PooledRate;
 use skillwatch_core::trajectory::Decision;
 use skillwatch_daemon::harness::HostEnv;
-use skillwatch_daemon::runner::parse_kind;
 use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, TriggerTrialRecord, plan};
 use tokio_util::sync::CancellationToken;
 
-use super::run::{HarnessFlags, load_config};
+use super::run::{HarnessFlags, harness_and_model, load_config};
 
 /// `skillwatch trigger`.
 #[derive(Parser)]
@@ -84,19 +83,7 @@ pub struct Args {
 /// Check visibility, run the trials unless it blocks, print the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let config = load_config(a.config.as_deref(), &a.skill)?;
-    let kind_name = a
-        .harness
-        .clone()
-        .or(config.run.harness.clone())
-        .ok_or_else(|| {
-            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
-        })?;
-    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
-    let model = a
-        .model
-        .clone()
-        .or(config.run.model.clone())
-        .ok_or_else(|| anyhow!("expected --model, found none"))?;
+    let (kind, model) = harness_and_model(a.harness.as_deref(), a.model.as_deref(), &config)?;
     let flags = HarnessFlags {
         base_url: a.base_url.clone(),
         api_key_env: a.api_key_env.clone(),
