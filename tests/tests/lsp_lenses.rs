@@ -205,7 +205,7 @@ fn a_skill_without_runs_says_so_and_new_results_refresh_lenses() {
         "textDocument/codeLens",
         json!({"textDocument": {"uri": uri}}),
     );
-    assert_eq!(titles_of(&lenses)[0], "No history database");
+    assert_eq!(titles_of(&lenses)[0], "No runs yet");
 
     // results land (the database is created by the import): the server asks for a refresh
     import_example(&db, "run-one");

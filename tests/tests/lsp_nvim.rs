@@ -185,7 +185,7 @@ fn neovim_lifts_a_skill_with_no_config_and_its_lenses_follow_the_runs() {
     let first = &phase("lenses shown")["lenses"];
     assert_eq!(
         first,
-        &serde_json::json!(["No history database", "▶ Run paired eval"]),
+        &serde_json::json!(["No runs yet", "▶ Run paired eval"]),
         "{result:#}"
     );
     let asked = result["asked"].as_array().unwrap();

@@ -128,7 +128,7 @@ fn a_run_with_no_config_asks_runs_the_choice_and_saves_it() {
     });
     let uri = s.open_skill(&mut client);
     let (titles, _) = lens_titles(&mut client, &uri);
-    assert_eq!(titles, ["No history database", "▶ Run paired eval"]);
+    assert_eq!(titles, ["No runs yet", "▶ Run paired eval"]);
 
     let finished = run_lens(&mut client, &uri);
     assert_eq!(finished["success"], true, "{finished}");

@@ -191,7 +191,8 @@ pub fn case_title(result: &CaseResult, now: SystemTime) -> String {
 
 fn history_error_title(error: &HistoryError) -> String {
     match error {
-        HistoryError::Unavailable(_) => "No history database".to_string(),
+        // before the first run the history does not exist yet: nothing is wrong
+        HistoryError::Unavailable(_) => "No runs yet".to_string(),
         HistoryError::Store { .. } => format!("History unavailable: {error}"),
     }
 }
