@@ -240,24 +240,30 @@ pub(crate) fn request(args: &Args) -> anyhow::Result<RunRequest> {
     build_request(args, &config)
 }
 
-/// The harness and model a one-skill command (`trigger`, `probe`) runs on: its flags, else
-/// `[run]` of skillwatch.toml; either missing is an error that names the flag.
+/// The harness and model a command runs on: its flags, else `[run]` of skillwatch.toml; either
+/// missing is an error that names the flag and the file it could also come from.
 pub(crate) fn harness_and_model(
     harness: Option<&str>,
     model: Option<&str>,
     config: &RunConfig,
 ) -> anyhow::Result<(HarnessKind, String)> {
+    let from_file = config
+        .path
+        .as_ref()
+        .map_or(String::new(), |p| format!(" or [run] in {}", p.display()));
     let kind_name = harness
         .map(str::to_owned)
         .or(config.run.harness.clone())
         .ok_or_else(|| {
-            anyhow!("expected --harness (claude-code, codex, openai or command), found none")
+            anyhow!(
+                "expected --harness (claude-code, codex, openai or command){from_file}, found none"
+            )
         })?;
     let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
     let model = model
         .map(str::to_owned)
         .or(config.run.model.clone())
-        .ok_or_else(|| anyhow!("expected --model, found none"))?;
+        .ok_or_else(|| anyhow!("expected --model{from_file}, found none"))?;
     Ok((kind, model))
 }
 
@@ -274,25 +280,7 @@ pub(crate) fn load_config(explicit: Option<&Path>, skill: &Path) -> anyhow::Resu
 
 /// Flags over skillwatch.toml over defaults.
 fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
-    let from_file = config
-        .path
-        .as_ref()
-        .map_or(String::new(), |p| format!(" or [run] in {}", p.display()));
-    let kind_name = a
-        .harness
-        .clone()
-        .or(config.run.harness.clone())
-        .ok_or_else(|| {
-            anyhow!(
-                "expected --harness (claude-code, codex, openai or command){from_file}, found none"
-            )
-        })?;
-    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
-    let model = a
-        .model
-        .clone()
-        .or(config.run.model.clone())
-        .ok_or_else(|| anyhow!("expected --model{from_file}, found none"))?;
+    let (kind, model) = harness_and_model(a.harness.as_deref(), a.model.as_deref(), config)?;
     let harness = harness_settings(a, config, kind);
     let mut r = RunRequest::new(&a.skill, harness.clone(), model);
     r.runs = a.runs.or(config.run.runs).unwrap_or(1).max(1);
