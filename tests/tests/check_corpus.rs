@@ -1,5 +1,5 @@
-//! `skillwatch check` over the shared corpus of real skills: every SKILL.md parses, the run
-//! finishes, and every error it reports is a true specification violation, re-verified here
+//! `skillwatch check` over the bundled corpus of real skills (tests/fixtures/corpus): every
+//! SKILL.md parses, the run finishes, and every error it reports is a true specification violation, re-verified here
 //! independently of the rule that raised it.
 
 use std::path::Path;
@@ -96,7 +96,7 @@ fn verify_error(d: &serde_json::Value) -> String {
             format!("compatibility of {n} characters")
         }
         "SW405" => {
-            // The corpus copy keeps only files under 50 KB (shared/corpus/README.md), so eval
+            // The corpus was copied keeping only files under 50 KB (from ../shared/corpus), so eval
             // fixtures can be missing: a real error (the case cannot be staged), checked here
             // against the file system rather than trusted.
             let message = d["message"].as_str().unwrap();
