@@ -493,6 +493,16 @@ fn skills_in_one_folder_are_checked_as_the_set_an_agent_lists() {
         .map(|d| d["path"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(cut, ["skills/s15/SKILL.md", "skills/s16/SKILL.md"]);
+    // One skill checked alone is still judged with the skills beside it.
+    let alone = json_report(&skillwatch(
+        &["check", "skills/s16", "--json"],
+        Some(many.path()),
+    ));
+    let rules: Vec<String> = diagnostics(&alone)
+        .into_iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(rules.contains(&"SW222".to_string()), "{rules:?}");
 }
 
 #[test]
