@@ -540,8 +540,9 @@ fn finished_trials(job: &Path) -> usize {
 }
 
 /// Codex's model: when a skill named release-codename is listed, read its SKILL.md with a
-/// shell command (the path as Codex lists it); once the skill's text came back, write the
-/// codename; without the skill, write UNKNOWN; after the write, end the turn.
+/// shell command (its path as Codex lists it: a short path under a skill root, `r0/...`,
+/// expanded through the roots table as the model is told to); once the skill's text came
+/// back, write the codename; without the skill, write UNKNOWN; after the write, end the turn.
 fn codex_script() -> Script {
     Arc::new(|req: &ModelRequest| {
         let usage = MockUsage {
@@ -550,13 +551,8 @@ fn codex_script() -> Script {
             output: 12,
         };
         let shell = |cmd: String| ModelReply::tool("exec_command", json!({"cmd": cmd}), usage);
-        let skill_path = req
-            .text
-            .split(|c: char| c.is_whitespace() || "()'\"`,".contains(c))
-            .find(|w| w.ends_with("release-codename/SKILL.md"))
-            .map(str::to_owned);
         match req.tool_results.len() {
-            0 if req.offers_tool("exec_command") => match skill_path {
+            0 if req.offers_tool("exec_command") => match skill_path(&req.text) {
                 Some(p) => shell(format!("cat {p}")),
                 None => shell("echo UNKNOWN > answer.txt".into()),
             },
@@ -565,5 +561,19 @@ fn codex_script() -> Script {
             }
             _ => ModelReply::text("Done: answer.txt written.", usage),
         }
+    })
+}
+
+/// The absolute path of release-codename's SKILL.md in Codex's skill listing.
+fn skill_path(listing: &str) -> Option<String> {
+    let entry = regex::Regex::new(r"- release-codename: .*\(file: ([^)]+)\)").unwrap();
+    let short = entry.captures(listing)?[1].to_owned();
+    let Some((root, rest)) = short.split_once('/') else {
+        return Some(short);
+    };
+    let table = regex::Regex::new(&format!(r"`{}` = `([^`]+)`", regex::escape(root))).unwrap();
+    Some(match table.captures(listing) {
+        Some(c) => format!("{}/{rest}", &c[1]),
+        None => short,
     })
 }
