@@ -447,7 +447,7 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
         "half",
         "-y",
         "-n",
-        "1",
+        "2",
     ])
     .spawn()
     .unwrap();

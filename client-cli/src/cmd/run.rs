@@ -343,6 +343,11 @@ fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
 /// Where `--on harbor` sends the trials. On local Docker, a model endpoint on this machine's
 /// loopback is reached through host networking; a remote sandbox cannot reach it at all.
 fn harbor_target(a: &Args, r: &RunRequest) -> anyhow::Result<HarborTarget> {
+    if let Some(run) = r.resume {
+        bail!(
+            "--resume {run} with --on harbor: resume the Harbor job itself (`harbor jobs resume -p DIR/jobs/job`), then `skillwatch import harbor DIR/jobs/job` (docs/harbor.md)"
+        );
+    }
     let loopback = r.harness.base_url.as_deref().is_some_and(is_loopback);
     let docker = a.harbor_env == "docker";
     if loopback && !docker {
