@@ -662,6 +662,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn loopback_endpoints_are_told_from_reachable_ones() {
+        for url in [
+            "http://127.0.0.1:8080",
+            "http://localhost/v1",
+            "http://[::1]:9/v1",
+            "127.0.0.2:1",
+        ] {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in [
+            "https://api.anthropic.com",
+            "http://10.0.0.5:8080/v1",
+            "http://localhost.example.com/v1",
+        ] {
+            assert!(!is_loopback(url), "{url}");
+        }
+    }
+
+    #[test]
     fn report_targets_parse_and_explain_mistakes() {
         let t: ReportTarget = "markdown:out/summary.md".parse().unwrap();
         assert!(matches!(t.format, ReportFormat::Markdown));

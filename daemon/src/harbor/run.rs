@@ -425,3 +425,38 @@ fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_get_the_harness_provider_unless_they_name_one() {
+        assert_eq!(
+            harbor_model(HarnessKind::ClaudeCode, "claude-sonnet-4-5"),
+            "anthropic/claude-sonnet-4-5"
+        );
+        assert_eq!(harbor_model(HarnessKind::Codex, "gpt-5"), "openai/gpt-5");
+        assert_eq!(
+            harbor_model(HarnessKind::ClaudeCode, "bedrock/claude"),
+            "bedrock/claude"
+        );
+    }
+
+    #[test]
+    fn the_agent_is_the_harness_unless_named() {
+        let mut t = HarborTarget {
+            program: "harbor".into(),
+            env: "docker".into(),
+            agent: None,
+            base_image: "debian:bookworm-slim".into(),
+            host_network: false,
+            dir: None,
+        };
+        assert_eq!(t.agent_for(HarnessKind::Codex).unwrap(), "codex");
+        let err = t.agent_for(HarnessKind::Openai).unwrap_err().to_string();
+        assert!(err.contains("--harbor-agent"), "{err}");
+        t.agent = Some("opencode".into());
+        assert_eq!(t.agent_for(HarnessKind::Openai).unwrap(), "opencode");
+    }
+}
