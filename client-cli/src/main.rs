@@ -37,6 +37,7 @@ macro_rules! errln {
     };
 }
 
+mod allocator;
 mod changed;
 mod cmd;
 mod history_report;
@@ -47,12 +48,6 @@ mod run_report;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-
-/// mimalloc instead of glibc's malloc: a check allocates many small strings and vectors per
-/// skill, and mimalloc serves them with fewer instructions (docs/benchmarks.md) and without
-/// glibc's arena contention when `check` runs on every core.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Check, measure and watch agent skills.
 #[derive(Parser)]

@@ -17,6 +17,7 @@ pub mod ext;
 pub mod handlers;
 pub mod history;
 pub mod locate;
+pub mod memory;
 pub mod settings;
 pub mod state;
 pub mod wire;

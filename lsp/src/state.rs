@@ -97,6 +97,8 @@ pub struct State {
     watched_roots: Mutex<BTreeSet<PathBuf>>,
     /// This session's private folder for history reports, made on first use.
     reports: OnceLock<tempfile::TempDir>,
+    /// Gives memory back after documents close.
+    pub release: Arc<crate::memory::Release>,
 }
 
 impl State {
@@ -115,6 +117,7 @@ impl State {
             linked: AtomicBool::new(false),
             watched_roots: Mutex::new(BTreeSet::new()),
             reports: OnceLock::new(),
+            release: Arc::default(),
         }
     }
 
@@ -232,6 +235,14 @@ impl State {
             .get(skill_dir)
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Forget the comparisons of a skill whose documents are all closed.
+    pub fn forget_regressions(&self, skill_dir: &std::path::Path) {
+        self.regressions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(skill_dir);
     }
 
     /// Replace the comparisons of a skill; true when they changed.

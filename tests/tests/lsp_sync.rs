@@ -1,7 +1,9 @@
 //! End-to-end: the server's picture of a document never drifts from the editor's. A batch of
 //! changes with one bad change applies none of them (and says so); a lone `\r` is a line break
 //! as the LSP specification says; a save is handled (re-checked, no warning); `exit` sent right
-//! after `shutdown` still gets `shutdown` answered and a clean exit.
+//! after `shutdown` still gets `shutdown` answered and a clean exit. Closing documents clears
+//! their diagnostics and leaves the skill's other documents checked, and the server goes on
+//! after it gives the closed documents' memory back.
 
 use std::path::{Path, PathBuf};
 
@@ -165,4 +167,45 @@ fn exit_right_after_shutdown_still_answers_shutdown() {
         assert_eq!(reply["result"], Value::Null, "round {round}");
         assert_eq!(client.wait_exit().code(), Some(0), "round {round}");
     }
+}
+
+/// Two documents of one skill: closing one clears its diagnostics and leaves the other checked;
+/// after the last closes and the server has given the memory back (a moment later), the
+/// skill opened again is checked again.
+#[test]
+fn closing_documents_clears_them_and_keeps_the_rest() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = skill_dir(root.path(), "demo");
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    let skill = SKILL.replace("name: demo", "name: other"); // SW108: not the folder's name
+    let eval = "scenarios:\n  - name: a\n    prompt: p\n    assertions:\n      - type: output_matches\n        pattern: \"([\"\n";
+    let mut client = LspClient::initialized(Value::Null);
+    let skill_uri = client.open(&dir.join("SKILL.md"), "markdown", &skill);
+    assert!(codes(&client.diagnostics(&skill_uri, Some(1))).contains(&"SW108".to_string()));
+    let eval_uri = client.open(&dir.join("tests/eval.yaml"), "yaml", eval);
+    let bad_pattern = |d: &[Value]| codes(d).iter().any(|c| c.starts_with("SW4"));
+    assert!(bad_pattern(&client.diagnostics(&eval_uri, Some(1))));
+
+    let cleared = |client: &mut LspClient, uri: &str| {
+        client.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        client.notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == uri && p["diagnostics"].as_array().is_some_and(Vec::is_empty)
+        });
+    };
+    cleared(&mut client, &skill_uri);
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": eval_uri, "version": 2}, "contentChanges": [{"text": eval}]}),
+    );
+    assert!(bad_pattern(&client.diagnostics(&eval_uri, Some(2))));
+    cleared(&mut client, &eval_uri);
+
+    // past the delay after which the server gives the closed documents' memory back
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let reopened = client.open(&dir.join("SKILL.md"), "markdown", &skill);
+    assert!(codes(&client.diagnostics(&reopened, Some(1))).contains(&"SW108".to_string()));
+    assert!(client.shutdown().success());
 }

@@ -111,10 +111,23 @@ pub fn did_save(state: &Arc<State>, params: DidSaveTextDocumentParams) {
     tokio::spawn(async move { regressions::refresh(&state, dir).await });
 }
 
-/// Forget a closed document; its worker clears its diagnostics and ends.
+/// Forget a closed document (its worker clears its diagnostics and ends) and, with the last
+/// document of its skill, the skill's comparisons; memory goes back to the system soon after.
 #[tracing::instrument(skip_all, fields(uri = params.text_document.uri.as_str()))]
 pub fn did_close(state: &State, params: DidCloseTextDocumentParams) {
-    state.documents().remove(&params.text_document.uri);
+    let mut documents = state.documents();
+    let closed = documents.remove(&params.text_document.uri);
+    let skill_dir = closed.and_then(|open| open.doc.skill_dir());
+    let last_of_skill = skill_dir.filter(|dir| {
+        !documents
+            .values()
+            .any(|open| open.doc.skill_dir.as_ref() == Some(dir))
+    });
+    drop(documents);
+    if let Some(dir) = last_of_skill {
+        state.forget_regressions(&dir);
+    }
+    state.release.after_close();
 }
 
 /// Re-check every open document (after a settings change).

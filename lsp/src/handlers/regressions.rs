@@ -27,6 +27,11 @@ pub const RULE: &str = "SW501";
 pub async fn refresh(state: &Arc<State>, skill_dir: PathBuf) {
     let history = state.history();
     let dir = skill_dir.clone();
+    // One read of the history at a time: an editor opening hundreds of skills at once would
+    // otherwise get a blocking thread and a database connection per skill at the same time.
+    let Ok(_turn) = history_reads().acquire().await else {
+        return;
+    };
     let found = tokio::task::spawn_blocking(move || history.comparisons(&dir)).await;
     match found {
         Ok(Ok(comparisons)) => {
@@ -37,6 +42,12 @@ pub async fn refresh(state: &Arc<State>, skill_dir: PathBuf) {
         Ok(Err(e)) => tracing::debug!(dir = %skill_dir.display(), "no comparisons: {e}"),
         Err(e) => tracing::warn!("reading comparisons failed: {e}"),
     }
+}
+
+/// The turn to read the history for [`refresh`].
+fn history_reads() -> &'static tokio::sync::Semaphore {
+    static TURN: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+    &TURN
 }
 
 /// [`refresh`] every skill with an open SKILL.md.
