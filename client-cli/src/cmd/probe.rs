@@ -14,6 +14,7 @@ use skillwatch_daemon::store::ProbeOutcome;
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::DbArgs;
+use super::link::{LinkArgs, daemon_for};
 use super::run::{HarnessFlags, harness_and_model, load_config};
 
 /// Arguments of `skillwatch probe`.
@@ -67,23 +68,39 @@ pub struct Args {
     json: bool,
     #[command(flatten)]
     db: DbArgs,
+    #[command(flatten)]
+    link: LinkArgs,
 }
 
-/// Probe the skill and print the report.
+/// Probe the skill (through the daemon unless `--no-daemon`) and print the report.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let request = request(&args)?;
-    let store = Arc::new(Mutex::new(args.db.open_or_create()?));
+    let report = execute(request, &args.db, &args.link, args.json)?;
+    let text = if args.json {
+        serde_json::to_string_pretty(&report)? + "\n"
+    } else {
+        text(&report)
+    };
+    crate::out::stdout(&text)?;
+    Ok(exit_code(&report))
+}
+
+/// Run `request` through the daemon for `db` (started on demand), or in-process with
+/// `--no-daemon` or when the running daemon serves another history; progress on stderr
+/// unless `quiet`. `run --with-probes` runs its probes through here too.
+pub(crate) fn execute(
+    request: ProbeRequest,
+    db: &DbArgs,
+    link: &LinkArgs,
+    quiet: bool,
+) -> anyhow::Result<ProbeReport> {
+    if let Some(daemon) = daemon_for(link, db)? {
+        return super::probe_daemon::probe(&daemon, request, progress(quiet), quiet);
+    }
+    let store = Arc::new(Mutex::new(db.open_or_create()?));
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let report = runtime.block_on(async {
+    runtime.block_on(async {
         let plan = Prober::new(store).plan(&request).await?;
-        if !args.json {
-            errln!(
-                "probing {} with {} probes (suite {})",
-                args.skill.display(),
-                plan.probes().len(),
-                plan.suite_version()
-            );
-        }
         let cancel = CancellationToken::new();
         let on_interrupt = cancel.clone();
         tokio::spawn(async move {
@@ -91,27 +108,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 on_interrupt.cancel();
             }
         });
-        anyhow::Ok(plan.execute(progress(args.json), cancel).await?)
-    })?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&report)? + "\n"
-    } else {
-        text(&report)
-    };
-    crate::out::stdout(&text)?;
-    let risky = report
-        .security
-        .as_ref()
-        .is_some_and(|s| s.status == SecurityStatus::Risky);
+        anyhow::Ok(plan.execute(progress(quiet), cancel).await?)
+    })
+}
+
+/// 1 when Risky or cancelled, 2 when S is not measured, else 0.
+pub(crate) fn exit_code(report: &ProbeReport) -> ExitCode {
     let cancelled = report.run.status != skillwatch_daemon::store::RunStatus::Completed;
-    Ok(if risky || cancelled {
+    if report.risky() || cancelled {
         ExitCode::from(1)
     } else if report.security.is_none() {
         // Nothing to rely on: a group had no probe that ran (the report says which failed).
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
@@ -138,14 +149,24 @@ fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
     Ok(r)
 }
 
-fn progress(json: bool) -> ProbeProgress {
-    let show = !json;
+fn progress(quiet: bool) -> ProbeProgress {
+    let show = !quiet;
     let tty = std::io::stderr().is_terminal();
     Arc::new(move |e: &ProbeEvent| {
         if !show {
             return;
         }
         match e {
+            ProbeEvent::Started {
+                run,
+                skill,
+                harness,
+                harness_version,
+                model,
+                probes,
+            } => errln!(
+                "probe run {run}: {skill} on {model} ({harness} {harness_version}), {probes} probes"
+            ),
             ProbeEvent::ProbeStarted { probe } if tty => err!("  {probe} …\r"),
             ProbeEvent::ProbeStarted { .. } => {}
             ProbeEvent::ProbeFinished {
