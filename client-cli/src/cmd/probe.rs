@@ -15,7 +15,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::history_db::DbArgs;
 use super::link::{LinkArgs, daemon_for};
-use super::run::{HarnessFlags, harness_and_model, load_config};
+use super::run::{
+    HarnessFlags, ReportTarget, RunFormat, harness_and_model, load_config, write_probe_report,
+};
+use crate::report::github;
+use crate::run_report;
 
 /// Arguments of `skillwatch probe`.
 #[derive(clap::Args)]
@@ -63,9 +67,18 @@ pub struct Args {
     /// skillwatch.toml to read [default: the nearest one above the skill].
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// Print the report as JSON on stdout.
-    #[arg(long)]
+    /// Print the report as JSON on stdout; shorthand for `--format json`.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// How the report is printed: `text`, `json`, or `github` (an Actions annotation on the
+    /// skill's SKILL.md on stdout, the table on stderr, the markdown section appended to
+    /// `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    format: RunFormat,
+    /// Also write a report: json:PATH, junit:PATH (a failed probe is a failed test case with
+    /// its evidence, redacted) or markdown:PATH (repeatable).
+    #[arg(long = "report", value_name = "FORMAT:PATH")]
+    reports: Vec<ReportTarget>,
     #[command(flatten)]
     db: DbArgs,
     #[command(flatten)]
@@ -75,13 +88,28 @@ pub struct Args {
 /// Probe the skill (through the daemon unless `--no-daemon`) and print the report.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let request = request(&args)?;
-    let report = execute(request, &args.db, &args.link, args.json)?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&report)? + "\n"
+    let format = if args.json {
+        RunFormat::Json
     } else {
-        text(&report)
+        args.format
     };
-    crate::out::stdout(&text)?;
+    let report = execute(request, &args.db, &args.link, format == RunFormat::Json)?;
+    match format {
+        RunFormat::Json => crate::out::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
+        RunFormat::Text => crate::out::stdout(&text(&report))?,
+        RunFormat::Github => {
+            err!("{}", text(&report));
+            outln!(
+                "{}",
+                run_report::probes::github_annotation(&report, &args.skill)
+            )?;
+            github::step_summary(&run_report::probes::markdown(&report))
+                .context("writing $GITHUB_STEP_SUMMARY")?;
+        }
+    }
+    for target in &args.reports {
+        write_probe_report(&report, target)?;
+    }
     Ok(exit_code(&report))
 }
 

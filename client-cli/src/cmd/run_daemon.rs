@@ -39,13 +39,13 @@ pub fn dispatch(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     match daemon_for(link, &args.db)? {
-        Some(daemon) => run(&args, daemon),
-        None => super::run::run(args),
+        Some(daemon) => run(&args, daemon, link),
+        None => super::run::run(args, link),
     }
 }
 
 /// Queue the run on `daemon`, follow it, and print its report.
-fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
+fn run(args: &Args, daemon: Daemon, link: &LinkArgs) -> anyhow::Result<ExitCode> {
     let mut request = request(args)?;
     absolute_paths(&mut request)?;
     let json = args.output() == super::run::RunFormat::Json;
@@ -105,14 +105,14 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     let report =
         RunReport::load(&store, RunId(run), tally, wall)?.with_profile(args.scoring_profile.into());
     if finished.state == JobState::Failed {
-        finish(&report, args)?;
+        finish(&report, args, link)?;
         bail!(
             "job {} failed: {}",
             finished.id,
             finished.error.unwrap_or_default()
         );
     }
-    finish(&report, args)
+    finish(&report, args, link)
 }
 
 /// The sequence number of the daemon's newest event, so following a job starts after it.
