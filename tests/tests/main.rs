@@ -41,6 +41,7 @@ mod lsp_run;
 mod lsp_sync;
 mod probe_agents;
 mod probe_daemon;
+mod probe_run;
 mod probe_kill;
 mod report_html;
 mod run_agent_clis;

@@ -61,7 +61,7 @@ pub fn junit_suite(p: &ProbeReport) -> String {
             ProbeOutcome::Failed => {
                 failures += 1;
                 let detail = evidence(o);
-                let first = detail.lines().next().unwrap_or("failed").to_owned();
+                let first = detail.split_whitespace().collect::<Vec<_>>().join(" ");
                 testcase(
                     &mut cases,
                     "skillwatch.probe",
