@@ -204,7 +204,10 @@ fn the_daemon_path_shows_the_same_report_and_progress_as_in_process() {
     for out in &outs {
         let progress = stderr(out);
         assert!(progress.contains("probe run "), "{progress}");
-        assert!(progress.contains("SDP-01   FAILED (1 finding)"), "{progress}");
+        assert!(
+            progress.contains("SDP-01   FAILED (1 finding)"),
+            "{progress}"
+        );
         assert!(progress.contains("PB-02    passed"), "{progress}");
     }
 }

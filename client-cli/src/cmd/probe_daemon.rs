@@ -57,8 +57,13 @@ pub fn probe(
         );
     };
     let store = Store::open_existing(&db)?;
-    ProbeReport::load(&store, ProbeRunId(run))?
-        .with_context(|| format!("probe run {run} of job {} is not in {}", finished.id, db.display()))
+    ProbeReport::load(&store, ProbeRunId(run))?.with_context(|| {
+        format!(
+            "probe run {run} of job {} is not in {}",
+            finished.id,
+            db.display()
+        )
+    })
 }
 
 /// The daemon works in its own directory: the skill and the harness program must reach it

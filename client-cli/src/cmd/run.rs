@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use skillwatch_daemon::probe::{ProbeReport, ProbeRequest};
 use skillwatch_daemon::runner::{
     HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunConfig,
     RunEvent, RunReport, RunRequest, Runner, parse_kind,
 };
-use skillwatch_daemon::probe::{ProbeReport, ProbeRequest};
 use skillwatch_daemon::store::{RunId, RunStatus};
 use tokio_util::sync::CancellationToken;
 
@@ -249,10 +249,7 @@ pub(crate) fn finish(report: &RunReport, args: &Args, link: &LinkArgs) -> anyhow
             let mut summary = run_report::markdown(report);
             if let Some(p) = probes {
                 err!("\n{}", super::probe::text(p));
-                outln!(
-                    "{}",
-                    run_report::probes::github_annotation(p, &args.skill)
-                )?;
+                outln!("{}", run_report::probes::github_annotation(p, &args.skill))?;
                 summary.push_str(&format!("\n{}", run_report::probes::markdown(p)));
             }
             github::step_summary(&summary).context("writing $GITHUB_STEP_SUMMARY")?;
@@ -264,11 +261,13 @@ pub(crate) fn finish(report: &RunReport, args: &Args, link: &LinkArgs) -> anyhow
     if let Some(failure) = report.failure() {
         bail!("{failure}");
     }
-    Ok(if report.fails() || probes.is_some_and(run_report::probes::fails) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if report.fails() || probes.is_some_and(run_report::probes::fails) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 /// The probe run of `--with-probes`: the run's harness and model, the probes' own defaults.

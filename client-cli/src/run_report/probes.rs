@@ -55,9 +55,14 @@ pub fn junit_suite(p: &ProbeReport) -> String {
     for o in &r.outcomes {
         let name = format!("{} [{}] {}", o.probe, o.group.as_str(), o.owasp.join(","));
         match o.outcome {
-            ProbeOutcome::Passed => {
-                testcase(&mut cases, "skillwatch.probe", &r.skill, &name, None, "passed")
-            }
+            ProbeOutcome::Passed => testcase(
+                &mut cases,
+                "skillwatch.probe",
+                &r.skill,
+                &name,
+                None,
+                "passed",
+            ),
             ProbeOutcome::Failed => {
                 failures += 1;
                 let detail = evidence(o);
@@ -120,7 +125,15 @@ pub fn markdown(p: &ProbeReport) -> String {
         let groups: Vec<String> = s
             .groups
             .iter()
-            .map(|g| format!("{} {:.1} ({}/{})", g.group.as_str(), g.score, g.passed, g.total))
+            .map(|g| {
+                format!(
+                    "{} {:.1} ({}/{})",
+                    g.group.as_str(),
+                    g.score,
+                    g.passed,
+                    g.total
+                )
+            })
             .collect();
         let _ = writeln!(o, "{}\n", groups.join(" · "));
     }

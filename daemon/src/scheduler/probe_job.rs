@@ -27,8 +27,7 @@ pub(super) async fn run(store: &SharedStore, job: JobInfo, ctx: JobContext) -> O
         Err(error) => return Outcome::Failed { run: None, error },
     };
     let client = ctx.client_env.clone().unwrap_or_default();
-    let prober =
-        Prober::new(store.clone()).with_host_env(HostEnv::current().with_client(&client));
+    let prober = Prober::new(store.clone()).with_host_env(HostEnv::current().with_client(&client));
     let plan = match prober.plan(&request).await {
         Ok(p) => p.draining_on(ctx.drain.clone()),
         Err(e) => {
@@ -67,9 +66,8 @@ pub fn probe_request(job: &JobInfo) -> Result<ProbeRequest, String> {
     let value = job.request.runner.clone().ok_or_else(|| {
         "a probe job: expected the prober's request (`runner`), found none".to_owned()
     })?;
-    let mut request: ProbeRequest = serde_json::from_value(value).map_err(|e| {
-        format!("the job's probe request is not one this daemon understands: {e}")
-    })?;
+    let mut request: ProbeRequest = serde_json::from_value(value)
+        .map_err(|e| format!("the job's probe request is not one this daemon understands: {e}"))?;
     request.skill_dir = job.request.skill_dir.clone();
     Ok(request)
 }

@@ -56,7 +56,9 @@ impl Executor for RunnerExecutor {
         let store = self.store.clone();
         match job.request.kind {
             JobKind::Paired => Box::pin(async move { run(&runner, &store, job, ctx).await }),
-            JobKind::Probe => Box::pin(async move { super::probe_job::run(&store, job, ctx).await }),
+            JobKind::Probe => {
+                Box::pin(async move { super::probe_job::run(&store, job, ctx).await })
+            }
         }
     }
 }

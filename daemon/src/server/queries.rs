@@ -122,13 +122,19 @@ pub fn history(store: &Store, query: &HistoryQuery) -> Result<HistoryReport, Que
 pub fn compare(store: &Store, request: &CompareRequest) -> Result<RunComparison, QueryError> {
     require_skill(store, &request.skill)?;
     match &request.what {
-        CompareWhat::Models(reference, candidate) => Ok(store.compare_models(
-            &request.skill,
-            reference,
-            candidate,
-            request.harness.as_deref(),
-            &request.params,
-        )?),
+        CompareWhat::Models(reference, candidate) => {
+            let harness = request.harness.as_deref();
+            let mut result = store.compare_models(
+                &request.skill,
+                reference,
+                candidate,
+                harness,
+                &request.params,
+            )?;
+            result.security =
+                store.compare_security(&request.skill, reference, candidate, harness)?;
+            Ok(result)
+        }
         CompareWhat::Runs(reference, candidate) => {
             let result =
                 store.compare_runs(RunId(*reference), RunId(*candidate), &request.params)?;
