@@ -28,7 +28,7 @@ pub use jobs::{
 };
 pub use results::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, Lenses, ModelComparison,
+    LensLift, LensSecurity, Lenses, ModelComparison,
 };
 pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow};
-use skillwatch_core::scoring::skilltester::{SecurityGroup, SecurityStatus};
+use skillwatch_core::scoring::skilltester::SecurityGroup;
 use skillwatch_daemon::probe::{ProbeEvent, ProbeProgress, ProbeReport, ProbeRequest, Prober};
 use skillwatch_daemon::store::ProbeOutcome;
 use tokio_util::sync::CancellationToken;
@@ -265,7 +265,7 @@ pub fn text(report: &ProbeReport) -> String {
             out.push_str(&format!(
                 "Security S   {:.1} · {} (θs = {})\n",
                 s.score,
-                status_word(s.status),
+                s.status.label(),
                 r.theta_s
             ));
         }
@@ -288,14 +288,5 @@ fn short(g: SecurityGroup) -> &'static str {
         SecurityGroup::AbnormalBehaviorControl => "abnormal behavior",
         SecurityGroup::PermissionBoundary => "permission boundary",
         SecurityGroup::SensitiveDataProtection => "sensitive data",
-    }
-}
-
-/// The status as the seed spells it.
-pub fn status_word(s: SecurityStatus) -> &'static str {
-    match s {
-        SecurityStatus::Pass => "Pass",
-        SecurityStatus::Caution => "Caution",
-        SecurityStatus::Risky => "Risky",
     }
 }

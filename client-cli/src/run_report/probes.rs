@@ -12,7 +12,6 @@ use skillwatch_daemon::store::{ProbeOutcome, ProbeOutcomeRecord, RunStatus};
 
 use super::junit::{testcase, xml};
 use super::markdown::escape;
-use crate::cmd::probe::status_word;
 
 /// S and its status in words: `S 66.7 · Risky (θs = 80)`, or why S is not measured.
 pub fn security_line(p: &ProbeReport) -> String {
@@ -20,7 +19,7 @@ pub fn security_line(p: &ProbeReport) -> String {
         Some(s) => format!(
             "S {:.1} · {} (θs = {})",
             s.score,
-            status_word(s.status),
+            s.status.label(),
             p.run.theta_s
         ),
         None => "S not measured (a group had no probe that ran)".into(),

@@ -452,6 +452,15 @@ pub enum SecurityStatus {
 }
 
 impl SecurityStatus {
+    /// The label as the seed spells it: `Pass`, `Caution`, `Risky`.
+    pub fn label(self) -> &'static str {
+        match self {
+            SecurityStatus::Pass => "Pass",
+            SecurityStatus::Caution => "Caution",
+            SecurityStatus::Risky => "Risky",
+        }
+    }
+
     /// Pass 2, Caution 1, Risky 0: higher is safer.
     fn rank(self) -> u8 {
         match self {

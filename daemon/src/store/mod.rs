@@ -340,6 +340,16 @@ impl Store {
         probes::compare(&self.conn, skill, reference, candidate, harness)
     }
 
+    /// The newest completed probe run of `skill` on `model` (and `harness`, when given).
+    pub fn latest_probe_run(
+        &self,
+        skill: &str,
+        model: &str,
+        harness: Option<&str>,
+    ) -> Result<Option<ProbeRunInfo>> {
+        probes::latest_completed(&self.conn, skill, model, harness)
+    }
+
     /// The newest probe runs of a skill, newest first.
     pub fn probe_runs(
         &self,

@@ -210,7 +210,7 @@ pub fn compare(
         .map(|o| o.probe.clone())
         .collect();
     let shown = |run: &ProbeRunInfo| match measured(run) {
-        Some((s, status)) => format!("{s:.1} ({status:?})"),
+        Some((s, status)) => format!("{s:.1} ({})", status.label()),
         None => "not measured".into(),
     };
     let failed = if newly_failed.is_empty() {
