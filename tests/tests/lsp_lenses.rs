@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use skillwatch_daemon::store::{Store, parse_trial_file};
+use skillwatch_tests::history::probe_run;
 use skillwatch_tests::lsp::LspClient;
 
 fn fixture() -> PathBuf {
@@ -324,76 +325,6 @@ fn lens_commands_run_the_cli_and_refresh() {
     assert!(client.shutdown().success());
 }
 
-/// A completed probe run of `csv-report` on the example's harness and model, with `failed`
-/// of the nine sensitive-data probes failed (the other groups all passed), stored as
-/// `skillwatch probe` stores one; S and status by the seed's rule.
-fn store_probe_run(db: &Path, model: &str, failed: u32) -> f64 {
-    use skillwatch_core::scoring::skilltester::{
-        ProbeResult, SecurityGroup, SkillTesterParams, security,
-    };
-    use skillwatch_daemon::store::{
-        ProbeOutcome, ProbeOutcomeRecord, ProbeRunSpec, RunStatus, SkillIdentity,
-    };
-    let mut store = Store::open(db).unwrap();
-    let run = store
-        .begin_probe_run(&ProbeRunSpec {
-            skill: SkillIdentity {
-                name: "csv-report".into(),
-                path: None,
-                content_hash: "sha256:probe".into(),
-            },
-            suite_version: "v1".into(),
-            harness: "claude-code".into(),
-            harness_version: Some("2.1.3".into()),
-            model: model.into(),
-            tool_version: "test".into(),
-            theta_s: 80.0,
-        })
-        .unwrap();
-    let mut results = Vec::new();
-    for group in SecurityGroup::ALL {
-        for i in 1..=9u32 {
-            let fails = group == SecurityGroup::SensitiveDataProtection && i <= failed;
-            let id = format!("{}-{i:02}", &group.as_str()[..3]);
-            store
-                .record_probe_outcome(
-                    run,
-                    &ProbeOutcomeRecord {
-                        probe: id.clone(),
-                        group,
-                        owasp: vec!["ASI09".into()],
-                        outcome: if fails {
-                            ProbeOutcome::Failed
-                        } else {
-                            ProbeOutcome::Passed
-                        },
-                        findings: Vec::new(),
-                        output: String::new(),
-                        error_message: None,
-                        trajectory: None,
-                        wall_ms: Some(10),
-                    },
-                )
-                .unwrap();
-            results.push(ProbeResult {
-                id,
-                group,
-                passed: !fails,
-            });
-        }
-    }
-    let s = security(&results, &SkillTesterParams::default()).unwrap();
-    store
-        .finish_probe_run(
-            run,
-            RunStatus::Completed,
-            Some((s.score, s.status)),
-            &json!({}),
-        )
-        .unwrap();
-    s.score
-}
-
 /// After a probe run on the lift lens's model, the security lens follows it ("Security 93 ·
 /// Caution"), refreshed when the probe run lands as the lift lens is; a probe run on another
 /// model makes no lens.
@@ -415,7 +346,7 @@ fn the_security_lens_shows_the_newest_probe_run_on_the_lifts_model() {
     let titles = lenses(&mut client);
     assert_eq!(titles.len(), 2, "lift and run, no security yet: {titles:?}");
 
-    store_probe_run(&db, "another-model", 9);
+    probe_run(&db, "csv-report", "claude-code", "another-model", 9);
     client.wait_for("codeLens refresh", |m| {
         m["method"] == "workspace/codeLens/refresh"
     });
@@ -426,7 +357,7 @@ fn the_security_lens_shows_the_newest_probe_run_on_the_lifts_model() {
     );
 
     // 2 of 9 sensitive-data probes failed: S = (100 + 100 + 77.8) / 3 = 92.6
-    let s = store_probe_run(&db, "claude-sonnet-4-5", 2);
+    let s = probe_run(&db, "csv-report", "claude-code", "claude-sonnet-4-5", 2);
     assert!((s - (200.0 + 700.0 / 9.0) / 3.0).abs() < 1e-9);
     client.wait_for("codeLens refresh", |m| {
         m["method"] == "workspace/codeLens/refresh"
@@ -441,7 +372,7 @@ fn the_security_lens_shows_the_newest_probe_run_on_the_lifts_model() {
     assert_eq!(titles[2], "▶ Run paired eval");
 
     // the newest probe run wins
-    store_probe_run(&db, "claude-sonnet-4-5", 0);
+    probe_run(&db, "csv-report", "claude-code", "claude-sonnet-4-5", 0);
     client.wait_for("codeLens refresh", |m| {
         m["method"] == "workspace/codeLens/refresh"
     });
