@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
-use skillwatch_core::checks::{Visibility, sibling_skills, visibility};
+use skillwatch_core::checks::{ListingBudget, Visibility, sibling_skills, visibility};
 use skillwatch_core::evalspec::{TriggerQuery, load_trigger_queries};
 use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
 use skillwatch_core::trajectory::{Decision, first_decision};
@@ -157,7 +157,11 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
         .map(|d| skill_to_stage(d))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(TriggerPlan {
-        visibility: visibility(&dir, &others),
+        visibility: visibility(
+            &dir,
+            &others,
+            ListingBudget::for_model(Some(&request.model)),
+        ),
         harness: request.harness.build(host)?,
         request: request.clone(),
         target,

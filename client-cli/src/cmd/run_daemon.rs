@@ -56,6 +56,7 @@ fn run(args: &Args, daemon: Daemon, link: &LinkArgs) -> anyhow::Result<ExitCode>
     );
     job.trigger = JobTrigger::Manual;
     let db = daemon.call(daemon.rpc.status(ctx()))?.db;
+    super::run::harbor_dir(&mut request, &db, json);
     if let Ok(store) = Store::open_existing(&db) {
         errln!("{}", super::plan::design_note(&store, &request)?);
     }
@@ -198,6 +199,10 @@ fn absolute_paths(r: &mut RunRequest) -> anyhow::Result<()> {
         .with_context(|| format!("{}: expected a skill folder", r.skill_dir.display()))?;
     absolute_program(&mut r.harness);
     r.support_skills = r.support_skills.iter().map(|p| absolute(p)).collect();
+    if let Some(h) = &mut r.harbor {
+        h.program = absolute(&h.program);
+        h.dir = h.dir.as_deref().map(absolute);
+    }
     Ok(())
 }
 
