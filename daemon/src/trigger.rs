@@ -24,7 +24,7 @@ use skillwatch_core::trajectory::{Decision, first_decision};
 use tokio_util::sync::CancellationToken;
 
 use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialSpec, TrialStatus};
-use crate::runner::{HarnessSettings, RunError, skill_to_stage, workspace};
+use crate::runner::{HarnessSettings, RunError, skill_at, skill_to_stage, workspace};
 
 /// Seconds a trigger trial may take by default: a decision is one model request away.
 pub const DEFAULT_TRIGGER_TIMEOUT_SECS: u32 = 60;
@@ -127,14 +127,7 @@ pub struct TriggerTrialRecord {
 /// Read the skill, its queries and siblings, work out its visibility and build the harness.
 /// Starts nothing and spends nothing.
 pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, RunError> {
-    let dir = request
-        .skill_dir
-        .canonicalize()
-        .map_err(|e| RunError::NotASkill {
-            dir: request.skill_dir.clone(),
-            reason: format!("found none ({e})"),
-        })?;
-    let target = skill_to_stage(&dir)?;
+    let (dir, target) = skill_at(&request.skill_dir)?;
     let queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
     if queries.is_empty() {
         return Err(RunError::NoCases {

@@ -1,4 +1,5 @@
-//! Where code lenses get their numbers: the history of paired runs.
+//! Where code lenses get their numbers: the history of paired runs (and of probe runs, for
+//! the security lens).
 //!
 //! [`History`] is an enum over the ways to reach that history: through the daemon
 //! ([`History::Daemon`], its `lenses` call) when the server is connected to one, else by
@@ -11,8 +12,9 @@ use std::time::{Duration, SystemTime};
 use skillwatch_core::scoring::Interval;
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_daemon::client;
+use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::{Store, StoreError};
-use skillwatch_protocol::{DaemonRpcClient, Lenses, ModelComparison};
+use skillwatch_protocol::{DaemonRpcClient, LensSecurity, Lenses, ModelComparison};
 
 /// How long a lens waits for the daemon before reading the store itself.
 const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
@@ -35,6 +37,8 @@ pub struct ModelLift {
     pub runs: usize,
     /// When the latest run finished.
     pub finished_at: SystemTime,
+    /// S and status of the newest completed probe run on the same harness and model.
+    pub security: Option<LensSecurity>,
 }
 
 /// The last result of one eval case on one model.
@@ -128,6 +132,7 @@ impl History {
                         verdict: l.verdict.map(|d| d.label()),
                         runs: l.runs,
                         finished_at: epoch_ms(l.finished_ms),
+                        security: l.security,
                     })
                     .collect()),
                 None => History::Store(daemon.db.clone()).skill_lifts(skill_dir),
@@ -140,18 +145,26 @@ impl History {
         let lifts = store
             .latest_lift_per_model(&skill)
             .map_err(|e| store_error(&store, e))?;
-        Ok(lifts
+        lifts
             .into_iter()
-            .map(|l| ModelLift {
-                model: l.run.model,
-                harness: l.run.harness,
-                lift: l.headline.outcome.lift,
-                interval: l.headline.outcome.interval,
-                verdict: Some(l.headline.outcome.verdict.label()),
-                runs: l.completed_runs,
-                finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),
+            .map(|l| {
+                let security = queries::lens_security(&store, &skill, &l.run.model, &l.run.harness)
+                    .map_err(|e| HistoryError::Store {
+                        path: store.path().to_path_buf(),
+                        message: e.to_string(),
+                    })?;
+                Ok(ModelLift {
+                    model: l.run.model,
+                    harness: l.run.harness,
+                    lift: l.headline.outcome.lift,
+                    interval: l.headline.outcome.interval,
+                    verdict: Some(l.headline.outcome.verdict.label()),
+                    runs: l.completed_runs,
+                    finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),
+                    security,
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// The last result of every case of the skill in `skill_dir`, per model.

@@ -53,6 +53,28 @@ impl JobTrigger {
     }
 }
 
+/// What a job runs. A request without the field (an older client's) is a paired run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// A paired run (`skillwatch run`): its history run is [`JobInfo::run`].
+    #[default]
+    Paired,
+    /// The security probe suite (`skillwatch probe`): its probe run is [`JobInfo::probe_run`],
+    /// and [`RunRequest::runner`] carries the prober's request.
+    Probe,
+}
+
+impl JobKind {
+    /// The spelling used in JSON and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Paired => "paired",
+            JobKind::Probe => "probe",
+        }
+    }
+}
+
 /// Where a job is in its life. `Queued` and `Running` are live; the others are final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,9 +157,13 @@ pub struct RunRequest {
     pub timeout_secs: Option<u64>,
     /// Why the run is asked for.
     pub trigger: JobTrigger,
+    /// A paired run or a probe run.
+    #[serde(default)]
+    pub kind: JobKind,
     /// The complete runner request (`skillwatch_daemon::runner::RunRequest` as JSON), when
     /// the client built one from its flags and `skillwatch.toml` (`skillwatch run` does); it
-    /// wins over the fields above except `skill_dir` and `trigger`. Without it the daemon
+    /// wins over the fields above except `skill_dir` and `trigger`. For a probe job it is the
+    /// prober's request (`skillwatch_daemon::probe::ProbeRequest`), and required. Without it the daemon
     /// builds the request from the fields above and the skill's `skillwatch.toml`.
     #[serde(default)]
     pub runner: Option<serde_json::Value>,
@@ -167,6 +193,7 @@ impl RunRequest {
             base_url: None,
             timeout_secs: None,
             trigger: JobTrigger::Manual,
+            kind: JobKind::Paired,
             runner: None,
             client_env: BTreeMap::new(),
         }
@@ -232,7 +259,7 @@ impl fmt::Debug for ClientEnv {
     }
 }
 
-/// How far a running job has got, in trials.
+/// How far a running job has got, in trials (in probes, for a probe job).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobProgress {
     /// Trials finished (run or reused from a cached baseline).
@@ -255,8 +282,13 @@ pub struct JobInfo {
     /// Where it is.
     pub state: JobState,
     /// The history run it records into (its id in `skillwatch history`), once started; after
-    /// a restart, the run of the interrupted attempt until the job resumes it.
+    /// a restart, the run of the interrupted attempt until the job resumes it. Paired jobs
+    /// only.
     pub run: Option<i64>,
+    /// The probe run a probe job records into (`skillwatch history` lists it under "Security
+    /// probes"), once started.
+    #[serde(default)]
+    pub probe_run: Option<i64>,
     /// Trials done so far.
     pub progress: JobProgress,
     /// How many times it was started (a restart after a crash starts it again).

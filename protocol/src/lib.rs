@@ -24,11 +24,11 @@ use serde::{Deserialize, Serialize};
 
 pub use events::{Event, EventBatch, EventKind};
 pub use jobs::{
-    ClientEnv, JobFilter, JobId, JobInfo, JobProgress, JobState, JobTrigger, RunRequest,
+    ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
 };
 pub use results::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, Lenses, ModelComparison,
+    LensLift, LensSecurity, Lenses, ModelComparison,
 };
 pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use skillwatch_core::scoring::skilltester::SecurityStatus;
 use skillwatch_core::scoring::{CompareParams, Decision, Interval, Verdict};
 
 /// The newest lift of a skill on one (harness, model): one SKILL.md code lens.
@@ -25,6 +26,25 @@ pub struct LensLift {
     /// Completed runs on this (harness, model).
     pub runs: usize,
     /// When the newest run finished (epoch ms).
+    pub finished_ms: i64,
+    /// The newest completed probe run on the same (harness, model), for the security lens.
+    #[serde(default)]
+    pub security: Option<LensSecurity>,
+}
+
+/// S and its status from the newest completed probe run of a skill on one (harness, model):
+/// the "Security 92 · Caution" lens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LensSecurity {
+    /// The probe run (`skillwatch history` lists it).
+    pub probe_run: i64,
+    /// S; `None` when a group had no probe that ran.
+    pub score: Option<f64>,
+    /// Its status.
+    pub status: Option<SecurityStatus>,
+    /// Probes that failed.
+    pub failed: Vec<String>,
+    /// When it finished (epoch ms).
     pub finished_ms: i64,
 }
 

@@ -237,3 +237,84 @@ fn trajectory(skill: &str, model: &str, case: &str, condition: Condition, a: u32
     })
     .to_string()
 }
+
+/// A completed probe run of `skill` on (`harness`, `model`) with the first `failed` of the
+/// nine sensitive-data probes failed on a leaked AWS key (evidence redacted as the prober
+/// stores it) and every other probe passed, stored as `skillwatch probe` stores one; returns
+/// S, computed by the seed's rule.
+pub fn probe_run(db: &Path, skill: &str, harness: &str, model: &str, failed: u32) -> f64 {
+    use skillwatch_core::probe::{FindingKind, ProbeFinding};
+    use skillwatch_core::scoring::skilltester::{
+        ProbeResult, SecurityGroup, SkillTesterParams, security,
+    };
+    use skillwatch_daemon::store::{ProbeOutcome, ProbeOutcomeRecord, ProbeRunSpec};
+    let mut store = Store::open(db).expect("open the history");
+    let run = store
+        .begin_probe_run(&ProbeRunSpec {
+            skill: SkillIdentity {
+                name: skill.into(),
+                path: None,
+                content_hash: "sha256:probed".into(),
+            },
+            suite_version: "v1".into(),
+            harness: harness.into(),
+            harness_version: Some("1.0".into()),
+            model: model.into(),
+            tool_version: "test".into(),
+            theta_s: 80.0,
+        })
+        .expect("begin a probe run");
+    let mut results = Vec::new();
+    for (group, prefix) in [
+        (SecurityGroup::AbnormalBehaviorControl, "ABC"),
+        (SecurityGroup::PermissionBoundary, "PB"),
+        (SecurityGroup::SensitiveDataProtection, "SDP"),
+    ] {
+        for i in 1..=9u32 {
+            let fails = group == SecurityGroup::SensitiveDataProtection && i <= failed;
+            let id = format!("{prefix}-{i:02}");
+            let findings = if fails {
+                vec![ProbeFinding {
+                    kind: FindingKind::CanaryLeak,
+                    location: "answer".into(),
+                    evidence: "aws_access_key_id: key = [canary:aws_access_key_id]".into(),
+                }]
+            } else {
+                Vec::new()
+            };
+            let outcome = ProbeOutcomeRecord {
+                probe: id.clone(),
+                group,
+                owasp: vec!["ASI09".into()],
+                outcome: if fails {
+                    ProbeOutcome::Failed
+                } else {
+                    ProbeOutcome::Passed
+                },
+                findings,
+                output: String::new(),
+                error_message: None,
+                trajectory: None,
+                wall_ms: Some(10),
+            };
+            store
+                .record_probe_outcome(run, &outcome)
+                .expect("record a probe");
+            results.push(ProbeResult {
+                id,
+                group,
+                passed: !fails,
+            });
+        }
+    }
+    let s = security(&results, &SkillTesterParams::default()).expect("S");
+    store
+        .finish_probe_run(
+            run,
+            RunStatus::Completed,
+            Some((s.score, s.status)),
+            &json!({}),
+        )
+        .expect("finish the probe run");
+    s.score
+}

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use skillwatch_daemon::store::{Store, parse_trial_file};
+use skillwatch_tests::history::probe_run;
 use skillwatch_tests::lsp::LspClient;
 
 fn fixture() -> PathBuf {
@@ -321,5 +322,63 @@ fn lens_commands_run_the_cli_and_refresh() {
         json!({"command": "skillwatch.runEval", "arguments": []}),
     );
     assert_eq!(client.response(bad)["error"]["code"], -32602);
+    assert!(client.shutdown().success());
+}
+
+/// After a probe run on the lift lens's model, the security lens follows it ("Security 93 ·
+/// Caution"), refreshed when the probe run lands as the lift lens is; a probe run on another
+/// model makes no lens.
+#[test]
+fn the_security_lens_shows_the_newest_probe_run_on_the_lifts_model() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().join("history.sqlite3");
+    import_example(&db, "run-one");
+    let dir = skill(root.path());
+    let mut client = LspClient::initialized(json!({"historyDb": db, "historyPollMs": 100}));
+    let text = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
+    let uri = client.open(&dir.join("SKILL.md"), "markdown", &text);
+    let lenses = |client: &mut LspClient| {
+        titles_of(&client.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri.clone()}}),
+        ))
+    };
+    let titles = lenses(&mut client);
+    assert_eq!(titles.len(), 2, "lift and run, no security yet: {titles:?}");
+
+    probe_run(&db, "csv-report", "claude-code", "another-model", 9);
+    client.wait_for("codeLens refresh", |m| {
+        m["method"] == "workspace/codeLens/refresh"
+    });
+    assert_eq!(
+        lenses(&mut client).len(),
+        2,
+        "another model's probes show nothing"
+    );
+
+    // 2 of 9 sensitive-data probes failed: S = (100 + 100 + 77.8) / 3 = 92.6
+    let s = probe_run(&db, "csv-report", "claude-code", "claude-sonnet-4-5", 2);
+    assert!((s - (200.0 + 700.0 / 9.0) / 3.0).abs() < 1e-9);
+    client.wait_for("codeLens refresh", |m| {
+        m["method"] == "workspace/codeLens/refresh"
+    });
+    let titles = lenses(&mut client);
+    assert_eq!(titles.len(), 3, "{titles:?}");
+    assert!(titles[0].starts_with("Lift "), "{titles:?}");
+    assert_eq!(
+        titles[1],
+        "Security 93 · Caution · claude-sonnet-4-5 · 2 probes failed"
+    );
+    assert_eq!(titles[2], "▶ Run paired eval");
+
+    // the newest probe run wins
+    probe_run(&db, "csv-report", "claude-code", "claude-sonnet-4-5", 0);
+    client.wait_for("codeLens refresh", |m| {
+        m["method"] == "workspace/codeLens/refresh"
+    });
+    assert_eq!(
+        lenses(&mut client)[1],
+        "Security 100 · Pass · claude-sonnet-4-5"
+    );
     assert!(client.shutdown().success());
 }

@@ -44,7 +44,13 @@ fn a_killed_probe_run_leaves_no_agent_folder_or_honeypot() {
         ),
     );
     let mut run = Command::new(skillwatch_bin())
-        .args(["probe", fx.skill.to_str().unwrap(), "--harness", "command"])
+        .args([
+            "probe",
+            fx.skill.to_str().unwrap(),
+            "--no-daemon",
+            "--harness",
+            "command",
+        ])
         .args([
             "--program",
             agent.program.as_ref().unwrap().to_str().unwrap(),

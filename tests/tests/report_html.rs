@@ -70,6 +70,55 @@ fn report_shows_every_model_the_regression_and_the_trajectories() {
     assert!(!html.contains("<table> rows written"));
 }
 
+/// The newest probe run per model is in the skill's section: S, status, groups, and each
+/// failed probe with its evidence (redacted as stored); a skill never probed has none.
+#[test]
+fn report_shows_the_newest_probe_run_per_model_with_the_failed_probes_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.sqlite3");
+    drop(history::write(&db, &Shape::small()));
+    history::probe_run(&db, "pdf-tables", "claude-code", "model-c-2026", 9);
+    // 3 of 9 sensitive-data probes failed: S = (100 + 100 + 66.7) / 3 = 88.9, Caution
+    history::probe_run(&db, "pdf-tables", "claude-code", "model-c-2026", 3);
+    let page = dir.path().join("report.html");
+    let out = skillwatch(
+        &[
+            "report",
+            "--html",
+            page.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let pdf = section(&html, "pdf-tables");
+    assert!(pdf.contains("Security probes (skillwatch probe)"), "{pdf}");
+    let start = pdf
+        .find("<table class=\"probes\">")
+        .expect("the probes table");
+    let table = &pdf[start..start + pdf[start..].find("</table>").unwrap()];
+    assert_eq!(
+        table.matches("<tr>").count(),
+        2,
+        "a header and the newest run: {table}"
+    );
+    assert!(table.contains("model-c-2026 (claude-code)"), "{table}");
+    assert!(
+        table.contains("<td class=\"num\">88.9</td><td>Caution</td>"),
+        "{table}"
+    );
+    assert!(table.contains("<td>SDP-01, SDP-02, SDP-03</td>"), "{table}");
+    assert_eq!(pdf.matches("<details class=\"probe\">").count(), 3);
+    assert!(
+        pdf.contains("[canary:aws_access_key_id]"),
+        "evidence shown redacted"
+    );
+    let commit = section(&html, "commit-messages");
+    assert!(!commit.contains("Security probes"));
+}
+
 /// The part of the page from the skill's heading to the next section.
 fn section<'a>(html: &'a str, skill: &str) -> &'a str {
     let start = html

@@ -1,7 +1,9 @@
 //! `skillwatch compare SKILL --model A --model B`: does the skill still help on model B?
 //! Per-case lift differences between the newest completed run on each model (or two given
 //! runs, e.g. two skill versions: `--run 12 --run 15`), with an interval and a verdict; exits 1
-//! when the skill regressed, so CI can gate on it.
+//! when the skill regressed, so CI can gate on it. Across models, S and the security status
+//! of the newest completed probe run on each are compared too: S falling or the status
+//! getting worse is a security regression, reported and gated alike.
 //!
 //! `skillwatch compare SKILL_DIR --base REF [-- RUN FLAGS]`: the pull request gate. Runs the
 //! skill as it was at REF and as it is in the working tree, on the same model and cases, and
@@ -20,8 +22,8 @@ use skillwatch_core::scoring::{
     CompareParams, CompareTarget, Metric, ScoringProfile, Verdict, VerdictInterval,
 };
 use skillwatch_daemon::server::queries;
-use skillwatch_daemon::store::RunComparison;
 use skillwatch_daemon::store::time::format_rfc3339;
+use skillwatch_daemon::store::{RunComparison, SecurityComparison};
 use skillwatch_protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
 
 use super::history_db::{DbArgs, ProfileArg, interval, short_hash, signed, skill_name};
@@ -201,7 +203,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             github_one(&args, &skill, &result)?;
         }
     }
-    Ok(if result.comparison.verdict.fails() {
+    let security_regressed = result.security.as_ref().is_some_and(|s| s.regresses());
+    Ok(if result.comparison.verdict.fails() || security_regressed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -324,6 +327,23 @@ fn github_one(args: &Args, skill: &str, result: &RunComparison) -> anyhow::Resul
     );
     let place = Place { file, range: None };
     outln!("{}", github::annotation(level, &place, &title, &cmp.reason))?;
+    if let Some(security) = &result.security {
+        let level = if security.regresses() {
+            Level::Error
+        } else {
+            Level::Notice
+        };
+        let title = format!(
+            "skillwatch compare: {skill} security {} ({} -> {})",
+            security.change.map_or("not comparable", |c| c.as_str()),
+            result.reference.model,
+            result.candidate.model
+        );
+        outln!(
+            "{}",
+            github::annotation(level, &place, &title, &security.reason)
+        )?;
+    }
     let md = format!(
         "### skillwatch compare: `{skill}`\n\n**{}**: {}\n\n```text\n{}```\n\n",
         cmp.decision.label(),
@@ -482,5 +502,14 @@ fn table(skill: &str, result: &RunComparison) -> String {
         }
     }
     let _ = writeln!(o, "\nverdict: {} ({})", cmp.decision.label(), cmp.reason);
+    if let Some(security) = &result.security {
+        let _ = writeln!(o, "{}", security_line(security));
+    }
     o
+}
+
+/// `security: regresses (S 100.0 (Pass) on A … -> 88.9 (Caution) on B …)`.
+fn security_line(s: &SecurityComparison) -> String {
+    let label = s.change.map_or("not comparable", |c| c.as_str());
+    format!("security: {label} ({})", s.reason)
 }

@@ -99,9 +99,10 @@ fn probe_lines(o: &mut String, runs: &[ProbeRunInfo]) {
             .filter(|x| x.outcome == ProbeOutcome::Failed)
             .count();
         let score = r.score.map_or("-".to_owned(), |s| format!("{s:.1}"));
-        let label = r
-            .security_status
-            .map_or("not measured", super::probe::status_word);
+        let label = r.security_status.map_or(
+            "not measured",
+            skillwatch_core::scoring::skilltester::SecurityStatus::label,
+        );
         let _ = writeln!(
             o,
             "{:>6}  {:<24}  {:<22}  {:<12}  {:>6}  {:<13}  {:<10}  {}",

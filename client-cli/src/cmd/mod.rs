@@ -17,6 +17,7 @@ pub mod link;
 pub mod lsp;
 pub mod plan;
 pub mod probe;
+pub mod probe_daemon;
 pub mod rejudge;
 pub mod report;
 pub mod rerun;

@@ -8,13 +8,18 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow};
-use skillwatch_core::scoring::skilltester::{SecurityGroup, SecurityStatus};
+use skillwatch_core::scoring::skilltester::SecurityGroup;
 use skillwatch_daemon::probe::{ProbeEvent, ProbeProgress, ProbeReport, ProbeRequest, Prober};
 use skillwatch_daemon::store::ProbeOutcome;
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::DbArgs;
-use super::run::{HarnessFlags, harness_and_model, load_config};
+use super::link::{LinkArgs, daemon_for};
+use super::run::{
+    HarnessFlags, ReportTarget, RunFormat, harness_and_model, load_config, write_probe_report,
+};
+use crate::report::github;
+use crate::run_report;
 
 /// Arguments of `skillwatch probe`.
 #[derive(clap::Args)]
@@ -62,28 +67,68 @@ pub struct Args {
     /// skillwatch.toml to read [default: the nearest one above the skill].
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// Print the report as JSON on stdout.
-    #[arg(long)]
+    /// Print the report as JSON on stdout; shorthand for `--format json`.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// How the report is printed: `text`, `json`, or `github` (an Actions annotation on the
+    /// skill's SKILL.md on stdout, the table on stderr, the markdown section appended to
+    /// `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    format: RunFormat,
+    /// Also write a report: json:PATH, junit:PATH (a failed probe is a failed test case with
+    /// its evidence, redacted) or markdown:PATH (repeatable).
+    #[arg(long = "report", value_name = "FORMAT:PATH")]
+    reports: Vec<ReportTarget>,
     #[command(flatten)]
     db: DbArgs,
+    #[command(flatten)]
+    link: LinkArgs,
 }
 
-/// Probe the skill and print the report.
+/// Probe the skill (through the daemon unless `--no-daemon`) and print the report.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let request = request(&args)?;
-    let store = Arc::new(Mutex::new(args.db.open_or_create()?));
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let report = runtime.block_on(async {
-        let plan = Prober::new(store).plan(&request).await?;
-        if !args.json {
-            errln!(
-                "probing {} with {} probes (suite {})",
-                args.skill.display(),
-                plan.probes().len(),
-                plan.suite_version()
-            );
+    let format = if args.json {
+        RunFormat::Json
+    } else {
+        args.format
+    };
+    let report = execute(request, &args.db, &args.link, format == RunFormat::Json)?;
+    match format {
+        RunFormat::Json => crate::out::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
+        RunFormat::Text => crate::out::stdout(&text(&report))?,
+        RunFormat::Github => {
+            err!("{}", text(&report));
+            outln!(
+                "{}",
+                run_report::probes::github_annotation(&report, &args.skill)
+            )?;
+            github::step_summary(&run_report::probes::markdown(&report))
+                .context("writing $GITHUB_STEP_SUMMARY")?;
         }
+    }
+    for target in &args.reports {
+        write_probe_report(&report, target)?;
+    }
+    Ok(exit_code(&report))
+}
+
+/// Run `request` through the daemon for `db` (started on demand), or in-process with
+/// `--no-daemon` or when the running daemon serves another history; progress on stderr
+/// unless `quiet`. `run --with-probes` runs its probes through here too.
+pub(crate) fn execute(
+    request: ProbeRequest,
+    db: &DbArgs,
+    link: &LinkArgs,
+    quiet: bool,
+) -> anyhow::Result<ProbeReport> {
+    if let Some(daemon) = daemon_for(link, db)? {
+        return super::probe_daemon::probe(&daemon, request, progress(quiet), quiet);
+    }
+    let store = Arc::new(Mutex::new(db.open_or_create()?));
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let plan = Prober::new(store).plan(&request).await?;
         let cancel = CancellationToken::new();
         let on_interrupt = cancel.clone();
         tokio::spawn(async move {
@@ -91,27 +136,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 on_interrupt.cancel();
             }
         });
-        anyhow::Ok(plan.execute(progress(args.json), cancel).await?)
-    })?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&report)? + "\n"
-    } else {
-        text(&report)
-    };
-    crate::out::stdout(&text)?;
-    let risky = report
-        .security
-        .as_ref()
-        .is_some_and(|s| s.status == SecurityStatus::Risky);
+        anyhow::Ok(plan.execute(progress(quiet), cancel).await?)
+    })
+}
+
+/// 1 when Risky or cancelled, 2 when S is not measured, else 0.
+pub(crate) fn exit_code(report: &ProbeReport) -> ExitCode {
     let cancelled = report.run.status != skillwatch_daemon::store::RunStatus::Completed;
-    Ok(if risky || cancelled {
+    if report.risky() || cancelled {
         ExitCode::from(1)
     } else if report.security.is_none() {
         // Nothing to rely on: a group had no probe that ran (the report says which failed).
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
@@ -138,14 +177,24 @@ fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
     Ok(r)
 }
 
-fn progress(json: bool) -> ProbeProgress {
-    let show = !json;
+fn progress(quiet: bool) -> ProbeProgress {
+    let show = !quiet;
     let tty = std::io::stderr().is_terminal();
     Arc::new(move |e: &ProbeEvent| {
         if !show {
             return;
         }
         match e {
+            ProbeEvent::Started {
+                run,
+                skill,
+                harness,
+                harness_version,
+                model,
+                probes,
+            } => errln!(
+                "probe run {run}: {skill} on {model} ({harness} {harness_version}), {probes} probes"
+            ),
             ProbeEvent::ProbeStarted { probe } if tty => err!("  {probe} …\r"),
             ProbeEvent::ProbeStarted { .. } => {}
             ProbeEvent::ProbeFinished {
@@ -216,7 +265,7 @@ pub fn text(report: &ProbeReport) -> String {
             out.push_str(&format!(
                 "Security S   {:.1} · {} (θs = {})\n",
                 s.score,
-                status_word(s.status),
+                s.status.label(),
                 r.theta_s
             ));
         }
@@ -239,14 +288,5 @@ fn short(g: SecurityGroup) -> &'static str {
         SecurityGroup::AbnormalBehaviorControl => "abnormal behavior",
         SecurityGroup::PermissionBoundary => "permission boundary",
         SecurityGroup::SensitiveDataProtection => "sensitive data",
-    }
-}
-
-/// The status as the seed spells it.
-pub fn status_word(s: SecurityStatus) -> &'static str {
-    match s {
-        SecurityStatus::Pass => "Pass",
-        SecurityStatus::Caution => "Caution",
-        SecurityStatus::Risky => "Risky",
     }
 }

@@ -11,14 +11,16 @@ use anyhow::{Context, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use skillwatch_daemon::harbor::HarborTarget;
 use skillwatch_daemon::harness::HostEnv;
+use skillwatch_daemon::probe::{ProbeReport, ProbeRequest};
 use skillwatch_daemon::runner::{
     HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunConfig,
     RunEvent, RunReport, RunRequest, Runner, parse_kind,
 };
-use skillwatch_daemon::store::RunId;
+use skillwatch_daemon::store::{RunId, RunStatus};
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::{DbArgs, ProfileArg};
+use super::link::LinkArgs;
 use crate::report::github;
 use crate::run_report;
 
@@ -122,6 +124,10 @@ pub struct Args {
     /// a pull request comment or $GITHUB_STEP_SUMMARY).
     #[arg(long = "report", value_name = "FORMAT:PATH")]
     pub(crate) reports: Vec<ReportTarget>,
+    /// After the paired run, run the security probe suite (`skillwatch probe`) with the same
+    /// harness and model; the summary, the reports and the exit status cover both.
+    #[arg(long)]
+    pub(crate) with_probes: bool,
     /// Where the trials run: here (`local`), or on Harbor (`harbor`: the suite exported as a
     /// Harbor job, run by the `harbor` CLI, its trials imported as they finish; docs/harbor.md).
     #[arg(long, value_enum, default_value_t = On::Local)]
@@ -222,7 +228,7 @@ impl FromStr for ReportTarget {
 }
 
 /// Run the paired evaluation and print its summary.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
     let mut request = request(&args)?;
     let store = args.db.open_or_create()?;
     harbor_dir(&mut request, store.path(), args.output() == RunFormat::Json);
@@ -241,32 +247,72 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         runtime.block_on(execute(&request, store, json))?
     }
     .with_profile(args.scoring_profile.into());
-    finish(&report, &args)
+    finish(&report, &args, link)
 }
 
-/// Print the report, write the `--report` files, and give the exit status.
-pub(crate) fn finish(report: &RunReport, args: &Args) -> anyhow::Result<ExitCode> {
+/// Run the probes when asked (`--with-probes`, after a completed run), print the report,
+/// write the `--report` files, and give the exit status.
+pub(crate) fn finish(report: &RunReport, args: &Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
+    let probes = if args.with_probes && report.run.status == RunStatus::Completed {
+        let quiet = args.output() == RunFormat::Json;
+        Some(super::probe::execute(
+            probe_request(args)?,
+            &args.db,
+            link,
+            quiet,
+        )?)
+    } else {
+        None
+    };
+    let probes = probes.as_ref();
     match args.output() {
-        RunFormat::Json => crate::out::stdout(&(serde_json::to_string_pretty(report)? + "\n"))?,
-        RunFormat::Text => crate::out::stdout(&run_report::text(report))?,
+        RunFormat::Json => {
+            let mut json = serde_json::to_value(report)?;
+            if let (Some(p), Some(object)) = (probes, json.as_object_mut()) {
+                object.insert("probes".into(), serde_json::to_value(p)?);
+            }
+            crate::out::stdout(&(serde_json::to_string_pretty(&json)? + "\n"))?
+        }
+        RunFormat::Text => {
+            crate::out::stdout(&run_report::text(report))?;
+            if let Some(p) = probes {
+                crate::out::stdout(&format!("\n{}", super::probe::text(p)))?;
+            }
+        }
         RunFormat::Github => {
             err!("{}", run_report::text(report));
             outln!("{}", run_report::github_annotation(report, &args.skill))?;
-            github::step_summary(&run_report::markdown(report))
-                .context("writing $GITHUB_STEP_SUMMARY")?;
+            let mut summary = run_report::markdown(report);
+            if let Some(p) = probes {
+                err!("\n{}", super::probe::text(p));
+                outln!("{}", run_report::probes::github_annotation(p, &args.skill))?;
+                summary.push_str(&format!("\n{}", run_report::probes::markdown(p)));
+            }
+            github::step_summary(&summary).context("writing $GITHUB_STEP_SUMMARY")?;
         }
     }
     for target in &args.reports {
-        write_report(report, target)?;
+        write_report(report, probes, target)?;
     }
     if let Some(failure) = report.failure() {
         bail!("{failure}");
     }
-    Ok(if report.fails() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if report.fails() || probes.is_some_and(run_report::probes::fails) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+/// The probe run of `--with-probes`: the run's harness and model, the probes' own defaults.
+fn probe_request(args: &Args) -> anyhow::Result<ProbeRequest> {
+    let run = request(args)?;
+    let mut probes = ProbeRequest::new(&args.skill, run.harness, run.model);
+    probes.retries = run.retries;
+    probes.keep_workspaces = run.keep_workspaces;
+    Ok(probes)
 }
 
 /// The runner's request for these arguments: flags over skillwatch.toml over defaults. The
@@ -644,17 +690,48 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub(crate) fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow::Result<()> {
+pub(crate) fn write_report(
+    report: &RunReport,
+    probes: Option<&ProbeReport>,
+    target: &ReportTarget,
+) -> anyhow::Result<()> {
     let text = match target.format {
-        ReportFormat::Json => serde_json::to_string_pretty(report)? + "\n",
-        ReportFormat::Junit => run_report::junit(report),
-        ReportFormat::Markdown => run_report::markdown(report),
+        ReportFormat::Json => {
+            let mut json = serde_json::to_value(report)?;
+            if let (Some(p), Some(object)) = (probes, json.as_object_mut()) {
+                object.insert("probes".into(), serde_json::to_value(p)?);
+            }
+            serde_json::to_string_pretty(&json)? + "\n"
+        }
+        ReportFormat::Junit => run_report::junit(report, probes),
+        ReportFormat::Markdown => {
+            let mut text = run_report::markdown(report);
+            if let Some(p) = probes {
+                text.push_str(&format!("\n{}", run_report::probes::markdown(p)));
+            }
+            text
+        }
     };
-    if let Some(parent) = target.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+    write_file(&target.path, &text)
+}
+
+/// `text` to `path`, its folder created first.
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(&target.path, text).with_context(|| format!("writing {}", target.path.display()))
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// A `--report` of `skillwatch probe`: the probe run alone.
+pub(crate) fn write_probe_report(p: &ProbeReport, target: &ReportTarget) -> anyhow::Result<()> {
+    let text = match target.format {
+        ReportFormat::Json => serde_json::to_string_pretty(p)? + "\n",
+        ReportFormat::Junit => run_report::junit_probes(p),
+        ReportFormat::Markdown => run_report::probes::markdown(p),
+    };
+    write_file(&target.path, &text)
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use skillwatch_daemon::client;
-use skillwatch_daemon::runner::{ProgressSink, RunEvent, RunReport, RunRequest, TrialTally};
+use skillwatch_daemon::runner::{
+    HarnessSettings, ProgressSink, RunEvent, RunReport, RunRequest, TrialTally,
+};
 use skillwatch_daemon::store::{RunId, Store};
 use skillwatch_protocol::{
     ClientEnv, EventKind, JobId, JobInfo, JobState, JobTrigger, MAX_EVENT_WAIT_MS,
@@ -37,13 +39,13 @@ pub fn dispatch(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     match daemon_for(link, &args.db)? {
-        Some(daemon) => run(&args, daemon),
-        None => super::run::run(args),
+        Some(daemon) => run(&args, daemon, link),
+        None => super::run::run(args, link),
     }
 }
 
 /// Queue the run on `daemon`, follow it, and print its report.
-fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
+fn run(args: &Args, daemon: Daemon, link: &LinkArgs) -> anyhow::Result<ExitCode> {
     let mut request = request(args)?;
     absolute_paths(&mut request)?;
     let json = args.output() == super::run::RunFormat::Json;
@@ -75,7 +77,13 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
             queued.id
         );
     }
-    let finished = follow(&daemon, queued.id, cursor, json)?;
+    let sink: ProgressSink = progress_sink(0, json);
+    let finished = follow(&daemon, queued.id, cursor, |event| {
+        let event: RunEvent =
+            serde_json::from_value(event).context("reading a progress event of the daemon")?;
+        sink(&event);
+        Ok(())
+    })?;
     let Some(run) = finished.run else {
         bail!(
             "job {} {}: {}",
@@ -98,18 +106,18 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     let report =
         RunReport::load(&store, RunId(run), tally, wall)?.with_profile(args.scoring_profile.into());
     if finished.state == JobState::Failed {
-        finish(&report, args)?;
+        finish(&report, args, link)?;
         bail!(
             "job {} failed: {}",
             finished.id,
             finished.error.unwrap_or_default()
         );
     }
-    finish(&report, args)
+    finish(&report, args, link)
 }
 
 /// The sequence number of the daemon's newest event, so following a job starts after it.
-fn latest_event(daemon: &Daemon) -> anyhow::Result<u64> {
+pub(crate) fn latest_event(daemon: &Daemon) -> anyhow::Result<u64> {
     let mut cursor = 0;
     loop {
         let batch = daemon.call(daemon.rpc.next_events(ctx(), cursor, 0))?;
@@ -120,10 +128,15 @@ fn latest_event(daemon: &Daemon) -> anyhow::Result<u64> {
     }
 }
 
-/// Follow the job's events until it ends, showing its progress as an in-process run does;
+/// Follow the job's events until it ends, handing each of its progress events (the runner's
+/// or the prober's own, as JSON) to `on_event`, which shows it as an in-process run does;
 /// Ctrl-C cancels it.
-fn follow(daemon: &Daemon, job: JobId, mut cursor: u64, json: bool) -> anyhow::Result<JobInfo> {
-    let sink: ProgressSink = progress_sink(0, json);
+pub(crate) fn follow(
+    daemon: &Daemon,
+    job: JobId,
+    mut cursor: u64,
+    on_event: impl Fn(serde_json::Value) -> anyhow::Result<()>,
+) -> anyhow::Result<JobInfo> {
     let interrupted = daemon.runtime.spawn(async {
         let _ = tokio::signal::ctrl_c().await;
     });
@@ -160,9 +173,7 @@ fn follow(daemon: &Daemon, job: JobId, mut cursor: u64, json: bool) -> anyhow::R
             } = event.kind
                 && j == job
             {
-                let event: RunEvent = serde_json::from_value(event)
-                    .context("reading a progress event of the daemon")?;
-                sink(&event);
+                on_event(event)?;
             }
         }
         if let Some(state) = ended.take() {
@@ -186,15 +197,21 @@ fn absolute_paths(r: &mut RunRequest) -> anyhow::Result<()> {
     r.skill_dir = absolute(&r.skill_dir)
         .canonicalize()
         .with_context(|| format!("{}: expected a skill folder", r.skill_dir.display()))?;
-    if let Some(program) = &r.harness.program
-        && program.components().count() > 1
-    {
-        r.harness.program = Some(absolute(program));
-    }
+    absolute_program(&mut r.harness);
     r.support_skills = r.support_skills.iter().map(|p| absolute(p)).collect();
     if let Some(h) = &mut r.harbor {
         h.program = absolute(&h.program);
         h.dir = h.dir.as_deref().map(absolute);
     }
     Ok(())
+}
+
+/// The harness program made absolute for the daemon; a bare name (`claude`) stays one, for
+/// the PATH lookup.
+pub(crate) fn absolute_program(h: &mut HarnessSettings) {
+    if let Some(program) = &h.program
+        && program.components().count() > 1
+    {
+        h.program = Some(absolute(program));
+    }
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use skillwatch_daemon::store::time::{format_age, now_ms};
-use skillwatch_protocol::{JobFilter, JobId, JobInfo, JobState};
+use skillwatch_protocol::{JobFilter, JobId, JobInfo, JobKind, JobState};
 
 use super::history_db::{DbArgs, signed};
 use super::link::{LinkArgs, ctx, daemon_for};
@@ -112,9 +112,17 @@ fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
             &format!("{} ({})", job.request.model, job.request.harness),
             24
         ),
-        job.request.trigger.as_str(),
+        match job.request.kind {
+            JobKind::Probe => "probe",
+            JobKind::Paired => job.request.trigger.as_str(),
+        },
         trials,
-        job.run.map_or_else(|| "—".into(), |r| r.to_string()),
+        match (job.run, job.probe_run) {
+            (Some(r), _) => r.to_string(),
+            // a probe run, as `history` lists it under "Security probes"
+            (None, Some(p)) => format!("probe {p}"),
+            (None, None) => "—".into(),
+        },
         signed(job.lift),
         format_age(job.created_ms, now)
     )?;

@@ -31,6 +31,7 @@ use skillwatch_daemon::store::{
 };
 
 pub use page::render;
+use skillwatch_daemon::probe::ProbeReport;
 use trajectory::Budget;
 pub use trajectory::TrajectoryView;
 
@@ -81,6 +82,8 @@ pub struct SkillReport {
     pub series: Vec<Series>,
     /// Runs whose lift fell significantly against the run before them.
     pub regressions: Vec<Regression>,
+    /// The newest completed probe run per (harness, model), by model.
+    pub probes: Vec<ProbeReport>,
 }
 
 /// The newest completed run on one (harness, model).
@@ -249,6 +252,14 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
             });
     }
     let regressions = regressions(store, &in_time, &by_key)?;
+    let mut probes: BTreeMap<(String, String), ProbeReport> = BTreeMap::new();
+    for run in store.probe_runs(name, None, PROBE_RUNS_SCANNED)? {
+        if run.status == RunStatus::Completed {
+            probes
+                .entry((run.model.clone(), run.harness.clone()))
+                .or_insert_with(|| ProbeReport::of(run));
+        }
+    }
     Ok(SkillReport {
         name: name.to_string(),
         latest,
@@ -257,8 +268,12 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
             .map(|(key, points)| Series { key, points })
             .collect(),
         regressions,
+        probes: probes.into_values().collect(),
     })
 }
+
+/// Probe runs of a skill looked at for the newest completed one per (harness, model).
+const PROBE_RUNS_SCANNED: usize = 200;
 
 /// Each completed run against the completed run before it on the same harness (the previous
 /// model, or the previous skill version): those the comparison calls a regression.

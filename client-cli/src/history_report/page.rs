@@ -77,6 +77,7 @@ fn skill_section(report: &Report, skill: &SkillReport, id: &str) -> Markup {
     html! {
         section.skill id=(id) {
             h2 { (skill.name) }
+            (probe_runs(skill))
             @if skill.latest.is_empty() {
                 p.muted { "No completed run of this skill yet." }
             } @else {
@@ -173,6 +174,58 @@ fn security(skill: &SkillReport) -> Markup {
             }
         }
     }
+}
+
+/// The newest probe run per model: S, status, groups, and each failed probe with its
+/// evidence (stored redacted: canary values are `[canary:NAME]`).
+fn probe_runs(skill: &SkillReport) -> Markup {
+    html! {
+        @if !skill.probes.is_empty() {
+            h3 { "Security probes (skillwatch probe)" }
+            table.probes {
+                thead { tr { th { "model" } th { "probe run" } th.num { "S" } th { "status" } th { "groups (passed / probes)" } th { "failed" } } }
+                tbody {
+                    @for p in &skill.probes {
+                        tr {
+                            td { (p.run.model) " (" (p.run.harness) ")" }
+                            td { (p.run.id) " · " (format_rfc3339(p.run.started_ms)) }
+                            @if let Some(s) = &p.security {
+                                td.num { (format!("{:.1}", s.score)) }
+                                td { (s.status.label()) }
+                                td { @for g in &s.groups { (g.group.as_str()) " " (g.passed) "/" (g.total) " " } }
+                            } @else {
+                                td.num { "—" }
+                                td { "not measured" }
+                                td { }
+                            }
+                            td { (failed_probes(p).join(", ")) }
+                        }
+                    }
+                }
+            }
+            @for p in &skill.probes {
+                @for o in p.run.outcomes.iter().filter(|o| !o.findings.is_empty()) {
+                    details.probe {
+                        summary { code { (o.probe) } " failed on " (p.run.model) " · " (o.group.as_str()) " · " (o.owasp.join(", ")) }
+                        ul {
+                            @for f in &o.findings {
+                                li { (format!("{:?}", f.kind)) " at " (f.location) ": " code { (f.evidence) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn failed_probes(p: &skillwatch_daemon::probe::ProbeReport) -> Vec<&str> {
+    p.run
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome == skillwatch_daemon::store::ProbeOutcome::Failed)
+        .map(|o| o.probe.as_str())
+        .collect()
 }
 
 fn run_drilldown(run: &LatestRun) -> Markup {

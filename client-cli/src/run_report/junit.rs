@@ -1,15 +1,35 @@
 //! JUnit XML: one test case per eval case, failing when the skill made that case worse under
 //! the report's profile (skill-validator's rule: a scenario fails on a negative score), plus
-//! one for the run's verdict, failing when the verdict rule says the skill regresses.
+//! one for the run's verdict, failing when the verdict rule says the skill regresses; with
+//! probes (`run --with-probes`, `probe --report junit:`), a second suite (`probes`).
 
 use std::fmt::Write;
 
+use skillwatch_daemon::probe::ProbeReport;
 use skillwatch_daemon::runner::RunReport;
 
 use crate::cmd::history_db::signed;
 
-/// The run as JUnit XML.
-pub fn junit(r: &RunReport) -> String {
+/// The run as JUnit XML, with the probe run's suite when there is one.
+pub fn junit(r: &RunReport, probes: Option<&ProbeReport>) -> String {
+    let mut suites = suite(r);
+    if let Some(p) = probes {
+        suites.push_str(&super::probes::junit_suite(p));
+    }
+    document(&suites)
+}
+
+/// A probe run alone as JUnit XML (`skillwatch probe --report junit:PATH`).
+pub fn junit_probes(p: &ProbeReport) -> String {
+    document(&super::probes::junit_suite(p))
+}
+
+fn document(suites: &str) -> String {
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n{suites}</testsuites>\n")
+}
+
+/// The paired run as one `<testsuite>` element.
+fn suite(r: &RunReport) -> String {
     let suite = format!("skillwatch run: {}", r.run.skill);
     let mut cases = String::new();
     let mut failures = 0;
@@ -28,9 +48,10 @@ pub fn junit(r: &RunReport) -> String {
         );
         testcase(
             &mut cases,
+            "skillwatch.run",
             &r.run.skill,
             &c.case,
-            failed.then_some(&detail),
+            failed.then_some(("failure", &detail)),
             &detail,
         );
     }
@@ -49,33 +70,42 @@ pub fn junit(r: &RunReport) -> String {
     failures += usize::from(regressed);
     testcase(
         &mut cases,
+        "skillwatch.run",
         &r.run.skill,
         "overall",
-        regressed.then_some(&verdict),
+        regressed.then_some(("failure", &verdict)),
         &verdict,
     );
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" time=\"{:.3}\">\n{cases}  </testsuite>\n</testsuites>\n",
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" time=\"{:.3}\">\n{cases}  </testsuite>\n",
         xml(&suite),
         r.cases.len() + 1,
         r.wall_ms as f64 / 1000.0
     )
 }
 
-fn testcase(out: &mut String, skill: &str, name: &str, failure: Option<&String>, detail: &str) {
+/// One `<testcase>`; `failure` is the element (`failure` or `error`) and its message.
+pub(super) fn testcase(
+    out: &mut String,
+    class: &str,
+    skill: &str,
+    name: &str,
+    failure: Option<(&str, &String)>,
+    detail: &str,
+) {
     let _ = write!(
         out,
-        "    <testcase name=\"{}\" classname=\"skillwatch.run\">",
+        "    <testcase name=\"{}\" classname=\"{class}\">",
         xml(&format!("{skill} / {name}"))
     );
-    if let Some(message) = failure {
-        let _ = write!(out, "<failure message=\"{}\"/>", xml(message));
+    if let Some((element, message)) = failure {
+        let _ = write!(out, "<{element} message=\"{}\"/>", xml(message));
     }
     let _ = writeln!(out, "<system-out>{}</system-out></testcase>", xml(detail));
 }
 
 /// Text escaped for XML attributes and content; characters XML 1.0 forbids are dropped.
-fn xml(s: &str) -> String {
+pub(super) fn xml(s: &str) -> String {
     s.chars()
         .filter(|c| matches!(c, '\t' | '\n' | '\r') || *c >= ' ')
         .map(|c| match c {

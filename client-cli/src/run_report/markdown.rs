@@ -118,6 +118,6 @@ fn metrics(o: &mut String, r: &RunReport) {
 }
 
 /// Table cells cannot hold `|` or newlines.
-fn escape(s: &str) -> String {
+pub(super) fn escape(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }

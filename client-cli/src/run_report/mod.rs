@@ -1,11 +1,13 @@
 //! Renderers of a paired run's [`RunReport`]: the terminal table, markdown for a pull request
-//! comment or `$GITHUB_STEP_SUMMARY`, and JUnit XML for CI test views. They only format.
+//! comment or `$GITHUB_STEP_SUMMARY`, and JUnit XML for CI test views; [`probes`] renders a
+//! probe run's report the same ways. They only format.
 
 mod junit;
 mod markdown;
+pub mod probes;
 mod text;
 
-pub use junit::junit;
+pub use junit::{junit, junit_probes};
 pub use markdown::markdown;
 pub use text::text;
 

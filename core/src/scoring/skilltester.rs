@@ -451,6 +451,72 @@ pub enum SecurityStatus {
     Risky,
 }
 
+impl SecurityStatus {
+    /// The label as the seed spells it: `Pass`, `Caution`, `Risky`.
+    pub fn label(self) -> &'static str {
+        match self {
+            SecurityStatus::Pass => "Pass",
+            SecurityStatus::Caution => "Caution",
+            SecurityStatus::Risky => "Risky",
+        }
+    }
+
+    /// Pass 2, Caution 1, Risky 0: higher is safer.
+    fn rank(self) -> u8 {
+        match self {
+            SecurityStatus::Pass => 2,
+            SecurityStatus::Caution => 1,
+            SecurityStatus::Risky => 0,
+        }
+    }
+}
+
+/// How S moved from a reference probe run to a candidate (another model): what `compare`
+/// reports beside the lift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecurityChange {
+    /// S fell, or the status got worse: a security regression, gated like a lift regression.
+    Regresses,
+    /// S rose, or the status got better.
+    Improves,
+    /// The same S and status.
+    Unchanged,
+}
+
+impl SecurityChange {
+    /// The spelling used in text and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecurityChange::Regresses => "regresses",
+            SecurityChange::Improves => "improves",
+            SecurityChange::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The change of S and status from `reference` to `candidate`. There is no interval: a probe
+/// is graded on evidence, so a probe that passed on one model and failed on the other is an
+/// observed failure, not noise, and any fall of S is one. A worse status is a regression even
+/// when S is equal (a θs that differs between the runs).
+pub fn security_change(
+    reference: (f64, SecurityStatus),
+    candidate: (f64, SecurityStatus),
+) -> SecurityChange {
+    /// S moves in steps of at least 100 / (3 · probes in a group); this only absorbs
+    /// floating-point noise.
+    const SAME: f64 = 1e-9;
+    let (rs, rst) = reference;
+    let (cs, cst) = candidate;
+    if cst.rank() < rst.rank() || cs < rs - SAME {
+        SecurityChange::Regresses
+    } else if cst.rank() > rst.rank() || cs > rs + SAME {
+        SecurityChange::Improves
+    } else {
+        SecurityChange::Unchanged
+    }
+}
+
 /// SkillTester security score and status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SecurityReport {
@@ -831,6 +897,50 @@ mod properties {
             if invoked && ys && yb {
                 prop_assert!(t.score >= params.beta);
             }
+        }
+    }
+
+    #[test]
+    fn a_fall_of_s_or_a_worse_status_is_a_security_regression() {
+        use SecurityStatus::{Caution, Pass, Risky};
+        let change = |r, c| security_change(r, c);
+        assert_eq!(
+            change((100.0, Pass), (96.3, Caution)),
+            SecurityChange::Regresses
+        );
+        assert_eq!(
+            change((92.0, Caution), (88.0, Caution)),
+            SecurityChange::Regresses
+        );
+        assert_eq!(
+            change((85.0, Caution), (85.0, Risky)),
+            SecurityChange::Regresses
+        );
+        assert_eq!(
+            change((66.7, Risky), (100.0, Pass)),
+            SecurityChange::Improves
+        );
+        assert_eq!(
+            change((200.0 / 3.0, Risky), (100.0 - 100.0 / 3.0, Risky)),
+            SecurityChange::Unchanged
+        );
+    }
+
+    proptest! {
+        /// Swapping the runs swaps regresses and improves, and unchanged stays unchanged.
+        #[test]
+        fn security_change_is_antisymmetric(a in 0.0f64..=100.0, b in 0.0f64..=100.0, theta in 0.0f64..=100.0) {
+            let p = SkillTesterParams { theta_s: theta, ..SkillTesterParams::default() };
+            let (ra, rb) = ((a, security_status(a, &p)), (b, security_status(b, &p)));
+            let there = security_change(ra, rb);
+            let back = security_change(rb, ra);
+            let expected = match there {
+                SecurityChange::Regresses => SecurityChange::Improves,
+                SecurityChange::Improves => SecurityChange::Regresses,
+                SecurityChange::Unchanged => SecurityChange::Unchanged,
+            };
+            prop_assert_eq!(back, expected);
+            prop_assert_eq!(there == SecurityChange::Regresses, b < a - 1e-9);
         }
     }
 }

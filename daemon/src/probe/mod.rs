@@ -47,7 +47,7 @@ use skillwatch_core::probe::{
     self, Evidence, HoneypotRequest, Probe, ProbeVerdict, TemplateVars, load_suite, redact,
 };
 use skillwatch_core::scoring::skilltester::{
-    ProbeResult, SecurityReport, SkillTesterParams, security,
+    ProbeResult, SecurityReport, SecurityStatus, SkillTesterParams, security,
 };
 use skillwatch_core::skill::{Skill, content_hash};
 use skillwatch_core::trajectory::Trajectory;
@@ -57,7 +57,7 @@ use crate::harness::{Harness, HostEnv, SkillToStage, TrialOutcome, TrialStatus};
 use crate::runner::{HarnessSettings, RunError, trial_timeout};
 use crate::store::{
     ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, RunStatus,
-    SkillIdentity, Store, Trajectory as StoredTrajectory,
+    SkillIdentity, Store, StoreError, Trajectory as StoredTrajectory,
 };
 
 use canary::Canaries;
@@ -112,6 +112,21 @@ impl ProbeRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ProbeEvent {
+    /// The probe run exists in the history and its probes are about to run.
+    Started {
+        /// Its id in the history (`probe_runs`).
+        run: ProbeRunId,
+        /// The skill's name.
+        skill: String,
+        /// The harness.
+        harness: String,
+        /// The harness's version.
+        harness_version: String,
+        /// The model.
+        model: String,
+        /// How many probes will run.
+        probes: usize,
+    },
     /// A probe started.
     ProbeStarted {
         /// Its id.
@@ -140,6 +155,46 @@ pub struct ProbeReport {
     pub security: Option<SecurityReport>,
     /// Probes that could not be run.
     pub errors: usize,
+}
+
+impl ProbeReport {
+    /// The report of a stored probe run: S and its status computed by the seed's rule from
+    /// the stored outcomes and θs. What a run ends with, in-process or through the daemon
+    /// (`skillwatch probe` reads it back from the history), so both print the same report.
+    pub fn load(store: &Store, run: ProbeRunId) -> Result<Option<ProbeReport>, StoreError> {
+        Ok(store.probe_run(run)?.map(ProbeReport::of))
+    }
+
+    /// The report of `run` as stored.
+    pub fn of(run: ProbeRunInfo) -> ProbeReport {
+        let results: Vec<ProbeResult> = run
+            .outcomes
+            .iter()
+            .filter(|o| o.outcome != ProbeOutcome::Error)
+            .map(|o| ProbeResult {
+                id: o.probe.clone(),
+                group: o.group,
+                passed: o.outcome == ProbeOutcome::Passed,
+            })
+            .collect();
+        let errors = run.outcomes.len() - results.len();
+        let params = SkillTesterParams {
+            theta_s: run.theta_s,
+            ..SkillTesterParams::default()
+        };
+        ProbeReport {
+            security: security(&results, &params).ok(),
+            errors,
+            run,
+        }
+    }
+
+    /// Whether the skill fails on security: its status is Risky (S below θs).
+    pub fn risky(&self) -> bool {
+        self.security
+            .as_ref()
+            .is_some_and(|s| s.status == SecurityStatus::Risky)
+    }
 }
 
 /// Runs probe suites against one history store.
@@ -174,14 +229,7 @@ impl Prober {
     /// Work out what to run: the skill, the suite (built-in and the author's), the harness
     /// and its version. Nothing is started or stored yet.
     pub async fn plan(&self, request: &ProbeRequest) -> Result<ProbePlan, RunError> {
-        let skill_dir = request
-            .skill_dir
-            .canonicalize()
-            .map_err(|e| RunError::NotASkill {
-                dir: request.skill_dir.clone(),
-                reason: format!("found none ({e})"),
-            })?;
-        let target = crate::runner::skill_to_stage(&skill_dir)?;
+        let (skill_dir, target) = crate::runner::skill_at(&request.skill_dir)?;
         let description = Skill::load(&skill_dir)
             .document
             .ok()
@@ -223,6 +271,7 @@ impl Prober {
             store: self.store.clone(),
             host: self.host.clone(),
             temp_dir: self.temp_dir.clone(),
+            drain: None,
         })
     }
 }
@@ -241,9 +290,17 @@ pub struct ProbePlan {
     store: Arc<Mutex<Store>>,
     host: HostEnv,
     temp_dir: PathBuf,
+    drain: Option<CancellationToken>,
 }
 
 impl ProbePlan {
+    /// Start no new probe once `drain` fires (the daemon is stopping); the probe in flight
+    /// finishes and the run ends cancelled.
+    pub fn draining_on(mut self, drain: CancellationToken) -> ProbePlan {
+        self.drain = Some(drain);
+        self
+    }
+
     /// The probes that will run, in order.
     pub fn probes(&self) -> &[Probe] {
         &self.probes
@@ -290,7 +347,19 @@ impl ProbePlan {
         let mut results = Vec::new();
         let mut errors = 0;
         let mut cancelled = false;
+        progress(&ProbeEvent::Started {
+            run,
+            skill: self.target.name.clone(),
+            harness: self.harness.name().to_owned(),
+            harness_version: self.harness_version.clone(),
+            model: self.request.model.clone(),
+            probes: self.probes.len(),
+        });
         for probe in &self.probes {
+            if self.drain.as_ref().is_some_and(|d| d.is_cancelled()) {
+                cancelled = true;
+                break;
+            }
             progress(&ProbeEvent::ProbeStarted {
                 probe: probe.id.clone(),
             });
@@ -353,15 +422,9 @@ impl ProbePlan {
                 &detail,
             )?;
         }
-        let info = lock(&self.store)
-            .probe_run(run)?
-            .ok_or_else(|| RunError::Settings {
-                message: format!("probe run {run} vanished from the history"),
-            })?;
-        Ok(ProbeReport {
-            run: info,
-            security: report,
-            errors,
+        let stored = ProbeReport::load(&lock(&self.store), run)?;
+        stored.ok_or_else(|| RunError::Settings {
+            message: format!("probe run {run} vanished from the history"),
         })
     }
 

@@ -165,14 +165,7 @@ impl Runner {
 
     /// Check the request, start (or reopen) the run in the store, and plan its trials.
     pub async fn prepare(&self, request: &RunRequest) -> Result<PreparedRun, RunError> {
-        let skill_dir = request
-            .skill_dir
-            .canonicalize()
-            .map_err(|e| RunError::NotASkill {
-                dir: request.skill_dir.clone(),
-                reason: format!("found none ({e})"),
-            })?;
-        let target = skill_to_stage(&skill_dir)?;
+        let (skill_dir, target) = skill_at(&request.skill_dir)?;
         let cases = suite_cases(&skill_dir, &request.cases)?;
         request.check_named_vars(&self.host)?;
         let harness = request.harness.build(&self.host)?;
@@ -837,6 +830,17 @@ fn store_winner(w: CompatWinner) -> Winner {
         CompatWinner::Skill => Winner::Skill,
         CompatWinner::Tie => Winner::Tie,
     }
+}
+
+/// The skill a request names: its folder made canonical, and the skill as it will be staged.
+/// The first step of every plan (paired run, trigger trials, probes).
+pub(crate) fn skill_at(dir: &Path) -> Result<(PathBuf, SkillToStage), RunError> {
+    let canonical = dir.canonicalize().map_err(|e| RunError::NotASkill {
+        dir: dir.to_path_buf(),
+        reason: format!("found none ({e})"),
+    })?;
+    let target = skill_to_stage(&canonical)?;
+    Ok((canonical, target))
 }
 
 /// The skill in `dir` under the name the agent will see (its SKILL.md `name` when that is a

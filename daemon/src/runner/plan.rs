@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use skillwatch_core::evalspec::{Case, case_fingerprint};
 use skillwatch_core::skill::hash_bytes;
 
-use super::{RunError, hash_dir, skill_to_stage, suite_cases};
+use super::{RunError, hash_dir, skill_at, skill_to_stage, suite_cases};
 use crate::harness::SkillToStage;
 use crate::store::CaseSpec;
 
@@ -54,11 +54,7 @@ impl SuitePlan {
 
 /// Plan the cases of the skill in `skill_dir` (only those named in `only`, all when empty).
 pub fn plan_suite(skill_dir: &Path, only: &[String]) -> Result<SuitePlan, RunError> {
-    let skill_dir = skill_dir.canonicalize().map_err(|e| RunError::NotASkill {
-        dir: skill_dir.to_path_buf(),
-        reason: format!("found none ({e})"),
-    })?;
-    let target = skill_to_stage(&skill_dir)?;
+    let (skill_dir, target) = skill_at(skill_dir)?;
     let cases = suite_cases(&skill_dir, only)?;
     let fingerprints = cases
         .iter()

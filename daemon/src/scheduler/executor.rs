@@ -1,6 +1,6 @@
-//! The seam between the queue and the paired runner: the scheduler decides *when* a job runs;
-//! an [`Executor`] runs it (the daemon's executor drives the real runner on the real
-//! harnesses).
+//! The seam between the queue and the runners: the scheduler decides *when* a job runs; an
+//! [`Executor`] runs it (the daemon's executor drives the real paired runner or prober on the
+//! real harnesses).
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use super::SharedStore;
 use crate::events::EventLog;
 use crate::harness::BoxFuture;
 
-/// Runs one job's paired run to its end.
+/// Runs one job (a paired run or a probe run) to its end.
 pub trait Executor: Send + Sync + 'static {
     /// Run `job`. Must return soon after `ctx.cancel` fires (killing the agent processes in
     /// flight), and should stop starting trials once `ctx.drain` fires. Trials finished before
@@ -22,9 +22,9 @@ pub trait Executor: Send + Sync + 'static {
 /// How a job's run ended, as the executor saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    /// Every planned trial was recorded and the run scored.
+    /// Every planned trial (or probe) was recorded and the run scored.
     Completed {
-        /// The history run.
+        /// The history run (the probe run, for a probe job).
         run: i64,
     },
     /// The run could not be made or was cut short by an error.
@@ -62,6 +62,7 @@ pub struct Reporter {
     store: SharedStore,
     events: Arc<EventLog>,
     run: Arc<std::sync::Mutex<Option<i64>>>,
+    probe_run: Arc<std::sync::Mutex<Option<i64>>>,
 }
 
 impl Reporter {
@@ -72,6 +73,7 @@ impl Reporter {
             store,
             events,
             run: Arc::default(),
+            probe_run: Arc::default(),
         }
     }
 
@@ -90,6 +92,24 @@ impl Reporter {
             }
             Ok(None) => {}
             Err(e) => tracing::warn!(job = %self.job, "recording the job's run failed: {e}"),
+        }
+    }
+
+    /// The probe run a probe job records into exists.
+    pub fn probe_run_started(&self, probe_run: i64) {
+        *self.probe_run.lock().unwrap_or_else(|e| e.into_inner()) = Some(probe_run);
+        let stored = {
+            let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+            store
+                .set_job_probe_run(self.job, probe_run)
+                .and_then(|()| store.job(self.job))
+        };
+        match stored {
+            Ok(Some(job)) => {
+                self.events.publish(EventKind::JobStarted { job });
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(job = %self.job, "recording the job's probe run failed: {e}"),
         }
     }
 
@@ -137,6 +157,11 @@ impl Reporter {
             message: message.into(),
             event: Some(event),
         });
+    }
+
+    /// The probe run reported so far.
+    pub fn probe_run(&self) -> Option<i64> {
+        *self.probe_run.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The run reported so far.

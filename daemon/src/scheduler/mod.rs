@@ -1,4 +1,4 @@
-//! The job queue: paired runs asked of the daemon, persisted in the history database so they
+//! The job queue: paired runs and probe runs asked of the daemon, persisted in the history database so they
 //! survive restarts, started with bounded parallelism per harness and within the daily budget,
 //! cancellable (the executor kills the agent processes).
 //!
@@ -11,6 +11,7 @@
 mod budget;
 mod executor;
 mod model_change;
+mod probe_job;
 mod regression;
 mod runner_executor;
 
@@ -27,7 +28,8 @@ use std::time::Duration;
 
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_protocol::{
-    ClientEnv, EventKind, JobFilter, JobId, JobInfo, JobState, JobTrigger, RpcError, RunRequest,
+    ClientEnv, EventKind, JobFilter, JobId, JobInfo, JobKind, JobState, JobTrigger, RpcError,
+    RunRequest,
 };
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -333,11 +335,13 @@ impl Scheduler {
         if set.is_empty() {
             return Ok(Some(ClientEnv::unset(asked.keys().map(String::as_str))));
         }
-        let resume = job
-            .run
-            .map_or_else(String::new, |run| format!(" --resume {run}"));
+        let again = match (job.request.kind, job.run) {
+            (JobKind::Probe, _) => "skillwatch probe".to_owned(),
+            (JobKind::Paired, Some(run)) => format!("skillwatch run --resume {run}"),
+            (JobKind::Paired, None) => "skillwatch run".to_owned(),
+        };
         Err(format!(
-            "the daemon restarted after this job was queued, and the client's {} (kept in memory only, never stored) went with it; run `skillwatch run{resume}` again",
+            "the daemon restarted after this job was queued, and the client's {} (kept in memory only, never stored) went with it; run `{again}` again",
             set.join(", ")
         ))
     }
@@ -565,6 +569,11 @@ fn validate(request: &RunRequest) -> Result<(), RpcError> {
             "{}: expected a skill folder with a {SKILL_FILE}, found none",
             request.skill_dir.display()
         )));
+    }
+    if request.kind == JobKind::Probe && request.runner.is_none() {
+        return Err(RpcError::invalid(
+            "a probe job: expected the prober's request in `runner`, found none",
+        ));
     }
     for (field, value) in [("harness", &request.harness), ("model", &request.model)] {
         if value.trim().is_empty() {

@@ -1,5 +1,6 @@
 //! The daemon's executor: each job is one paired run of the runner (`crate::runner`) on the
-//! daemon's history handle.
+//! daemon's history handle, or, for a probe job, one run of the probe suite
+//! (`super::probe_job`).
 //!
 //! The runner request comes whole from the client when it sent one (`skillwatch run` builds it
 //! from its flags and `skillwatch.toml`); otherwise it is built from the job's fields and the
@@ -19,7 +20,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use skillwatch_protocol::{ClientEnv, JobInfo, JobProgress, JobTrigger};
+use skillwatch_protocol::{ClientEnv, JobInfo, JobKind, JobProgress, JobTrigger};
 
 use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
 use crate::harness::BoxFuture;
@@ -54,7 +55,12 @@ impl Executor for RunnerExecutor {
     fn execute(&self, job: JobInfo, ctx: JobContext) -> BoxFuture<'static, Outcome> {
         let runner = self.runner.clone();
         let store = self.store.clone();
-        Box::pin(async move { run(&runner, &store, job, ctx).await })
+        match job.request.kind {
+            JobKind::Paired => Box::pin(async move { run(&runner, &store, job, ctx).await }),
+            JobKind::Probe => {
+                Box::pin(async move { super::probe_job::run(&store, job, ctx).await })
+            }
+        }
     }
 }
 
@@ -320,6 +326,7 @@ mod tests {
             interruptions: 0,
             error: None,
             lift: None,
+            probe_run: None,
             created_ms: 0,
             started_ms: None,
             finished_ms: None,

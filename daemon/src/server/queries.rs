@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_protocol::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, Lenses, ModelComparison,
+    LensLift, LensSecurity, Lenses, ModelComparison,
 };
 
 use crate::store::{
@@ -122,13 +122,19 @@ pub fn history(store: &Store, query: &HistoryQuery) -> Result<HistoryReport, Que
 pub fn compare(store: &Store, request: &CompareRequest) -> Result<RunComparison, QueryError> {
     require_skill(store, &request.skill)?;
     match &request.what {
-        CompareWhat::Models(reference, candidate) => Ok(store.compare_models(
-            &request.skill,
-            reference,
-            candidate,
-            request.harness.as_deref(),
-            &request.params,
-        )?),
+        CompareWhat::Models(reference, candidate) => {
+            let harness = request.harness.as_deref();
+            let mut result = store.compare_models(
+                &request.skill,
+                reference,
+                candidate,
+                harness,
+                &request.params,
+            )?;
+            result.security =
+                store.compare_security(&request.skill, reference, candidate, harness)?;
+            Ok(result)
+        }
         CompareWhat::Runs(reference, candidate) => {
             let result =
                 store.compare_runs(RunId(*reference), RunId(*candidate), &request.params)?;
@@ -218,10 +224,10 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
     let Some(skill) = skill else {
         return Ok(Lenses::default());
     };
-    let lifts = store
-        .latest_lift_per_model(&skill)?
-        .into_iter()
-        .map(|l| LensLift {
+    let mut lifts = Vec::new();
+    for l in store.latest_lift_per_model(&skill)? {
+        lifts.push(LensLift {
+            security: lens_security(store, &skill, &l.run.model, &l.run.harness)?,
             model: l.run.model,
             harness: l.run.harness,
             lift: l.headline.outcome.lift,
@@ -229,8 +235,8 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
             verdict: Some(l.headline.outcome.verdict),
             runs: l.completed_runs,
             finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
-        })
-        .collect();
+        });
+    }
     let cases = store
         .case_results(&skill)?
         .into_iter()
@@ -251,4 +257,29 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
         comparisons,
         jobs: Vec::new(),
     })
+}
+
+/// The security lens beside the lift lens of (`harness`, `model`): the newest completed probe
+/// run there. The daemon's `lenses` and the LSP's direct read of the store both use it.
+pub fn lens_security(
+    store: &Store,
+    skill: &str,
+    model: &str,
+    harness: &str,
+) -> Result<Option<LensSecurity>, QueryError> {
+    let Some(run) = store.latest_probe_run(skill, model, Some(harness))? else {
+        return Ok(None);
+    };
+    Ok(Some(LensSecurity {
+        probe_run: run.id.0,
+        score: run.score,
+        status: run.security_status,
+        failed: run
+            .outcomes
+            .iter()
+            .filter(|o| o.outcome == crate::store::ProbeOutcome::Failed)
+            .map(|o| o.probe.clone())
+            .collect(),
+        finished_ms: run.finished_ms.unwrap_or(run.started_ms),
+    }))
 }

@@ -67,6 +67,10 @@ pub struct RunComparison {
     pub changed_cases: Vec<String>,
     /// Per-case lift differences, interval and verdict (`core::scoring::compare`).
     pub comparison: Comparison,
+    /// S and status on both models, when both have a completed probe run (model
+    /// comparisons only; `compare` fills it in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<super::probes::SecurityComparison>,
 }
 
 /// Newest completed runs scanned per (harness, model) when looking for a case's last result.
@@ -309,5 +313,6 @@ pub fn compare_runs(
         candidate,
         changed_cases,
         comparison,
+        security: None,
     })
 }

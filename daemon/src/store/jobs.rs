@@ -1,4 +1,4 @@
-//! The daemon's job queue (`jobs`, migration 0003): paired runs asked of the daemon, kept in
+//! The daemon's job queue (`jobs`, migrations 0003 and 0009): paired runs and probe runs asked of the daemon, kept in
 //! the history file so a queued job survives a restart and a job cut off by a crash is found
 //! and re-queued once.
 //!
@@ -26,7 +26,8 @@ pub struct Recovered {
 
 const JOB_COLUMNS: &str = "j.id, j.skill_dir, j.skill, j.request, j.state, j.run_id, j.attempts,
      j.interruptions, j.done, j.total, j.reused, j.error, j.created_ms, j.started_ms,
-     j.finished_ms, (SELECT s.lift FROM run_summaries s WHERE s.run_id = j.run_id)";
+     j.finished_ms, (SELECT s.lift FROM run_summaries s WHERE s.run_id = j.run_id),
+     j.probe_run_id";
 
 fn job_row(r: &Row<'_>) -> rusqlite::Result<JobInfo> {
     let request_text: String = r.get(3)?;
@@ -60,6 +61,7 @@ fn job_row(r: &Row<'_>) -> rusqlite::Result<JobInfo> {
         started_ms: r.get(13)?,
         finished_ms: r.get(14)?,
         lift: r.get(15)?,
+        probe_run: r.get(16)?,
     })
 }
 
@@ -174,6 +176,14 @@ impl Store {
         self.conn
             .prepare_cached("UPDATE jobs SET run_id = ?2 WHERE id = ?1")?
             .execute(params![id.0, run])?;
+        Ok(())
+    }
+
+    /// Record the probe run a running probe job writes into.
+    pub fn set_job_probe_run(&mut self, id: JobId, probe_run: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE jobs SET probe_run_id = ?2 WHERE id = ?1")?
+            .execute(params![id.0, probe_run])?;
         Ok(())
     }
 

@@ -92,7 +92,9 @@ pub use import::{
 pub use jobs::Recovered;
 pub use judging::{StoredJudgment, TrialRejudged};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
-pub use probes::{ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec};
+pub use probes::{
+    ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, SecurityComparison,
+};
 pub use read::{RunFilter, RunInfo, SkillInfo, StoredTrial};
 pub use record::{
     AssertionResult, CaseSpec, DEFAULT_SCORING_PROFILE, Judgment, RunSpec, SkillIdentity,
@@ -324,6 +326,28 @@ impl Store {
     /// One probe run with its outcomes.
     pub fn probe_run(&self, run: ProbeRunId) -> Result<Option<ProbeRunInfo>> {
         probes::get(&self.conn, run)
+    }
+
+    /// S and status of `skill` on two models, from the newest completed probe run on each;
+    /// `None` when either has none.
+    pub fn compare_security(
+        &self,
+        skill: &str,
+        reference: &str,
+        candidate: &str,
+        harness: Option<&str>,
+    ) -> Result<Option<SecurityComparison>> {
+        probes::compare(&self.conn, skill, reference, candidate, harness)
+    }
+
+    /// The newest completed probe run of `skill` on `model` (and `harness`, when given).
+    pub fn latest_probe_run(
+        &self,
+        skill: &str,
+        model: &str,
+        harness: Option<&str>,
+    ) -> Result<Option<ProbeRunInfo>> {
+        probes::latest_completed(&self.conn, skill, model, harness)
     }
 
     /// The newest probe runs of a skill, newest first.

@@ -4,7 +4,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use skillwatch_core::probe::ProbeFinding;
-use skillwatch_core::scoring::skilltester::{SecurityGroup, SecurityStatus};
+use skillwatch_core::scoring::skilltester::{
+    SecurityChange, SecurityGroup, SecurityStatus, security_change,
+};
 
 use super::error::{Result, StoreError};
 use super::record::{SkillIdentity, Trajectory};
@@ -129,6 +131,112 @@ pub struct ProbeRunInfo {
     pub finished_ms: Option<i64>,
     /// Each probe's outcome, by probe id.
     pub outcomes: Vec<ProbeOutcomeRecord>,
+}
+
+/// S and status on two models, each from the newest completed probe run of the skill there:
+/// what `compare` reports beside the lift.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SecurityComparison {
+    /// The reference model's probe run.
+    pub reference_run: ProbeRunId,
+    /// The candidate model's probe run.
+    pub candidate_run: ProbeRunId,
+    /// S on the reference model (`None`: not measured).
+    pub reference_score: Option<f64>,
+    /// Its status.
+    pub reference_status: Option<SecurityStatus>,
+    /// S on the candidate model.
+    pub candidate_score: Option<f64>,
+    /// Its status.
+    pub candidate_status: Option<SecurityStatus>,
+    /// How S moved (`core::scoring::skilltester::security_change`); `None` when either S is
+    /// not measured.
+    pub change: Option<SecurityChange>,
+    /// Probes that passed on the reference model and failed on the candidate.
+    pub newly_failed: Vec<String>,
+    /// One sentence with the numbers.
+    pub reason: String,
+}
+
+impl SecurityComparison {
+    /// Whether this is a security regression (gated like a lift regression).
+    pub fn regresses(&self) -> bool {
+        self.change == Some(SecurityChange::Regresses)
+    }
+}
+
+/// The newest completed probe run of `skill` on `model` (and `harness`, when given).
+pub fn latest_completed(
+    conn: &Connection,
+    skill: &str,
+    model: &str,
+    harness: Option<&str>,
+) -> Result<Option<ProbeRunInfo>> {
+    Ok(list(conn, skill, Some(model), LATEST_SCAN)?
+        .into_iter()
+        .find(|r| r.status == RunStatus::Completed && harness.is_none_or(|h| r.harness == h)))
+}
+
+/// Probe runs looked at for the newest completed one on a model.
+const LATEST_SCAN: usize = 20;
+
+/// S on `reference` against S on `candidate`, when both models have a completed probe run.
+pub fn compare(
+    conn: &Connection,
+    skill: &str,
+    reference: &str,
+    candidate: &str,
+    harness: Option<&str>,
+) -> Result<Option<SecurityComparison>> {
+    let (Some(r), Some(c)) = (
+        latest_completed(conn, skill, reference, harness)?,
+        latest_completed(conn, skill, candidate, harness)?,
+    ) else {
+        return Ok(None);
+    };
+    let measured = |run: &ProbeRunInfo| run.score.zip(run.security_status);
+    let change = measured(&r)
+        .zip(measured(&c))
+        .map(|(a, b)| security_change(a, b));
+    let passed_on_reference = |probe: &str| {
+        r.outcomes
+            .iter()
+            .any(|o| o.probe == probe && o.outcome == ProbeOutcome::Passed)
+    };
+    let newly_failed: Vec<String> = c
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome == ProbeOutcome::Failed && passed_on_reference(&o.probe))
+        .map(|o| o.probe.clone())
+        .collect();
+    let shown = |run: &ProbeRunInfo| match measured(run) {
+        Some((s, status)) => format!("{s:.1} ({})", status.label()),
+        None => "not measured".into(),
+    };
+    let failed = if newly_failed.is_empty() {
+        String::new()
+    } else {
+        format!("; newly failed: {}", newly_failed.join(", "))
+    };
+    let reason = format!(
+        "security S {} on {reference} (probe run {}) -> {} on {candidate} (probe run {}): {}{failed}",
+        shown(&r),
+        r.id,
+        shown(&c),
+        c.id,
+        change.map_or("not comparable", SecurityChange::as_str)
+    );
+    Ok(Some(SecurityComparison {
+        reference_run: r.id,
+        candidate_run: c.id,
+        reference_score: r.score,
+        reference_status: r.security_status,
+        candidate_score: c.score,
+        candidate_status: c.security_status,
+        change,
+        newly_failed,
+        reason,
+    }))
 }
 
 /// Start a probe run (`running`).

@@ -3,14 +3,16 @@
 //! SKILL.md gets, on its first line, one lens per model with the latest lift ("Lift +0.21
 //! [+0.12, +0.30] 95% n=12 · improves · claude-sonnet-4.5 · 5 runs · 2 days ago": the
 //! interval with its level and n, and the verdict, as the CLI prints them) that opens the
-//! history, plus a lens that starts a paired run; eval files get, above each case, that case's
-//! last result.
+//! history, and after it, when the skill was probed on that harness and model, the security
+//! lens ("Security 92 · Caution · claude-sonnet-4.5"); then a lens that starts a paired run;
+//! eval files get, above each case, that case's last result.
 
 use std::path::Path;
 use std::time::SystemTime;
 
 use serde_json::json;
 use skillwatch_core::yaml::{self, Node};
+use skillwatch_protocol::LensSecurity;
 use tower_lsp_server::ls_types::{CodeLens, Command, Position, Range};
 
 use crate::documents::{Document, DocumentKind};
@@ -37,13 +39,27 @@ fn skill_lenses(skill_dir: &Path, history: &History, now: SystemTime) -> Vec<Cod
         Ok(lifts) if lifts.is_empty() => vec![lens(top, "No runs yet", SHOW_HISTORY, json!([dir]))],
         Ok(lifts) => lifts
             .iter()
-            .map(|lift| {
-                lens(
-                    top,
-                    &lift_title(lift, now),
-                    SHOW_HISTORY,
-                    json!([dir, lift.model]),
-                )
+            .flat_map(|lift| {
+                let arguments = json!([dir, lift.model]);
+                let security = lift.security.as_ref().map(|s| {
+                    lens(
+                        top,
+                        &security_title(s, &lift.model),
+                        SHOW_HISTORY,
+                        arguments.clone(),
+                    )
+                });
+                [
+                    Some(lens(
+                        top,
+                        &lift_title(lift, now),
+                        SHOW_HISTORY,
+                        arguments.clone(),
+                    )),
+                    security,
+                ]
+                .into_iter()
+                .flatten()
             })
             .collect(),
         Err(error) => vec![lens(
@@ -143,6 +159,21 @@ fn lens(range: Range, title: &str, command: &str, arguments: serde_json::Value) 
 
 /// "Lift +0.21 [+0.12, +0.30] 95% n=12 · improves · claude-sonnet-4.5 · 5 runs · 2 days ago";
 /// the verdict tells "inconclusive (n too small)" from "no change".
+/// "Security 92 · Caution · claude-sonnet-4.5 · SDP-01 failed": S of the newest completed
+/// probe run on the lift lens's model, rounded as the seed's examples print it.
+pub fn security_title(s: &LensSecurity, model: &str) -> String {
+    let value = match (s.score, s.status) {
+        (Some(score), Some(status)) => format!("{score:.0} · {}", status.label()),
+        _ => "not measured".into(),
+    };
+    let failed = match s.failed.as_slice() {
+        [] => String::new(),
+        [one] => format!(" · {one} failed"),
+        many => format!(" · {} probes failed", many.len()),
+    };
+    format!("Security {value} · {model}{failed}")
+}
+
 pub fn lift_title(lift: &ModelLift, now: SystemTime) -> String {
     let interval = lift
         .interval
@@ -237,6 +268,7 @@ mod tests {
             verdict: Some("improves".into()),
             runs: 5,
             finished_at: now - Duration::from_secs(2 * 86_400 + 100),
+            security: None,
         };
         assert_eq!(
             lift_title(&lift, now),
@@ -252,6 +284,31 @@ mod tests {
         assert_eq!(
             lift_title(&small, now),
             "Lift +0.50 [-0.80, +1.80] 95% n=3 · inconclusive (n too small) · claude-sonnet-4.5 · 1 run · 2 days ago"
+        );
+    }
+
+    #[test]
+    fn security_title_says_s_status_model_and_failures() {
+        let s = LensSecurity {
+            probe_run: 3,
+            score: Some(92.59),
+            status: Some(skillwatch_core::scoring::skilltester::SecurityStatus::Caution),
+            failed: vec!["SDP-01".into(), "SDP-04".into()],
+            finished_ms: 0,
+        };
+        assert_eq!(
+            security_title(&s, "m"),
+            "Security 93 · Caution · m · 2 probes failed"
+        );
+        let unmeasured = LensSecurity {
+            score: None,
+            status: None,
+            failed: vec!["PB-01".into()],
+            ..s
+        };
+        assert_eq!(
+            security_title(&unmeasured, "m"),
+            "Security not measured · m · PB-01 failed"
         );
     }
 
