@@ -23,11 +23,17 @@ use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize}
 use skillwatch_core::trajectory::{Decision, first_decision};
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialSpec, TrialStatus};
-use crate::runner::{HarnessSettings, RunError, skill_to_stage, workspace};
+use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialStatus};
+use crate::runner::{
+    AgentRun, AgentRunOutcome, HarnessSettings, RunError, WorkspaceSource, skill_to_stage,
+};
 
 /// Seconds a trigger trial may take by default: a decision is one model request away.
 pub const DEFAULT_TRIGGER_TIMEOUT_SECS: u32 = 60;
+
+/// Retries of a trial whose agent could not be started (as a paired run's, into a pristine
+/// folder): a decision is cheap to ask again, and an unseen one leaves the rates.
+const TRIGGER_RETRIES: u32 = 2;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,6 +93,8 @@ pub struct TriggerPlan {
     /// What the listing shows of the skill with the others staged.
     pub visibility: Visibility,
     harness: Arc<dyn Harness>,
+    skill_dir: PathBuf,
+    host: HostEnv,
 }
 
 /// The result of a trigger run.
@@ -166,6 +174,8 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
     Ok(TriggerPlan {
         visibility: visibility(&dir, &others),
         harness: request.harness.build(host)?,
+        host: host.clone(),
+        skill_dir: dir.clone(),
         request: request.clone(),
         target,
         staged,
@@ -238,41 +248,31 @@ impl TriggerPlan {
     }
 
     async fn trial(&self, root: &Path, query: usize, run: u32) -> TriggerTrialRecord {
-        let record = |decision, errors: Vec<String>| TriggerTrialRecord {
-            trial: TriggerTrial {
-                query,
-                decision,
-                tokens: 0,
-                turns: 0,
-                wall_ms: 0,
-                stopped_early: false,
-            },
-            run,
-            listed: None,
-            errors,
-        };
-        let folders = match workspace::folders(&root.join(format!("q{query}-r{run}"))) {
-            Ok(f) => f,
-            Err(e) => return record(None, vec![e]),
-        };
         let mut skills = self.staged.clone();
         skills.push(self.target.clone());
         let secs = self
             .request
             .timeout_secs
             .unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS);
-        let spec = TrialSpec {
-            prompt: self.queries[query].query.clone(),
-            model: self.request.model.clone(),
-            workspace: folders.workspace,
-            scratch: folders.scratch,
+        let q = &self.queries[query];
+        let id = format!("query {}", query + 1);
+        let execution = AgentRun {
+            harness: self.harness.as_ref(),
+            workspace: WorkspaceSource::empty(&q.origin, &id),
+            skill_dir: &self.skill_dir,
+            host: &self.host,
+            prompt: &q.query,
             skills,
+            model: &self.request.model,
             timeout: Duration::from_secs(u64::from(secs)),
+            plant: Default::default(),
             stop_when: (!self.request.full)
                 .then(|| StopRule(Arc::new(|t| first_decision(t, false).is_some()))),
-            plant: Default::default(),
+            retries: TRIGGER_RETRIES,
         };
-        let outcome = self.harness.run(&spec).await;
+        let AgentRunOutcome { outcome, .. } = execution
+            .run(|attempt| root.join(format!("q{query}-r{run}-try{attempt}")))
+            .await;
         let finished = outcome.status == TrialStatus::Ok && !outcome.stopped_early;
         let decision: Option<Decision> = outcome
             .trajectory
