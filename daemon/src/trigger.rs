@@ -12,7 +12,7 @@
 //! caller shows the visibility first and runs nothing when it blocks, unless asked to.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -20,12 +20,16 @@ use serde::{Deserialize, Serialize};
 use skillwatch_core::checks::{Visibility, sibling_skills, visibility};
 use skillwatch_core::evalspec::{TriggerQuery, load_trigger_queries};
 use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
+use skillwatch_core::skill::content_hash;
 use skillwatch_core::trajectory::{Decision, first_decision};
 use tokio_util::sync::CancellationToken;
 
 use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialStatus};
 use crate::runner::{
     AgentRun, AgentRunOutcome, HarnessSettings, RunError, WorkspaceSource, skill_to_stage,
+};
+use crate::store::{
+    RunStatus, SkillIdentity, Store, TriggerRunId, TriggerRunSpec, TriggerTrialRow,
 };
 
 /// Seconds a trigger trial may take by default: a decision is one model request away.
@@ -116,6 +120,9 @@ pub struct TriggerReport {
     pub trials: Vec<TriggerTrialRecord>,
     /// The rates.
     pub summary: TriggerSummary,
+    /// The run in the history, when it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<TriggerRunId>,
 }
 
 /// One trial with what the harness said of it.
@@ -190,13 +197,15 @@ impl TriggerPlan {
     }
 
     /// Run every query `runs` times, trial folders under `temp_root`; `progress` is told of
-    /// each finished trial. Cancelling stops scheduling and kills the agents in flight; the
-    /// report then holds the trials that finished.
+    /// each finished trial, and `store`, when given, records the run (each trial as it
+    /// finishes, in its own transaction). Cancelling stops scheduling and kills the agents in
+    /// flight; the report then holds the trials that finished (the stored run is `cancelled`).
     pub async fn execute(
         &self,
         temp_root: &Path,
         progress: &(dyn Fn(&TriggerTrialRecord) + Send + Sync),
         cancel: CancellationToken,
+        store: Option<Arc<Mutex<Store>>>,
     ) -> Result<TriggerReport, RunError> {
         let harness_version = self
             .harness
@@ -206,6 +215,10 @@ impl TriggerPlan {
                 harness: self.harness.name().to_owned(),
                 message: e.to_string(),
             })?;
+        let run_id = match &store {
+            Some(store) => Some(self.begin(store, &harness_version)?),
+            None => None,
+        };
         let root = tempfile::Builder::new()
             .prefix("skillwatch-trigger-")
             .tempdir_in(temp_root)
@@ -220,19 +233,31 @@ impl TriggerPlan {
             .map(|(q, r)| self.trial(root.path(), q, r))
             .buffer_unordered(self.request.jobs.max(1));
         let mut trials = Vec::new();
+        let mut cancelled = false;
         loop {
             tokio::select! {
                 next = stream.next() => match next {
                     Some(t) => {
+                        if let (Some(store), Some(run)) = (&store, run_id) {
+                            self.record(store, run, &t).await?;
+                        }
                         progress(&t);
                         trials.push(t);
                     }
                     None => break,
                 },
-                _ = cancel.cancelled() => break,
+                _ = cancel.cancelled() => { cancelled = true; break; }
             }
         }
         drop(stream);
+        if let (Some(store), Some(run)) = (&store, run_id) {
+            let status = if cancelled {
+                RunStatus::Cancelled
+            } else {
+                RunStatus::Completed
+            };
+            lock(store).finish_trigger_run(run, status)?;
+        }
         trials.sort_by_key(|t| (t.trial.query, t.run));
         let rates: Vec<TriggerTrial> = trials.iter().map(|t| t.trial.clone()).collect();
         Ok(TriggerReport {
@@ -244,7 +269,54 @@ impl TriggerPlan {
             visibility: self.visibility.clone(),
             staged: self.staged.iter().map(|s| s.name.clone()).collect(),
             trials,
+            run_id,
         })
+    }
+
+    /// Start the run in the history.
+    fn begin(&self, store: &Mutex<Store>, harness_version: &str) -> Result<TriggerRunId, RunError> {
+        let content_hash = content_hash(&self.skill_dir).map_err(|source| RunError::Io {
+            context: format!("hashing {}", self.skill_dir.display()),
+            source,
+        })?;
+        let spec = TriggerRunSpec {
+            skill: SkillIdentity {
+                name: self.target.name.clone(),
+                path: Some(self.skill_dir.display().to_string()),
+                content_hash,
+            },
+            harness: self.harness.name().to_owned(),
+            harness_version: Some(harness_version.to_owned()),
+            model: self.request.model.clone(),
+            tool_version: format!("skillwatch {}", env!("CARGO_PKG_VERSION")),
+            staged: self.staged.iter().map(|s| s.name.clone()).collect(),
+            early_stop: !self.request.full,
+        };
+        Ok(lock(store).begin_trigger_run(&spec)?)
+    }
+
+    /// Record one finished trial, off the async threads.
+    async fn record(
+        &self,
+        store: &Arc<Mutex<Store>>,
+        run: TriggerRunId,
+        t: &TriggerTrialRecord,
+    ) -> Result<(), RunError> {
+        let row = TriggerTrialRow {
+            query: self.queries[t.trial.query].clone(),
+            trial: t.trial.clone(),
+            run: t.run,
+            listed: t.listed,
+            error_message: (!t.errors.is_empty()).then(|| t.errors.join("; ")),
+        };
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || lock(&store).record_trigger_trial(run, &row))
+            .await
+            .map_err(|e| RunError::Io {
+                context: "a history store call".into(),
+                source: std::io::Error::other(e.to_string()),
+            })??;
+        Ok(())
     }
 
     async fn trial(&self, root: &Path, query: usize, run: u32) -> TriggerTrialRecord {
@@ -300,4 +372,8 @@ impl TriggerPlan {
             errors,
         }
     }
+}
+
+fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(|p| p.into_inner())
 }

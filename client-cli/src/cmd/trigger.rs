@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use clap::Parser;
@@ -13,6 +14,7 @@ use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, TriggerTrialRecord, plan};
 use tokio_util::sync::CancellationToken;
 
+use super::history_db::DbArgs;
 use super::run::{HarnessFlags, harness_and_model, load_config};
 
 /// `skillwatch trigger`.
@@ -78,6 +80,8 @@ pub struct Args {
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    db: DbArgs,
 }
 
 /// Check visibility, run the trials unless it blocks, print the report.
@@ -130,6 +134,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
+    let store = Arc::new(Mutex::new(a.db.open_or_create()?));
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let cancel = CancellationToken::new();
     let json = a.json;
@@ -151,7 +156,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         };
         planned
-            .execute(&std::env::temp_dir(), &progress, cancel)
+            .execute(&std::env::temp_dir(), &progress, cancel, Some(store))
             .await
     })?;
     if a.json {

@@ -49,6 +49,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0007_external_trials.sql",
         sql: include_str!("../../../migrations/0007_external_trials.sql"),
     },
+    Migration {
+        name: "0008_trigger_runs.sql",
+        sql: include_str!("../../../migrations/0008_trigger_runs.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file
