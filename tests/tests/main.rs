@@ -55,6 +55,7 @@ mod scoring_reference;
 mod store_cli;
 mod store_crash;
 mod trigger_agent_clis;
+mod trigger_history;
 mod vet;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named

@@ -3,18 +3,24 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
 use skillwatch_core::scoring::Interval;
-use skillwatch_core::scoring::trigger::PooledRate;
+use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange};
 use skillwatch_core::trajectory::Decision;
 use skillwatch_daemon::harness::HostEnv;
-use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, TriggerTrialRecord, plan};
+use skillwatch_daemon::trigger::{
+    DEFAULT_TRIGGER_TIMEOUT_SECS, TriggerPlan, TriggerReport, TriggerRequest, TriggerTrialRecord,
+    plan,
+};
+use skillwatch_protocol::ClientEnv;
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::DbArgs;
+use super::link::{Daemon, LinkArgs, absolute, daemon_for};
 use super::run::{HarnessFlags, harness_and_model, load_config};
 
 /// `skillwatch trigger`.
@@ -81,6 +87,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
     db: DbArgs,
 }
 
@@ -134,31 +142,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    let store = Arc::new(Mutex::new(a.db.open_or_create()?));
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let cancel = CancellationToken::new();
-    let json = a.json;
-    let queries = planned.queries.clone();
-    let report = runtime.block_on(async {
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
-        let progress = move |t: &TriggerTrialRecord| {
-            if !json {
-                errln!(
-                    "  {:<50} {}",
-                    short(&queries[t.trial.query].query, 50),
-                    decision_text(t.trial.decision.as_ref())
-                );
-            }
-        };
-        planned
-            .execute(&std::env::temp_dir(), &progress, cancel, Some(store))
-            .await
-    })?;
+    let report = match daemon_for(&a.link, &a.db)? {
+        Some(daemon) => through_daemon(&daemon, request, planned.planned(), a.json)?,
+        None => in_process(&a, &planned)?,
+    };
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
@@ -222,7 +209,8 @@ fn rate(i: Option<&Interval>) -> String {
     })
 }
 
-fn pooled(p: &PooledRate) -> String {
+/// `4/6 67% [30%, 90%]`: hits over decided trials with the Wilson interval.
+pub(crate) fn pooled(p: &PooledRate) -> String {
     format!("{}/{} {}", p.hits, p.trials, rate(p.interval.as_ref()))
 }
 
@@ -295,4 +283,102 @@ fn report_text(r: &TriggerReport) -> String {
         r.trials.len()
     ));
     out
+}
+
+/// A [`TriggerChange`] as text: recall and false triggers before and after, the change with
+/// its interval, and each verdict's reason.
+pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
+    let mut out = format!("{title}\n");
+    for (label, r) in [("Recall", &c.recall), ("False triggers", &c.false_trigger)] {
+        let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0));
+        let change = r.interval.as_ref().map_or("-".into(), |i| {
+            format!(
+                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {} queries)",
+                i.estimate * 100.0,
+                i.low * 100.0,
+                i.high * 100.0,
+                i.level * 100.0,
+                i.method.label(),
+                i.n
+            )
+        });
+        out.push_str(&format!(
+            "  {label:<15} {} -> {}  {change}\n  {:<15} {}\n",
+            pct(r.before),
+            pct(r.after),
+            "",
+            r.decision.reason
+        ));
+    }
+    if c.unpaired > 0 {
+        out.push_str(&format!(
+            "  {} quer{} asked in only one run (left out)\n",
+            c.unpaired,
+            if c.unpaired == 1 { "y" } else { "ies" }
+        ));
+    }
+    out.push_str(&format!("Verdict: {}\n", c.verdict().as_str()));
+    out
+}
+
+/// The trials in this process, recorded in the history `--db` names.
+fn in_process(a: &Args, planned: &TriggerPlan) -> anyhow::Result<TriggerReport> {
+    let store = Arc::new(Mutex::new(a.db.open_or_create()?));
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let cancel = CancellationToken::new();
+    let json = a.json;
+    let queries = planned.queries.clone();
+    let report = runtime.block_on(async {
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        let progress = move |t: &TriggerTrialRecord| {
+            if !json {
+                errln!(
+                    "  {:<50} {}",
+                    short(&queries[t.trial.query].query, 50),
+                    decision_text(t.trial.decision.as_ref())
+                );
+            }
+        };
+        planned
+            .execute(&std::env::temp_dir(), &progress, cancel, Some(store))
+            .await
+    })?;
+    Ok(report)
+}
+
+/// The trials on the daemon (started on demand), on this client's values of the variables
+/// the harness reads; recorded in the daemon's history, which tells the editor's lenses.
+fn through_daemon(
+    daemon: &Daemon,
+    mut request: TriggerRequest,
+    planned: usize,
+    json: bool,
+) -> anyhow::Result<TriggerReport> {
+    request.skill_dir = absolute(&request.skill_dir);
+    request.decoys = request.decoys.iter().map(|d| absolute(d)).collect();
+    request.eval_set = request.eval_set.as_deref().map(absolute);
+    if let Some(program) = &request.harness.program
+        && program.components().count() > 1
+    {
+        request.harness.program = Some(absolute(program));
+    }
+    let env = ClientEnv::capture(request.harness.host_vars().iter().map(String::as_str));
+    if !json {
+        errln!("running {planned} trials on the skillwatch daemon (--no-daemon to run them here)");
+    }
+    // A trigger run answers when its trials are done: the deadline is the trials' own
+    // timeouts, one after another, with room to spare.
+    let secs = u64::from(request.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS));
+    let deadline = Duration::from_secs(secs * (planned as u64 + 1) * 2 + 60);
+    let report = daemon.call(daemon.rpc.trigger(
+        skillwatch_daemon::client::context(deadline),
+        serde_json::to_value(&request)?,
+        env,
+    ))??;
+    Ok(serde_json::from_value(report)?)
 }
