@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialStatus};
 use crate::runner::{
     AgentRun, AgentRunOutcome, HarnessSettings, RunError, WorkspaceSource, skill_to_stage,
+    workspace,
 };
 use crate::store::{
     RunStatus, SkillIdentity, Store, TriggerRunId, TriggerRunSpec, TriggerTrialRow,
@@ -63,6 +64,17 @@ pub struct TriggerRequest {
     /// Let the agent run to its end instead of stopping at the decision (what a full trial
     /// costs, for comparison).
     pub full: bool,
+    /// An alternative description: the skill is staged as a copy with only its
+    /// `description:` changed (`--description-file`, the A/B arm).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
+    #[serde(default = "yes")]
+    pub record: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl TriggerRequest {
@@ -83,8 +95,39 @@ impl TriggerRequest {
             decoys: Vec::new(),
             eval_set: None,
             full: false,
+            description: None,
+            record: true,
         }
     }
+}
+
+/// A copy of the skill folder `dir` (under a fresh temporary folder, same folder name) whose
+/// SKILL.md differs only in its `description:`.
+fn stage_alternative(dir: &Path, description: &str) -> Result<tempfile::TempDir, RunError> {
+    let io = |context: String| move |source| RunError::Io { context, source };
+    let root = tempfile::Builder::new()
+        .prefix("skillwatch-description-")
+        .tempdir()
+        .map_err(io(
+            "creating a folder for the alternative description".into()
+        ))?;
+    let copy = root.path().join(dir.file_name().unwrap_or_default());
+    workspace::copy_source(dir, &copy).map_err(io(format!(
+        "copying {} to {}",
+        dir.display(),
+        copy.display()
+    )))?;
+    let skill_md = copy.join(skillwatch_core::skill::SKILL_FILE);
+    let text = std::fs::read_to_string(&skill_md)
+        .map_err(io(format!("reading {}", skill_md.display())))?;
+    let changed = skillwatch_core::skill::SkillDocument::parse(text)
+        .with_field_str("description", description.trim())
+        .ok_or_else(|| RunError::NotASkill {
+            dir: dir.to_path_buf(),
+            reason: "found no `description:` in its SKILL.md frontmatter to replace".into(),
+        })?;
+    std::fs::write(&skill_md, changed).map_err(io(format!("writing {}", skill_md.display())))?;
+    Ok(root)
 }
 
 /// What [`plan`] found: everything a run needs, nothing started.
@@ -99,6 +142,8 @@ pub struct TriggerPlan {
     harness: Arc<dyn Harness>,
     skill_dir: PathBuf,
     host: HostEnv,
+    /// The copy of the skill with the alternative description, while the plan lives.
+    _alternative: Option<tempfile::TempDir>,
 }
 
 /// The result of a trigger run.
@@ -149,7 +194,17 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
             dir: request.skill_dir.clone(),
             reason: format!("found none ({e})"),
         })?;
-    let target = skill_to_stage(&dir)?;
+    let alternative = match &request.description {
+        Some(description) => Some(stage_alternative(&dir, description)?),
+        None => None,
+    };
+    // The skill as staged: the folder itself, or its copy with the other description (same
+    // folder name, same files, same queries).
+    let staged_dir = alternative.as_ref().map_or_else(
+        || dir.clone(),
+        |t| t.path().join(dir.file_name().unwrap_or_default()),
+    );
+    let target = skill_to_stage(&staged_dir)?;
     let queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
     if queries.is_empty() {
         return Err(RunError::NoCases {
@@ -179,10 +234,11 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
         .map(|d| skill_to_stage(d))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(TriggerPlan {
-        visibility: visibility(&dir, &others),
+        visibility: visibility(&staged_dir, &others),
         harness: request.harness.build(host)?,
         host: host.clone(),
-        skill_dir: dir.clone(),
+        skill_dir: staged_dir,
+        _alternative: alternative,
         request: request.clone(),
         target,
         staged,
@@ -215,6 +271,7 @@ impl TriggerPlan {
                 harness: self.harness.name().to_owned(),
                 message: e.to_string(),
             })?;
+        let store = store.filter(|_| self.request.record);
         let run_id = match &store {
             Some(store) => Some(self.begin(store, &harness_version)?),
             None => None,

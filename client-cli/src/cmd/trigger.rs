@@ -9,7 +9,8 @@ use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
 use skillwatch_core::scoring::Interval;
-use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange};
+use skillwatch_core::scoring::VerdictParams;
+use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange, compare_summaries};
 use skillwatch_core::trajectory::Decision;
 use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::trigger::{
@@ -83,6 +84,11 @@ pub struct Args {
     /// skillwatch.toml to read [default: the nearest one above the skill].
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Also run the same queries with the description in FILE (the skill staged as a copy
+    /// with only its `description:` changed) and report the change of recall and false
+    /// triggers, paired by query, with an interval. Neither arm is recorded.
+    #[arg(long, value_name = "FILE")]
+    description_file: Option<PathBuf>,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -110,30 +116,112 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     request.decoys = a.decoys.clone();
     request.eval_set = a.eval_set.clone();
     request.full = a.full;
+    if let Some(file) = &a.description_file {
+        return ab(&a, request, file);
+    }
     let planned = plan(&request, &HostEnv::current())?;
-    let blocked = planned.visibility.blocked();
-    if !a.json || blocked {
-        errln!("{}", visibility_text(&planned.visibility));
+    if let Some(code) = stop_unless_visible(&a, &[&planned])? {
+        return Ok(code);
     }
-    if blocked && !a.anyway {
-        if a.json {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "visibility": planned.visibility, "trials": [], "ran": false
-                }))?
-            )?;
-        }
-        errln!(
-            "no trials run: the agent cannot pick a skill it is not shown (--anyway to run them)"
+    say_planned(&a, &planned, request.runs);
+    let report = execute(&a, request, &planned)?;
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out!("{}", report_text(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--description-file`: the same queries with the skill's description and with the
+/// alternative, paired by query; neither arm is recorded in the history.
+fn ab(a: &Args, mut request: TriggerRequest, file: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let alternative = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the alternative description {}", file.display()))?;
+    if alternative.trim().is_empty() {
+        anyhow::bail!(
+            "{}: expected an alternative description, found an empty file",
+            file.display()
         );
-        return Ok(ExitCode::from(1));
     }
+    request.record = false;
+    let mut other = request.clone();
+    other.description = Some(alternative);
+    let host = HostEnv::current();
+    let (reference, candidate) = (plan(&request, &host)?, plan(&other, &host)?);
+    if let Some(code) = stop_unless_visible(a, &[&reference, &candidate])? {
+        return Ok(code);
+    }
+    say_planned(a, &reference, request.runs);
+    let before = execute(a, request, &reference)?;
+    if !a.json {
+        errln!("the same queries with the alternative description:");
+    }
+    let after = execute(a, other, &candidate)?;
+    let change = compare_summaries(&before.summary, &after.summary, &VerdictParams::default());
+    if a.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "reference": before,
+                "alternative": after,
+                "change": change,
+                "verdict": change.verdict(),
+            }))?
+        )?;
+    } else {
+        out!("{}", report_text(&before))?;
+        out!(
+            "\nWith the description of {}:{}",
+            file.display(),
+            report_text(&after)
+        )?;
+        out!(
+            "\n{}",
+            change_text(
+                "The alternative description against the skill's own, paired by query",
+                &change
+            )
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Show each plan's visibility; when one blocks and `--anyway` is not given, say so (and
+/// with `--json`, print that nothing ran) and give the exit status.
+fn stop_unless_visible(a: &Args, plans: &[&TriggerPlan]) -> anyhow::Result<Option<ExitCode>> {
+    let blocked = plans.iter().any(|p| p.visibility.blocked());
+    for p in plans {
+        if !a.json || blocked {
+            errln!("{}", visibility_text(&p.visibility));
+        }
+    }
+    if !blocked || a.anyway {
+        return Ok(None);
+    }
+    if a.json {
+        let visibility: Vec<&Visibility> = plans.iter().map(|p| &p.visibility).collect();
+        let visibility = match visibility.as_slice() {
+            [one] => serde_json::to_value(one)?,
+            many => serde_json::to_value(many)?,
+        };
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "visibility": visibility, "trials": [], "ran": false
+            }))?
+        )?;
+    }
+    errln!("no trials run: the agent cannot pick a skill it is not shown (--anyway to run them)");
+    Ok(Some(ExitCode::from(1)))
+}
+
+fn say_planned(a: &Args, planned: &TriggerPlan, runs: u32) {
     if !a.json {
         errln!(
             "{} queries × {} run(s): {} trials{}",
             planned.queries.len(),
-            request.runs,
+            runs,
             planned.planned(),
             if a.full {
                 ", each to its end"
@@ -142,16 +230,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    let report = match daemon_for(&a.link, &a.db)? {
-        Some(daemon) => through_daemon(&daemon, request, planned.planned(), a.json)?,
-        None => in_process(&a, &planned)?,
-    };
-    if a.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", report_text(&report))?;
+}
+
+/// The trials of `planned`: through the daemon (started on demand) unless `--no-daemon`.
+fn execute(
+    a: &Args,
+    request: TriggerRequest,
+    planned: &TriggerPlan,
+) -> anyhow::Result<TriggerReport> {
+    match daemon_for(&a.link, &a.db)? {
+        Some(daemon) => through_daemon(&daemon, request, planned.planned(), a.json),
+        None => in_process(a, planned),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn visibility_text(v: &Visibility) -> String {

@@ -156,8 +156,8 @@ fn copy_test_files(origin: &str, skill_dir: &Path, workspace: &Path) -> Result<(
     Ok(())
 }
 
-/// A file, or a whole folder, copied to `dest`.
-fn copy_source(src: &Path, dest: &Path) -> io::Result<()> {
+/// A file, or a whole folder, copied to `dest` (symlinks are not followed, nor copied).
+pub(crate) fn copy_source(src: &Path, dest: &Path) -> io::Result<()> {
     if src.is_dir() {
         for entry in WalkDir::new(src).follow_links(false).into_iter().flatten() {
             let rel = entry.path().strip_prefix(src).unwrap_or(entry.path());
