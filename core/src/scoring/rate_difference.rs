@@ -325,11 +325,12 @@ mod tests {
         let mut rng = SplitMix64::new(24);
         let mut failures = Vec::new();
         for (name, population) in POPULATIONS {
-            for queries in [20, 40] {
+            for queries in [10, 20, 40] {
                 for runs in [1, 3] {
                     let c = coverage(population, queries, runs, 5000, &mut rng);
                     eprintln!("{name:<15} {queries:>2} queries × {runs} run(s): {c:.3}");
-                    if !(0.93..=0.97).contains(&c) {
+                    // 10 queries: printed for docs/scoring.md, not held to the band.
+                    if queries >= 20 && !(0.93..=0.97).contains(&c) {
                         failures.push(format!("{name}, {queries} queries, {runs} runs: {c:.3}"));
                     }
                 }
