@@ -383,13 +383,14 @@ pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
         let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0));
         let change = r.interval.as_ref().map_or("-".into(), |i| {
             format!(
-                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {} queries)",
+                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {} quer{})",
                 i.estimate * 100.0,
                 i.low * 100.0,
                 i.high * 100.0,
                 i.level * 100.0,
                 i.method.label(),
-                i.n
+                i.n,
+                if i.n == 1 { "y" } else { "ies" }
             )
         });
         out.push_str(&format!(
@@ -449,9 +450,12 @@ fn through_daemon(
     planned: usize,
     json: bool,
 ) -> anyhow::Result<TriggerReport> {
-    request.skill_dir = absolute(&request.skill_dir);
-    request.decoys = request.decoys.iter().map(|d| absolute(d)).collect();
-    request.eval_set = request.eval_set.as_deref().map(absolute);
+    // The daemon has another working directory: every path goes as an absolute one (and
+    // `.` as the folder's own name, which events and lenses show).
+    let full = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
+    request.skill_dir = full(&request.skill_dir);
+    request.decoys = request.decoys.iter().map(|d| full(d)).collect();
+    request.eval_set = request.eval_set.as_deref().map(full);
     if let Some(program) = &request.harness.program
         && program.components().count() > 1
     {
