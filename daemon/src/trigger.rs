@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
-use skillwatch_core::checks::{Visibility, sibling_skills, visibility};
+use skillwatch_core::checks::{ListingBudget, Visibility, sibling_skills, visibility};
 use skillwatch_core::evalspec::{TriggerQuery, load_trigger_queries};
 use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
 use skillwatch_core::skill::content_hash;
@@ -234,7 +234,11 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
         .map(|d| skill_to_stage(d))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(TriggerPlan {
-        visibility: visibility(&staged_dir, &others),
+        visibility: visibility(
+            &staged_dir,
+            &others,
+            ListingBudget::for_model(Some(&request.model)),
+        ),
         harness: request.harness.build(host)?,
         host: host.clone(),
         skill_dir: staged_dir,

@@ -463,21 +463,22 @@ fn skills_in_one_folder_are_checked_as_the_set_an_agent_lists() {
         ["skills/invoices/SKILL.md", "skills/invoices-v2/SKILL.md"]
     );
 
-    // 7 skills of 1,540-character listing lines: 5 fit in 8,000 characters, 2 are cut
+    // 17 skills of 1,540-character listing lines: Claude Code's own skills take 6,209 of its
+    // default model's 30,000 characters, and fifteen descriptions fit in the rest
     let many = root();
     let long = format!(
         "when_to_use: {}\n",
         "Pull the line items out of a PDF invoice. ".repeat(40)
     );
-    for i in 0..7 {
-        let text = good_skill_md(&format!("s{i}")).replacen(
+    for i in 0..17 {
+        let text = good_skill_md(&format!("s{i:02}")).replacen(
             "description:",
             &format!("{long}description:"),
             1,
         );
         write_skill(
             &many.path().join("skills"),
-            &format!("s{i}"),
+            &format!("s{i:02}"),
             text.as_bytes(),
             &[],
         );
@@ -491,7 +492,17 @@ fn skills_in_one_folder_are_checked_as_the_set_an_agent_lists() {
         .filter(|d| d["rule"] == "SW222")
         .map(|d| d["path"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(cut, ["skills/s5/SKILL.md", "skills/s6/SKILL.md"]);
+    assert_eq!(cut, ["skills/s15/SKILL.md", "skills/s16/SKILL.md"]);
+    // One skill checked alone is still judged with the skills beside it.
+    let alone = json_report(&skillwatch(
+        &["check", "skills/s16", "--json"],
+        Some(many.path()),
+    ));
+    let rules: Vec<String> = diagnostics(&alone)
+        .into_iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(rules.contains(&"SW222".to_string()), "{rules:?}");
 }
 
 #[test]

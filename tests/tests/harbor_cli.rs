@@ -294,3 +294,41 @@ fn load_in_harbor(tasks: &[PathBuf]) {
         text(&out.stdout)
     );
 }
+
+/// The editor's lens shows an imported Harbor run as it shows a local one: the lens above the
+/// skill's SKILL.md (a real language server over stdio, reading the history the import wrote)
+/// carries the run's lift and model, and `history` lists the same run.
+#[test]
+fn an_imported_job_shows_in_the_editors_lens_and_in_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("h.db");
+    let job = fixtures().join("jobs/exported");
+    let out = sw(&db, &["import", "harbor", job.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = sw(&db, &["history", "release-codename"]);
+    assert!(
+        text(&listed.stdout).contains("codename-v1"),
+        "{}",
+        text(&listed.stdout)
+    );
+    let run = &runs(&db, "release-codename")[0];
+    let lift = run["headline"]["outcome"]["lift"].as_f64().unwrap();
+    let skill = fixtures().join("skills/release-codename/SKILL.md");
+    let mut lsp =
+        skillwatch_tests::lsp::LspClient::initialized(serde_json::json!({"historyDb": db}));
+    let uri = lsp.open(
+        &skill,
+        "markdown",
+        &std::fs::read_to_string(&skill).unwrap(),
+    );
+    let lenses = lsp.request(
+        "textDocument/codeLens",
+        serde_json::json!({"textDocument": {"uri": uri}}),
+    );
+    let title = lenses[0]["command"]["title"].as_str().unwrap().to_owned();
+    assert!(
+        title.starts_with(&format!("Lift {lift:+.2}")) && title.contains("codename-v1 · 1 run"),
+        "{title}"
+    );
+    assert!(lsp.shutdown().success());
+}

@@ -8,9 +8,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::Value;
+use serde_json::{Value, json};
+use skillwatch_tests::daemon::DaemonFixture;
+use skillwatch_tests::mock::{self, MockUsage, ModelReply, ModelRequest, Script};
 use skillwatch_tests::{skillwatch_bin, workspace_root};
 
 struct Server(Child);
@@ -198,11 +201,14 @@ fn a_paired_suite_runs_on_harbor_in_docker_and_imports_trial_by_trial() {
     }
 }
 
-/// The real Claude Code CLI, baked into the agents image (so Harbor skips its online install),
+/// `skillwatch run --on harbor` through the daemon (started on demand, the default path) with
+/// the real Claude Code CLI baked into the agents image (so Harbor skips its online install)
 /// against a scripted Anthropic server: the skill arm calls its Skill tool, which the import
-/// reads from Harbor's ATIF v1.7 trajectory.
+/// reads from Harbor's ATIF v1.7 trajectory. Its trials, lift and interval equal those of a
+/// local `skillwatch run` on the same suite and script; importing its job folder again adds
+/// nothing.
 #[test]
-fn the_real_claude_code_runs_through_harbor_and_its_skill_calls_are_read() {
+fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() {
     let Some((harbor, _)) = harbor_env() else {
         return;
     };
@@ -210,24 +216,67 @@ fn the_real_claude_code_runs_through_harbor_and_its_skill_calls_are_read() {
         eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
         return;
     };
+    let fixtures = workspace_root().join("tests/fixtures/harbor");
     let port = free_port();
-    let run = round_trip(
-        RoundTrip {
-            agent: "claude-code",
-            model: "anthropic/claude-sonnet-4-5",
-            image,
-            server: "scripted_anthropic.py",
-            agent_env: Vec::new(),
-            host_env: vec![
-                ("ANTHROPIC_API_KEY", "sk-ant-dummy".into()),
-                ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}")),
-            ],
-            break_case: None,
-        },
-        &harbor,
-        port,
+    let _model = Server(
+        Command::new("python3")
+            .arg(fixtures.join("agent/scripted_anthropic.py"))
+            .arg(port.to_string())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
     );
+    let fx = Daemon(DaemonFixture::new());
+    let job_dir = fx.0.root.path().join("hb");
+    let t0 = Instant::now();
+    let out =
+        fx.0.cli_command(&[
+            "run",
+            fixtures.join("skills/release-codename").to_str().unwrap(),
+            "--on",
+            "harbor",
+            "--harness",
+            "claude-code",
+            "--model",
+            "claude-sonnet-4-5",
+            "--runs",
+            "2",
+            "-j",
+            "4",
+            "--base-image",
+            &image,
+            &format!("--base-url=http://127.0.0.1:{port}"),
+        ])
+        .arg("--harbor")
+        .arg(&harbor)
+        .arg("--harbor-dir")
+        .arg(&job_dir)
+        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
+        .output()
+        .unwrap();
+    let on_harbor = t0.elapsed();
+    let stderr = text(&out.stderr);
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{stderr}\n{}",
+        text(&out.stdout)
+    );
+    assert!(
+        stderr.contains("queued as job"),
+        "through the daemon: {stderr}"
+    );
+    assert!(
+        stderr.contains("codename skill #1: completed, passed"),
+        "a progress line per trial: {stderr}"
+    );
+    let summary = text(&out.stdout);
+    assert!(summary.contains("Skill Lift"), "{summary}");
+    let history =
+        fx.0.cli(&["history", "release-codename", "--trials", "--json"]);
+    let v: Value = serde_json::from_slice(&history.stdout).unwrap();
+    let run = v["runs"][0].clone();
     assert_eq!(run["run"]["harness"], "claude-code");
+    assert_eq!(run["run"]["status"], "completed");
     let trials = run["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 8);
     for t in trials {
@@ -235,13 +284,36 @@ fn the_real_claude_code_runs_through_harbor_and_its_skill_calls_are_read() {
         assert_eq!(t["passed"], skill, "{t}");
         assert_eq!(t["skill_invoked"], skill, "{t}");
     }
+    let again = fx.0.cli(&[
+        "import",
+        "harbor",
+        job_dir.join("jobs/job").to_str().unwrap(),
+    ]);
+    assert!(
+        text(&again.stdout).contains("0 trials imported, 8 already"),
+        "{}{}",
+        text(&again.stdout),
+        text(&again.stderr)
+    );
     // The same suite and script run locally by `skillwatch run`: the same outcomes, trial by
     // trial, and the same lift with the same interval.
-    let local = local_run(free_port());
+    let (local, local_summary, local_time) = local_run(free_port());
+    eprintln!(
+        "local `skillwatch run` ({local_time:?}):\n{local_summary}\n`skillwatch run --on harbor` ({on_harbor:?}):\n{summary}"
+    );
     assert_eq!(outcomes(&local), outcomes(&run));
     let lift = |r: &Value| r["headline"]["outcome"].clone();
     assert_eq!(lift(&local)["lift"], lift(&run)["lift"]);
     assert_eq!(lift(&local)["interval"], lift(&run)["interval"]);
+}
+
+/// A daemon fixture whose on-demand daemon is stopped at the end.
+struct Daemon(DaemonFixture);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.cli(&["daemon", "stop"]);
+    }
 }
 
 /// (case, condition, passed, invoked) of every trial, sorted: attempts are interchangeable.
@@ -264,8 +336,8 @@ fn outcomes(run: &Value) -> Vec<(String, String, bool, bool)> {
 }
 
 /// `skillwatch run` of the fixture skill with the real Claude Code on this machine, against
-/// the same scripted server; the run from `history --json --trials`.
-fn local_run(port: u16) -> Value {
+/// the same scripted server; the run from `history --json --trials`, its summary and time.
+fn local_run(port: u16) -> (Value, String, std::time::Duration) {
     let fixtures = workspace_root().join("tests/fixtures/harbor");
     let tmp = tempfile::tempdir().unwrap();
     let _model = Server(
@@ -303,11 +375,7 @@ fn local_run(port: u16) -> Value {
         "{}",
         text(&out.stderr)
     );
-    eprintln!(
-        "local skillwatch run {:?}\n{}",
-        t0.elapsed(),
-        text(&out.stdout)
-    );
+    let took = t0.elapsed();
     let history = Command::new(skillwatch_bin())
         .args(["history", "release-codename", "--trials", "--json", "--db"])
         .arg(&db)
@@ -315,7 +383,7 @@ fn local_run(port: u16) -> Value {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&history.stdout).unwrap();
-    v["runs"][0].clone()
+    (v["runs"][0].clone(), text(&out.stdout), took)
 }
 
 fn import(db: &Path, job: &Path) -> std::process::Output {
@@ -327,4 +395,185 @@ fn import(db: &Path, job: &Path) -> std::process::Output {
         .env("SKILLWATCH_NO_DAEMON", "1")
         .output()
         .unwrap()
+}
+
+/// The real Codex CLI through Harbor (a second harness besides Claude Code), baked into the
+/// agents image, against a scripted Responses server on the host: the skill arm reads the
+/// skill's SKILL.md with a shell command, which the import reads from Harbor's Codex ATIF
+/// trajectory. The job is stopped half-way (SIGINT to harbor, as Ctrl-C) after a trial
+/// finished: the import takes what finished and says how many are missing; `harbor jobs
+/// resume` runs the rest; importing again adds only those, with no duplicate.
+#[test]
+fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates() {
+    let Some((harbor, _)) = harbor_env() else {
+        return;
+    };
+    let Ok(image) = std::env::var("SKILLWATCH_HARBOR_AGENTS_IMAGE") else {
+        eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
+        return;
+    };
+    let model = mock::responses::server(codex_script());
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("export");
+    let export = Command::new(skillwatch_bin())
+        .args(["export", "harbor"])
+        .arg(workspace_root().join("tests/fixtures/harbor/skills/release-codename"))
+        .arg("--out")
+        .arg(&out_dir)
+        .args(["--agent", "codex", "--model", "openai/gpt-5-codex"])
+        .args(["--attempts", "1", "--host-network", "--base-image", &image])
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{}", text(&export.stderr));
+    let harbor_cmd = |args: &[&str]| {
+        let mut c = Command::new(&harbor);
+        c.args(args)
+            .current_dir(&out_dir)
+            .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            .env("OPENAI_API_KEY", "sk-dummy")
+            .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    let t0 = Instant::now();
+    let mut job = harbor_cmd(&[
+        "run",
+        "-c",
+        "job.yaml",
+        "-o",
+        "jobs",
+        "--job-name",
+        "half",
+        "-y",
+        "-n",
+        "2",
+    ])
+    .spawn()
+    .unwrap();
+    let job_dir = out_dir.join("jobs/half");
+    while finished_trials(&job_dir) == 0 {
+        assert!(t0.elapsed().as_secs() < 300, "no trial finished in 300 s");
+        assert!(
+            job.try_wait().unwrap().is_none(),
+            "harbor ended before a trial finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    // SAFETY: kill has no memory effects.
+    unsafe {
+        libc::kill(job.id() as libc::pid_t, libc::SIGINT);
+    }
+    job.wait().unwrap();
+    let stopped = t0.elapsed();
+    let db = tmp.path().join("h.db");
+    let first = import(&db, &job_dir);
+    let first_out = text(&first.stdout);
+    let imported = |out: &str| -> usize {
+        let re = regex::Regex::new(r"(\d+) trials? imported").unwrap();
+        re.captures(out).unwrap()[1].parse().unwrap()
+    };
+    let n = imported(&first_out);
+    assert!((1..4).contains(&n), "a partial import: {first_out}");
+    assert!(
+        first_out.contains(&format!("{} trial", 4 - n)) && first_out.contains("not finished yet"),
+        "says how many are missing: {first_out}"
+    );
+    let t1 = Instant::now();
+    let resumed = harbor_cmd(&["jobs", "resume", "-p", "jobs/half"])
+        .status()
+        .unwrap();
+    assert!(resumed.success(), "harbor jobs resume failed");
+    let second = import(&db, &job_dir);
+    let second_out = text(&second.stdout);
+    assert!(
+        second_out.contains(&format!("{} trial", 4 - n))
+            && second_out.contains(&format!("{n} already")),
+        "only the rest is added: {first_out}{second_out}"
+    );
+    eprintln!(
+        "codex: stopped after {stopped:?} with {n} of 4 trials; resumed in {:?}\n{first_out}{second_out}",
+        t1.elapsed()
+    );
+    let history = Command::new(skillwatch_bin())
+        .args(["history", "release-codename", "--trials", "--json", "--db"])
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&history.stdout).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["run"]["harness"], "codex");
+    assert_eq!(run["run"]["status"], "completed");
+    let trials = run["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 4, "no duplicates: {trials:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for t in trials {
+        let skill = t["condition"] == "skill";
+        assert!(
+            seen.insert((
+                t["case"].clone().to_string(),
+                t["condition"].to_string(),
+                t["attempt"].to_string()
+            )),
+            "{t}"
+        );
+        assert_eq!(t["passed"], skill, "{t}");
+        assert_eq!(
+            t["skill_invoked"], skill,
+            "read from Codex's trajectory: {t}"
+        );
+    }
+}
+
+/// Trial folders of the job whose `result.json` says they finished.
+fn finished_trials(job: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(job) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("result.json")).ok())
+        .filter_map(|b| serde_json::from_slice::<Value>(&b).ok())
+        .filter(|v| !v["finished_at"].is_null())
+        .count()
+}
+
+/// Codex's model: when a skill named release-codename is listed, read its SKILL.md with a
+/// shell command (its path as Codex lists it: a short path under a skill root, `r0/...`,
+/// expanded through the roots table as the model is told to); once the skill's text came
+/// back, write the codename; without the skill, write UNKNOWN; after the write, end the turn.
+fn codex_script() -> Script {
+    Arc::new(|req: &ModelRequest| {
+        let usage = MockUsage {
+            input: 200,
+            cached: 0,
+            output: 12,
+        };
+        let shell = |cmd: String| ModelReply::tool("exec_command", json!({"cmd": cmd}), usage);
+        match req.tool_results.len() {
+            0 if req.offers_tool("exec_command") => match skill_path(&req.text) {
+                Some(p) => shell(format!("cat {p}")),
+                None => shell("echo UNKNOWN > answer.txt".into()),
+            },
+            1 if req.tool_result_mentions("is BLUE-HERON") => {
+                shell("echo BLUE-HERON > answer.txt".into())
+            }
+            _ => ModelReply::text("Done: answer.txt written.", usage),
+        }
+    })
+}
+
+/// The absolute path of release-codename's SKILL.md in Codex's skill listing.
+fn skill_path(listing: &str) -> Option<String> {
+    let entry = regex::Regex::new(r"- release-codename: .*\(file: ([^)]+)\)").unwrap();
+    let short = entry.captures(listing)?[1].to_owned();
+    let Some((root, rest)) = short.split_once('/') else {
+        return Some(short);
+    };
+    let table = regex::Regex::new(&format!(r"`{}` = `([^`]+)`", regex::escape(root))).unwrap();
+    Some(match table.captures(listing) {
+        Some(c) => format!("{}/{rest}", &c[1]),
+        None => short,
+    })
 }

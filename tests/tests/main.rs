@@ -33,6 +33,7 @@ mod index_build;
 mod index_check;
 mod index_schema_reference;
 mod init_cli;
+mod listing_budget;
 mod lsp_features;
 mod lsp_lenses;
 mod lsp_nvim;

@@ -7,10 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use skillwatch_core::evalspec::{FileKind, case_fingerprint, parse_suite, read_eval_text};
-use skillwatch_core::harbor::{
-    Export, ExportCase, ExportRequest, ExportSkill, Layout, SKILLED_SUFFIX, export,
-};
-use skillwatch_daemon::runner::{SuitePlan, plan_skill, plan_suite};
+use skillwatch_core::harbor::{Export, Layout, SKILLED_SUFFIX};
+use skillwatch_daemon::harbor::{ExportOptions, export_suite, write_export};
+use skillwatch_daemon::runner::{SuitePlan, plan_suite};
 
 /// Arguments of `skillwatch export`.
 #[derive(clap::Args, Debug)]
@@ -82,18 +81,6 @@ fn harbor(a: HarborArgs) -> anyhow::Result<ExitCode> {
     if let Some(file) = &a.suite {
         replace_suite(&mut plan, file, &a.cases)?;
     }
-    let support = a
-        .support
-        .iter()
-        .map(|d| {
-            let (s, hash) = plan_skill(d)?;
-            Ok(ExportSkill {
-                name: s.name,
-                dir: s.source,
-                content_hash: hash,
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
     let agent_env = a
         .agent_env
         .iter()
@@ -103,25 +90,8 @@ fn harbor(a: HarborArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("--agent-env: expected KEY=VALUE, found {kv:?}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let req = ExportRequest {
-        skill: ExportSkill {
-            name: plan.target.name.clone(),
-            dir: plan.skill_dir.clone(),
-            content_hash: plan.skill_hash.clone(),
-        },
-        support,
-        cases: plan
-            .cases
-            .iter()
-            .zip(&plan.fingerprints)
-            .map(|((key, case), fp)| ExportCase {
-                key: key.clone(),
-                fingerprint: fp.clone(),
-                case: case.clone(),
-            })
-            .collect(),
-        suite_hash: plan.suite_hash(),
-        suite_source: plan.source(),
+    let opts = ExportOptions {
+        support: a.support.clone(),
         agent: a.agent.clone(),
         model: a.model.clone(),
         attempts: a.attempts,
@@ -131,8 +101,8 @@ fn harbor(a: HarborArgs) -> anyhow::Result<ExitCode> {
         agent_env,
         layout: a.baked.then_some(Layout::Baked),
     };
-    let exported = export(&req)?;
-    write(&a.out, &exported)?;
+    let exported = export_suite(&plan, &opts)?;
+    write_export(&a.out, &exported)?;
     print_summary(&a, &plan, &exported)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -169,29 +139,6 @@ fn replace_suite(plan: &mut SuitePlan, file: &Path, only: &[String]) -> anyhow::
         .iter()
         .map(|(_, c)| case_fingerprint(c, &plan.skill_dir))
         .collect();
-    Ok(())
-}
-
-fn write(out: &Path, e: &Export) -> anyhow::Result<()> {
-    if out.exists() && std::fs::read_dir(out)?.next().is_some() {
-        bail!(
-            "{}: expected an empty or absent folder, found one with files (export into a new folder)",
-            out.display()
-        );
-    }
-    for f in &e.files {
-        let path = out.join(&f.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
-        std::fs::write(&path, &f.bytes).with_context(|| format!("writing {}", path.display()))?;
-        #[cfg(unix)]
-        if f.executable {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        }
-    }
     Ok(())
 }
 

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use skillwatch_daemon::harbor::HarborTarget;
+use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::runner::{
     HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunConfig,
     RunEvent, RunReport, RunRequest, Runner, parse_kind,
@@ -120,8 +122,37 @@ pub struct Args {
     /// a pull request comment or $GITHUB_STEP_SUMMARY).
     #[arg(long = "report", value_name = "FORMAT:PATH")]
     pub(crate) reports: Vec<ReportTarget>,
+    /// Where the trials run: here (`local`), or on Harbor (`harbor`: the suite exported as a
+    /// Harbor job, run by the `harbor` CLI, its trials imported as they finish; docs/harbor.md).
+    #[arg(long, value_enum, default_value_t = On::Local)]
+    pub(crate) on: On,
+    /// With `--on harbor`: Harbor's environment (`-e`): docker, daytona, modal, e2b, ...
+    #[arg(long, value_name = "ENV", default_value = "docker")]
+    harbor_env: String,
+    /// With `--on harbor`: Harbor's agent (`-a`) when it is not the harness's name (opencode,
+    /// gemini-cli, goose, ..., or module:Class) [default: the harness: claude-code, codex].
+    #[arg(long, value_name = "AGENT")]
+    harbor_agent: Option<String>,
+    /// With `--on harbor`: the `harbor` executable [default: harbor on PATH].
+    #[arg(long, value_name = "PATH")]
+    harbor: Option<PathBuf>,
+    /// With `--on harbor`: the image every task builds FROM (for a remote backend, one in a
+    /// registry; an image with the agent CLI in it spares Harbor installing it online).
+    #[arg(long, value_name = "IMAGE", default_value = "debian:bookworm-slim")]
+    base_image: String,
+    /// With `--on harbor`: folder for the exported tasks and Harbor's job [default:
+    /// harbor/<skill>-<time> beside the history].
+    #[arg(long, value_name = "DIR")]
+    harbor_dir: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) db: DbArgs,
+}
+
+/// `--on` of `run`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum On {
+    Local,
+    Harbor,
 }
 
 /// `--format` of `run`.
@@ -192,8 +223,9 @@ impl FromStr for ReportTarget {
 
 /// Run the paired evaluation and print its summary.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let request = request(&args)?;
+    let mut request = request(&args)?;
     let store = args.db.open_or_create()?;
+    harbor_dir(&mut request, store.path(), args.output() == RunFormat::Json);
     let store = Arc::new(Mutex::new(store));
     {
         let store = store
@@ -202,9 +234,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         errln!("{}", super::plan::design_note(&store, &request)?);
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let report = runtime
-        .block_on(execute(&request, store, args.output() == RunFormat::Json))?
-        .with_profile(args.scoring_profile.into());
+    let json = args.output() == RunFormat::Json;
+    let report = if request.harbor.is_some() {
+        runtime.block_on(execute_on_harbor(&request, store, json))?
+    } else {
+        runtime.block_on(execute(&request, store, json))?
+    }
+    .with_profile(args.scoring_profile.into());
     finish(&report, &args)
 }
 
@@ -298,7 +334,84 @@ fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
     r.keep_workspaces = a.keep_workspaces;
     r.seed = a.seed.unwrap_or(0);
     r.judge = judge_settings(a, config, &harness)?;
+    if a.on == On::Harbor {
+        r.harbor = Some(harbor_target(a, &r)?);
+    }
     Ok(r)
+}
+
+/// Where `--on harbor` sends the trials. On local Docker, a model endpoint on this machine's
+/// loopback is reached through host networking; a remote sandbox cannot reach it at all.
+fn harbor_target(a: &Args, r: &RunRequest) -> anyhow::Result<HarborTarget> {
+    if let Some(run) = r.resume {
+        bail!(
+            "--resume {run} with --on harbor: resume the Harbor job itself (`harbor jobs resume -p DIR/jobs/job`), then `skillwatch import harbor DIR/jobs/job` (docs/harbor.md)"
+        );
+    }
+    let loopback = r.harness.base_url.as_deref().is_some_and(is_loopback);
+    let docker = a.harbor_env == "docker";
+    if loopback && !docker {
+        bail!(
+            "--base-url {}: a sandbox on {} cannot reach this machine's loopback; give a model endpoint the sandbox can reach (docs/harbor.md)",
+            r.harness.base_url.as_deref().unwrap_or_default(),
+            a.harbor_env
+        );
+    }
+    let program = match &a.harbor {
+        Some(p) => super::link::absolute(p),
+        None => on_path("harbor").ok_or_else(|| {
+            anyhow!("--on harbor: expected the harbor CLI on PATH (pip install harbor; Python 3.12) or --harbor PATH, found none")
+        })?,
+    };
+    let target = HarborTarget {
+        program,
+        env: a.harbor_env.clone(),
+        agent: a.harbor_agent.clone(),
+        base_image: a.base_image.clone(),
+        host_network: loopback && docker,
+        dir: a.harbor_dir.as_deref().map(super::link::absolute),
+    };
+    target.agent_for(r.harness.kind)?;
+    Ok(target)
+}
+
+/// Settle where a run on Harbor keeps its export and job (beside the history at `history`
+/// unless `--harbor-dir` said) and say so, so the job can be looked at or resumed.
+pub(crate) fn harbor_dir(request: &mut RunRequest, history: &Path, json: bool) {
+    let skill = request
+        .skill_dir
+        .file_name()
+        .map_or_else(|| "skill".into(), |n| n.to_string_lossy().into_owned());
+    if let Some(h) = &mut request.harbor {
+        let dir = h
+            .dir
+            .get_or_insert_with(|| skillwatch_daemon::harbor::default_dir(history, &skill));
+        if !json {
+            errln!(
+                "harbor: tasks and job in {} (Harbor's output: harbor.log there)",
+                dir.display()
+            );
+        }
+    }
+}
+
+/// Whether `url` points at this machine's loopback interface.
+fn is_loopback(url: &str) -> bool {
+    let host = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .split(['/', '?'])
+        .next()
+        .unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    matches!(host, "localhost" | "[::1]" | "::1") || host.starts_with("127.")
+}
+
+/// `name` found on PATH, absolute.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 fn harness_settings(a: &Args, config: &RunConfig, kind: HarnessKind) -> HarnessSettings {
@@ -408,6 +521,33 @@ async fn execute(
     });
     let progress = progress_sink(prepared.planned() as u64, json);
     Ok(prepared.execute(progress, cancel).await?)
+}
+
+/// Run on Harbor with a progress bar over its trials as they finish; Ctrl-C stops Harbor.
+async fn execute_on_harbor(
+    request: &RunRequest,
+    store: Arc<Mutex<skillwatch_daemon::store::Store>>,
+    json: bool,
+) -> anyhow::Result<RunReport> {
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            errln!("\ninterrupted: stopping Harbor (its finished trials stay in the history)…");
+            on_interrupt.cancel();
+        }
+    });
+    let planned = skillwatch_daemon::runner::planned_cases(request)? * 2 * request.runs as usize;
+    let progress = progress_sink(planned as u64, json);
+    Ok(skillwatch_daemon::harbor::execute(
+        store,
+        &HostEnv::current(),
+        request,
+        progress,
+        cancel,
+        &|_| {},
+    )
+    .await?)
 }
 
 /// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`
@@ -520,6 +660,25 @@ pub(crate) fn write_report(report: &RunReport, target: &ReportTarget) -> anyhow:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_endpoints_are_told_from_reachable_ones() {
+        for url in [
+            "http://127.0.0.1:8080",
+            "http://localhost/v1",
+            "http://[::1]:9/v1",
+            "127.0.0.2:1",
+        ] {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in [
+            "https://api.anthropic.com",
+            "http://10.0.0.5:8080/v1",
+            "http://localhost.example.com/v1",
+        ] {
+            assert!(!is_loopback(url), "{url}");
+        }
+    }
 
     #[test]
     fn report_targets_parse_and_explain_mistakes() {

@@ -54,6 +54,7 @@ fn run(args: &Args, daemon: Daemon) -> anyhow::Result<ExitCode> {
     );
     job.trigger = JobTrigger::Manual;
     let db = daemon.call(daemon.rpc.status(ctx()))?.db;
+    super::run::harbor_dir(&mut request, &db, json);
     if let Ok(store) = Store::open_existing(&db) {
         errln!("{}", super::plan::design_note(&store, &request)?);
     }
@@ -191,5 +192,9 @@ fn absolute_paths(r: &mut RunRequest) -> anyhow::Result<()> {
         r.harness.program = Some(absolute(program));
     }
     r.support_skills = r.support_skills.iter().map(|p| absolute(p)).collect();
+    if let Some(h) = &mut r.harbor {
+        h.program = absolute(&h.program);
+        h.dir = h.dir.as_deref().map(absolute);
+    }
     Ok(())
 }

@@ -259,9 +259,13 @@ fn visibility_text(v: &Visibility) -> String {
             VisibilityProblem::Hidden => {
                 "not shown: `disable-model-invocation: true` keeps it out of the listing".into()
             }
-            VisibilityProblem::DroppedByBudget { budget } => format!(
-                "not shown: the listing is over Claude Code's budget of {budget} characters and \
-                 shows this skill by name only (SW222)"
+            VisibilityProblem::DroppedByBudget {
+                budget,
+                for_installed,
+            } => format!(
+                "not shown: the listing is over Claude Code's budget of {budget} characters for \
+                 this model ({for_installed} once its own skills are listed) and shows this \
+                 skill by name only (SW222)"
             ),
             VisibilityProblem::DescriptionCut { kept } => {
                 format!("description cut: only its first {kept} characters are listed (SW223)")

@@ -660,15 +660,22 @@ takes, the case it is for, what it is not for).",
     (
         "SW222",
         "Claude Code shows the model one line per skill, `- name: description` (the description \
-with ` - when_to_use` appended, cut to 1,536 characters), within a budget of 1% of the context \
-window in characters: 8,000 for a 200,000-token window (Claude Code 2.1: settings \
+with ` - when_to_use` appended, cut to 1,536 characters), within a budget of 1% of the model's \
+context window in characters: 8,000 for `claude-sonnet-4-6`, `claude-opus-4-6` and older \
+models (200,000 tokens at 4 characters a token), 30,000 for newer models and aliases such as \
+`sonnet` (1,000,000 tokens at 3), 40,000 with `[1m]` (Claude Code 2.1.328: settings \
 `skillListingMaxDescChars`, `skillListingBudgetFraction`; the environment variable \
-`SLASH_COMMAND_TOOL_CHAR_BUDGET` replaces the budget). Over the budget, every skill keeps its \
-name and descriptions are kept in order of recent use while they fit; the others are listed by \
-name only, and the model no longer knows when to use them. skillwatch counts the skills of one \
-folder (skills with `disable-model-invocation: true` are not listed to the model) and, with no \
-history of use, keeps descriptions in the folder's order. Whatever else the user has installed \
-shares the same budget, so this is the best case. Shorten descriptions, or split the folder.",
+`SLASH_COMMAND_TOOL_CHAR_BUDGET` replaces the budget). Its own built-in skills come first, \
+always with their descriptions (6,209 characters in 2.1.328), so on an 8,000 budget about \
+1,800 are left for installed skills. Over the budget, every skill keeps its name and \
+descriptions are kept in order of recent use while they fit; the others are listed by name \
+only, and the model no longer knows when to use them. `check` cannot know the model and \
+assumes Claude Code's default one (30,000; the message says what is left on the older \
+models); `skillwatch trigger` uses its `--model`'s. skillwatch counts the \
+skills of one folder (skills with `disable-model-invocation: true` are not listed to the \
+model) and, with no history of use, keeps descriptions in the folder's order. Whatever else \
+the user has installed shares the same budget, so this is the best case. Shorten \
+descriptions, or split the folder.",
     ),
     (
         "SW223",

@@ -40,7 +40,10 @@ use crate::evalspec::{AboveSkills, find_eval_files_in};
 use crate::skill::{Discovered, LoadError, SKILL_FILE, Skill, SkillDocument};
 use eval_files::Trees;
 use skill_set::SkillSets;
-pub use skill_set::{Visibility, VisibilityProblem, sibling_skills, visibility};
+pub use skill_set::{
+    HARNESS_LISTING_CHARS, ListingBudget, Visibility, VisibilityProblem, listing_width,
+    sibling_skills, visibility,
+};
 
 /// Which rule set applies. Profiles change severities and which fields are known, never the
 /// meaning of a rule id.

@@ -35,10 +35,97 @@ pub const SIMILAR: f64 = 0.6;
 /// appended) is cut to this many characters (`skillListingMaxDescChars`, default 1536).
 pub const LISTING_DESCRIPTION_CHARS: usize = 1536;
 
-/// Claude Code's listing budget in characters: 1% (`skillListingBudgetFraction`) of the
-/// context window in characters, at 4 characters per token of a 200,000-token window. The
-/// environment variable `SLASH_COMMAND_TOOL_CHAR_BUDGET` replaces it.
-pub const LISTING_BUDGET_CHARS: usize = 8_000;
+/// Claude Code's skill-listing budget (2.1.328, read from its code and measured against it
+/// with a scripted model; docs/check.md, SW222): 1% (`skillListingBudgetFraction`) of the
+/// model's context window in characters, at 4 characters per token for the model families
+/// Claude Code knows that rate for and 3 for every other name. The environment variable
+/// `SLASH_COMMAND_TOOL_CHAR_BUDGET` replaces it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ListingBudget {
+    /// The whole listing's budget in characters.
+    pub chars: usize,
+}
+
+/// The model families Claude Code 2.1.328 counts at 4 characters per token, with a
+/// 200,000-token window unless the name asks for `[1m]`.
+const FOUR_CHARS_PER_TOKEN: &[&str] = &[
+    "claude-3-opus",
+    "claude-3-sonnet",
+    "claude-3-haiku",
+    "claude-3-5-sonnet",
+    "claude-3-5-haiku",
+    "claude-3-7-sonnet",
+    "claude-opus-4-0",
+    "claude-opus-4-1",
+    "claude-opus-4-5",
+    "claude-opus-4-6",
+    "claude-sonnet-4-0",
+    "claude-sonnet-4-5",
+    "claude-sonnet-4-6",
+    "claude-haiku-4-5",
+];
+
+/// What Claude Code 2.1.328 lists of its own before any installed skill: its 13 bundled
+/// skills (`dataviz`, `code-review`, ...), always with their descriptions, and their line
+/// breaks. They take their share of the budget first.
+pub const HARNESS_LISTING_CHARS: usize = 6_196 + 13;
+
+impl ListingBudget {
+    /// The budget under Claude Code's default model (`claude-opus-5-5` in 2.1.328, 1,000,000
+    /// tokens at 3 characters): what `check` assumes, as it cannot know the model.
+    pub const DEFAULT: ListingBudget = ListingBudget { chars: 30_000 };
+
+    /// The smallest budget of today's models (`claude-sonnet-4-6`, `claude-opus-4-6` and older
+    /// at 200,000 tokens and 4 characters), named in SW222's message.
+    pub const SMALLEST: ListingBudget = ListingBudget { chars: 8_000 };
+
+    /// The budget Claude Code gives the listing under `model` (as passed to `--model`; None
+    /// is its default model). Newer models, aliases (`sonnet`) and names Claude Code does not
+    /// know get a 1,000,000-token window at 3 characters per token.
+    pub fn for_model(model: Option<&str>) -> ListingBudget {
+        let Some(model) = model else {
+            return ListingBudget::DEFAULT;
+        };
+        let lower = model.trim().to_ascii_lowercase();
+        let (name, one_million) = match lower.strip_suffix("[1m]") {
+            Some(name) => (name, true),
+            None => (lower.as_str(), false),
+        };
+        let known = FOUR_CHARS_PER_TOKEN.contains(&canonical(name).as_str());
+        let (window, per_token) = match (known, one_million) {
+            (true, false) => (200_000, 4),
+            (true, true) => (1_000_000, 4),
+            (false, _) => (1_000_000, 3),
+        };
+        ListingBudget {
+            chars: window * per_token / 100,
+        }
+    }
+
+    /// What is left for installed skills once Claude Code has listed its own.
+    pub fn for_installed(self) -> usize {
+        self.chars.saturating_sub(HARNESS_LISTING_CHARS)
+    }
+}
+
+/// A model name as Claude Code compares it with its families: dots and underscores as
+/// dashes, without a provider prefix (`us.anthropic.`), a date (`-20250929`, `@20250929`) or a
+/// Bedrock version (`-v1:0`).
+fn canonical(model: &str) -> String {
+    let name = model.replace(['.', '_'], "-");
+    let name = name.find("claude-").map_or(name.as_str(), |at| &name[at..]);
+    let name = name.split('@').next().unwrap_or(name);
+    let name = match name.rfind("-v") {
+        Some(at) if name[at + 2..].starts_with(|c: char| c.is_ascii_digit()) => &name[..at],
+        _ => name,
+    };
+    match name.rsplit_once('-') {
+        Some((head, date)) if date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => name.to_string(),
+    }
+}
 
 /// How long a single check (editor, daemon) trusts what it read of a folder's skills.
 const SIBLINGS_TTL: Duration = Duration::from_secs(10);
@@ -152,12 +239,14 @@ impl SkillSets {
     /// The set `dir` belongs to, `dir` itself among it as read from disk.
     fn of(&self, dir: &Path) -> Arc<Set> {
         match self {
-            SkillSets::Recent => dir
-                .parent()
-                .map_or_else(|| Arc::new(Set::of(Vec::new())), recent),
-            SkillSets::Run(..) => self
-                .group(dir)
-                .map_or_else(|| Arc::new(Set::of(Vec::new())), |g| Arc::clone(&g.set)),
+            SkillSets::Recent => dir.parent().map_or_else(
+                || Arc::new(Set::of(Vec::new(), ListingBudget::DEFAULT)),
+                recent,
+            ),
+            SkillSets::Run(..) => self.group(dir).map_or_else(
+                || Arc::new(Set::of(Vec::new(), ListingBudget::DEFAULT)),
+                |g| Arc::clone(&g.set),
+            ),
         }
     }
 
@@ -186,7 +275,7 @@ impl SkillSets {
                 .filter_map(|s| Member::of(&s.dir, s.document.as_ref().ok()?))
                 .collect();
             Group {
-                set: Arc::new(Set::of(members)),
+                set: Arc::new(Set::of(members, ListingBudget::DEFAULT)),
                 loaded: Mutex::new(loaded),
             }
         }))
@@ -252,7 +341,10 @@ fn judge_alone(me: &Member, set: &Set) -> (Vec<(usize, f64)>, (bool, usize, usiz
     }
     shown.push(me);
     shown.sort_by(|a, b| a.dir.cmp(&b.dir));
-    let listing = listing(shown.iter().map(|m| (m.name.as_str(), m.listed.as_str())));
+    let listing = listing(
+        shown.iter().map(|m| (m.name.as_str(), m.listed.as_str())),
+        ListingBudget::DEFAULT,
+    );
     let at = shown.iter().position(|m| std::ptr::eq(*m, me)).unwrap_or(0);
     (alike, (listing.cut[at], listing.full, shown.len()))
 }
@@ -328,14 +420,19 @@ fn symmetric_difference<'w>(a: &'w [String], b: &'w [String]) -> impl Iterator<I
 }
 
 fn over_budget(ctx: &mut Ctx<'_>, chars: usize, listed: usize, cut: usize, at: Span) {
+    let budget = ListingBudget::DEFAULT;
     ctx.report(
         "SW222",
         at,
         format!(
-            "Claude Code lists the {listed} skills of this folder in {chars} characters, over its \
-             budget of {LISTING_BUDGET_CHARS} (1% of a 200,000-token context): it would show \
-             {cut} of them, this one included, by name only, and the agent would not know when \
-             to use it"
+            "Claude Code lists the {listed} skills of this folder in {chars} characters; with \
+             its default model it has {} for them (its {}-character budget less its own \
+             built-in skills): it would show {cut} of them, this one included, by name only, \
+             and the agent would not know when to use it (on claude-sonnet-4-6, \
+             claude-opus-4-6 and older models only {} are left)",
+            budget.for_installed(),
+            budget.chars,
+            ListingBudget::SMALLEST.for_installed(),
         ),
     );
 }
@@ -343,32 +440,34 @@ fn over_budget(ctx: &mut Ctx<'_>, chars: usize, listed: usize, cut: usize, at: S
 /// Claude Code's skill listing for `entries` (name, listed text), in the order given.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Listing {
-    /// Its length in characters (UTF-16 code units, as JavaScript counts) with every
-    /// description shown.
+    /// Its width ([`listing_width`]) with every description shown.
     pub full: usize,
     /// For each entry, whether its description would be dropped to fit the budget.
     pub cut: Vec<bool>,
 }
 
 /// The listing Claude Code builds (2.1.x): one `- name: description` line per skill, the
-/// description cut to [`LISTING_DESCRIPTION_CHARS`]. When the lines are over
-/// [`LISTING_BUDGET_CHARS`], every skill keeps its name, and descriptions are kept in the
-/// order of the skills' recent use while they fit; with no history of use, that is the
-/// listing's order.
-pub(crate) fn listing<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> Listing {
+/// description cut to [`LISTING_DESCRIPTION_CHARS`], after its own skills
+/// ([`HARNESS_LISTING_CHARS`]). When the lines are over `budget`, every skill keeps its name,
+/// and descriptions are kept in the order of the skills' recent use while they fit in what
+/// Claude Code's own leave; with no history of use, that is the listing's order.
+pub(crate) fn listing<'a>(
+    entries: impl Iterator<Item = (&'a str, &'a str)>,
+    budget: ListingBudget,
+) -> Listing {
     let lengths: Vec<(usize, usize)> = entries
         .map(|(name, listed)| {
-            let name_only = 2 + utf16_len(name);
-            let shown = utf16_len(listed).min(LISTING_DESCRIPTION_CHARS);
+            let name_only = 2 + listing_width(name);
+            let shown = listing_width(&cut_for_listing(listed));
             (name_only, name_only + 2 + shown)
         })
         .collect();
     let newlines = lengths.len().saturating_sub(1);
     let full = lengths.iter().map(|(_, f)| f).sum::<usize>() + newlines;
     let mut cut = vec![false; lengths.len()];
-    if full > LISTING_BUDGET_CHARS {
+    if full + HARNESS_LISTING_CHARS > budget.chars {
         let names = lengths.iter().map(|(n, _)| n).sum::<usize>() + newlines;
-        let mut left = LISTING_BUDGET_CHARS.saturating_sub(names);
+        let mut left = budget.for_installed().saturating_sub(names);
         for (i, (name_only, with)) in lengths.iter().enumerate() {
             let extra = with - name_only;
             if extra <= left {
@@ -408,6 +507,8 @@ pub enum VisibilityProblem {
     DroppedByBudget {
         /// The listing's budget in characters.
         budget: usize,
+        /// What the harness's own skills leave of it for installed skills.
+        for_installed: usize,
     },
     /// The description is cut to its first characters (SW223); the rest never reaches the model.
     DescriptionCut {
@@ -439,8 +540,9 @@ impl Visibility {
 }
 
 /// How Claude Code lists the skill in `target` when `others` are staged beside it (sibling
-/// skills, decoys), in the listing's order (by folder).
-pub fn visibility(target: &Path, others: &[PathBuf]) -> Visibility {
+/// skills, decoys), in the listing's order (by folder), under `budget` (the model's:
+/// [`ListingBudget::for_model`]).
+pub fn visibility(target: &Path, others: &[PathBuf], budget: ListingBudget) -> Visibility {
     let mut dirs: Vec<PathBuf> = others
         .iter()
         .filter(|d| !same(d, target))
@@ -459,7 +561,7 @@ pub fn visibility(target: &Path, others: &[PathBuf]) -> Visibility {
             problems: vec![VisibilityProblem::Unreadable],
         };
     };
-    let set = Set::of(members);
+    let set = Set::of(members, budget);
     let own = &set.members[me];
     let mut problems = Vec::new();
     if !own.listed_to_model {
@@ -467,7 +569,8 @@ pub fn visibility(target: &Path, others: &[PathBuf]) -> Visibility {
     }
     if set.cut[me] {
         problems.push(VisibilityProblem::DroppedByBudget {
-            budget: LISTING_BUDGET_CHARS,
+            budget: budget.chars,
+            for_installed: budget.for_installed(),
         });
     }
     let description_chars = utf16_len(&own.listed);
@@ -497,8 +600,34 @@ fn same(a: &Path, b: &Path) -> bool {
     a.as_os_str() == b.as_os_str()
 }
 
+/// `listed` as the listing shows it: cut to [`LISTING_DESCRIPTION_CHARS`] UTF-16 units, the
+/// last of them an ellipsis.
+fn cut_for_listing(listed: &str) -> std::borrow::Cow<'_, str> {
+    if utf16_len(listed) <= LISTING_DESCRIPTION_CHARS {
+        return listed.into();
+    }
+    let mut units = 0;
+    let kept: String = listed
+        .chars()
+        .take_while(|c| {
+            units += c.len_utf16();
+            units < LISTING_DESCRIPTION_CHARS
+        })
+        .collect();
+    format!("{kept}\u{2026}").into()
+}
+
 fn utf16_len(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
+}
+
+/// A listing's width as Claude Code budgets it (`Bun.stringWidth`): East Asian wide
+/// characters count two, control characters (a line break inside a description) none,
+/// ambiguous ones such as `—` one. The per-skill cut ([`LISTING_DESCRIPTION_CHARS`]) is in
+/// UTF-16 units instead, as JavaScript's `length` counts.
+pub fn listing_width(text: &str) -> usize {
+    use unicode_width::UnicodeWidthChar;
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
 }
 
 fn content_words(text: &str) -> Vec<String> {
@@ -547,8 +676,8 @@ pub(crate) struct Set {
 }
 
 impl Set {
-    /// Judge `members` (sorted by folder, the listing's order).
-    fn of(members: Vec<Member>) -> Set {
+    /// Judge `members` (sorted by folder, the listing's order) under `budget`.
+    fn of(members: Vec<Member>, budget: ListingBudget) -> Set {
         let mut vocabulary = foldhash::HashMap::default();
         let mut lowered = String::new();
         let ids: Vec<Vec<u32>> = members
@@ -586,6 +715,7 @@ impl Set {
             shown
                 .iter()
                 .map(|i| (members[*i].name.as_str(), members[*i].listed.as_str())),
+            budget,
         );
         let mut cut = vec![false; members.len()];
         for (k, i) in shown.iter().enumerate() {
@@ -745,11 +875,18 @@ fn recent_at(parent: &Path, now: Instant) -> Arc<Set> {
     static RECORD: OnceLock<Mutex<Record>> = OnceLock::new();
     let record = RECORD.get_or_init(Default::default);
     let Ok(mut record) = record.lock() else {
-        return Arc::new(Set::of(read_members(&skill_folders(parent))));
+        return Arc::new(Set::of(
+            read_members(&skill_folders(parent)),
+            ListingBudget::DEFAULT,
+        ));
     };
-    let entry = record
-        .entry(parent.to_path_buf())
-        .or_insert_with(|| (now, Vec::new(), Arc::new(Set::of(Vec::new()))));
+    let entry = record.entry(parent.to_path_buf()).or_insert_with(|| {
+        (
+            now,
+            Vec::new(),
+            Arc::new(Set::of(Vec::new(), ListingBudget::DEFAULT)),
+        )
+    });
     if entry.1.is_empty() || now.saturating_duration_since(entry.0) > SIBLINGS_TTL {
         let mut old = std::mem::take(&mut entry.1);
         entry.1 = skill_folders(parent)
@@ -775,7 +912,7 @@ fn recent_at(parent: &Path, now: Instant) -> Arc<Set> {
             .iter()
             .filter_map(|(_, s)| s.member.clone())
             .collect();
-        entry.2 = Arc::new(Set::of(members));
+        entry.2 = Arc::new(Set::of(members, ListingBudget::DEFAULT));
     }
     Arc::clone(&entry.2)
 }
@@ -885,16 +1022,21 @@ mod tests {
     #[test]
     fn the_listing_keeps_descriptions_in_order_while_they_fit() {
         let long = "x".repeat(2000);
-        // each entry: `- nNN: ` + 1536 characters = 1543; five fit in 8,000, the sixth not
         let names: Vec<String> = (0..8).map(|i| format!("n{i:02}")).collect();
-        let eight = listing(names.iter().map(|n| (n.as_str(), long.as_str())));
-        assert_eq!(eight.full, 8 * (2 + 3 + 2 + 1536) + 7);
-        // names alone: 8 * 5 + 7 = 47; 7,953 left, 1,538 per description: 5 fit
-        assert_eq!(
-            eight.cut,
-            [false, false, false, false, false, true, true, true]
+        let entries = || names.iter().map(|n| (n.as_str(), long.as_str()));
+        // each entry: `- nNN: ` + 1536 characters = 1543, eight with line breaks 12,351
+        let small = listing(entries(), ListingBudget::SMALLEST);
+        assert_eq!(small.full, 8 * (2 + 3 + 2 + 1536) + 7);
+        // names alone: 8 * 5 + 7 = 47; 8,000 - 6,209 - 47 = 1,744 left, 1,538 per
+        // description: one fits
+        assert_eq!(small.cut, [false, true, true, true, true, true, true, true]);
+        // 30,000 - 6,209 = 23,791 for installed skills: all eight fit
+        let large = listing(entries(), ListingBudget::for_model(Some("sonnet")));
+        assert_eq!(large.cut, [false; 8]);
+        let short = listing(
+            [("a", "b"), ("c", "d")].into_iter(),
+            ListingBudget::SMALLEST,
         );
-        let short = listing([("a", "b"), ("c", "d")].into_iter());
         assert_eq!(
             short,
             Listing {
@@ -905,22 +1047,50 @@ mod tests {
     }
 
     #[test]
+    fn the_budget_follows_the_model_as_claude_code_computes_it() {
+        let chars = |m: Option<&str>| ListingBudget::for_model(m).chars;
+        // Measured on Claude Code 2.1.328 (its debug log's "Skill listing over budget" line).
+        assert_eq!(chars(Some("claude-sonnet-4-5")), 8_000);
+        assert_eq!(chars(Some("claude-opus-4-6")), 8_000);
+        assert_eq!(chars(Some("claude-opus-4-6[1m]")), 40_000);
+        assert_eq!(chars(Some("claude-opus-4-7")), 30_000);
+        assert_eq!(chars(Some("sonnet")), 30_000);
+        assert_eq!(chars(Some("mock-model")), 30_000);
+        assert_eq!(chars(Some("gpt-5")), 30_000);
+        assert_eq!(chars(None), 30_000);
+        // Spellings Claude Code folds to one family.
+        assert_eq!(chars(Some("claude-sonnet-4-5-20250929")), 8_000);
+        assert_eq!(
+            chars(Some("us.anthropic.claude-3-7-sonnet-20250219-v1:0")),
+            8_000
+        );
+        assert_eq!(chars(Some("claude-haiku-4.5")), 8_000);
+        assert_eq!(chars(Some("claude-sonnet-4-5@20250929")), 8_000);
+    }
+
+    #[test]
     fn skills_cut_from_the_listing_are_named_and_hidden_ones_do_not_count() {
         let tmp = tempfile::tempdir().unwrap();
         let long = format!("when_to_use: {}\n", "Read invoices quickly. ".repeat(80));
-        for i in 0..6 {
-            skill(tmp.path(), &format!("s{i}"), &long);
+        for i in 0..17 {
+            skill(tmp.path(), &format!("s{i:02}"), &long);
         }
         let hidden = skill(
             tmp.path(),
-            "s9",
+            "s99",
             &format!("{long}disable-model-invocation: true\n"),
         );
-        let cut = |i: usize| rules(&tmp.path().join(format!("s{i}")));
-        assert!(cut(0).iter().all(|(r, _)| *r != "SW222"));
-        let last = cut(5);
-        let sw222 = last.iter().find(|(r, _)| *r == "SW222").expect("s5 is cut");
-        assert!(sw222.1.contains("lists the 6 skills"), "{}", sw222.1);
+        // names alone: 17 * 5 + 16 = 101; 30,000 - 6,209 - 101 = 23,690 left, 1,538 per
+        // description: fifteen fit
+        let sw222 = |i: usize| {
+            rules(&tmp.path().join(format!("s{i:02}")))
+                .into_iter()
+                .find(|(r, _)| *r == "SW222")
+        };
+        let cut: Vec<usize> = (0..17).filter(|i| sw222(*i).is_some()).collect();
+        assert_eq!(cut, [15, 16]);
+        let message = sw222(16).unwrap().1;
+        assert!(message.contains("lists the 17 skills"), "{message}");
         assert!(rules(&hidden).iter().all(|(r, _)| *r != "SW222"));
     }
 
@@ -962,20 +1132,30 @@ mod tests {
         let dirs: Vec<PathBuf> = (0..6)
             .map(|i| skill(tmp.path(), &format!("s{i}"), &long))
             .collect();
-        // The same folder judged by the check: s5 is the one SW222 names.
-        assert!(rules(&dirs[5]).iter().any(|(r, _)| *r == "SW222"));
-        let v = visibility(&dirs[5], &dirs[..5]);
+        // The check assumes Claude Code's default model, whose budget holds all six; the
+        // small budget of older models drops all but the first.
+        assert!(rules(&dirs[5]).iter().all(|(r, _)| *r != "SW222"));
+        let small = ListingBudget::SMALLEST;
+        let v = visibility(&dirs[5], &dirs[..5], small);
         assert!(v.blocked(), "{v:?}");
         assert!(v.problems.contains(&VisibilityProblem::DroppedByBudget {
-            budget: LISTING_BUDGET_CHARS
+            budget: 8_000,
+            for_installed: 8_000 - HARNESS_LISTING_CHARS,
         }));
+        // A model with the larger budget shows all six.
+        let large = visibility(
+            &dirs[5],
+            &dirs[..5],
+            ListingBudget::for_model(Some("sonnet")),
+        );
+        assert!(!large.blocked(), "{large:?}");
         assert!(
             v.problems
                 .contains(&VisibilityProblem::DescriptionCut { kept: 1536 })
         );
         assert_eq!(v.listed_skills, 6);
         // s0 comes first in the listing: cut at 1,536 characters, still shown.
-        let first = visibility(&dirs[0], &dirs[1..]);
+        let first = visibility(&dirs[0], &dirs[1..], small);
         assert!(!first.blocked(), "{first:?}");
         assert_eq!(
             first.problems,
@@ -984,11 +1164,11 @@ mod tests {
         // Alone and short: nothing to say.
         let alone = tempfile::tempdir().unwrap();
         let short = skill(alone.path(), "short", "");
-        assert_eq!(visibility(&short, &[]).problems, []);
+        assert_eq!(visibility(&short, &[], small).problems, []);
         // A decoy of the same name from elsewhere collides.
         let twin = tempfile::tempdir().unwrap();
         let other = skill(twin.path(), "short", "");
-        let v = visibility(&short, std::slice::from_ref(&other));
+        let v = visibility(&short, std::slice::from_ref(&other), small);
         assert_eq!(v.problems, [VisibilityProblem::NameCollision { other }]);
     }
 

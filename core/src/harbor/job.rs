@@ -67,6 +67,21 @@ pub struct TrialResult {
     pub agent_execution: Option<Phase>,
 }
 
+/// The exception Harbor records for a trial it stopped (Ctrl-C, a stopped job): the trial has
+/// no outcome, and `harbor jobs resume` deletes its folder and runs it again.
+pub const CANCELLED: &str = "CancelledError";
+
+impl TrialResult {
+    /// Whether Harbor stopped this trial before it ended: not an outcome (an errored trial
+    /// would be counted, then run again by a resume), so it counts as not finished.
+    pub fn was_cancelled(&self) -> bool {
+        self.exception_info
+            .as_ref()
+            .and_then(|e| e.exception_type.as_deref())
+            == Some(CANCELLED)
+    }
+}
+
 /// `config` of a trial.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct TrialConfig {
@@ -227,7 +242,8 @@ pub struct JobScan {
     pub meta: Option<JobMeta>,
     /// Finished trials, by folder name.
     pub trials: Vec<TrialDir>,
-    /// Trial folders whose `result.json` is not there yet or has no `finished_at`: running.
+    /// Trial folders whose `result.json` is not there yet or has no `finished_at` (running),
+    /// or that Harbor cancelled (to be run again by `harbor jobs resume`).
     pub running: Vec<PathBuf>,
     /// Trial folders that did not read, with why.
     pub errors: Vec<ScanError>,
@@ -321,7 +337,7 @@ pub fn read_trial_dir(dir: &Path) -> Result<Option<TrialDir>, ScanError> {
             format!("not a Harbor trial result: {e}"),
         )
     })?;
-    if result.finished_at.is_none() {
+    if result.finished_at.is_none() || result.was_cancelled() {
         return Ok(None);
     }
     let lock_path = dir.join("lock.json");
@@ -441,7 +457,7 @@ mod tests {
         let job = dir.path();
         std::fs::write(
             job.join("result.json"),
-            r#"{"id": "j", "n_total_trials": 3, "finished_at": null}"#,
+            r#"{"id": "j", "n_total_trials": 4, "finished_at": null}"#,
         )
         .unwrap();
         let good = job.join("a__1");
@@ -457,13 +473,26 @@ mod tests {
         let running = job.join("a__3");
         std::fs::create_dir(&running).unwrap();
         std::fs::write(running.join("config.json"), "{}").unwrap();
+        // a trial Harbor stopped (Ctrl-C): `harbor jobs resume` runs it again, so it is
+        // not finished, never an errored trial that the resumed one would duplicate
+        let cancelled = job.join("a__4");
+        std::fs::create_dir(&cancelled).unwrap();
+        let mut r: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(fixtures().join("examples/trial-result-custom-agent-noskill.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        r["id"] = "cancelled-trial".into();
+        r["exception_info"] =
+            serde_json::json!({"exception_type": CANCELLED, "exception_message": ""});
+        std::fs::write(cancelled.join("result.json"), r.to_string()).unwrap();
         let scan = scan_job(job).unwrap();
         assert_eq!(scan.trials.len(), 1);
-        assert_eq!(scan.running, vec![running]);
+        assert_eq!(scan.running, vec![running, cancelled]);
         assert_eq!(scan.errors.len(), 1);
         assert_eq!(scan.errors[0].path, bad.join("result.json"));
         assert!(scan.errors[0].reason.contains("EOF"), "{}", scan.errors[0]);
-        assert_eq!(scan.missing(), 2);
+        assert_eq!(scan.missing(), 3);
         assert!(!scan.complete());
     }
 }

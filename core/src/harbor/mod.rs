@@ -31,7 +31,8 @@ pub use export::{
     SKILLED_SUFFIX, SKILLS_CAPABLE, export, has_skills_capability,
 };
 pub use job::{
-    JobMeta, JobScan, ScanError, TrialDir, TrialLock, TrialResult, read_trial_dir, scan_job,
+    CANCELLED, JobMeta, JobScan, ScanError, TrialDir, TrialLock, TrialResult, read_trial_dir,
+    scan_job,
 };
 pub use manifest::{MANIFEST_FILE, MANIFEST_FORMAT, Manifest, ManifestArm, SuiteCase};
 pub use trial::{Arm, ArmRule, HarborTrial, TrialStatus, epoch_us, grade, read_trial};

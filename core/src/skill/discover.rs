@@ -72,12 +72,14 @@ impl Discovered {
         self.walks.iter().flat_map(|(_, dirs)| dirs)
     }
 
-    /// The skill folders found by walks (not those listed one by one).
+    /// The skill folders found by walks whose parent folder the walk went through (not those
+    /// listed one by one, nor a walk's own root: `check skills/a` does not vouch for what
+    /// else is in `skills`).
     pub fn walked_dirs(&self) -> impl Iterator<Item = &PathBuf> {
-        self.walks
-            .iter()
-            .filter(|(root, _)| root.is_some())
-            .flat_map(|(_, dirs)| dirs)
+        self.walks.iter().flat_map(|(root, dirs)| {
+            dirs.iter()
+                .filter(move |d| root.as_ref().is_some_and(|r| *d != r))
+        })
     }
 
     /// How many skill folders there are.
@@ -172,5 +174,11 @@ mod tests {
         assert!(walked.below(tmp.path().parent().unwrap()).is_none());
         let listed = Discovered::listed(walked.dirs().cloned().collect());
         assert!(listed.below(root).is_none());
+        assert_eq!(listed.walked_dirs().count(), 0);
+        // A walk of one skill folder found that skill, and vouches for nothing beside it.
+        let one = Discovered::walk(&root.join("a"));
+        assert_eq!(one.dirs().count(), 1);
+        assert_eq!(one.walked_dirs().count(), 0);
+        assert_eq!(walked.walked_dirs().count(), 3);
     }
 }

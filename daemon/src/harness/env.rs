@@ -61,6 +61,11 @@ impl HostEnv {
         )
     }
 
+    /// Every variable.
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).map(String::as_str)

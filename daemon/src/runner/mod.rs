@@ -143,6 +143,16 @@ impl Runner {
         }
     }
 
+    /// The environment this runner's trials draw from.
+    pub fn host(&self) -> &HostEnv {
+        &self.host
+    }
+
+    /// The history this runner records into.
+    pub fn store(&self) -> &Arc<Mutex<Store>> {
+        &self.store
+    }
+
     /// Prepare and execute `request` (see the module docs).
     pub async fn run(
         &self,

@@ -68,6 +68,9 @@ pub struct RunRequest {
     /// Keep each trial's workspace and logs (under the system temp dir) for debugging.
     #[serde(default)]
     pub keep_workspaces: bool,
+    /// Run the trials on Harbor instead of here (`skillwatch run --on harbor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harbor: Option<crate::harbor::HarborTarget>,
 }
 
 fn one() -> u32 {
@@ -109,6 +112,7 @@ impl RunRequest {
             retries: 2,
             resume: None,
             keep_workspaces: false,
+            harbor: None,
         }
     }
 
@@ -129,6 +133,9 @@ impl RunRequest {
             }
             Some(JudgeEndpoint::Harness { settings }) => vars.extend(settings.host_vars()),
             None => {}
+        }
+        if self.harbor.is_some() {
+            vars.extend(crate::harbor::HARBOR_VARS.iter().map(|v| (*v).to_owned()));
         }
         vars
     }

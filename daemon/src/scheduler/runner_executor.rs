@@ -25,6 +25,7 @@ use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
 use crate::harness::BoxFuture;
 use crate::runner::{ProgressSink, RunConfig, RunError, RunEvent, RunRequest, Runner, parse_kind};
 use crate::store::{RunId, RunStatus, TrialStatus, Trigger};
+use tokio_util::sync::CancellationToken;
 
 /// Runs jobs with the paired runner on the shared history.
 pub struct RunnerExecutor {
@@ -63,6 +64,9 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
         Err(error) => return Outcome::Failed { run: None, error },
     };
     let runner = runner.for_client(ctx.client_env.as_ref().unwrap_or(&ClientEnv::default()));
+    if request.harbor.is_some() {
+        return on_harbor(&runner, &request, ctx).await;
+    }
     let asked = request.resume;
     request.resume = asked.or_else(|| resumable(store, &job));
     let prepared = match runner.prepare(&request).await {
@@ -101,6 +105,47 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
         },
         Err(e) => Outcome::Failed {
             run: Some(run.0),
+            error: e.to_string(),
+        },
+    }
+}
+
+/// A run whose trials Harbor executes (`crate::harbor::execute`); a stop (cancel, or the
+/// daemon draining) stops Harbor and leaves the run `interrupted` with what finished.
+async fn on_harbor(runner: &Runner, request: &RunRequest, ctx: JobContext) -> Outcome {
+    let sink = progress_sink(ctx.report.clone());
+    let report = ctx.report.clone();
+    let started = move |run: RunId| report.run_started(run.0);
+    let stop = CancellationToken::new();
+    let (cancel, drain, stopper) = (ctx.cancel.clone(), ctx.drain.clone(), stop.clone());
+    let watch = tokio::spawn(async move {
+        tokio::select! {
+            _ = cancel.cancelled() => {}
+            _ = drain.cancelled() => {}
+        }
+        stopper.cancel();
+    });
+    let result = crate::harbor::execute(
+        runner.store().clone(),
+        runner.host(),
+        request,
+        sink,
+        stop,
+        &started,
+    )
+    .await;
+    watch.abort();
+    match result {
+        Ok(report) => match report.run.status {
+            RunStatus::Completed => Outcome::Completed {
+                run: report.run.id.0,
+            },
+            _ => Outcome::Stopped {
+                run: Some(report.run.id.0),
+            },
+        },
+        Err(e) => Outcome::Failed {
+            run: None,
             error: e.to_string(),
         },
     }

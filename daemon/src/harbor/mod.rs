@@ -1,0 +1,11 @@
+//! Harbor with the runner: a suite exported as a Harbor job (`export`), the job started and
+//! followed as a run (`run`: `skillwatch run --on harbor`), and job folders imported into the
+//! history (`import`). The mapping itself is `core::harbor`; this is the I/O around it.
+
+mod export;
+mod import;
+mod run;
+
+pub use export::{ExportOptions, export_suite, write_export};
+pub use import::{ImportOptions, JobError, JobImport, describe, read_job};
+pub use run::{HARBOR_VARS, HarborTarget, default_dir, execute, harbor_model};
