@@ -12,7 +12,7 @@
 //! caller shows the visibility first and runs nothing when it blocks, unless asked to.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -20,14 +20,25 @@ use serde::{Deserialize, Serialize};
 use skillwatch_core::checks::{ListingBudget, Visibility, sibling_skills, visibility};
 use skillwatch_core::evalspec::{TriggerQuery, load_trigger_queries};
 use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
+use skillwatch_core::skill::content_hash;
 use skillwatch_core::trajectory::{Decision, first_decision};
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialSpec, TrialStatus};
-use crate::runner::{HarnessSettings, RunError, skill_at, skill_to_stage, workspace};
+use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialStatus};
+use crate::runner::{
+    AgentRun, AgentRunOutcome, HarnessSettings, RunError, WorkspaceSource, skill_to_stage,
+    workspace,
+};
+use crate::store::{
+    RunStatus, SkillIdentity, Store, TriggerRunId, TriggerRunSpec, TriggerTrialRow,
+};
 
 /// Seconds a trigger trial may take by default: a decision is one model request away.
 pub const DEFAULT_TRIGGER_TIMEOUT_SECS: u32 = 60;
+
+/// Retries of a trial whose agent could not be started (as a paired run's, into a pristine
+/// folder): a decision is cheap to ask again, and an unseen one leaves the rates.
+const TRIGGER_RETRIES: u32 = 2;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +64,17 @@ pub struct TriggerRequest {
     /// Let the agent run to its end instead of stopping at the decision (what a full trial
     /// costs, for comparison).
     pub full: bool,
+    /// An alternative description: the skill is staged as a copy with only its
+    /// `description:` changed (`--description-file`, the A/B arm).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
+    #[serde(default = "yes")]
+    pub record: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl TriggerRequest {
@@ -73,8 +95,39 @@ impl TriggerRequest {
             decoys: Vec::new(),
             eval_set: None,
             full: false,
+            description: None,
+            record: true,
         }
     }
+}
+
+/// A copy of the skill folder `dir` (under a fresh temporary folder, same folder name) whose
+/// SKILL.md differs only in its `description:`.
+fn stage_alternative(dir: &Path, description: &str) -> Result<tempfile::TempDir, RunError> {
+    let io = |context: String| move |source| RunError::Io { context, source };
+    let root = tempfile::Builder::new()
+        .prefix("skillwatch-description-")
+        .tempdir()
+        .map_err(io(
+            "creating a folder for the alternative description".into()
+        ))?;
+    let copy = root.path().join(dir.file_name().unwrap_or_default());
+    workspace::copy_source(dir, &copy).map_err(io(format!(
+        "copying {} to {}",
+        dir.display(),
+        copy.display()
+    )))?;
+    let skill_md = copy.join(skillwatch_core::skill::SKILL_FILE);
+    let text = std::fs::read_to_string(&skill_md)
+        .map_err(io(format!("reading {}", skill_md.display())))?;
+    let changed = skillwatch_core::skill::SkillDocument::parse(text)
+        .with_field_str("description", description.trim())
+        .ok_or_else(|| RunError::NotASkill {
+            dir: dir.to_path_buf(),
+            reason: "found no `description:` in its SKILL.md frontmatter to replace".into(),
+        })?;
+    std::fs::write(&skill_md, changed).map_err(io(format!("writing {}", skill_md.display())))?;
+    Ok(root)
 }
 
 /// What [`plan`] found: everything a run needs, nothing started.
@@ -87,6 +140,10 @@ pub struct TriggerPlan {
     /// What the listing shows of the skill with the others staged.
     pub visibility: Visibility,
     harness: Arc<dyn Harness>,
+    skill_dir: PathBuf,
+    host: HostEnv,
+    /// The copy of the skill with the alternative description, while the plan lives.
+    _alternative: Option<tempfile::TempDir>,
 }
 
 /// The result of a trigger run.
@@ -108,6 +165,9 @@ pub struct TriggerReport {
     pub trials: Vec<TriggerTrialRecord>,
     /// The rates.
     pub summary: TriggerSummary,
+    /// The run in the history, when it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<TriggerRunId>,
 }
 
 /// One trial with what the harness said of it.
@@ -127,7 +187,24 @@ pub struct TriggerTrialRecord {
 /// Read the skill, its queries and siblings, work out its visibility and build the harness.
 /// Starts nothing and spends nothing.
 pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, RunError> {
-    let (dir, target) = skill_at(&request.skill_dir)?;
+    let dir = request
+        .skill_dir
+        .canonicalize()
+        .map_err(|e| RunError::NotASkill {
+            dir: request.skill_dir.clone(),
+            reason: format!("found none ({e})"),
+        })?;
+    let alternative = match &request.description {
+        Some(description) => Some(stage_alternative(&dir, description)?),
+        None => None,
+    };
+    // The skill as staged: the folder itself, or its copy with the other description (same
+    // folder name, same files, same queries).
+    let staged_dir = alternative.as_ref().map_or_else(
+        || dir.clone(),
+        |t| t.path().join(dir.file_name().unwrap_or_default()),
+    );
+    let target = skill_to_stage(&staged_dir)?;
     let queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
     if queries.is_empty() {
         return Err(RunError::NoCases {
@@ -158,11 +235,14 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
         .collect::<Result<Vec<_>, _>>()?;
     Ok(TriggerPlan {
         visibility: visibility(
-            &dir,
+            &staged_dir,
             &others,
             ListingBudget::for_model(Some(&request.model)),
         ),
         harness: request.harness.build(host)?,
+        host: host.clone(),
+        skill_dir: staged_dir,
+        _alternative: alternative,
         request: request.clone(),
         target,
         staged,
@@ -177,13 +257,15 @@ impl TriggerPlan {
     }
 
     /// Run every query `runs` times, trial folders under `temp_root`; `progress` is told of
-    /// each finished trial. Cancelling stops scheduling and kills the agents in flight; the
-    /// report then holds the trials that finished.
+    /// each finished trial, and `store`, when given, records the run (each trial as it
+    /// finishes, in its own transaction). Cancelling stops scheduling and kills the agents in
+    /// flight; the report then holds the trials that finished (the stored run is `cancelled`).
     pub async fn execute(
         &self,
         temp_root: &Path,
         progress: &(dyn Fn(&TriggerTrialRecord) + Send + Sync),
         cancel: CancellationToken,
+        store: Option<Arc<Mutex<Store>>>,
     ) -> Result<TriggerReport, RunError> {
         let harness_version = self
             .harness
@@ -193,6 +275,11 @@ impl TriggerPlan {
                 harness: self.harness.name().to_owned(),
                 message: e.to_string(),
             })?;
+        let store = store.filter(|_| self.request.record);
+        let run_id = match &store {
+            Some(store) => Some(self.begin(store, &harness_version)?),
+            None => None,
+        };
         let root = tempfile::Builder::new()
             .prefix("skillwatch-trigger-")
             .tempdir_in(temp_root)
@@ -207,19 +294,31 @@ impl TriggerPlan {
             .map(|(q, r)| self.trial(root.path(), q, r))
             .buffer_unordered(self.request.jobs.max(1));
         let mut trials = Vec::new();
+        let mut cancelled = false;
         loop {
             tokio::select! {
                 next = stream.next() => match next {
                     Some(t) => {
+                        if let (Some(store), Some(run)) = (&store, run_id) {
+                            self.record(store, run, &t).await?;
+                        }
                         progress(&t);
                         trials.push(t);
                     }
                     None => break,
                 },
-                _ = cancel.cancelled() => break,
+                _ = cancel.cancelled() => { cancelled = true; break; }
             }
         }
         drop(stream);
+        if let (Some(store), Some(run)) = (&store, run_id) {
+            let status = if cancelled {
+                RunStatus::Cancelled
+            } else {
+                RunStatus::Completed
+            };
+            lock(store).finish_trigger_run(run, status)?;
+        }
         trials.sort_by_key(|t| (t.trial.query, t.run));
         let rates: Vec<TriggerTrial> = trials.iter().map(|t| t.trial.clone()).collect();
         Ok(TriggerReport {
@@ -231,45 +330,82 @@ impl TriggerPlan {
             visibility: self.visibility.clone(),
             staged: self.staged.iter().map(|s| s.name.clone()).collect(),
             trials,
+            run_id,
         })
     }
 
-    async fn trial(&self, root: &Path, query: usize, run: u32) -> TriggerTrialRecord {
-        let record = |decision, errors: Vec<String>| TriggerTrialRecord {
-            trial: TriggerTrial {
-                query,
-                decision,
-                tokens: 0,
-                turns: 0,
-                wall_ms: 0,
-                stopped_early: false,
+    /// Start the run in the history.
+    fn begin(&self, store: &Mutex<Store>, harness_version: &str) -> Result<TriggerRunId, RunError> {
+        let content_hash = content_hash(&self.skill_dir).map_err(|source| RunError::Io {
+            context: format!("hashing {}", self.skill_dir.display()),
+            source,
+        })?;
+        let spec = TriggerRunSpec {
+            skill: SkillIdentity {
+                name: self.target.name.clone(),
+                path: Some(self.skill_dir.display().to_string()),
+                content_hash,
             },
-            run,
-            listed: None,
-            errors,
+            harness: self.harness.name().to_owned(),
+            harness_version: Some(harness_version.to_owned()),
+            model: self.request.model.clone(),
+            tool_version: format!("skillwatch {}", env!("CARGO_PKG_VERSION")),
+            staged: self.staged.iter().map(|s| s.name.clone()).collect(),
+            early_stop: !self.request.full,
         };
-        let folders = match workspace::folders(&root.join(format!("q{query}-r{run}"))) {
-            Ok(f) => f,
-            Err(e) => return record(None, vec![e]),
+        Ok(lock(store).begin_trigger_run(&spec)?)
+    }
+
+    /// Record one finished trial, off the async threads.
+    async fn record(
+        &self,
+        store: &Arc<Mutex<Store>>,
+        run: TriggerRunId,
+        t: &TriggerTrialRecord,
+    ) -> Result<(), RunError> {
+        let row = TriggerTrialRow {
+            query: self.queries[t.trial.query].clone(),
+            trial: t.trial.clone(),
+            run: t.run,
+            listed: t.listed,
+            error_message: (!t.errors.is_empty()).then(|| t.errors.join("; ")),
         };
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || lock(&store).record_trigger_trial(run, &row))
+            .await
+            .map_err(|e| RunError::Io {
+                context: "a history store call".into(),
+                source: std::io::Error::other(e.to_string()),
+            })??;
+        Ok(())
+    }
+
+    async fn trial(&self, root: &Path, query: usize, run: u32) -> TriggerTrialRecord {
         let mut skills = self.staged.clone();
         skills.push(self.target.clone());
         let secs = self
             .request
             .timeout_secs
             .unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS);
-        let spec = TrialSpec {
-            prompt: self.queries[query].query.clone(),
-            model: self.request.model.clone(),
-            workspace: folders.workspace,
-            scratch: folders.scratch,
+        let q = &self.queries[query];
+        let id = format!("query {}", query + 1);
+        let execution = AgentRun {
+            harness: self.harness.as_ref(),
+            workspace: WorkspaceSource::empty(&q.origin, &id),
+            skill_dir: &self.skill_dir,
+            host: &self.host,
+            prompt: &q.query,
             skills,
+            model: &self.request.model,
             timeout: Duration::from_secs(u64::from(secs)),
+            plant: Default::default(),
             stop_when: (!self.request.full)
                 .then(|| StopRule(Arc::new(|t| first_decision(t, false).is_some()))),
-            plant: Default::default(),
+            retries: TRIGGER_RETRIES,
         };
-        let outcome = self.harness.run(&spec).await;
+        let AgentRunOutcome { outcome, .. } = execution
+            .run(|attempt| root.join(format!("q{query}-r{run}-try{attempt}")))
+            .await;
         let finished = outcome.status == TrialStatus::Ok && !outcome.stopped_early;
         let decision: Option<Decision> = outcome
             .trajectory
@@ -297,4 +433,8 @@ impl TriggerPlan {
             errors,
         }
     }
+}
+
+fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(|p| p.into_inner())
 }

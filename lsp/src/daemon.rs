@@ -168,7 +168,9 @@ async fn follow_events(state: &Arc<State>, daemon: &DaemonHistory) {
         let finished = batch.events.iter().any(|e| {
             matches!(
                 e.kind,
-                EventKind::JobFinished { .. } | EventKind::Compared { .. }
+                EventKind::JobFinished { .. }
+                    | EventKind::Compared { .. }
+                    | EventKind::TriggerFinished { .. }
             )
         });
         if finished || batch.missed {

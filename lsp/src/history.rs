@@ -14,7 +14,7 @@ use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_daemon::client;
 use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::{Store, StoreError};
-use skillwatch_protocol::{DaemonRpcClient, LensSecurity, Lenses, ModelComparison};
+use skillwatch_protocol::{DaemonRpcClient, LensSecurity, LensTrigger, Lenses, ModelComparison};
 
 /// How long a lens waits for the daemon before reading the store itself.
 const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
@@ -220,6 +220,27 @@ impl History {
         store
             .latest_model_comparisons(&skill)
             .map_err(|e| store_error(&store, e))
+    }
+
+    /// The newest trigger rates of the skill in `skill_dir` per (harness, model): the
+    /// `description:` line's lenses.
+    pub fn skill_triggers(&self, skill_dir: &Path) -> Result<Vec<LensTrigger>, HistoryError> {
+        if let History::Daemon(daemon) = self {
+            return match daemon.lenses(skill_dir) {
+                Some(lenses) => Ok(lenses?.triggers),
+                None => History::Store(daemon.db.clone()).skill_triggers(skill_dir),
+            };
+        }
+        let (store, skill) = self.open(skill_dir)?;
+        let Some(skill) = skill else {
+            return Ok(Vec::new());
+        };
+        skillwatch_daemon::server::queries::trigger_lenses(&store, &skill).map_err(|e| {
+            HistoryError::Store {
+                path: store.path().to_path_buf(),
+                message: e.to_string(),
+            }
+        })
     }
 
     /// Open the store and find the name the history knows the skill by: its folder name, or

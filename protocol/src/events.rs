@@ -73,6 +73,14 @@ pub enum EventKind {
         /// Findings in every file of the skill.
         diagnostics: Vec<Diagnostic>,
     },
+    /// A trigger run (`skillwatch trigger` through the daemon) finished: lenses of the skill
+    /// show its rates.
+    TriggerFinished {
+        /// The skill folder.
+        skill_dir: PathBuf,
+        /// Its trigger run in the history.
+        run: Option<i64>,
+    },
     /// A job waits because today's budget is spent.
     BudgetExhausted {
         /// What ran out, e.g. `500 trials of max_trials_per_day = 500`.

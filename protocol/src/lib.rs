@@ -28,7 +28,7 @@ pub use jobs::{
 };
 pub use results::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, LensSecurity, Lenses, ModelComparison,
+    LensLift, LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
 pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 
@@ -41,7 +41,12 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 ///
 /// 2: `enqueue_client_run` (the client's environment travels with its run), `JobProgress`
 /// counts retries, progress events carry the runner's own event.
-pub const PROTOCOL_VERSION: u32 = 2;
+///
+/// 3: `RunRequest.kind` (probe jobs) and `RunRequest.harbor` (`run --on harbor`), which an
+/// older daemon would ignore and run as a local paired run; the `trigger` call and
+/// `EventKind::TriggerFinished`; `CompareWhat::TriggerModels`; `JobInfo.probe_run`;
+/// `LensLift.security` and `Lenses.triggers`.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
 /// instead of allocating (a malformed or hostile client cannot exhaust the daemon's memory).
@@ -138,6 +143,16 @@ pub trait DaemonRpc {
     async fn rerun_all(model: String, harness: Option<String>) -> Result<Vec<JobInfo>, RpcError>;
     /// Events after `cursor`, waiting up to `wait_ms` (at most [`MAX_EVENT_WAIT_MS`]) for one.
     async fn next_events(cursor: u64, wait_ms: u64) -> EventBatch;
+    /// Run trigger trials (`skillwatch trigger`; `request` is a
+    /// `skillwatch_daemon::trigger::TriggerRequest` as JSON) on the asking client's values of
+    /// the variables the harness reads, record them in the daemon's history, publish
+    /// [`EventKind::TriggerFinished`], and answer with the report
+    /// (`skillwatch_daemon::trigger::TriggerReport` as JSON). Cancelling the call stops the
+    /// trials (their agents are killed).
+    async fn trigger(
+        request: serde_json::Value,
+        env: ClientEnv,
+    ) -> Result<serde_json::Value, RpcError>;
     /// Stop the daemon gracefully (as SIGTERM does).
     async fn shutdown();
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use skillwatch_core::scoring::skilltester::SecurityStatus;
+use skillwatch_core::scoring::trigger::PooledRate;
 use skillwatch_core::scoring::{CompareParams, Decision, Interval, Verdict};
 
 /// The newest lift of a skill on one (harness, model): one SKILL.md code lens.
@@ -144,6 +145,44 @@ pub struct Lenses {
     pub comparisons: Vec<ModelComparison>,
     /// Jobs of this skill that are queued or running.
     pub jobs: Vec<super::JobInfo>,
+    /// The newest completed trigger run per (harness, model): the `description:` line's lens.
+    #[serde(default)]
+    pub triggers: Vec<LensTrigger>,
+}
+
+/// The newest trigger rates of a skill on one (harness, model): one lens on the
+/// `description:` line of its SKILL.md.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LensTrigger {
+    /// The agent model.
+    pub model: String,
+    /// The harness.
+    pub harness: String,
+    /// Recall over the positive queries, with its Wilson interval.
+    pub recall: PooledRate,
+    /// Triggers over the negative and near-miss queries.
+    pub false_trigger: PooledRate,
+    /// When the run finished (epoch ms).
+    pub finished_ms: i64,
+}
+
+impl LensTrigger {
+    /// `Triggers 18/20 [0.70, 0.97] · false 1/10`: recall with its 95% Wilson interval, then
+    /// the false triggers.
+    pub fn title(&self) -> String {
+        let interval = self
+            .recall
+            .interval
+            .as_ref()
+            .map_or_else(String::new, |i| format!(" [{:.2}, {:.2}]", i.low, i.high));
+        format!(
+            "Triggers {}/{}{interval} · false {}/{}",
+            self.recall.hits,
+            self.recall.trials,
+            self.false_trigger.hits,
+            self.false_trigger.trials
+        )
+    }
 }
 
 /// `skillwatch history` through the daemon.
@@ -168,6 +207,9 @@ pub enum CompareWhat {
     Models(String, String),
     /// Two run ids: reference, candidate.
     Runs(i64, i64),
+    /// The newest completed trigger run on each model: reference, candidate (the answer is
+    /// a `skillwatch_daemon::server::queries::TriggerComparison`).
+    TriggerModels(String, String),
 }
 
 /// `skillwatch compare SKILL` through the daemon.

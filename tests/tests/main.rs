@@ -57,7 +57,10 @@ mod run_verdicts;
 mod scoring_reference;
 mod store_cli;
 mod store_crash;
+mod trigger_ab;
 mod trigger_agent_clis;
+mod trigger_daemon;
+mod trigger_history;
 mod vet;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named

@@ -131,8 +131,14 @@ fn trigger_on(model: &str, skill: &Path, server: &mock::MockServer, extra: &[&st
         .args(&args)
         .env("SW_TEST_KEY", "sk-test")
         .env("SKILLWATCH_NO_DAEMON", "1")
+        .env("SKILLWATCH_DB", history_db(skill))
         .output()
         .expect("run skillwatch trigger")
+}
+
+/// A history database beside the test's skills (trigger records every run).
+fn history_db(skill: &Path) -> PathBuf {
+    skill.ancestors().nth(2).unwrap().join("history.sqlite3")
 }
 
 fn model_requests(server: &mock::MockServer) -> usize {
@@ -465,6 +471,7 @@ fn the_same_rates_on_the_real_codex_cli() {
         ])
         .env("SW_TEST_KEY", "sk-test")
         .env("SKILLWATCH_NO_DAEMON", "1")
+        .env("SKILLWATCH_DB", history_db(&skill))
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -521,6 +528,7 @@ fn the_same_rates_on_the_real_codex_cli() {
             .args(&args)
             .env("SW_TEST_KEY", "sk-test")
             .env("SKILLWATCH_NO_DAEMON", "1")
+            .env("SKILLWATCH_DB", history_db(&alone))
             .output()
             .unwrap();
         assert_eq!(code(&out), 0, "{}", stderr(&out));

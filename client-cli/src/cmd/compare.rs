@@ -86,6 +86,11 @@ pub struct Args {
         conflicts_with = "models"
     )]
     runs: Vec<i64>,
+    /// Compare the newest completed trigger runs (`skillwatch trigger`) on the two models
+    /// instead: recall and false triggers paired by query; a fall in recall or a rise in false
+    /// triggers is a regression (exit 1).
+    #[arg(long, conflicts_with_all = ["runs", "all", "base", "metric"])]
+    triggers: bool,
     /// Only runs on this harness.
     #[arg(long)]
     harness: Option<String>,
@@ -173,6 +178,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 args.models.len()
             );
         };
+        if args.triggers {
+            return compare_triggers(&args, &skill, reference, candidate);
+        }
         CompareWhat::Models(reference.clone(), candidate.clone())
     } else {
         let [reference, candidate] = args.runs.as_slice() else {
@@ -205,6 +213,51 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let security_regressed = result.security.as_ref().is_some_and(|s| s.regresses());
     Ok(if result.comparison.verdict.fails() || security_regressed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `compare SKILL --triggers --model A --model B`.
+fn compare_triggers(
+    args: &Args,
+    skill: &str,
+    reference: &str,
+    candidate: &str,
+) -> anyhow::Result<ExitCode> {
+    let request = CompareRequest {
+        skill: skill.to_owned(),
+        what: CompareWhat::TriggerModels(reference.to_owned(), candidate.to_owned()),
+        harness: args.harness.clone(),
+        params: params(args),
+    };
+    let result: queries::TriggerComparison = match daemon_for_reading(&args.link, &args.db)? {
+        Some(d) => serde_json::from_value(d.call(d.rpc.compare(ctx(), request))??)?,
+        None => {
+            let store = args.db.open_existing()?;
+            queries::compare_triggers(
+                &store,
+                skill,
+                reference,
+                candidate,
+                args.harness.as_deref(),
+                &request.params,
+            )?
+        }
+    };
+    match output(args) {
+        CompareFormat::Json => {
+            crate::out::stdout(&(serde_json::to_string_pretty(&result)? + "\n"))?
+        }
+        CompareFormat::Text | CompareFormat::Github => {
+            crate::out::stdout(&super::trigger::change_text(
+                &format!("{skill}: trigger rates, {reference} -> {candidate}"),
+                &result.change,
+            ))?
+        }
+    }
+    Ok(if result.verdict.fails() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -110,6 +110,11 @@ pub fn describe(event: &Event) -> String {
             diagnostics.len(),
             if diagnostics.len() == 1 { "" } else { "s" }
         ),
+        EventKind::TriggerFinished { skill_dir, run } => format!(
+            "trigger run{} of {} finished",
+            run.map_or_else(String::new, |r| format!(" {r}")),
+            skill_dir.display()
+        ),
         EventKind::BudgetExhausted { reason } => format!("jobs held back: {reason}"),
         EventKind::ConfigReloaded { path, error } => match error {
             Some(e) => format!("config {} not applied: {e}", path.display()),

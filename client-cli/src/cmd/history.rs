@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
-use skillwatch_daemon::store::{HistoryEntry, ModelLift, ProbeOutcome, ProbeRunInfo, StoredTrial};
+use skillwatch_daemon::store::{
+    HistoryEntry, ModelLift, ProbeOutcome, ProbeRunInfo, StoredTrial, TriggerRunInfo,
+};
 use skillwatch_protocol::HistoryQuery;
 
 use super::history_db::{DbArgs, ProfileArg, interval, rate, short_hash, signed, skill_name};
@@ -79,7 +81,34 @@ fn tables(report: &HistoryReport, profile: ScoringProfile) -> String {
         }
     }
     probe_lines(&mut o, &report.probe_runs);
+    trigger_lines(&mut o, &report.trigger_runs);
     o
+}
+
+/// The trigger test runs: recall and false triggers per run (docs/evals.md, *Trigger tests*).
+fn trigger_lines(o: &mut String, runs: &[TriggerRunInfo]) {
+    if runs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nTrigger tests (skillwatch trigger)\n{:>6}  {:<24}  {:<22}  {:<12}  {:<8}  {:<26}  {:<26}  status",
+        "run", "started", "model", "harness", "version", "recall", "false triggers"
+    );
+    for r in runs {
+        let _ = writeln!(
+            o,
+            "{:>6}  {:<24}  {:<22}  {:<12}  {:<8}  {:<26}  {:<26}  {}",
+            r.id.to_string(),
+            format_rfc3339(r.started_ms),
+            r.model,
+            r.harness,
+            short_hash(&r.skill_hash),
+            super::trigger::pooled(&r.summary.recall),
+            super::trigger::pooled(&r.summary.false_trigger),
+            r.status
+        );
+    }
 }
 
 /// The security probe runs: S and its status per run (docs/probes.md).

@@ -2,17 +2,26 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
 use skillwatch_core::scoring::Interval;
-use skillwatch_core::scoring::trigger::PooledRate;
+use skillwatch_core::scoring::VerdictParams;
+use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange, compare_summaries};
 use skillwatch_core::trajectory::Decision;
 use skillwatch_daemon::harness::HostEnv;
-use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, TriggerTrialRecord, plan};
+use skillwatch_daemon::trigger::{
+    DEFAULT_TRIGGER_TIMEOUT_SECS, TriggerPlan, TriggerReport, TriggerRequest, TriggerTrialRecord,
+    plan,
+};
+use skillwatch_protocol::ClientEnv;
 use tokio_util::sync::CancellationToken;
 
+use super::history_db::DbArgs;
+use super::link::{Daemon, LinkArgs, absolute, daemon_for};
 use super::run::{HarnessFlags, harness_and_model, load_config};
 
 /// `skillwatch trigger`.
@@ -75,9 +84,18 @@ pub struct Args {
     /// skillwatch.toml to read [default: the nearest one above the skill].
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Also run the same queries with the description in FILE (the skill staged as a copy
+    /// with only its `description:` changed) and report the change of recall and false
+    /// triggers, paired by query, with an interval. Neither arm is recorded.
+    #[arg(long, value_name = "FILE")]
+    description_file: Option<PathBuf>,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    link: LinkArgs,
+    #[command(flatten)]
+    db: DbArgs,
 }
 
 /// Check visibility, run the trials unless it blocks, print the report.
@@ -98,30 +116,112 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     request.decoys = a.decoys.clone();
     request.eval_set = a.eval_set.clone();
     request.full = a.full;
+    if let Some(file) = &a.description_file {
+        return ab(&a, request, file);
+    }
     let planned = plan(&request, &HostEnv::current())?;
-    let blocked = planned.visibility.blocked();
-    if !a.json || blocked {
-        errln!("{}", visibility_text(&planned.visibility));
+    if let Some(code) = stop_unless_visible(&a, &[&planned])? {
+        return Ok(code);
     }
-    if blocked && !a.anyway {
-        if a.json {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "visibility": planned.visibility, "trials": [], "ran": false
-                }))?
-            )?;
-        }
-        errln!(
-            "no trials run: the agent cannot pick a skill it is not shown (--anyway to run them)"
+    say_planned(&a, &planned, request.runs);
+    let report = execute(&a, request, &planned)?;
+    if a.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out!("{}", report_text(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--description-file`: the same queries with the skill's description and with the
+/// alternative, paired by query; neither arm is recorded in the history.
+fn ab(a: &Args, mut request: TriggerRequest, file: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let alternative = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the alternative description {}", file.display()))?;
+    if alternative.trim().is_empty() {
+        anyhow::bail!(
+            "{}: expected an alternative description, found an empty file",
+            file.display()
         );
-        return Ok(ExitCode::from(1));
     }
+    request.record = false;
+    let mut other = request.clone();
+    other.description = Some(alternative);
+    let host = HostEnv::current();
+    let (reference, candidate) = (plan(&request, &host)?, plan(&other, &host)?);
+    if let Some(code) = stop_unless_visible(a, &[&reference, &candidate])? {
+        return Ok(code);
+    }
+    say_planned(a, &reference, request.runs);
+    let before = execute(a, request, &reference)?;
+    if !a.json {
+        errln!("the same queries with the alternative description:");
+    }
+    let after = execute(a, other, &candidate)?;
+    let change = compare_summaries(&before.summary, &after.summary, &VerdictParams::default());
+    if a.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "reference": before,
+                "alternative": after,
+                "change": change,
+                "verdict": change.verdict(),
+            }))?
+        )?;
+    } else {
+        out!("{}", report_text(&before))?;
+        out!(
+            "\nWith the description of {}:{}",
+            file.display(),
+            report_text(&after)
+        )?;
+        out!(
+            "\n{}",
+            change_text(
+                "The alternative description against the skill's own, paired by query",
+                &change
+            )
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Show each plan's visibility; when one blocks and `--anyway` is not given, say so (and
+/// with `--json`, print that nothing ran) and give the exit status.
+fn stop_unless_visible(a: &Args, plans: &[&TriggerPlan]) -> anyhow::Result<Option<ExitCode>> {
+    let blocked = plans.iter().any(|p| p.visibility.blocked());
+    for p in plans {
+        if !a.json || blocked {
+            errln!("{}", visibility_text(&p.visibility));
+        }
+    }
+    if !blocked || a.anyway {
+        return Ok(None);
+    }
+    if a.json {
+        let visibility: Vec<&Visibility> = plans.iter().map(|p| &p.visibility).collect();
+        let visibility = match visibility.as_slice() {
+            [one] => serde_json::to_value(one)?,
+            many => serde_json::to_value(many)?,
+        };
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "visibility": visibility, "trials": [], "ran": false
+            }))?
+        )?;
+    }
+    errln!("no trials run: the agent cannot pick a skill it is not shown (--anyway to run them)");
+    Ok(Some(ExitCode::from(1)))
+}
+
+fn say_planned(a: &Args, planned: &TriggerPlan, runs: u32) {
     if !a.json {
         errln!(
             "{} queries × {} run(s): {} trials{}",
             planned.queries.len(),
-            request.runs,
+            runs,
             planned.planned(),
             if a.full {
                 ", each to its end"
@@ -130,36 +230,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let cancel = CancellationToken::new();
-    let json = a.json;
-    let queries = planned.queries.clone();
-    let report = runtime.block_on(async {
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
-        let progress = move |t: &TriggerTrialRecord| {
-            if !json {
-                errln!(
-                    "  {:<50} {}",
-                    short(&queries[t.trial.query].query, 50),
-                    decision_text(t.trial.decision.as_ref())
-                );
-            }
-        };
-        planned
-            .execute(&std::env::temp_dir(), &progress, cancel)
-            .await
-    })?;
-    if a.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        out!("{}", report_text(&report))?;
+}
+
+/// The trials of `planned`: through the daemon (started on demand) unless `--no-daemon`.
+fn execute(
+    a: &Args,
+    request: TriggerRequest,
+    planned: &TriggerPlan,
+) -> anyhow::Result<TriggerReport> {
+    match daemon_for(&a.link, &a.db)? {
+        Some(daemon) => through_daemon(&daemon, request, planned.planned(), a.json),
+        None => in_process(a, planned),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn visibility_text(v: &Visibility) -> String {
@@ -221,7 +303,8 @@ fn rate(i: Option<&Interval>) -> String {
     })
 }
 
-fn pooled(p: &PooledRate) -> String {
+/// `4/6 67% [30%, 90%]`: hits over decided trials with the Wilson interval.
+pub(crate) fn pooled(p: &PooledRate) -> String {
     format!("{}/{} {}", p.hits, p.trials, rate(p.interval.as_ref()))
 }
 
@@ -294,4 +377,106 @@ fn report_text(r: &TriggerReport) -> String {
         r.trials.len()
     ));
     out
+}
+
+/// A [`TriggerChange`] as text: recall and false triggers before and after, the change with
+/// its interval, and each verdict's reason.
+pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
+    let mut out = format!("{title}\n");
+    for (label, r) in [("Recall", &c.recall), ("False triggers", &c.false_trigger)] {
+        let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0));
+        let change = r.interval.as_ref().map_or("-".into(), |i| {
+            format!(
+                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {} quer{})",
+                i.estimate * 100.0,
+                i.low * 100.0,
+                i.high * 100.0,
+                i.level * 100.0,
+                i.method.label(),
+                i.n,
+                if i.n == 1 { "y" } else { "ies" }
+            )
+        });
+        out.push_str(&format!(
+            "  {label:<15} {} -> {}  {change}\n  {:<15} {}\n",
+            pct(r.before),
+            pct(r.after),
+            "",
+            r.decision.reason
+        ));
+    }
+    if c.unpaired > 0 {
+        out.push_str(&format!(
+            "  {} quer{} asked in only one run (left out)\n",
+            c.unpaired,
+            if c.unpaired == 1 { "y" } else { "ies" }
+        ));
+    }
+    out.push_str(&format!("Verdict: {}\n", c.verdict().as_str()));
+    out
+}
+
+/// The trials in this process, recorded in the history `--db` names.
+fn in_process(a: &Args, planned: &TriggerPlan) -> anyhow::Result<TriggerReport> {
+    let store = Arc::new(Mutex::new(a.db.open_or_create()?));
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let cancel = CancellationToken::new();
+    let json = a.json;
+    let queries = planned.queries.clone();
+    let report = runtime.block_on(async {
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        let progress = move |t: &TriggerTrialRecord| {
+            if !json {
+                errln!(
+                    "  {:<50} {}",
+                    short(&queries[t.trial.query].query, 50),
+                    decision_text(t.trial.decision.as_ref())
+                );
+            }
+        };
+        planned
+            .execute(&std::env::temp_dir(), &progress, cancel, Some(store))
+            .await
+    })?;
+    Ok(report)
+}
+
+/// The trials on the daemon (started on demand), on this client's values of the variables
+/// the harness reads; recorded in the daemon's history, which tells the editor's lenses.
+fn through_daemon(
+    daemon: &Daemon,
+    mut request: TriggerRequest,
+    planned: usize,
+    json: bool,
+) -> anyhow::Result<TriggerReport> {
+    // The daemon has another working directory: every path goes as an absolute one (and
+    // `.` as the folder's own name, which events and lenses show).
+    let full = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
+    request.skill_dir = full(&request.skill_dir);
+    request.decoys = request.decoys.iter().map(|d| full(d)).collect();
+    request.eval_set = request.eval_set.as_deref().map(full);
+    if let Some(program) = &request.harness.program
+        && program.components().count() > 1
+    {
+        request.harness.program = Some(absolute(program));
+    }
+    let env = ClientEnv::capture(request.harness.host_vars().iter().map(String::as_str));
+    if !json {
+        errln!("running {planned} trials on the skillwatch daemon (--no-daemon to run them here)");
+    }
+    // A trigger run answers when its trials are done: the deadline is the trials' own
+    // timeouts, one after another, with room to spare.
+    let secs = u64::from(request.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS));
+    let deadline = Duration::from_secs(secs * (planned as u64 + 1) * 2 + 60);
+    let report = daemon.call(daemon.rpc.trigger(
+        skillwatch_daemon::client::context(deadline),
+        serde_json::to_value(&request)?,
+        env,
+    ))??;
+    Ok(serde_json::from_value(report)?)
 }

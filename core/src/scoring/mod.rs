@@ -16,6 +16,7 @@
 //! | [`stats`] | t-interval, paired bootstrap, sign-flip permutation p, Wilson, pass@k | |
 //! | [`passk`] | pass@k and pass^k per condition from repeated attempts | |
 //! | [`compare`] | two models or two skill versions: per-case lift differences and a verdict | |
+//! | [`rate_difference`] | a change of trigger rate paired by query (description A/B, two models) | Agresti & Min 2005 |
 //! | [`calibration`] | simulations that check the verdicts' error rates and the intervals' coverage | |
 //!
 //! Typical use by the store (one cell = one skill version x harness x model):
@@ -36,6 +37,7 @@ pub mod compat;
 pub mod lift;
 pub mod passk;
 pub mod plan;
+pub mod rate_difference;
 pub mod rng;
 pub mod skilltester;
 pub mod stats;

@@ -71,6 +71,10 @@ pub enum IntervalMethod {
     },
     /// Wilson score interval for a binomial rate.
     Wilson,
+    /// Adjusted Wald interval for a difference of rates paired by query: Agresti and Min's
+    /// (2005) half an observation added to each cell of the paired table, spread over the
+    /// runs of a query ([`super::rate_difference`]).
+    PairedAdjustedWald,
     /// skill-validator's bootstrap (anchors-evals.md b1.6): hash-seeded resampling, order
     /// statistics `floor(a/2·B)` and `floor((1-a/2)·B) - 1`. Only the compat profile uses it.
     SkillValidatorBootstrap {
@@ -86,6 +90,7 @@ impl IntervalMethod {
             IntervalMethod::StudentT => "t",
             IntervalMethod::PercentileBootstrap { .. } => "bootstrap",
             IntervalMethod::Wilson => "wilson",
+            IntervalMethod::PairedAdjustedWald => "paired adjusted wald",
             IntervalMethod::SkillValidatorBootstrap { .. } => "skill-validator bootstrap",
         }
     }

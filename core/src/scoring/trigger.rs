@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::rate_difference::{Better, Counts, PairedQuery, RateChange, rate_change};
 use super::stats::{Interval, wilson_interval};
+use super::verdict::{Verdict, VerdictParams};
 use crate::evalspec::{TriggerKind, TriggerQuery};
 use crate::trajectory::Decision;
 
@@ -149,6 +151,90 @@ pub fn summarize(skill: &str, queries: &[TriggerQuery], trials: &[TriggerTrial])
     }
 }
 
+/// Two trigger runs of the same queries compared query by query: a description and its
+/// alternative, or one skill version on two models.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerChange {
+    /// Recall over the positive queries.
+    pub recall: RateChange,
+    /// The false-trigger rate over the negative and near-miss queries.
+    pub false_trigger: RateChange,
+    /// Queries asked in only one of the runs (left out).
+    pub unpaired: usize,
+}
+
+impl TriggerChange {
+    /// The worse of the two verdicts: a fall in recall or a rise in false triggers is a
+    /// regression whichever the other does.
+    pub fn verdict(&self) -> Verdict {
+        let both = [
+            self.recall.decision.verdict,
+            self.false_trigger.decision.verdict,
+        ];
+        if both.contains(&Verdict::Regresses) {
+            Verdict::Regresses
+        } else if both.contains(&Verdict::Improves) {
+            Verdict::Improves
+        } else if both.iter().all(|v| *v == Verdict::NotMeasured) {
+            Verdict::NotMeasured
+        } else if both.contains(&Verdict::Inconclusive) {
+            Verdict::Inconclusive
+        } else {
+            Verdict::NoChange
+        }
+    }
+}
+
+/// Compare `after` with `before` by query (same text and kind), each query's trials in one
+/// arm against its trials in the other ([`super::rate_difference`]).
+pub fn compare_summaries(
+    before: &TriggerSummary,
+    after: &TriggerSummary,
+    params: &VerdictParams,
+) -> TriggerChange {
+    let counts = |q: &QueryRate| Counts {
+        hits: q.triggered,
+        trials: q.decided,
+    };
+    let mut positives = Vec::new();
+    let mut negatives = Vec::new();
+    let mut unpaired = 0;
+    for b in &before.queries {
+        let Some(a) = after
+            .queries
+            .iter()
+            .find(|a| a.query.query == b.query.query && a.query.kind == b.query.kind)
+        else {
+            unpaired += 1;
+            continue;
+        };
+        let pair = PairedQuery {
+            before: counts(b),
+            after: counts(a),
+        };
+        if b.query.kind.should_trigger() {
+            positives.push(pair);
+        } else {
+            negatives.push(pair);
+        }
+    }
+    unpaired += after
+        .queries
+        .iter()
+        .filter(|a| {
+            !before
+                .queries
+                .iter()
+                .any(|b| a.query.query == b.query.query && a.query.kind == b.query.kind)
+        })
+        .count();
+    TriggerChange {
+        recall: rate_change(&positives, Better::Higher, params, "recall"),
+        false_trigger: rate_change(&negatives, Better::Lower, params, "false-trigger rate"),
+        unpaired,
+    }
+}
+
 fn others<'t>(
     skill: &str,
     trials: impl Iterator<Item = &'t TriggerTrial>,
@@ -227,5 +313,62 @@ mod tests {
         assert_eq!(r.estimate, 0.5);
         assert!(r.low < 0.5 && r.high > 0.5 && r.n == 2);
         assert!((s.mean_seconds - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn two_runs_compare_by_query_and_a_rise_in_false_triggers_regresses() {
+        let mut queries: Vec<TriggerQuery> = (0..8)
+            .map(|i| q(&format!("pdf task {i}"), TriggerKind::Positive))
+            .collect();
+        queries.extend((0..8).map(|i| q(&format!("docx task {i}"), TriggerKind::NearMiss)));
+        let pick = || {
+            Some(Decision::Picked {
+                skill: "pdf".into(),
+            })
+        };
+        let run = |recall: usize, false_triggers: usize| {
+            let trials: Vec<TriggerTrial> = (0..16)
+                .map(|i| {
+                    let hit = if i < 8 {
+                        i < recall
+                    } else {
+                        i - 8 < false_triggers
+                    };
+                    t(
+                        i,
+                        if hit {
+                            pick()
+                        } else {
+                            Some(Decision::Answered)
+                        },
+                    )
+                })
+                .collect();
+            summarize("pdf", &queries, &trials)
+        };
+        let before = run(8, 0);
+        let after = run(8, 8);
+        let c = compare_summaries(&before, &after, &VerdictParams::default());
+        assert_eq!(
+            (c.recall.queries, c.false_trigger.queries, c.unpaired),
+            (8, 8, 0)
+        );
+        assert_eq!(
+            c.recall.decision.verdict,
+            Verdict::Inconclusive,
+            "{}",
+            c.recall.decision.reason
+        );
+        assert_eq!(c.false_trigger.decision.verdict, Verdict::Regresses);
+        assert_eq!(c.verdict(), Verdict::Regresses);
+        assert_eq!(c.false_trigger.interval.unwrap().estimate, 1.0);
+        // A query asked in one run only is left out and counted.
+        let mut other = queries.clone();
+        other[0].query = "reworded".into();
+        let fewer = summarize("pdf", &other, &[]);
+        assert_eq!(
+            compare_summaries(&before, &fewer, &VerdictParams::default()).unpaired,
+            2
+        );
     }
 }

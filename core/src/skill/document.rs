@@ -260,6 +260,27 @@ impl SkillDocument {
         entry.value.as_str().map(|s| (s, entry.value.span))
     }
 
+    /// The text (BOM removed) with the top-level frontmatter field `key` set to the string
+    /// `value`, everything else byte for byte as it was: what `skillwatch trigger
+    /// --description-file` stages. The new value is written as a double-quoted scalar (a
+    /// JSON string is one), so any text survives; `None` when the field is not there.
+    pub fn with_field_str(&self, key: &str, value: &str) -> Option<String> {
+        let entry = self.frontmatter_root()?.get(key)?;
+        let (start, mut end) = (entry.key.span.start, entry.value.span.end);
+        // A block scalar's span takes its last line break: keep the break.
+        while end > start && matches!(self.text.as_bytes()[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        let quoted = serde_json::to_string(value).ok()?;
+        let mut out = String::with_capacity(self.text.len() + quoted.len());
+        out.push_str(self.text.get(..start)?);
+        out.push_str(key);
+        out.push_str(": ");
+        out.push_str(&quoted);
+        out.push_str(self.text.get(end..)?);
+        Some(out)
+    }
+
     /// The text a span covers (empty if the span is out of range or not on char boundaries).
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.start..span.end).unwrap_or("")
@@ -428,5 +449,26 @@ mod tests {
             decode(b"a\0b".to_vec()),
             Err(LoadError::Binary { offset: 1 })
         );
+    }
+
+    #[test]
+    fn a_field_is_replaced_and_everything_else_kept() {
+        let alt = "Use for: PDFs \"and\" forms\nsecond line";
+        for text in [
+            "---\nname: pdf\ndescription: Old one.\nlicense: MIT\n---\n# Body\n",
+            "---\nname: pdf\ndescription: >\n  Old folded\n  text.\nlicense: MIT\n---\n# Body\n",
+            "---\nname: pdf\ndescription: |\n  Old block\nlicense: MIT\n---\n# Body\n",
+            "---\nname: pdf\ndescription: 'Old: quoted'\nlicense: MIT\n---\n# Body\n",
+        ] {
+            let doc = SkillDocument::parse(text.into());
+            let new = doc.with_field_str("description", alt).unwrap();
+            let again = SkillDocument::parse(new.clone());
+            assert_eq!(again.field_str("description").unwrap().0, alt, "{new}");
+            assert_eq!(again.field_str("license").unwrap().0, "MIT", "{new}");
+            assert_eq!(again.field_str("name").unwrap().0, "pdf", "{new}");
+            assert!(new.ends_with("---\n# Body\n"), "{new}");
+        }
+        let none = SkillDocument::parse("---\nname: pdf\n---\n".into());
+        assert_eq!(none.with_field_str("description", "x"), None);
     }
 }

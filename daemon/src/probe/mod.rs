@@ -483,6 +483,7 @@ impl ProbePlan {
             model: &self.request.model,
             timeout: self.timeout(),
             plant: canaries.plant.clone(),
+            stop_when: None,
             retries: self.request.retries,
         };
         let executed = execution.run(|n| dir.join(format!("try{n}"))).await;

@@ -73,7 +73,7 @@ pub use request::{
     DEFAULT_TIMEOUT_SECS, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings,
     RunRequest, trial_timeout,
 };
-pub(crate) use trial::AgentRun;
+pub(crate) use trial::{AgentRun, AgentRunOutcome};
 pub use trial::{assertion_rows, independent_judgments};
 pub(crate) use workspace::WorkspaceSource;
 

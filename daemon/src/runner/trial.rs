@@ -12,8 +12,8 @@ use skillwatch_core::grading::{self, Check, Grading, IndependentScores, TrialInp
 use skillwatch_core::trajectory::Trajectory;
 
 use crate::harness::{
-    ErrorKind, Harness, HarnessInfo, HostEnv, Plant, SkillToStage, TrialError, TrialOutcome,
-    TrialSpec, TrialStatus as HarnessStatus,
+    ErrorKind, Harness, HarnessInfo, HostEnv, Plant, SkillToStage, StopRule, TrialError,
+    TrialOutcome, TrialSpec, TrialStatus as HarnessStatus,
 };
 use crate::store::{
     AssertionResult, Condition, Judgment, JudgmentKind, Tokens, Trajectory as StoredTrajectory,
@@ -114,6 +114,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         model: &ctx.model,
         timeout: timeout(&ctx, case),
         plant: Plant::default(),
+        stop_when: None,
         retries: ctx.retries,
     };
     let AgentRunOutcome {
@@ -197,8 +198,9 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
 }
 
 /// One agent execution: a fresh workspace, the skills, the harness, retried into a pristine
-/// folder when the workspace or the agent could not be started. The paired runner and the
-/// security probes (`crate::probe`) both run agents through it.
+/// folder when the workspace or the agent could not be started. The paired runner, the
+/// security probes (`crate::probe`) and the trigger trials (`crate::trigger`) all run agents
+/// through it.
 pub(crate) struct AgentRun<'a> {
     /// The harness.
     pub harness: &'a dyn Harness,
@@ -218,6 +220,8 @@ pub(crate) struct AgentRun<'a> {
     pub timeout: std::time::Duration,
     /// Canaries for a security probe.
     pub plant: Plant,
+    /// When to stop the agent before its end (a trigger trial stops at its first decision).
+    pub stop_when: Option<StopRule>,
     /// Retries of infrastructure failures.
     pub retries: u32,
 }
@@ -283,7 +287,7 @@ impl AgentRun<'_> {
             skills: self.skills.clone(),
             timeout: self.timeout,
             plant: self.plant.clone(),
-            stop_when: None,
+            stop_when: self.stop_when.clone(),
         };
         (self.harness.run(&spec).await, folders.workspace)
     }

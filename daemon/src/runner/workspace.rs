@@ -28,9 +28,8 @@ pub struct TrialFolders {
     pub scratch: PathBuf,
 }
 
-/// Create `root/ws` and `root/scratch`, empty: what every trial starts from (a trigger trial
-/// needs no more).
-pub fn folders(root: &Path) -> Result<TrialFolders, String> {
+/// Create `root/ws` and `root/scratch`, empty: what every trial starts from.
+fn folders(root: &Path) -> Result<TrialFolders, String> {
     let folders = TrialFolders {
         workspace: root.join("ws"),
         scratch: root.join("scratch"),
@@ -41,8 +40,8 @@ pub fn folders(root: &Path) -> Result<TrialFolders, String> {
     Ok(folders)
 }
 
-/// What a workspace is made from: a case's setup, or a security probe's files; `file` and
-/// `id` name it in errors.
+/// What a workspace is made from: a case's setup, a security probe's files, or nothing (a
+/// trigger trial's query needs no files); `file` and `id` name it in errors.
 #[derive(Debug, Clone, Copy)]
 pub struct WorkspaceSource<'a> {
     /// The setup.
@@ -53,7 +52,23 @@ pub struct WorkspaceSource<'a> {
     pub id: &'a str,
 }
 
+/// The setup of a workspace that starts empty.
+static NO_SETUP: Setup = Setup {
+    copy_test_files: false,
+    files: Vec::new(),
+    commands: Vec::new(),
+};
+
 impl<'a> WorkspaceSource<'a> {
+    /// An empty workspace, for the query `id` of `file`.
+    pub fn empty(file: &'a str, id: &'a str) -> WorkspaceSource<'a> {
+        WorkspaceSource {
+            setup: &NO_SETUP,
+            file,
+            id,
+        }
+    }
+
     /// A case's workspace.
     pub fn of(case: &'a Case) -> WorkspaceSource<'a> {
         WorkspaceSource {
@@ -141,8 +156,8 @@ fn copy_test_files(origin: &str, skill_dir: &Path, workspace: &Path) -> Result<(
     Ok(())
 }
 
-/// A file, or a whole folder, copied to `dest`.
-fn copy_source(src: &Path, dest: &Path) -> io::Result<()> {
+/// A file, or a whole folder, copied to `dest` (symlinks are not followed, nor copied).
+pub(crate) fn copy_source(src: &Path, dest: &Path) -> io::Result<()> {
     if src.is_dir() {
         for entry in WalkDir::new(src).follow_links(false).into_iter().flatten() {
             let rel = entry.path().strip_prefix(src).unwrap_or(entry.path());

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_protocol::{
     CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, LensSecurity, Lenses, ModelComparison,
+    LensLift, LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
 
 use crate::store::{
@@ -51,6 +51,9 @@ pub struct HistoryReport {
     /// Security probe runs (`skillwatch probe`), newest first, filtered like the runs.
     #[serde(default)]
     pub probe_runs: Vec<crate::store::ProbeRunInfo>,
+    /// Trigger test runs (`skillwatch trigger`), newest first, filtered like the runs.
+    #[serde(default)]
+    pub trigger_runs: Vec<crate::store::TriggerRunInfo>,
 }
 
 /// A history entry, with its trials when asked for.
@@ -109,19 +112,100 @@ pub fn history(store: &Store, query: &HistoryQuery) -> Result<HistoryReport, Que
     let mut probe_runs =
         store.probe_runs(&query.skill, query.model.as_deref(), query.limit as usize)?;
     probe_runs.retain(|r| query.harness.as_ref().is_none_or(|h| &r.harness == h));
+    let trigger_runs = store.trigger_runs(
+        &query.skill,
+        query.model.as_deref(),
+        query.harness.as_deref(),
+        query.limit as usize,
+    )?;
     Ok(HistoryReport {
         skill: query.skill.clone(),
         db: store.path().display().to_string(),
         latest_per_model: latest,
         runs,
         probe_runs,
+        trigger_runs,
     })
+}
+
+/// `skillwatch compare SKILL --triggers --model A --model B`: the newest completed trigger run
+/// on each model, compared query by query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerComparison {
+    /// The reference run.
+    pub reference: crate::store::TriggerRunInfo,
+    /// The candidate run.
+    pub candidate: crate::store::TriggerRunInfo,
+    /// Recall and false triggers, each with its interval and verdict.
+    pub change: skillwatch_core::scoring::trigger::TriggerChange,
+    /// The worse of the two verdicts (`regresses` fails CI).
+    pub verdict: skillwatch_core::scoring::Verdict,
+}
+
+/// Answer `skillwatch compare SKILL --triggers`.
+pub fn compare_triggers(
+    store: &Store,
+    skill: &str,
+    reference: &str,
+    candidate: &str,
+    harness: Option<&str>,
+    params: &skillwatch_core::scoring::CompareParams,
+) -> Result<TriggerComparison, QueryError> {
+    require_skill(store, skill)?;
+    let newest = |model: &str| -> Result<crate::store::TriggerRunInfo, QueryError> {
+        store
+            .trigger_runs(skill, Some(model), harness, usize::MAX >> 1)?
+            .into_iter()
+            .find(|r| r.status == RunStatus::Completed)
+            .ok_or_else(|| {
+                QueryError::Invalid(format!(
+                    "no completed trigger run of `{skill}` on {model}{} (run `skillwatch trigger \
+                     SKILL --model {model}` first)",
+                    harness.map_or_else(String::new, |h| format!(" with {h}"))
+                ))
+            })
+    };
+    let (reference, candidate) = (newest(reference)?, newest(candidate)?);
+    let change = skillwatch_core::scoring::trigger::compare_summaries(
+        &reference.summary,
+        &candidate.summary,
+        &params.verdict(),
+    );
+    Ok(TriggerComparison {
+        verdict: change.verdict(),
+        reference,
+        candidate,
+        change,
+    })
+}
+
+/// Answer `skillwatch compare SKILL` as the JSON the daemon sends: a [`RunComparison`], or a
+/// [`TriggerComparison`] for [`CompareWhat::TriggerModels`].
+pub fn compare_value(
+    store: &Store,
+    request: &CompareRequest,
+) -> Result<serde_json::Value, QueryError> {
+    let value = match &request.what {
+        CompareWhat::TriggerModels(reference, candidate) => serde_json::to_value(compare_triggers(
+            store,
+            &request.skill,
+            reference,
+            candidate,
+            request.harness.as_deref(),
+            &request.params,
+        )?),
+        _ => serde_json::to_value(compare(store, request)?),
+    };
+    value.map_err(|e| QueryError::Invalid(e.to_string()))
 }
 
 /// Answer `skillwatch compare SKILL`.
 pub fn compare(store: &Store, request: &CompareRequest) -> Result<RunComparison, QueryError> {
     require_skill(store, &request.skill)?;
     match &request.what {
+        CompareWhat::TriggerModels(..) => Err(QueryError::Invalid(
+            "a trigger comparison is not a comparison of paired runs".into(),
+        )),
         CompareWhat::Models(reference, candidate) => {
             let harness = request.harness.as_deref();
             let mut result = store.compare_models(
@@ -251,6 +335,7 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
         .collect();
     let comparisons: Vec<ModelComparison> = store.latest_model_comparisons(&skill)?;
     Ok(Lenses {
+        triggers: trigger_lenses(store, &skill)?,
         skill: Some(skill),
         lifts,
         cases,
@@ -283,3 +368,28 @@ pub fn lens_security(
         finished_ms: run.finished_ms.unwrap_or(run.started_ms),
     }))
 }
+
+/// The newest completed trigger run of `skill` per (harness, model), by model.
+pub fn trigger_lenses(store: &Store, skill: &str) -> Result<Vec<LensTrigger>, QueryError> {
+    let mut out: Vec<LensTrigger> = Vec::new();
+    for run in store.trigger_runs(skill, None, None, TRIGGER_LENS_SCAN)? {
+        let seen = out
+            .iter()
+            .any(|l| l.model == run.model && l.harness == run.harness);
+        if run.status != RunStatus::Completed || seen {
+            continue;
+        }
+        out.push(LensTrigger {
+            model: run.model,
+            harness: run.harness,
+            recall: run.summary.recall,
+            false_trigger: run.summary.false_trigger,
+            finished_ms: run.finished_ms.unwrap_or(run.started_ms),
+        });
+    }
+    out.sort_by(|a, b| (&a.model, &a.harness).cmp(&(&b.model, &b.harness)));
+    Ok(out)
+}
+
+/// Trigger runs scanned for the lenses, newest first.
+const TRIGGER_LENS_SCAN: usize = 50;

@@ -201,11 +201,37 @@ impl DaemonRpc for Service {
         _: Context,
         request: CompareRequest,
     ) -> Result<serde_json::Value, RpcError> {
-        self.with_store(move |s| {
-            let result = queries::compare(s, &request).map_err(query_error)?;
-            serde_json::to_value(result).map_err(|e| RpcError::store(e.to_string()))
-        })
-        .await
+        self.with_store(move |s| queries::compare_value(s, &request).map_err(query_error))
+            .await
+    }
+
+    async fn trigger(
+        self,
+        _: Context,
+        request: serde_json::Value,
+        env: ClientEnv,
+    ) -> Result<serde_json::Value, RpcError> {
+        let request: crate::trigger::TriggerRequest = serde_json::from_value(request)
+            .map_err(|e| RpcError::invalid(format!("a trigger request: {e}")))?;
+        let host = crate::harness::HostEnv::current().with_client(&env);
+        let plan =
+            crate::trigger::plan(&request, &host).map_err(|e| RpcError::invalid(e.to_string()))?;
+        let report = plan
+            .execute(
+                &std::env::temp_dir(),
+                &|_| {},
+                self.0.shutdown.child_token(),
+                Some(self.0.store.clone()),
+            )
+            .await
+            .map_err(|e| RpcError::store(e.to_string()))?;
+        self.0
+            .events
+            .publish(skillwatch_protocol::EventKind::TriggerFinished {
+                skill_dir: request.skill_dir.clone(),
+                run: report.run_id.map(|r| r.0),
+            });
+        serde_json::to_value(&report).map_err(|e| RpcError::store(e.to_string()))
     }
 
     async fn compare_all(

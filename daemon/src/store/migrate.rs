@@ -50,6 +50,10 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0007_external_trials.sql"),
     },
     Migration {
+        name: "0008_trigger_runs.sql",
+        sql: include_str!("../../../migrations/0008_trigger_runs.sql"),
+    },
+    Migration {
         name: "0009_probe_jobs.sql",
         sql: include_str!("../../../migrations/0009_probe_jobs.sql"),
     },

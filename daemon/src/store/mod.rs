@@ -72,6 +72,7 @@ mod roots;
 mod summary;
 pub mod time;
 mod trajectory;
+mod triggers;
 mod types;
 mod write;
 
@@ -104,6 +105,9 @@ pub use reuse::{BaselineQuery, ReusableTrial};
 pub use summary::{
     ProfileHeadline, RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts,
     inference_params, scoring_trial, summary_version,
+};
+pub use triggers::{
+    TriggerRunId, TriggerRunInfo, TriggerRunSpec, TriggerTrialRow, summary_of as trigger_summary,
 };
 pub use types::{
     Condition, JudgmentKind, RunId, RunStatus, TrialId, TrialStatus, Trigger, UnexpectedValue,
@@ -285,7 +289,9 @@ impl Store {
     /// Mark every run still `running` as `interrupted`; returns how many. For the process that
     /// owns the history (the daemon) at start-up: no run can be in progress before it starts.
     pub fn interrupt_running_runs(&mut self) -> Result<usize> {
-        Ok(write::interrupt_running(&self.conn)? + probes::interrupt_running(&self.conn)?)
+        Ok(write::interrupt_running(&self.conn)?
+            + probes::interrupt_running(&self.conn)?
+            + triggers::interrupt_running(&self.conn)?)
     }
 
     /// Start a security probe run (`running`).
@@ -358,6 +364,52 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<ProbeRunInfo>> {
         probes::list(&self.conn, skill, model, limit)
+    }
+
+    /// Start a trigger run (`running`).
+    pub fn begin_trigger_run(&mut self, spec: &TriggerRunSpec) -> Result<TriggerRunId> {
+        let tx = self.conn.transaction()?;
+        let id = triggers::begin(&tx, spec)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Record one trigger trial in its own transaction (a crash loses at most the trial in
+    /// flight).
+    pub fn record_trigger_trial(&mut self, run: TriggerRunId, row: &TriggerTrialRow) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        triggers::record(&tx, run, row)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Finish a trigger run.
+    pub fn finish_trigger_run(&mut self, run: TriggerRunId, status: RunStatus) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        triggers::finish(&tx, run, status)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// One trigger run with its rates.
+    pub fn trigger_run(&self, run: TriggerRunId) -> Result<Option<TriggerRunInfo>> {
+        triggers::get(&self.conn, run)
+    }
+
+    /// The trials of a trigger run.
+    pub fn trigger_trials(&self, run: TriggerRunId) -> Result<Vec<TriggerTrialRow>> {
+        triggers::trials(&self.conn, run)
+    }
+
+    /// The newest trigger runs of a skill, newest first.
+    pub fn trigger_runs(
+        &self,
+        skill: &str,
+        model: Option<&str>,
+        harness: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<TriggerRunInfo>> {
+        triggers::list(&self.conn, skill, model, harness, limit)
     }
 
     /// Write a parsed trial file in one transaction: all its runs or nothing. Runs whose

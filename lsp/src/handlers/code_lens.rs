@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use serde_json::json;
+use skillwatch_core::skill::SkillDocument;
 use skillwatch_core::yaml::{self, Node};
 use skillwatch_protocol::LensSecurity;
 use tower_lsp_server::ls_types::{CodeLens, Command, Position, Range};
@@ -25,7 +26,11 @@ pub fn code_lenses(doc: &Document, history: &History, now: SystemTime) -> Vec<Co
         return Vec::new();
     };
     match doc.kind {
-        DocumentKind::SkillMd => skill_lenses(&skill_dir, history, now),
+        DocumentKind::SkillMd => {
+            let mut lenses = skill_lenses(&skill_dir, history, now);
+            lenses.extend(trigger_lenses(doc, &skill_dir, history));
+            lenses
+        }
         DocumentKind::EvalYaml | DocumentKind::EvalsJson => {
             case_lenses(doc, &skill_dir, history, now)
         }
@@ -71,6 +76,36 @@ fn skill_lenses(skill_dir: &Path, history: &History, now: SystemTime) -> Vec<Cod
     };
     lenses.push(lens(top, "▶ Run paired eval", RUN_EVAL, json!([dir])));
     lenses
+}
+
+/// On the `description:` line, one lens per (harness, model) with the newest trigger rates
+/// ("Triggers 18/20 [0.70, 0.97] · false 1/10 · model"); none before the first trigger run.
+fn trigger_lenses(doc: &Document, skill_dir: &Path, history: &History) -> Vec<CodeLens> {
+    let parsed = SkillDocument::parse(doc.text.clone());
+    let Some(entry) = parsed
+        .frontmatter_root()
+        .and_then(|root| root.get("description"))
+    else {
+        return Vec::new();
+    };
+    let bom = doc.text.len() - parsed.text.len();
+    let line = doc.position_of(entry.key.span.start + bom).line;
+    let range = Range::new(Position::new(line, 0), Position::new(line, 0));
+    let Ok(triggers) = history.skill_triggers(skill_dir) else {
+        return Vec::new();
+    };
+    let dir = skill_dir.display().to_string();
+    triggers
+        .iter()
+        .map(|t| {
+            lens(
+                range,
+                &format!("{} · {}", t.title(), t.model),
+                SHOW_HISTORY,
+                json!([dir, t.model]),
+            )
+        })
+        .collect()
 }
 
 fn case_lenses(
