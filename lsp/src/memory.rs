@@ -38,6 +38,20 @@ impl Release {
     }
 }
 
+/// Keep the C library's malloc to a few heaps. By default glibc gives each thread that meets
+/// contention a heap of its own (up to eight per core); a burst of opens runs a check on
+/// every blocking thread at once, and each such heap keeps its own free pages and fragments,
+/// which `malloc_trim` cannot all give back. The server's checks are short and its threads
+/// few, so sharing costs little. Call once, before the runtime starts its threads.
+pub fn few_heaps() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tuning value of glibc's malloc; it takes the allocator's
+    // own lock.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
 /// Return the C library's free pages to the system.
 pub fn give_back_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

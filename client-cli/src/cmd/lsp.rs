@@ -22,6 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     init_logging();
     // Idle check threads end soon (tokio keeps them 10 s by default): the allocator gives a
     // thread's pages back when the thread ends, so memory follows closed documents down.
+    skillwatch_lsp::memory::few_heaps();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_keep_alive(std::time::Duration::from_secs(1))
