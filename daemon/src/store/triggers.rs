@@ -93,21 +93,7 @@ pub struct TriggerRunInfo {
 /// Start a trigger run (`running`).
 pub fn begin(conn: &Connection, spec: &TriggerRunSpec) -> Result<TriggerRunId> {
     let now = now_ms();
-    let skill_id: i64 = conn
-        .prepare_cached(
-            "INSERT INTO skills (name, last_path, created_ms) VALUES (?1, ?2, ?3)
-             ON CONFLICT (name) DO UPDATE SET last_path = coalesce(excluded.last_path, last_path)
-             RETURNING id",
-        )?
-        .query_row(params![spec.skill.name, spec.skill.path, now], |r| r.get(0))?;
-    conn.prepare_cached(
-        "INSERT INTO skill_versions (skill_id, content_hash, created_ms) VALUES (?1, ?2, ?3)
-         ON CONFLICT DO NOTHING",
-    )?
-    .execute(params![skill_id, spec.skill.content_hash, now])?;
-    let version_id: i64 = conn
-        .prepare_cached("SELECT id FROM skill_versions WHERE skill_id = ?1 AND content_hash = ?2")?
-        .query_row(params![skill_id, spec.skill.content_hash], |r| r.get(0))?;
+    let (skill_id, version_id) = super::write::upsert_skill(conn, &spec.skill, now)?;
     conn.prepare_cached(
         "INSERT INTO trigger_runs (skill_id, skill_version_id, harness, harness_version, model,
                                    tool_version, status, staged, early_stop, started_ms)

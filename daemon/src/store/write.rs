@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use skillwatch_core::scoring::ProbeResult;
 
 use super::error::{Result, StoreError};
-use super::record::{CaseSpec, Judgment, RunSpec, SuiteSpec, TrialRecord, Verdict};
+use super::record::{CaseSpec, Judgment, RunSpec, SkillIdentity, SuiteSpec, TrialRecord, Verdict};
 use super::time::now_ms;
 use super::trajectory;
 use super::types::{RunId, RunStatus, TrialId};
@@ -23,14 +23,7 @@ struct RunState {
 pub fn begin_run(conn: &Connection, spec: &RunSpec, external_id: Option<&str>) -> Result<RunId> {
     spec.validate()?;
     let now = now_ms();
-    let skill_id: i64 = conn
-        .prepare_cached(
-            "INSERT INTO skills (name, last_path, created_ms) VALUES (?1, ?2, ?3)
-             ON CONFLICT (name) DO UPDATE SET last_path = coalesce(excluded.last_path, last_path)
-             RETURNING id",
-        )?
-        .query_row(params![spec.skill.name, spec.skill.path, now], |r| r.get(0))?;
-    let version_id = upsert_skill_version(conn, skill_id, &spec.skill.content_hash, now)?;
+    let (skill_id, version_id) = upsert_skill(conn, &spec.skill, now)?;
     let suite_id = ensure_suite(conn, skill_id, &spec.suite, now)?;
     insert_run(
         conn,
@@ -152,6 +145,24 @@ fn insert_run(
 }
 
 /// Insert-or-find one version of a skill.
+/// Insert-or-find the skill and this version of it: (skill id, version id). Every kind of run
+/// (paired, probe, trigger) hangs from these two rows.
+pub(super) fn upsert_skill(
+    conn: &Connection,
+    skill: &SkillIdentity,
+    now: i64,
+) -> Result<(i64, i64)> {
+    let skill_id: i64 = conn
+        .prepare_cached(
+            "INSERT INTO skills (name, last_path, created_ms) VALUES (?1, ?2, ?3)
+             ON CONFLICT (name) DO UPDATE SET last_path = coalesce(excluded.last_path, last_path)
+             RETURNING id",
+        )?
+        .query_row(params![skill.name, skill.path, now], |r| r.get(0))?;
+    let version_id = upsert_skill_version(conn, skill_id, &skill.content_hash, now)?;
+    Ok((skill_id, version_id))
+}
+
 fn upsert_skill_version(conn: &Connection, skill_id: i64, hash: &str, now: i64) -> Result<i64> {
     conn.prepare_cached(
         "INSERT INTO skill_versions (skill_id, content_hash, created_ms) VALUES (?1, ?2, ?3)
