@@ -80,36 +80,33 @@ impl Reporter {
     /// The run the job records into exists (the store's `begin_run` returned `run`).
     pub fn run_started(&self, run: i64) {
         *self.run.lock().unwrap_or_else(|e| e.into_inner()) = Some(run);
-        let stored = {
-            let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
-            store
-                .set_job_run(self.job, run)
-                .and_then(|()| store.job(self.job))
-        };
-        match stored {
-            Ok(Some(job)) => {
-                self.events.publish(EventKind::JobStarted { job });
-            }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(job = %self.job, "recording the job's run failed: {e}"),
-        }
+        self.started("run", |store| store.set_job_run(self.job, run));
     }
 
     /// The probe run a probe job records into exists.
     pub fn probe_run_started(&self, probe_run: i64) {
         *self.probe_run.lock().unwrap_or_else(|e| e.into_inner()) = Some(probe_run);
+        self.started("probe run", |store| {
+            store.set_job_probe_run(self.job, probe_run)
+        });
+    }
+
+    /// Record on the job what it runs into (`record`), then tell clients the job started.
+    fn started(
+        &self,
+        what: &str,
+        record: impl FnOnce(&mut crate::store::Store) -> crate::store::Result<()>,
+    ) {
         let stored = {
             let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
-            store
-                .set_job_probe_run(self.job, probe_run)
-                .and_then(|()| store.job(self.job))
+            record(&mut store).and_then(|()| store.job(self.job))
         };
         match stored {
             Ok(Some(job)) => {
                 self.events.publish(EventKind::JobStarted { job });
             }
             Ok(None) => {}
-            Err(e) => tracing::warn!(job = %self.job, "recording the job's probe run failed: {e}"),
+            Err(e) => tracing::warn!(job = %self.job, "recording the job's {what} failed: {e}"),
         }
     }
 
