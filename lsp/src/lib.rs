@@ -10,6 +10,7 @@
 //!
 //! Entry points: [`serve_stdio`] (what `skillwatch lsp` runs) and [`serve`] (any byte streams).
 
+pub mod check_threads;
 pub mod choice;
 pub mod daemon;
 pub mod documents;
@@ -235,7 +236,8 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let settings = self.state.settings();
-        let actions = tokio::task::spawn_blocking(move || {
+        // a code action runs the checks that propose fixes: on the check threads, as diagnostics
+        let actions = check_threads::run(move || {
             let (options, _) = settings.options_for(doc.config_dir());
             let only = params.context.only.as_deref();
             code_action::code_actions(&doc, params.range, only, &options)

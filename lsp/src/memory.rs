@@ -3,7 +3,7 @@
 //! An editor may open hundreds of skill files at once (a restored session) and close them
 //! later. The allocator keeps the pages it freed for reuse, so without help an idle server would
 //! stay at the size of its busiest moment. Shortly after the last of a run of closes, once the
-//! check threads that served them have ended, the server asks the C library to give its free
+//! blocking threads that served them (history reads, lenses) have ended, the server asks the C library to give its free
 //! pages back (`malloc_trim`). `skillwatch lsp` allocates through glibc's malloc for this
 //! reason (client-cli/src/allocator.rs), so that is the whole heap; under another allocator it is
 //! what the C dependencies (SQLite, tree-sitter) freed.
@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// How long after the last close memory is given back: longer than the one second idle check
-/// threads live (`skillwatch lsp`'s runtime), so their caches are back in the heap by then, and
+/// How long after the last close memory is given back: longer than the one second idle
+/// blocking threads live (`skillwatch lsp`'s runtime), so their caches are back in the heap by
+/// then (checks run on threads that stay, crate::check_threads says why), and
 /// short enough to follow the editor at once to a person.
 pub const RELEASE_DELAY: Duration = Duration::from_millis(1500);
 

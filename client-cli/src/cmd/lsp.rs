@@ -20,8 +20,10 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let _ = args.stdio;
     init_logging();
-    // Idle check threads end soon (tokio keeps them 10 s by default): the allocator gives a
-    // thread's pages back when the thread ends, so memory follows closed documents down.
+    // Idle blocking threads (history reads, lenses, hover) end soon (tokio keeps them 10 s by
+    // default): the allocator gives a thread's pages back when the thread ends, so memory
+    // follows closed documents down. Checks have threads of their own that stay
+    // (skillwatch_lsp::check_threads).
     skillwatch_lsp::memory::few_heaps();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

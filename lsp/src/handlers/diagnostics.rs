@@ -171,19 +171,6 @@ fn config_failure(error: &ConfigError) -> lsp::Diagnostic {
     }
 }
 
-/// Checks running at once: one per core. An editor that opens hundreds of skill files in one
-/// burst (a restored session, "open all results") would otherwise get a blocking thread per
-/// file, each check holding its skill folder's set in memory at the same time, and each thread an
-/// allocator heap that keeps its pages after the check; more checks at once than cores finish no
-/// sooner.
-fn check_slots() -> &'static tokio::sync::Semaphore {
-    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
-    SLOTS.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        tokio::sync::Semaphore::new(cores)
-    })
-}
-
 /// Start the diagnostics worker of a newly opened document.
 pub fn spawn_worker(state: Arc<State>, changes: watch::Receiver<Arc<Document>>) {
     tokio::spawn(worker(state, changes));
@@ -202,8 +189,7 @@ async fn worker(state: Arc<State>, mut changes: watch::Receiver<Arc<Document>>) 
             .skill_dir()
             .map(|dir| state.regressions(&dir))
             .unwrap_or_default();
-        let slot = check_slots().acquire().await;
-        let task = tokio::task::spawn_blocking(move || {
+        let checked = crate::check_threads::run(move || {
             let (options, config_error) = settings.options_for(doc.config_dir());
             let mut diagnostics = compute(&doc, &options);
             diagnostics.extend(config_error.map(|e| config_failure(&e)));
@@ -213,16 +199,15 @@ async fn worker(state: Arc<State>, mut changes: watch::Receiver<Arc<Document>>) 
                 &options,
             ));
             (doc, diagnostics)
-        });
-        let checked = task.await;
-        drop(slot);
+        })
+        .await;
         let (doc, diagnostics) = match checked {
             Ok(done) => done,
             Err(e) => {
                 // a check panicked: say so on the document rather than go silent
                 tracing::error!(uri = uri.as_str(), "checking the document failed: {e}");
                 let doc = changes.borrow().clone();
-                let failure = internal_failure(&e.to_string());
+                let failure = internal_failure(&e);
                 (doc, vec![failure])
             }
         };
