@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow};
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::skilltester::SecurityGroup;
 use skillwatch_daemon::probe::{ProbeEvent, ProbeProgress, ProbeReport, ProbeRequest, Prober};
 use skillwatch_daemon::store::ProbeOutcome;
@@ -193,7 +194,8 @@ fn progress(quiet: bool) -> ProbeProgress {
                 model,
                 probes,
             } => errln!(
-                "probe run {run}: {skill} on {model} ({harness} {harness_version}), {probes} probes"
+                "probe run {run}: {skill} on {model} ({harness} {harness_version}), {}",
+                count(*probes, "probe")
             ),
             ProbeEvent::ProbeStarted { probe } if tty => err!("  {probe} …\r"),
             ProbeEvent::ProbeStarted { .. } => {}

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use serde_json::json;
+use skillwatch_core::plural::count;
 use skillwatch_core::trajectory::{Message, Step, Trajectory};
 use skillwatch_daemon::store::{
     JudgmentKind, RunId, RunInfo, StoredJudgment, StoredTrial, TrialId, Verdict,
@@ -140,14 +141,13 @@ fn trial_list(info: &RunInfo, trials: &[StoredTrial]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "run {}: {} on {} ({}), {}, {} trial{}",
+        "run {}: {} on {} ({}), {}, {}",
         info.id,
         info.skill,
         info.model,
         info.harness,
         info.status,
-        trials.len(),
-        if trials.len() == 1 { "" } else { "s" }
+        count(trials.len(), "trial")
     );
     let width = trials
         .iter()
