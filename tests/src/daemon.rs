@@ -22,7 +22,12 @@ use crate::trial::{SKILL_MARKER, SKILL_NAME};
 /// How long a test waits for the daemon to do something before failing.
 pub const PATIENCE: Duration = Duration::from_secs(120);
 
-/// A private daemon's files and process.
+/// A private daemon's files and process, and the guard of every daemon a test starts: when it
+/// is dropped (the test passed, failed or panicked) it stops the daemon it started as a child
+/// and any daemon started in its runtime folder on demand (by the CLI, the language server or
+/// `skillwatch daemon start`, detached, known only by the lock file), then removes the folder.
+/// A test that starts a daemon any way at all does so through a fixture's environment
+/// ([`DaemonFixture::env`]), so none outlives its test.
 pub struct DaemonFixture {
     /// Holds everything.
     pub root: TempDir,
@@ -67,6 +72,17 @@ impl DaemonFixture {
     /// The daemon's socket.
     pub fn socket(&self) -> PathBuf {
         self.runtime_dir.join("skillwatch").join("daemon.sock")
+    }
+
+    /// The daemon's single-instance lock (it holds the pid of the daemon running here).
+    pub fn lock(&self) -> PathBuf {
+        self.runtime_dir.join("skillwatch").join("daemon.lock")
+    }
+
+    /// Whether a daemon runs in this fixture's runtime folder (holds its lock), whoever
+    /// started it.
+    pub fn daemon_running(&self) -> bool {
+        skillwatch_daemon::server::is_held(&self.lock())
     }
 
     /// The daemon's log file.
@@ -116,6 +132,15 @@ impl DaemonFixture {
             .stderr(Stdio::null());
         self.env(&mut cmd);
         cmd.envs(vars.iter().copied());
+        // a test binary killed outright (no unwinding, no Drop) takes its daemons with it
+        // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
         self.child = Some(cmd.spawn().expect("spawn skillwatch daemon"));
         self.wait_answering();
     }
@@ -217,10 +242,47 @@ impl DaemonFixture {
 impl Drop for DaemonFixture {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
+            signal(child.id(), libc::SIGTERM);
+            let deadline = Instant::now() + STOP_PATIENCE;
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let _ = child.kill();
             let _ = child.wait();
         }
+        self.stop_detached();
     }
+}
+
+/// How long a daemon may take to stop at the end of a test before it is killed.
+const STOP_PATIENCE: Duration = Duration::from_secs(10);
+
+impl DaemonFixture {
+    /// Stop the daemon that holds this fixture's lock, if any: one started on demand runs
+    /// detached (its own session, not our child), so its pid comes from the lock file.
+    fn stop_detached(&self) {
+        let lock = self.lock();
+        let Some(pid) = skillwatch_daemon::server::holder_pid(&lock) else {
+            return;
+        };
+        if !self.daemon_running() {
+            return;
+        }
+        signal(pid, libc::SIGTERM);
+        let deadline = Instant::now() + STOP_PATIENCE;
+        while self.daemon_running() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if self.daemon_running() {
+            signal(pid, libc::SIGKILL);
+        }
+    }
+}
+
+fn signal(pid: u32, signal: libc::c_int) {
+    // SAFETY: kill with a pid this fixture started or read from its own private lock file
+    // while that lock is held (so the process is the daemon); no memory is passed.
+    unsafe { libc::kill(pid as libc::pid_t, signal) };
 }
 
 /// A current-thread runtime for blocking helpers.
