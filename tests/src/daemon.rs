@@ -3,6 +3,7 @@
 //! daemon` process, the CLI pointed at it, an RPC client, and skills measured against the mock
 //! OpenAI-compatible server.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
@@ -18,6 +19,9 @@ use crate::mock::{MockUsage, ModelReply, ModelRequest, Script};
 use crate::run::{eval_yaml, skill_md};
 use crate::skillwatch_bin;
 use crate::trial::{SKILL_MARKER, SKILL_NAME};
+
+/// The two paths of [`DaemonFixture::both`], in its order, for assertion messages.
+pub const THROUGH: [&str; 2] = ["the daemon", "--no-daemon"];
 
 /// How long a test waits for the daemon to do something before failing.
 pub const PATIENCE: Duration = Duration::from_secs(120);
@@ -183,12 +187,34 @@ impl DaemonFixture {
     }
 
     /// Run the CLI with this fixture's environment.
-    pub fn cli(&self, args: &[&str]) -> Output {
+    pub fn cli<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
         self.cli_command(args).output().expect("run skillwatch")
     }
 
+    /// `args` through this fixture's daemon (the default path), then in-process with
+    /// `--no-daemon`, each with `vars` set and `unset` removed: the two outputs a parity test
+    /// compares ([`THROUGH`] names them).
+    pub fn both<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        vars: &[(&str, &str)],
+        unset: &[&str],
+    ) -> [Output; 2] {
+        [false, true].map(|in_process| {
+            let mut cmd = self.cli_command(args);
+            if in_process {
+                cmd.arg("--no-daemon");
+            }
+            cmd.envs(vars.iter().copied());
+            for var in unset {
+                cmd.env_remove(var);
+            }
+            cmd.output().expect("run skillwatch")
+        })
+    }
+
     /// The CLI as a command, to spawn.
-    pub fn cli_command(&self, args: &[&str]) -> Command {
+    pub fn cli_command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
         let mut cmd = Command::new(skillwatch_bin());
         cmd.args(args).current_dir(self.root.path());
         self.env(&mut cmd);
@@ -345,14 +371,6 @@ pub fn finished(event: &Event, job: JobId) -> bool {
     matches!(&event.kind, EventKind::JobFinished { job: j } if j.id == job)
 }
 
-fn usage(input: u64, output: u64) -> MockUsage {
-    MockUsage {
-        input,
-        cached: 0,
-        output,
-    }
-}
-
 /// The scripted model. With the skill listed it loads it and, once its SKILL.md (with the
 /// marker) is back, answers GOOD; otherwise BAD. Models named in `ignores_skill` never load
 /// it except on `case-0`: there the skill stops helping. Each request sleeps `delay`.
@@ -362,7 +380,7 @@ pub fn model(ignores_skill: &'static [&'static str], delay: Duration) -> Script 
         let model = req.body["model"].as_str().unwrap_or("");
         let ignoring = ignores_skill.contains(&model) && !req.mentions("(0)");
         if req.tool_result_mentions(SKILL_MARKER) {
-            return ModelReply::text("GOOD: aligned", usage(300, 20));
+            return ModelReply::text("GOOD: aligned", MockUsage::tokens(300, 20));
         }
         if !ignoring && req.turn == 0 {
             let listed = req
@@ -371,10 +389,14 @@ pub fn model(ignores_skill: &'static [&'static str], delay: Duration) -> Script 
                 .find(|l| l.starts_with("- ") && l.contains(": Formats Markdown tables"));
             if let Some(line) = listed {
                 let name = line[2..].split(':').next().unwrap_or("").trim().to_string();
-                return ModelReply::tool("load_skill", json!({ "name": name }), usage(200, 12));
+                return ModelReply::tool(
+                    "load_skill",
+                    json!({ "name": name }),
+                    MockUsage::tokens(200, 12),
+                );
             }
         }
-        ModelReply::text("BAD: left as it was", usage(100, 8))
+        ModelReply::text("BAD: left as it was", MockUsage::tokens(100, 8))
     })
 }
 
