@@ -15,7 +15,7 @@ use skillwatch_protocol::{DaemonRpcClient, Event, EventKind, JobId, JobInfo, MAX
 use tempfile::TempDir;
 
 use crate::lsp::LspClient;
-use crate::mock::{MockUsage, ModelReply, ModelRequest, Script};
+use crate::mock::{MockServer, MockUsage, ModelReply, ModelRequest, Script};
 use crate::run::{eval_yaml, skill_md};
 use crate::skillwatch_bin;
 use crate::trial::{SKILL_MARKER, SKILL_NAME};
@@ -416,4 +416,33 @@ pub fn integrity(db: &Path) -> String {
     let conn = rusqlite::Connection::open(db).expect("open db");
     conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
         .expect("integrity_check")
+}
+
+/// The client's API key `secret` went with every request `server` got (at least `at_least`
+/// of them), and into no file of the fixture: the history, its WAL, the daemon's log, the
+/// workspaces.
+pub fn assert_key_sent_and_kept_nowhere(
+    fx: &DaemonFixture,
+    server: &MockServer,
+    secret: &str,
+    at_least: usize,
+) {
+    let auths: Vec<Option<String>> = server
+        .requests()
+        .into_iter()
+        .map(|r| r.authorization)
+        .collect();
+    assert!(auths.len() >= at_least, "{auths:?}");
+    let expected = Some(format!("Bearer {secret}"));
+    assert!(auths.iter().all(|a| *a == expected), "{auths:?}");
+    for entry in walkdir::WalkDir::new(fx.root.path()).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap_or_default();
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "the key is in {}",
+                entry.path().display()
+            );
+        }
+    }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use skillwatch_daemon::store::{RunId, Store, Verdict};
-use skillwatch_tests::daemon::{DaemonFixture, THROUGH};
+use skillwatch_tests::daemon::{DaemonFixture, THROUGH, assert_key_sent_and_kept_nowhere};
 use skillwatch_tests::mock::{self, MockServer, MockUsage, ModelReply, ModelRequest, Script};
 use skillwatch_tests::trial::process_gone;
 use skillwatch_tests::{code, json_report, stderr, stdout};
@@ -31,25 +31,27 @@ fn good_agent_prose_judge() -> Script {
     })
 }
 
-fn openai_run(skill: &std::path::Path, server: &MockServer) -> Vec<String> {
+/// An independent judge, model `judge` on `server`.
+fn independent_judge(server: &MockServer) -> Vec<String> {
+    let url = format!("{}/v1", server.url());
+    [
+        "--judge-model",
+        "judge",
+        "--judge-url",
+        &url,
+        "--judge-mode",
+        "independent",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// `run SKILL` on `model` of `server`, never reusing a baseline, in JSON.
+fn openai_run(skill: &std::path::Path, server: &MockServer, model: &str) -> Vec<String> {
     let mut args = vec!["run".to_owned(), skill.to_str().unwrap().to_owned()];
-    args.extend(server.openai_args("mock-model"));
+    args.extend(server.openai_args(model));
     args.extend(["--no-reuse", "--json"].map(str::to_owned));
     args
-}
-
-/// Every file under the fixture's root (history, its WAL, the daemon's log), as bytes.
-fn every_file(fx: &DaemonFixture) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    walkdir::WalkDir::new(fx.root.path())
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| Some((e.path().to_path_buf(), std::fs::read(e.path()).ok()?)))
-        .collect()
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 #[test]
@@ -62,7 +64,7 @@ fn the_run_uses_the_clients_api_key_and_keeps_it_nowhere() {
         ("MYKEY", "sk-daemon-stale-key"),
         ("OPENAI_API_KEY", "sk-daemon-openai-key"),
     ]);
-    let mut args = openai_run(&skill, &server);
+    let mut args = openai_run(&skill, &server, "mock-model");
     args.extend(["--api-key-env".into(), "MYKEY".into()]);
 
     let outs = fx.both(&args, &[("MYKEY", SECRET)], &[]);
@@ -72,21 +74,7 @@ fn the_run_uses_the_clients_api_key_and_keeps_it_nowhere() {
     }
     assert_eq!(code(&outs[0]), code(&outs[1]));
     assert_eq!(reports[0]["tally"], reports[1]["tally"]);
-    let auths: Vec<Option<String>> = server
-        .requests()
-        .into_iter()
-        .map(|r| r.authorization)
-        .collect();
-    assert!(auths.len() >= 4, "{auths:?}");
-    let expected = Some(format!("Bearer {SECRET}"));
-    assert!(auths.iter().all(|a| *a == expected), "{auths:?}");
-    for (path, bytes) in every_file(&fx) {
-        assert!(
-            !contains(&bytes, SECRET.as_bytes()),
-            "the key is in {}",
-            path.display()
-        );
-    }
+    assert_key_sent_and_kept_nowhere(&fx, &server, SECRET, 4);
 
     // a named variable that is unset is an error, the same both ways, and nothing runs
     let before = server.requests().len();
@@ -112,19 +100,8 @@ fn judge_errors_are_counted_the_same_both_ways() {
     let mut fx = DaemonFixture::new();
     let skill = fx.add_skill("judged", 2);
     fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
-    let mut args = openai_run(&skill, &server);
-    let url = format!("{}/v1", server.url());
-    args.extend(
-        [
-            "--judge-model",
-            "judge",
-            "--judge-url",
-            &url,
-            "--judge-mode",
-            "independent",
-        ]
-        .map(str::to_owned),
-    );
+    let mut args = openai_run(&skill, &server, "mock-model");
+    args.extend(independent_judge(&server));
     let outs = fx.both(&args, &[("OPENAI_API_KEY", "sk-test")], &[]);
     let store = Store::open_existing(&fx.db).unwrap();
     let mut counted = Vec::new();
@@ -583,22 +560,10 @@ fn compare_leaves_out_what_only_the_judged_run_has_both_ways() {
     let mut fx = DaemonFixture::new();
     let skill = fx.add_skill("compared", 3);
     fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
-    let url = format!("{}/v1", server.url());
     let run = |model: &str, judged: bool| {
-        let mut args = openai_run(&skill, &server);
-        args[7] = model.to_owned();
+        let mut args = openai_run(&skill, &server, model);
         if judged {
-            args.extend(
-                [
-                    "--judge-model",
-                    "judge",
-                    "--judge-url",
-                    &url,
-                    "--judge-mode",
-                    "independent",
-                ]
-                .map(str::to_owned),
-            );
+            args.extend(independent_judge(&server));
         }
         let out = fx
             .cli_command(&args)
@@ -764,7 +729,7 @@ fn model_api_faults_are_recorded_alike_both_ways() {
         }
         let server = MockServer::start(injecting(handler, content_type));
         let skill = faulty_skill(&fx, &format!("faulty-{harness}"));
-        let mut args = openai_run(&skill, &server);
+        let mut args = openai_run(&skill, &server, "mock-model");
         args[3] = harness.to_owned();
         args[5] = format!("{}{path}", server.url());
         args.extend(

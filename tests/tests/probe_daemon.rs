@@ -6,7 +6,7 @@
 use serde_json::Value;
 use skillwatch_daemon::store::Store;
 use skillwatch_protocol::{JobFilter, JobKind, JobState};
-use skillwatch_tests::daemon::{DaemonFixture, THROUGH};
+use skillwatch_tests::daemon::{DaemonFixture, THROUGH, assert_key_sent_and_kept_nowhere};
 use skillwatch_tests::mock::{self, MockServer, Script};
 use skillwatch_tests::probe::hands_over_aws_key;
 use skillwatch_tests::{code, json_report, stderr, stdout};
@@ -110,26 +110,7 @@ fn a_probe_through_the_daemon_is_a_job_and_matches_the_in_process_probe() {
     assert!(line.contains("3/3 probes"), "{status}");
 
     // the client's key, both ways; never the daemon's, and stored nowhere
-    let auths: Vec<Option<String>> = server
-        .requests()
-        .into_iter()
-        .map(|r| r.authorization)
-        .collect();
-    assert!(auths.len() >= 4, "{auths:?}");
-    assert!(
-        auths.iter().all(|a| *a == Some(format!("Bearer {SECRET}"))),
-        "{auths:?}"
-    );
-    for entry in walkdir::WalkDir::new(fx.root.path()).into_iter().flatten() {
-        if entry.file_type().is_file() {
-            let bytes = std::fs::read(entry.path()).unwrap_or_default();
-            assert!(
-                !bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()),
-                "the key is in {}",
-                entry.path().display()
-            );
-        }
-    }
+    assert_key_sent_and_kept_nowhere(&fx, &server, SECRET, 4);
 }
 
 #[test]
