@@ -589,7 +589,7 @@ fn compare_leaves_out_what_only_the_judged_run_has_both_ways() {
         "model names whole: {text}"
     );
     let mut json_args = args.to_vec();
-    json_args.push("--json".into());
+    json_args.push("--json");
     let outs = fx.both(&json_args, &[], &[]);
     assert_eq!(json_report(&outs[0]), json_report(&outs[1]));
 }
