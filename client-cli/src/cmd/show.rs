@@ -280,12 +280,11 @@ fn sections(
 fn trajectory_text(o: &mut String, t: &Trajectory) {
     let _ = writeln!(
         o,
-        "\ntrajectory ({}, {} {}, {} step{}; --raw for the JSON):",
+        "\ntrajectory ({}, {} {}, {}; --raw for the JSON):",
         t.schema_version,
         t.agent.name,
         t.agent.version,
-        t.steps.len(),
-        if t.steps.len() == 1 { "" } else { "s" }
+        count(t.steps.len(), "step")
     );
     for step in &t.steps {
         step_text(o, step);

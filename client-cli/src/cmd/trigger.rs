@@ -396,14 +396,13 @@ pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
         let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0));
         let change = r.interval.as_ref().map_or("-".into(), |i| {
             format!(
-                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {} quer{})",
+                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {})",
                 i.estimate * 100.0,
                 i.low * 100.0,
                 i.high * 100.0,
                 i.level * 100.0,
                 i.method.label(),
-                i.n,
-                if i.n == 1 { "y" } else { "ies" }
+                count(i.n, "query")
             )
         });
         out.push_str(&format!(
@@ -416,9 +415,8 @@ pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
     }
     if c.unpaired > 0 {
         out.push_str(&format!(
-            "  {} quer{} asked in only one run (left out)\n",
-            c.unpaired,
-            if c.unpaired == 1 { "y" } else { "ies" }
+            "  {} asked in only one run (left out)\n",
+            count(c.unpaired, "query")
         ));
     }
     out.push_str(&format!("Verdict: {}\n", c.verdict().as_str()));

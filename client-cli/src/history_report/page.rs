@@ -29,7 +29,7 @@ pub fn render(report: &Report) -> String {
                 header {
                     h1 { "skillwatch report" }
                     p.muted {
-                        (report.skills.len()) " skill" (if report.skills.len() == 1 { "" } else { "s" })
+                        (count(report.skills.len(), "skill"))
                         " from " code { (report.db) } " · made " (format_rfc3339(report.generated_ms))
                         " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]); verdicts follow docs/scoring.md"
                     }

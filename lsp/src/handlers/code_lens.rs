@@ -271,8 +271,7 @@ pub fn ago(then: SystemTime, now: SystemTime) -> String {
         2_592_000..31_536_000 => (secs / 2_592_000, "month"),
         _ => (secs / 31_536_000, "year"),
     };
-    let plural = if n == 1 { "" } else { "s" };
-    format!("{n} {unit}{plural} ago")
+    format!("{} ago", count(n, unit))
 }
 
 #[cfg(test)]
