@@ -136,7 +136,9 @@ impl DaemonFixture {
             .stderr(Stdio::null());
         self.env(&mut cmd);
         cmd.envs(vars.iter().copied());
-        // a test binary killed outright (no unwinding, no Drop) takes its daemons with it
+        // a test binary killed outright (no unwinding, no Drop) takes its daemons with it;
+        // the kernel sends it when the *thread* that spawned the daemon ends, so a fixture
+        // is started on its test's own thread
         // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
         unsafe {
             use std::os::unix::process::CommandExt;
