@@ -13,6 +13,7 @@ pub mod grading;
 pub mod harbor;
 pub mod index;
 mod memo;
+pub mod plural;
 pub mod probe;
 pub mod scoring;
 pub mod skill;

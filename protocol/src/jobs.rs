@@ -73,6 +73,15 @@ impl JobKind {
             JobKind::Probe => "probe",
         }
     }
+
+    /// What its [`JobProgress`] counts, singular: a paired run's trials, a probe run's
+    /// probes.
+    pub fn unit(self) -> &'static str {
+        match self {
+            JobKind::Paired => "trial",
+            JobKind::Probe => "probe",
+        }
+    }
 }
 
 /// Where a job is in its life. `Queued` and `Running` are live; the others are final.

@@ -3,6 +3,7 @@
 //! daemon` process, the CLI pointed at it, an RPC client, and skills measured against the mock
 //! OpenAI-compatible server.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
@@ -14,15 +15,23 @@ use skillwatch_protocol::{DaemonRpcClient, Event, EventKind, JobId, JobInfo, MAX
 use tempfile::TempDir;
 
 use crate::lsp::LspClient;
-use crate::mock::{MockUsage, ModelReply, ModelRequest, Script};
+use crate::mock::{MockServer, MockUsage, ModelReply, ModelRequest, Script};
 use crate::run::{eval_yaml, skill_md};
 use crate::skillwatch_bin;
 use crate::trial::{SKILL_MARKER, SKILL_NAME};
 
+/// The two paths of [`DaemonFixture::both`], in its order, for assertion messages.
+pub const THROUGH: [&str; 2] = ["the daemon", "--no-daemon"];
+
 /// How long a test waits for the daemon to do something before failing.
 pub const PATIENCE: Duration = Duration::from_secs(120);
 
-/// A private daemon's files and process.
+/// A private daemon's files and process, and the guard of every daemon a test starts: when it
+/// is dropped (the test passed, failed or panicked) it stops the daemon it started as a child
+/// and any daemon started in its runtime folder on demand (by the CLI, the language server or
+/// `skillwatch daemon start`, detached, known only by the lock file), then removes the folder.
+/// A test that starts a daemon any way at all does so through a fixture's environment
+/// ([`DaemonFixture::env`]), so none outlives its test.
 pub struct DaemonFixture {
     /// Holds everything.
     pub root: TempDir,
@@ -67,6 +76,17 @@ impl DaemonFixture {
     /// The daemon's socket.
     pub fn socket(&self) -> PathBuf {
         self.runtime_dir.join("skillwatch").join("daemon.sock")
+    }
+
+    /// The daemon's single-instance lock (it holds the pid of the daemon running here).
+    pub fn lock(&self) -> PathBuf {
+        self.runtime_dir.join("skillwatch").join("daemon.lock")
+    }
+
+    /// Whether a daemon runs in this fixture's runtime folder (holds its lock), whoever
+    /// started it.
+    pub fn daemon_running(&self) -> bool {
+        skillwatch_daemon::server::is_held(&self.lock())
     }
 
     /// The daemon's log file.
@@ -116,6 +136,17 @@ impl DaemonFixture {
             .stderr(Stdio::null());
         self.env(&mut cmd);
         cmd.envs(vars.iter().copied());
+        // a test binary killed outright (no unwinding, no Drop) takes its daemons with it;
+        // the kernel sends it when the *thread* that spawned the daemon ends, so a fixture
+        // is started on its test's own thread
+        // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
         self.child = Some(cmd.spawn().expect("spawn skillwatch daemon"));
         self.wait_answering();
     }
@@ -158,12 +189,34 @@ impl DaemonFixture {
     }
 
     /// Run the CLI with this fixture's environment.
-    pub fn cli(&self, args: &[&str]) -> Output {
+    pub fn cli<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
         self.cli_command(args).output().expect("run skillwatch")
     }
 
+    /// `args` through this fixture's daemon (the default path), then in-process with
+    /// `--no-daemon`, each with `vars` set and `unset` removed: the two outputs a parity test
+    /// compares ([`THROUGH`] names them).
+    pub fn both<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        vars: &[(&str, &str)],
+        unset: &[&str],
+    ) -> [Output; 2] {
+        [false, true].map(|in_process| {
+            let mut cmd = self.cli_command(args);
+            if in_process {
+                cmd.arg("--no-daemon");
+            }
+            cmd.envs(vars.iter().copied());
+            for var in unset {
+                cmd.env_remove(var);
+            }
+            cmd.output().expect("run skillwatch")
+        })
+    }
+
     /// The CLI as a command, to spawn.
-    pub fn cli_command(&self, args: &[&str]) -> Command {
+    pub fn cli_command<S: AsRef<OsStr>>(&self, args: &[S]) -> Command {
         let mut cmd = Command::new(skillwatch_bin());
         cmd.args(args).current_dir(self.root.path());
         self.env(&mut cmd);
@@ -217,10 +270,47 @@ impl DaemonFixture {
 impl Drop for DaemonFixture {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
+            signal(child.id(), libc::SIGTERM);
+            let deadline = Instant::now() + STOP_PATIENCE;
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let _ = child.kill();
             let _ = child.wait();
         }
+        self.stop_detached();
     }
+}
+
+/// How long a daemon may take to stop at the end of a test before it is killed.
+const STOP_PATIENCE: Duration = Duration::from_secs(10);
+
+impl DaemonFixture {
+    /// Stop the daemon that holds this fixture's lock, if any: one started on demand runs
+    /// detached (its own session, not our child), so its pid comes from the lock file.
+    fn stop_detached(&self) {
+        let lock = self.lock();
+        let Some(pid) = skillwatch_daemon::server::holder_pid(&lock) else {
+            return;
+        };
+        if !self.daemon_running() {
+            return;
+        }
+        signal(pid, libc::SIGTERM);
+        let deadline = Instant::now() + STOP_PATIENCE;
+        while self.daemon_running() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if self.daemon_running() {
+            signal(pid, libc::SIGKILL);
+        }
+    }
+}
+
+fn signal(pid: u32, signal: libc::c_int) {
+    // SAFETY: kill with a pid this fixture started or read from its own private lock file
+    // while that lock is held (so the process is the daemon); no memory is passed.
+    unsafe { libc::kill(pid as libc::pid_t, signal) };
 }
 
 /// A current-thread runtime for blocking helpers.
@@ -283,14 +373,6 @@ pub fn finished(event: &Event, job: JobId) -> bool {
     matches!(&event.kind, EventKind::JobFinished { job: j } if j.id == job)
 }
 
-fn usage(input: u64, output: u64) -> MockUsage {
-    MockUsage {
-        input,
-        cached: 0,
-        output,
-    }
-}
-
 /// The scripted model. With the skill listed it loads it and, once its SKILL.md (with the
 /// marker) is back, answers GOOD; otherwise BAD. Models named in `ignores_skill` never load
 /// it except on `case-0`: there the skill stops helping. Each request sleeps `delay`.
@@ -300,7 +382,7 @@ pub fn model(ignores_skill: &'static [&'static str], delay: Duration) -> Script 
         let model = req.body["model"].as_str().unwrap_or("");
         let ignoring = ignores_skill.contains(&model) && !req.mentions("(0)");
         if req.tool_result_mentions(SKILL_MARKER) {
-            return ModelReply::text("GOOD: aligned", usage(300, 20));
+            return ModelReply::text("GOOD: aligned", MockUsage::tokens(300, 20));
         }
         if !ignoring && req.turn == 0 {
             let listed = req
@@ -309,10 +391,14 @@ pub fn model(ignores_skill: &'static [&'static str], delay: Duration) -> Script 
                 .find(|l| l.starts_with("- ") && l.contains(": Formats Markdown tables"));
             if let Some(line) = listed {
                 let name = line[2..].split(':').next().unwrap_or("").trim().to_string();
-                return ModelReply::tool("load_skill", json!({ "name": name }), usage(200, 12));
+                return ModelReply::tool(
+                    "load_skill",
+                    json!({ "name": name }),
+                    MockUsage::tokens(200, 12),
+                );
             }
         }
-        ModelReply::text("BAD: left as it was", usage(100, 8))
+        ModelReply::text("BAD: left as it was", MockUsage::tokens(100, 8))
     })
 }
 
@@ -332,4 +418,33 @@ pub fn integrity(db: &Path) -> String {
     let conn = rusqlite::Connection::open(db).expect("open db");
     conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
         .expect("integrity_check")
+}
+
+/// The client's API key `secret` went with every request `server` got (at least `at_least`
+/// of them), and into no file of the fixture: the history, its WAL, the daemon's log, the
+/// workspaces.
+pub fn assert_key_sent_and_kept_nowhere(
+    fx: &DaemonFixture,
+    server: &MockServer,
+    secret: &str,
+    at_least: usize,
+) {
+    let auths: Vec<Option<String>> = server
+        .requests()
+        .into_iter()
+        .map(|r| r.authorization)
+        .collect();
+    assert!(auths.len() >= at_least, "{auths:?}");
+    let expected = Some(format!("Bearer {secret}"));
+    assert!(auths.iter().all(|a| *a == expected), "{auths:?}");
+    for entry in walkdir::WalkDir::new(fx.root.path()).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap_or_default();
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "the key is in {}",
+                entry.path().display()
+            );
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! it. It starts only once a skill file is open (a markdown file of another kind starts
 //! nothing), watches only the workspace folder holding the skill (not the one without any),
 //! and exits once no client is connected and no job is left for its idle limit; a daemon
-//! started with `skillwatch daemon start` stays.
+//! started with `skillwatch daemon start` stays, until its socket or its folder is removed.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,15 +11,7 @@ use serde_json::json;
 use skillwatch_daemon::client;
 use skillwatch_tests::daemon::{DaemonFixture, ctx, runtime};
 use skillwatch_tests::lsp::LspClient;
-
-/// Stops whatever daemon answers on the fixture's socket when the test ends, passed or not.
-struct StopDaemon<'f>(&'f DaemonFixture);
-
-impl Drop for StopDaemon<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.cli(&["daemon", "stop"]);
-    }
-}
+use skillwatch_tests::trial::process_gone;
 
 fn answers(fx: &DaemonFixture) -> bool {
     runtime()
@@ -44,7 +36,6 @@ fn write(path: &Path, text: &str) {
 #[test]
 fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     let fx = DaemonFixture::new();
-    let _stop = StopDaemon(&fx);
     let notes = fx.workspace.join("notes");
     let repo = fx.workspace.join("repo");
     write(&notes.join("NOTES.md"), "# Notes\n\nNot a skill.\n");
@@ -115,4 +106,60 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     assert!(started.status.success(), "{started:?}");
     std::thread::sleep(Duration::from_secs(4));
     assert!(answers(&fx), "a daemon started by hand exited by itself");
+}
+
+/// A daemon whose socket is deleted can never be reached again, and one whose temporary
+/// folder is removed serves nobody: either way it exits by itself, whoever started it.
+#[test]
+fn a_daemon_whose_socket_or_folder_is_removed_exits_by_itself() {
+    let limit = Duration::from_secs(30);
+    // the socket of a daemon run in the foreground
+    let mut fx = DaemonFixture::new();
+    fx.start();
+    let pid = fx.pid() as i32;
+    std::fs::remove_file(fx.socket()).unwrap();
+    wait_until("the daemon exits", limit, || process_gone(pid));
+    let log = fx.log_text();
+    assert!(
+        log.contains(&format!("its socket {} was removed", fx.socket().display())),
+        "{log}"
+    );
+    assert!(!fx.daemon_running());
+
+    // a daemon started on demand (detached, not ours to reap) whose whole folder goes
+    let fx = DaemonFixture::new();
+    let started = fx.cli(&["daemon", "start", "--json"]);
+    assert!(started.status.success(), "{started:?}");
+    let status: serde_json::Value = serde_json::from_slice(&started.stdout).unwrap();
+    let pid = status["pid"].as_i64().expect("the daemon's pid") as i32;
+    std::fs::remove_dir_all(fx.root.path()).unwrap();
+    wait_until("the daemon exits", limit, || process_gone(pid));
+}
+
+/// The fixture is the guard of every daemon a test starts: dropped, even by a panic, it stops
+/// the daemon it ran as a child and one a client started on demand in its folder.
+#[test]
+fn the_fixture_stops_every_daemon_it_led_to_even_on_panic() {
+    let pids = std::sync::Mutex::new(Vec::new());
+    let unwound = std::panic::catch_unwind(|| {
+        let mut child = DaemonFixture::new();
+        child.start();
+        pids.lock().unwrap().push(child.pid() as i32);
+        let detached = DaemonFixture::new();
+        let started = detached.cli(&["daemon", "start", "--json"]);
+        let status: serde_json::Value = serde_json::from_slice(&started.stdout).unwrap();
+        pids.lock()
+            .unwrap()
+            .push(status["pid"].as_i64().unwrap() as i32);
+        panic!("the test fails with both daemons running");
+    });
+    assert!(unwound.is_err());
+    let pids = pids.into_inner().unwrap();
+    assert_eq!(pids.len(), 2);
+    for pid in pids {
+        // the drop waited for them: a detached daemon is reaped by init, so allow a moment
+        wait_until("the daemon is gone", Duration::from_secs(2), || {
+            process_gone(pid)
+        });
+    }
 }

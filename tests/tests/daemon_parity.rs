@@ -6,45 +6,18 @@
 //! outliving a kill -9 of the daemon, a corrupt history making the client wait 15 s in
 //! silence, a closed pipe panicking.
 
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use skillwatch_daemon::store::{RunId, Store, Verdict};
-use skillwatch_tests::daemon::DaemonFixture;
+use skillwatch_tests::daemon::{DaemonFixture, THROUGH, assert_key_sent_and_kept_nowhere};
 use skillwatch_tests::mock::{self, MockServer, MockUsage, ModelReply, ModelRequest, Script};
 use skillwatch_tests::trial::process_gone;
-use skillwatch_tests::{code, stderr, stdout};
-
-const THROUGH: [&str; 2] = ["the daemon", "--no-daemon"];
-
-/// `args` through the daemon, then with `--no-daemon`, with `vars` set and `unset` removed.
-fn both(fx: &DaemonFixture, args: &[&str], vars: &[(&str, &str)], unset: &[&str]) -> [Output; 2] {
-    [false, true].map(|in_process| {
-        let mut cmd = fx.cli_command(args);
-        if in_process {
-            cmd.arg("--no-daemon");
-        }
-        cmd.envs(vars.iter().copied());
-        for var in unset {
-            cmd.env_remove(var);
-        }
-        cmd.output().expect("run skillwatch")
-    })
-}
-
-fn report(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
-}
+use skillwatch_tests::{code, json_report, stderr, stdout};
 
 fn usage() -> MockUsage {
-    MockUsage {
-        input: 10,
-        cached: 0,
-        output: 1,
-    }
+    MockUsage::tokens(10, 1)
 }
 
 /// An agent model that answers GOOD at once; judge requests (no tools) get prose without the
@@ -58,39 +31,27 @@ fn good_agent_prose_judge() -> Script {
     })
 }
 
-fn openai_run(skill: &std::path::Path, server: &MockServer) -> Vec<String> {
+/// An independent judge, model `judge` on `server`.
+fn independent_judge(server: &MockServer) -> Vec<String> {
+    let url = format!("{}/v1", server.url());
     [
-        "run",
-        skill.to_str().unwrap(),
-        "--harness",
-        "openai",
-        "--base-url",
-        &format!("{}/v1", server.url()),
-        "--model",
-        "mock-model",
-        "--no-reuse",
-        "--json",
+        "--judge-model",
+        "judge",
+        "--judge-url",
+        &url,
+        "--judge-mode",
+        "independent",
     ]
     .map(str::to_owned)
     .to_vec()
 }
 
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
-/// Every file under the fixture's root (history, its WAL, the daemon's log), as bytes.
-fn every_file(fx: &DaemonFixture) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    walkdir::WalkDir::new(fx.root.path())
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| Some((e.path().to_path_buf(), std::fs::read(e.path()).ok()?)))
-        .collect()
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+/// `run SKILL` on `model` of `server`, never reusing a baseline, in JSON.
+fn openai_run(skill: &std::path::Path, server: &MockServer, model: &str) -> Vec<String> {
+    let mut args = vec!["run".to_owned(), skill.to_str().unwrap().to_owned()];
+    args.extend(server.openai_args(model));
+    args.extend(["--no-reuse", "--json"].map(str::to_owned));
+    args
 }
 
 #[test]
@@ -103,35 +64,21 @@ fn the_run_uses_the_clients_api_key_and_keeps_it_nowhere() {
         ("MYKEY", "sk-daemon-stale-key"),
         ("OPENAI_API_KEY", "sk-daemon-openai-key"),
     ]);
-    let mut args = openai_run(&skill, &server);
+    let mut args = openai_run(&skill, &server, "mock-model");
     args.extend(["--api-key-env".into(), "MYKEY".into()]);
 
-    let outs = both(&fx, &strs(&args), &[("MYKEY", SECRET)], &[]);
-    let reports = outs.each_ref().map(report);
+    let outs = fx.both(&args, &[("MYKEY", SECRET)], &[]);
+    let reports = outs.each_ref().map(json_report);
     for (out, via) in outs.iter().zip(THROUGH) {
         assert_ne!(code(out), 2, "{via}: {}", stderr(out));
     }
     assert_eq!(code(&outs[0]), code(&outs[1]));
     assert_eq!(reports[0]["tally"], reports[1]["tally"]);
-    let auths: Vec<Option<String>> = server
-        .requests()
-        .into_iter()
-        .map(|r| r.authorization)
-        .collect();
-    assert!(auths.len() >= 4, "{auths:?}");
-    let expected = Some(format!("Bearer {SECRET}"));
-    assert!(auths.iter().all(|a| *a == expected), "{auths:?}");
-    for (path, bytes) in every_file(&fx) {
-        assert!(
-            !contains(&bytes, SECRET.as_bytes()),
-            "the key is in {}",
-            path.display()
-        );
-    }
+    assert_key_sent_and_kept_nowhere(&fx, &server, SECRET, 4);
 
     // a named variable that is unset is an error, the same both ways, and nothing runs
     let before = server.requests().len();
-    let outs = both(&fx, &strs(&args), &[], &["MYKEY"]);
+    let outs = fx.both(&args, &[], &["MYKEY"]);
     let said: Vec<String> = outs.iter().map(stderr).collect();
     for (out, via) in outs.iter().zip(THROUGH) {
         assert_eq!(code(out), 2, "{via}: {}", stderr(out));
@@ -153,24 +100,13 @@ fn judge_errors_are_counted_the_same_both_ways() {
     let mut fx = DaemonFixture::new();
     let skill = fx.add_skill("judged", 2);
     fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
-    let mut args = openai_run(&skill, &server);
-    let url = format!("{}/v1", server.url());
-    args.extend(
-        [
-            "--judge-model",
-            "judge",
-            "--judge-url",
-            &url,
-            "--judge-mode",
-            "independent",
-        ]
-        .map(str::to_owned),
-    );
-    let outs = both(&fx, &strs(&args), &[("OPENAI_API_KEY", "sk-test")], &[]);
+    let mut args = openai_run(&skill, &server, "mock-model");
+    args.extend(independent_judge(&server));
+    let outs = fx.both(&args, &[("OPENAI_API_KEY", "sk-test")], &[]);
     let store = Store::open_existing(&fx.db).unwrap();
     let mut counted = Vec::new();
     for (out, via) in outs.iter().zip(THROUGH) {
-        let r = report(out);
+        let r = json_report(out);
         let run = RunId(r["run"]["id"].as_i64().unwrap());
         let stored = store
             .run_judgments(run)
@@ -184,6 +120,16 @@ fn judge_errors_are_counted_the_same_both_ways() {
     }
     assert_eq!(counted[0], counted[1]);
     assert_eq!(code(&outs[0]), code(&outs[1]));
+}
+
+/// `run SKILL` on the command harness running `agent` (model `m`), then `extra`.
+fn command_run(skill: &std::path::Path, agent: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = ["run", skill.to_str().unwrap(), "--harness", "command"]
+        .map(str::to_owned)
+        .to_vec();
+    args.extend(["--program", agent, "--model", "m"].map(str::to_owned));
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
 }
 
 /// A command agent running `body`, in the fixture's root.
@@ -201,22 +147,11 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     let skill = fx.add_skill("broken", 2);
     let agent = command_agent(&fx, "echo 'agent-stderr-marker: no model' >&2; exit 3");
     fx.start();
-    let args = [
-        "run",
-        skill.to_str().unwrap(),
-        "--harness",
-        "command",
-        "--program",
-        &agent,
-        "--model",
-        "m",
-        "--no-reuse",
-        "--json",
-    ];
-    let outs = both(&fx, &args, &[], &[]);
+    let args = command_run(&skill, &agent, &["--no-reuse", "--json"]);
+    let outs = fx.both(&args, &[], &[]);
     let mut runs = Vec::new();
     for (out, via) in outs.iter().zip(THROUGH) {
-        let r = report(out);
+        let r = json_report(out);
         assert_eq!(r["tally"]["errors"], 4, "{via}: {r}");
         // docs/run.md: 2 is a failure (1 a regression, 0 a completed run)
         assert_eq!(code(out), 2, "{via}: a run that measured nothing fails");
@@ -298,23 +233,10 @@ fn an_agent_that_leaves_its_session_is_killed_at_the_timeout_both_ways() {
         ),
     );
     fx.start();
-    let args = [
-        "run",
-        skill.to_str().unwrap(),
-        "--harness",
-        "command",
-        "--program",
-        &agent,
-        "--model",
-        "m",
-        "--timeout",
-        "2",
-        "--no-reuse",
-        "--json",
-    ];
-    let outs = both(&fx, &args, &[], &[]);
+    let args = command_run(&skill, &agent, &["--timeout", "2", "--no-reuse", "--json"]);
+    let outs = fx.both(&args, &[], &[]);
     for (out, via) in outs.iter().zip(THROUGH) {
-        assert_eq!(report(out)["tally"]["timeouts"], 2, "{via}");
+        assert_eq!(json_report(out)["tally"]["timeouts"], 2, "{via}");
     }
     let escaped = pids_in(&pids);
     assert_eq!(escaped.len(), 4, "two trials each way");
@@ -341,18 +263,7 @@ fn a_restarted_daemon_kills_the_agents_an_earlier_one_left_running() {
     );
     fx.start();
     let mut client = fx
-        .cli_command(&[
-            "run",
-            skill.to_str().unwrap(),
-            "--harness",
-            "command",
-            "--program",
-            &agent,
-            "--model",
-            "m",
-            "--timeout",
-            "600",
-        ])
+        .cli_command(&command_run(&skill, &agent, &["--timeout", "600"]))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -407,7 +318,7 @@ fn a_corrupt_history_is_said_at_once_both_ways() {
         "--model",
         "m",
     ];
-    for (out, via) in both(&fx, &args, &[], &[]).iter().zip(THROUGH) {
+    for (out, via) in fx.both(&args, &[], &[]).iter().zip(THROUGH) {
         assert_eq!(code(out), 2, "{via}: {}", stderr(out));
         assert!(stderr(out).contains(cause), "{via}: {}", stderr(out));
     }
@@ -427,7 +338,7 @@ fn good_or_hanging_agent(fx: &DaemonFixture) -> String {
 }
 
 /// A run cancelled (Ctrl-C) while its second trial hangs: its id.
-fn cancelled_run(fx: &DaemonFixture, args: &[&str]) -> i64 {
+fn cancelled_run(fx: &DaemonFixture, args: &[String]) -> i64 {
     let pids = fx.root.path().join("pids");
     let _ = std::fs::remove_dir_all(&pids);
     std::fs::write(fx.root.path().join("hang"), "").unwrap();
@@ -448,7 +359,7 @@ fn cancelled_run(fx: &DaemonFixture, args: &[&str]) -> i64 {
     let out = child.wait_with_output().unwrap();
     assert_eq!(code(&out), 1, "a cancelled run exits 1");
     std::fs::remove_file(fx.root.path().join("hang")).unwrap();
-    report(&out)["run"]["id"].as_i64().unwrap()
+    json_report(&out)["run"]["id"].as_i64().unwrap()
 }
 
 #[test]
@@ -457,18 +368,7 @@ fn resume_finishes_the_run_named_both_ways() {
     let skill = fx.add_skill("resumed", 2);
     let agent = good_or_hanging_agent(&fx);
     fx.start();
-    let args = [
-        "run",
-        skill.to_str().unwrap(),
-        "--harness",
-        "command",
-        "--program",
-        &agent,
-        "--model",
-        "m",
-        "--no-reuse",
-        "--json",
-    ];
+    let args = command_run(&skill, &agent, &["--no-reuse", "--json"]);
     let runs = [cancelled_run(&fx, &args), cancelled_run(&fx, &args)];
     let store = Store::open_existing(&fx.db).unwrap();
     let before: Vec<usize> = runs
@@ -485,7 +385,7 @@ fn resume_finishes_the_run_named_both_ways() {
             cmd.arg("--no-daemon");
         }
         let out = cmd.output().unwrap();
-        let r = report(&out);
+        let r = json_report(&out);
         assert_eq!(
             r["run"]["id"], *run,
             "{via}: resumed run {run}, not a new one: {r}"
@@ -542,23 +442,12 @@ fn a_damaged_history_gets_no_new_run_either_way() {
     let fx = DaemonFixture::new();
     let skill = fx.add_skill("damaged", 1);
     let agent = good_or_hanging_agent(&fx);
-    let args = [
-        "run",
-        skill.to_str().unwrap(),
-        "--harness",
-        "command",
-        "--program",
-        &agent,
-        "--model",
-        "m",
-        "--no-reuse",
-        "--json",
-    ];
+    let args = command_run(&skill, &agent, &["--no-reuse", "--json"]);
     let first = fx.cli_command(&args).arg("--no-daemon").output().unwrap();
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     damage_table(&fx.db, "trials");
     let before = std::fs::read(&fx.db).unwrap();
-    let outs = both(&fx, &args, &[], &[]);
+    let outs = fx.both(&args, &[], &[]);
     for (out, via) in outs.iter().zip(THROUGH) {
         let err = stderr(out);
         assert_eq!(code(out), 2, "{via}: {err}");
@@ -592,18 +481,8 @@ fn progress_shows_every_trial_both_ways() {
     let skill = fx.add_skill("progress", 3);
     let agent = slow_agent(&fx, 0.0);
     fx.start();
-    let args = [
-        "run",
-        skill.to_str().unwrap(),
-        "--harness",
-        "command",
-        "--program",
-        &agent,
-        "--model",
-        "m",
-        "--no-reuse",
-    ];
-    let outs = both(&fx, &args, &[], &[]);
+    let args = command_run(&skill, &agent, &["--no-reuse"]);
+    let outs = fx.both(&args, &[], &[]);
     let lines: Vec<usize> = outs
         .iter()
         .map(|o| stderr(o).lines().filter(|l| l.contains("case-")).count())
@@ -626,18 +505,7 @@ fn a_stopping_daemon_finishes_the_trials_in_flight_and_starts_no_other() {
     let pids = fx.root.path().join("pids");
     fx.start(); // a grace of 2 s: trials in flight finish within it
     let mut client = fx
-        .cli_command(&[
-            "run",
-            skill.to_str().unwrap(),
-            "--harness",
-            "command",
-            "--program",
-            &agent,
-            "--model",
-            "m",
-            "-j",
-            "2",
-        ])
+        .cli_command(&command_run(&skill, &agent, &["-j", "2"]))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -692,25 +560,13 @@ fn compare_leaves_out_what_only_the_judged_run_has_both_ways() {
     let mut fx = DaemonFixture::new();
     let skill = fx.add_skill("compared", 3);
     fx.start_with_env(&[("OPENAI_API_KEY", "sk-test")]);
-    let url = format!("{}/v1", server.url());
     let run = |model: &str, judged: bool| {
-        let mut args = openai_run(&skill, &server);
-        args[7] = model.to_owned();
+        let mut args = openai_run(&skill, &server, model);
         if judged {
-            args.extend(
-                [
-                    "--judge-model",
-                    "judge",
-                    "--judge-url",
-                    &url,
-                    "--judge-mode",
-                    "independent",
-                ]
-                .map(str::to_owned),
-            );
+            args.extend(independent_judge(&server));
         }
         let out = fx
-            .cli_command(&strs(&args))
+            .cli_command(&args)
             .env("OPENAI_API_KEY", "sk-test")
             .arg("--no-daemon")
             .output()
@@ -720,7 +576,7 @@ fn compare_leaves_out_what_only_the_judged_run_has_both_ways() {
     run(OLD, true);
     run(NEW, false);
     let args = ["compare", "compared", "--model", OLD, "--model", NEW];
-    let outs = both(&fx, &args, &[], &[]);
+    let outs = fx.both(&args, &[], &[]);
     assert_eq!(code(&outs[0]), code(&outs[1]), "{}", stderr(&outs[0]));
     assert_eq!(stdout(&outs[0]), stdout(&outs[1]));
     let text = stdout(&outs[0]);
@@ -734,8 +590,8 @@ fn compare_leaves_out_what_only_the_judged_run_has_both_ways() {
     );
     let mut json_args = args.to_vec();
     json_args.push("--json");
-    let outs = both(&fx, &json_args, &[], &[]);
-    assert_eq!(report(&outs[0]), report(&outs[1]));
+    let outs = fx.both(&json_args, &[], &[]);
+    assert_eq!(json_report(&outs[0]), json_report(&outs[1]));
 }
 
 #[test]
@@ -761,10 +617,10 @@ fn a_truncated_claude_code_stream_with_exit_0_is_a_harness_error_both_ways() {
         "--no-reuse",
         "--json",
     ];
-    let outs = both(&fx, &args, &[], &[]);
+    let outs = fx.both(&args, &[], &[]);
     let store = Store::open_existing(&fx.db).unwrap();
     for (out, via) in outs.iter().zip(THROUGH) {
-        let r = report(out);
+        let r = json_report(out);
         assert_eq!(r["tally"]["errors"], 2, "{via}: {r}");
         assert_eq!(code(out), 2, "{via}");
         let run = RunId(r["run"]["id"].as_i64().unwrap());
@@ -816,10 +672,10 @@ fn faulty_skill(fx: &DaemonFixture, name: &str) -> std::path::PathBuf {
 /// every trial, each way, after checking each message names its fault.
 fn faults_both_ways(fx: &DaemonFixture, args: &[String]) -> [Vec<(String, String, String)>; 2] {
     use skillwatch_tests::mock::faults::Injected;
-    let outs = both(fx, &strs(args), &[("SW_TEST_KEY", "sk-test")], &[]);
+    let outs = fx.both(args, &[("SW_TEST_KEY", "sk-test")], &[]);
     let store = Store::open_existing(&fx.db).unwrap();
     let mut each = outs.iter().zip(THROUGH).map(|(out, via)| {
-        let r = report(out);
+        let r = json_report(out);
         assert_eq!(code(out), 2, "{via}: nothing measured is a failure: {r}");
         let run = RunId(r["run"]["id"].as_i64().unwrap());
         let mut rows: Vec<_> = store
@@ -873,7 +729,7 @@ fn model_api_faults_are_recorded_alike_both_ways() {
         }
         let server = MockServer::start(injecting(handler, content_type));
         let skill = faulty_skill(&fx, &format!("faulty-{harness}"));
-        let mut args = openai_run(&skill, &server);
+        let mut args = openai_run(&skill, &server, "mock-model");
         args[3] = harness.to_owned();
         args[5] = format!("{}{path}", server.url());
         args.extend(

@@ -226,11 +226,11 @@ fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() 
             .spawn()
             .unwrap(),
     );
-    let fx = Daemon(DaemonFixture::new());
-    let job_dir = fx.0.root.path().join("hb");
+    let fx = DaemonFixture::new();
+    let job_dir = fx.root.path().join("hb");
     let t0 = Instant::now();
-    let out =
-        fx.0.cli_command(&[
+    let out = fx
+        .cli_command(&[
             "run",
             fixtures.join("skills/release-codename").to_str().unwrap(),
             "--on",
@@ -271,8 +271,7 @@ fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() 
     );
     let summary = text(&out.stdout);
     assert!(summary.contains("Skill Lift"), "{summary}");
-    let history =
-        fx.0.cli(&["history", "release-codename", "--trials", "--json"]);
+    let history = fx.cli(&["history", "release-codename", "--trials", "--json"]);
     let v: Value = serde_json::from_slice(&history.stdout).unwrap();
     let run = v["runs"][0].clone();
     assert_eq!(run["run"]["harness"], "claude-code");
@@ -284,7 +283,7 @@ fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() 
         assert_eq!(t["passed"], skill, "{t}");
         assert_eq!(t["skill_invoked"], skill, "{t}");
     }
-    let again = fx.0.cli(&[
+    let again = fx.cli(&[
         "import",
         "harbor",
         job_dir.join("jobs/job").to_str().unwrap(),
@@ -305,15 +304,6 @@ fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() 
     let lift = |r: &Value| r["headline"]["outcome"].clone();
     assert_eq!(lift(&local)["lift"], lift(&run)["lift"]);
     assert_eq!(lift(&local)["interval"], lift(&run)["interval"]);
-}
-
-/// A daemon fixture whose on-demand daemon is stopped at the end.
-struct Daemon(DaemonFixture);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.cli(&["daemon", "stop"]);
-    }
 }
 
 /// (case, condition, passed, invoked) of every trial, sorted: attempts are interchangeable.

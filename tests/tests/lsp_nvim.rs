@@ -77,7 +77,10 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
     let Some(nvim) = nvim_or_skip() else {
         return;
     };
-    let root = tempfile::tempdir().unwrap();
+    // the language server starts a daemon (the default): in the fixture's folders, stopped
+    // with it, never the user's own
+    let fx = DaemonFixture::new();
+    let root = &fx.root;
     let skill = root.path().join("pdf-tools");
     std::fs::create_dir(&skill).unwrap();
     let file = skill.join("SKILL.md");
@@ -90,7 +93,9 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
     .unwrap();
     std::fs::write(skill.join("NOTES.md"), "# not a skill file\n").unwrap();
     let out = root.path().join("diagnostics.json");
-    let status = headless(&nvim, "diagnostics.lua", &file, root.path())
+    let mut cmd = headless(&nvim, "diagnostics.lua", &file, root.path());
+    fx.env(&mut cmd);
+    let status = cmd
         .env("SKILLWATCH_NVIM_OUT", &out)
         .status()
         .expect("run nvim");
@@ -129,15 +134,6 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
     );
 }
 
-/// Stops the daemon the editor started, when the test ends, passed or not.
-struct StopDaemon<'f>(&'f DaemonFixture);
-
-impl Drop for StopDaemon<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.cli(&["daemon", "stop"]);
-    }
-}
-
 #[test]
 fn neovim_lifts_a_skill_with_no_config_and_its_lenses_follow_the_runs() {
     let Some(nvim) = nvim_or_skip() else {
@@ -149,7 +145,6 @@ fn neovim_lifts_a_skill_with_no_config_and_its_lenses_follow_the_runs() {
         &["model-a", "model-b"],
     );
     let fx = DaemonFixture::new();
-    let _stop = StopDaemon(&fx);
     // a repository (its root is Neovim's workspace folder) holding a skill, with no
     // skillwatch.toml anywhere
     std::fs::create_dir(fx.workspace.join(".git")).unwrap();

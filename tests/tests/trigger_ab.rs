@@ -9,17 +9,13 @@ use serde_json::{Value, json};
 use skillwatch_tests::mock::{self, MockUsage, ModelReply, ModelRequest, Script};
 use skillwatch_tests::{code, skillwatch, stderr, stdout};
 
-use crate::trigger_history::fixture;
+use crate::trigger_history::{fixture, trigger};
 
 const ALTERNATIVE: &str = "Splits, merges and reads any PDF: every .pdf task.";
 
 fn listing_sensitive() -> Script {
     Arc::new(|req: &ModelRequest| {
-        let usage = MockUsage {
-            input: 400,
-            cached: 0,
-            output: 10,
-        };
+        let usage = MockUsage::tokens(400, 10);
         if req.turn > 0 {
             return ModelReply::text("Done.", usage);
         }
@@ -47,26 +43,12 @@ fn an_alternative_description_is_compared_query_by_query_with_an_interval() {
     std::fs::write(&alt, format!("{ALTERNATIVE}\n")).unwrap();
     let db = tmp.path().join("history.sqlite3");
     let server = mock::openai_chat::server(listing_sensitive());
-    let base = format!("{}/v1", server.url());
     let run = |json: bool| {
-        let mut args = vec![
-            "trigger",
-            skill.to_str().unwrap(),
-            "--harness",
-            "openai",
-            "--base-url",
-            &base,
-            "--model",
-            "m",
-            "--description-file",
-            alt.to_str().unwrap(),
-            "--db",
-            db.to_str().unwrap(),
-        ];
+        let mut extra = vec!["--description-file", alt.to_str().unwrap()];
         if json {
-            args.push("--json");
+            extra.push("--json");
         }
-        skillwatch(&args, None)
+        trigger(&skill, &server, "m", &db, &extra)
     };
     let out = run(true);
     assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -9,18 +9,11 @@ use skillwatch_tests::{code, stderr, stdout};
 
 use crate::trigger_history::{by_model, fixture};
 
-fn args<'a>(skill: &'a str, base: &'a str) -> Vec<&'a str> {
-    vec![
-        "trigger",
-        skill,
-        "--harness",
-        "openai",
-        "--base-url",
-        base,
-        "--model",
-        "new-model",
-        "--json",
-    ]
+fn args(skill: &str, server: &mock::MockServer) -> Vec<String> {
+    let mut args = vec!["trigger".to_owned(), skill.to_owned()];
+    args.extend(server.openai_args("new-model"));
+    args.push("--json".into());
+    args
 }
 
 /// What must agree between two runs of the same trials (timings may not).
@@ -49,7 +42,6 @@ fn through_the_daemon_the_same_rates_are_recorded_and_the_lens_shows_them() {
     let skill = fixture(tmp.path());
     let skill_str = skill.to_str().unwrap();
     let server = mock::openai_chat::server(by_model());
-    let base = format!("{}/v1", server.url());
 
     // The editor is open on the skill before the run.
     let (mut lsp, uri) = fx.lsp_on(&skill.join("SKILL.md"));
@@ -76,7 +68,7 @@ fn through_the_daemon_the_same_rates_are_recorded_and_the_lens_shows_them() {
         "no trigger lens before a trigger run"
     );
 
-    let through = fx.cli(&args(skill_str, &base));
+    let through = fx.cli(&args(skill_str, &server));
     assert_eq!(code(&through), 0, "{}", stderr(&through));
     let through: Value = serde_json::from_str(&stdout(&through)).unwrap();
     // The daemon ran it: its event stream says so.
@@ -90,9 +82,9 @@ fn through_the_daemon_the_same_rates_are_recorded_and_the_lens_shows_them() {
         "{events}"
     );
 
-    let mut in_process = args(skill_str, &base);
+    let mut in_process = args(skill_str, &server);
     let other_db = tmp.path().join("in-process.sqlite3");
-    in_process.extend(["--no-daemon", "--db", other_db.to_str().unwrap()]);
+    in_process.extend(["--no-daemon", "--db", other_db.to_str().unwrap()].map(str::to_owned));
     let here = fx.cli(&in_process);
     assert_eq!(code(&here), 0, "{}", stderr(&here));
     let here: Value = serde_json::from_str(&stdout(&here)).unwrap();

@@ -30,11 +30,7 @@ fn trigger_set() -> String {
 /// decision is its first reply; the conversation then ends.
 pub fn by_model() -> Script {
     Arc::new(|req: &ModelRequest| {
-        let usage = MockUsage {
-            input: 500,
-            cached: 0,
-            output: 10,
-        };
+        let usage = MockUsage::tokens(500, 10);
         if req.turn > 0 {
             return ModelReply::text("Done.", usage);
         }
@@ -64,24 +60,25 @@ pub fn fixture(root: &Path) -> PathBuf {
     )
 }
 
-pub fn trigger(skill: &Path, server: &mock::MockServer, model: &str, db: &Path) -> Output {
-    let base = format!("{}/v1", server.url());
-    skillwatch(
-        &[
-            "trigger",
-            skill.to_str().unwrap(),
-            "--harness",
-            "openai",
-            "--base-url",
-            &base,
-            "--model",
-            model,
-            "--db",
-            db.to_str().unwrap(),
-            "--json",
-        ],
-        None,
-    )
+/// `skillwatch trigger SKILL` in-process on `model` of `server`, recorded in `db`, with `extra`
+/// arguments.
+pub fn trigger(
+    skill: &Path,
+    server: &mock::MockServer,
+    model: &str,
+    db: &Path,
+    extra: &[&str],
+) -> Output {
+    let mut args = vec![
+        "trigger",
+        skill.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    let harness = server.openai_args(model);
+    args.extend(harness.iter().map(String::as_str));
+    args.extend_from_slice(extra);
+    skillwatch(&args, None)
 }
 
 #[test]
@@ -91,7 +88,7 @@ fn trigger_runs_are_kept_per_model_shown_by_history_and_compared() {
     let db = tmp.path().join("history.sqlite3");
     let server = mock::openai_chat::server(by_model());
     for model in ["old-model", "new-model"] {
-        let out = trigger(&skill, &server, model, &db);
+        let out = trigger(&skill, &server, model, &db, &["--json"]);
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
         assert!(report["run_id"].as_i64().is_some(), "{report:#}");

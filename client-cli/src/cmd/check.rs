@@ -10,6 +10,7 @@ use skillwatch_core::checks::{
     check_skill_dirs_each,
 };
 use skillwatch_core::config::{self, CheckConfig};
+use skillwatch_core::plural::count;
 use skillwatch_core::skill::Discovered;
 
 use crate::changed::ChangedSince;
@@ -259,9 +260,9 @@ fn changed_only(dirs: Discovered, reference: &str, at: &Path) -> anyhow::Result<
     let kept = changed.select(dirs.dirs());
     errln!(
         "--changed-since {reference}: {} of {} changed ({} since {})",
-        report::plural(kept.len(), "skill"),
+        count(kept.len(), "skill"),
         dirs.len(),
-        report::plural(changed.len(), "file"),
+        count(changed.len(), "file"),
         &changed.base[..changed.base.len().min(12)]
     );
     Ok(Discovered::listed(kept))
@@ -292,8 +293,8 @@ fn diff(
     }
     errln!(
         "would fix {} in {} (run with --fix to apply)",
-        report::plural(findings, "finding"),
-        report::plural(fixes.len(), "file")
+        count(findings, "finding"),
+        count(fixes.len(), "file")
     );
     Ok(ExitCode::from(1))
 }

@@ -18,6 +18,7 @@ use std::fmt::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::{
     CompareParams, CompareTarget, Metric, ScoringProfile, Verdict, VerdictInterval,
 };
@@ -343,9 +344,8 @@ fn all_table(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usi
     }
     let _ = writeln!(
         o,
-        "\n{regressed} of {} skill{} regressed",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
+        "\n{regressed} of {} regressed",
+        count(rows.len(), "skill")
     );
     o
 }

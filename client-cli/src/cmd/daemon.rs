@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde_json::json;
+use skillwatch_core::plural::count;
 use skillwatch_daemon::client;
 use skillwatch_daemon::scheduler::RunnerExecutor;
 use skillwatch_daemon::server::{
@@ -260,8 +261,8 @@ fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
     let b = &status.budget;
     let limit = |v: Option<String>| v.unwrap_or_else(|| "no limit".into());
     outln!(
-        "  today    {} trials ({}), ${:.2} ({})",
-        b.trials_today,
+        "  today    {} ({}), ${:.2} ({})",
+        count(b.trials_today, "trial"),
         limit(b.max_trials.map(|m| format!("max {m}"))),
         b.cost_today_usd,
         limit(b.max_cost_usd.map(|m| format!("max ${m:.2}")))

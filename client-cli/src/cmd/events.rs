@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::bail;
+use skillwatch_core::plural::count;
 use skillwatch_daemon::client;
 use skillwatch_daemon::store::time::format_rfc3339;
 use skillwatch_protocol::{Event, EventKind, MAX_EVENT_WAIT_MS};
@@ -105,10 +106,9 @@ pub fn describe(event: &Event) -> String {
         EventKind::Checked {
             path, diagnostics, ..
         } => format!(
-            "checked {}: {} finding{}",
+            "checked {}: {}",
             path.display(),
-            diagnostics.len(),
-            if diagnostics.len() == 1 { "" } else { "s" }
+            count(diagnostics.len(), "finding")
         ),
         EventKind::TriggerFinished { skill_dir, run } => format!(
             "trigger run{} of {} finished",

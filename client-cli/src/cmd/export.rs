@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use skillwatch_core::evalspec::{FileKind, case_fingerprint, parse_suite, read_eval_text};
 use skillwatch_core::harbor::{Export, Layout, SKILLED_SUFFIX};
+use skillwatch_core::plural::count;
 use skillwatch_daemon::harbor::{ExportOptions, export_suite, write_export};
 use skillwatch_daemon::runner::{SuitePlan, plan_suite};
 
@@ -151,15 +152,12 @@ fn print_summary(a: &HarborArgs, plan: &SuitePlan, e: &Export) -> anyhow::Result
     };
     writeln!(
         s,
-        "{}: {} case{} of {} -> {} task{} ({arms}), {} attempt{} per task and arm",
+        "{}: {} of {} -> {} ({arms}), {} per task and arm",
         a.out.display(),
-        plan.cases.len(),
-        if plan.cases.len() == 1 { "" } else { "s" },
+        count(plan.cases.len(), "case"),
         plan.target.name,
-        e.tasks.len(),
-        if e.tasks.len() == 1 { "" } else { "s" },
-        a.attempts,
-        if a.attempts == 1 { "" } else { "s" },
+        count(e.tasks.len(), "task"),
+        count(a.attempts, "attempt"),
     )?;
     for n in &e.notes {
         writeln!(s, "note: {n}")?;

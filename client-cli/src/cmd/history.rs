@@ -3,6 +3,7 @@
 use std::fmt::Write;
 use std::process::ExitCode;
 
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_daemon::server::queries::{self, HistoryReport};
 use skillwatch_daemon::store::time::{format_age, format_rfc3339, now_ms};
@@ -161,14 +162,13 @@ fn latest(o: &mut String, latest: &[ModelLift], profile: ScoringProfile) {
         let h = l.headline.profile(profile);
         let _ = writeln!(
             o,
-            "  {} on {}: lift {} {} · {}  ({} completed run{}, last {})",
+            "  {} on {}: lift {} {} · {}  ({}, last {})",
             l.run.model,
             l.run.harness,
             signed(h.lift),
             interval(h.interval.as_ref()),
             h.verdict.label(),
-            l.completed_runs,
-            plural(l.completed_runs),
+            count(l.completed_runs, "completed run"),
             format_age(l.run.finished_ms.unwrap_or(l.run.started_ms), now),
         );
     }
@@ -183,7 +183,7 @@ fn run_line(o: &mut String, entry: &HistoryEntry, profile: ScoringProfile) {
                 signed(p.lift),
                 interval(p.interval.as_ref()),
                 p.verdict.label(),
-                format!("{} pair{}", p.excluded.total(), plural(p.excluded.total())),
+                count(p.excluded.total(), "pair"),
             )
         }
         None => ("…".into(), "(running)".into(), String::new(), String::new()),
@@ -218,19 +218,15 @@ fn run_line(o: &mut String, entry: &HistoryEntry, profile: ScoringProfile) {
     for p in &h.pass_at_k {
         let _ = writeln!(
             o,
-            "{:>8}{}: pass@{k} {:.2} · pass^{k} {:.2} ({} cases)",
+            "{:>8}{}: pass@{k} {:.2} · pass^{k} {:.2} ({})",
             "",
             p.condition.as_str(),
             p.pass_at_k,
             p.pass_hat_k,
-            p.cases,
+            count(p.cases, "case"),
             k = p.k
         );
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn trial_lines(o: &mut String, trials: &[StoredTrial]) {

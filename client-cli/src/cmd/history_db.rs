@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::{Interval, ScoringProfile};
 use skillwatch_core::skill::Skill;
 use skillwatch_daemon::store::{self, Store};
@@ -94,10 +95,10 @@ pub fn interval(ci: Option<&Interval>) -> String {
 
 /// `3 cases` or `5 cases x 3 attempts (averaged within each case)`: what n is.
 pub fn design(cases: usize, attempts: u32) -> String {
-    let plural = if cases == 1 { "" } else { "s" };
+    let cases = count(cases, "case");
     match attempts {
-        0 | 1 => format!("{cases} case{plural}"),
-        a => format!("{cases} case{plural} x {a} attempts (averaged within each case; n = cases)"),
+        0 | 1 => cases,
+        a => format!("{cases} x {a} attempts (averaged within each case; n = cases)"),
     }
 }
 

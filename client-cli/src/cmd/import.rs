@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use skillwatch_core::plural::count;
 use skillwatch_daemon::store::{ImportReport, read_trial_file};
 
 use super::history_db::DbArgs;
@@ -103,20 +104,17 @@ fn progress_bar(total: u64) -> ProgressBar {
 fn print_outcome(outcome: &FileOutcome) -> anyhow::Result<()> {
     match (&outcome.report, &outcome.error) {
         (Some(r), _) => {
-            let runs = r.imported.len();
             outln!(
-                "{}: imported {runs} run{} ({} trial{}){}",
+                "{}: imported {} ({}){}",
                 outcome.file,
-                if runs == 1 { "" } else { "s" },
-                r.trials,
-                if r.trials == 1 { "" } else { "s" },
+                count(r.imported.len(), "run"),
+                count(r.trials, "trial"),
                 if r.skipped.is_empty() {
                     String::new()
                 } else {
                     format!(
-                        "; skipped {} run{} already in the history ({})",
-                        r.skipped.len(),
-                        if r.skipped.len() == 1 { "" } else { "s" },
+                        "; skipped {} already in the history ({})",
+                        count(r.skipped.len(), "run"),
                         r.skipped.join(", ")
                     )
                 }

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use serde::Serialize;
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::plan::{
     Detectable, PlanParams, VarianceModel, VarianceSource, cases_needed, detectable,
 };
@@ -168,10 +169,9 @@ fn plan_text(p: &Plan) -> String {
     if let (Some(cases), Some(current)) = (p.cases, &p.current) {
         let _ = writeln!(
             o,
-            "  this suite ({cases} case{} x {} attempt{}) detects lifts of: {}",
-            if cases == 1 { "" } else { "s" },
-            p.runs,
-            if p.runs == 1 { "" } else { "s" },
+            "  this suite ({} x {}) detects lifts of: {}",
+            count(cases, "case"),
+            count(p.runs, "attempt"),
             current.describe(cases, p.level)
         );
     }
@@ -218,7 +218,11 @@ pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
             },
             Some(run),
         ) => {
-            format!("from run {run} of this skill ({cases} cases x {attempts} attempts): {spread}")
+            format!(
+                "from run {run} of this skill ({} x {}): {spread}",
+                count(*cases, "case"),
+                count(*attempts, "attempt")
+            )
         }
         _ => format!(
             "the stated default (pass/fail outcomes at 50%, no history for this skill): {spread}"
@@ -237,10 +241,9 @@ pub fn design_note(store: &Store, request: &RunRequest) -> anyhow::Result<String
     let params = PlanParams::default();
     let d = detectable(cases, request.runs, &variance, &params);
     Ok(format!(
-        "design: {cases} case{} x {} attempt{}; smallest lift it can detect (80% power, 95%): {}\n  variance {}",
-        if cases == 1 { "" } else { "s" },
-        request.runs,
-        if request.runs == 1 { "" } else { "s" },
+        "design: {} x {}; smallest lift it can detect (80% power, 95%): {}\n  variance {}",
+        count(cases, "case"),
+        count(request.runs, "attempt"),
         d.describe(cases, params.level),
         variance_text(&variance, run)
     ))

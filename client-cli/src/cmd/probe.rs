@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow};
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::skilltester::SecurityGroup;
 use skillwatch_daemon::probe::{ProbeEvent, ProbeProgress, ProbeReport, ProbeRequest, Prober};
 use skillwatch_daemon::store::ProbeOutcome;
@@ -193,7 +194,8 @@ fn progress(quiet: bool) -> ProbeProgress {
                 model,
                 probes,
             } => errln!(
-                "probe run {run}: {skill} on {model} ({harness} {harness_version}), {probes} probes"
+                "probe run {run}: {skill} on {model} ({harness} {harness_version}), {}",
+                count(*probes, "probe")
             ),
             ProbeEvent::ProbeStarted { probe } if tty => err!("  {probe} …\r"),
             ProbeEvent::ProbeStarted { .. } => {}
@@ -209,10 +211,7 @@ fn progress(quiet: bool) -> ProbeProgress {
 fn outcome_word(o: ProbeOutcome, findings: usize) -> String {
     match o {
         ProbeOutcome::Passed => "passed".into(),
-        ProbeOutcome::Failed => format!(
-            "FAILED ({findings} finding{})",
-            if findings == 1 { "" } else { "s" }
-        ),
+        ProbeOutcome::Failed => format!("FAILED ({})", count(findings, "finding")),
         ProbeOutcome::Error => "error (not run; left out of S)".into(),
     }
 }
@@ -275,9 +274,8 @@ pub fn text(report: &ProbeReport) -> String {
     }
     if report.errors > 0 {
         out.push_str(&format!(
-            "Not run      {} probe{} (agent could not be started; left out of the pass rates)\n",
-            report.errors,
-            if report.errors == 1 { "" } else { "s" }
+            "Not run      {} (agent could not be started; left out of the pass rates)\n",
+            count(report.errors, "probe")
         ));
     }
     out

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow};
+use skillwatch_core::plural::count;
 use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::runner::{
     JudgeEndpoint, RejudgeScope, RunConfig, RunEvent, RunReport, TrialTally, judge_client,
@@ -123,10 +124,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     } else {
         errln!(
-            "rejudged run {run}: {} trial(s), {} pair(s), {} judge error(s)",
-            tally.trials,
-            tally.pairs,
-            tally.failures
+            "rejudged run {run}: {}, {}, {}",
+            count(tally.trials, "trial"),
+            count(tally.pairs, "pair"),
+            count(tally.failures, "judge error")
         );
         out!("{}", run_report::text(&report))?;
     }

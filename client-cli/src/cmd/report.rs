@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use skillwatch_core::plural::count;
 use skillwatch_daemon::store::time::now_ms;
 
 use super::history_db::{DbArgs, skill_name};
@@ -58,13 +59,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let page = history_report::render(&report);
     write_whole(&args.html, page.as_bytes())?;
     errln!(
-        "wrote {} ({} KB): {} skill{}, {} model{}",
+        "wrote {} ({} KB): {}, {}",
         args.html.display(),
         page.len().div_ceil(1000),
-        report.skills.len(),
-        if report.skills.len() == 1 { "" } else { "s" },
-        report.columns.len(),
-        if report.columns.len() == 1 { "" } else { "s" },
+        count(report.skills.len(), "skill"),
+        count(report.columns.len(), "model"),
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
+use skillwatch_core::plural::count;
 use skillwatch_protocol::JobId;
 
 use super::history_db::DbArgs;
@@ -63,9 +64,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|j: &skillwatch_protocol::JobInfo| JobId::to_string(&j.id))
         .collect();
     outln!(
-        "queued {} run{} on {}; follow them with `skillwatch events --follow` (jobs {})",
-        jobs.len(),
-        if jobs.len() == 1 { "" } else { "s" },
+        "queued {} on {}; follow them with `skillwatch events --follow` (jobs {})",
+        count(jobs.len(), "run"),
         args.model,
         ids.join(", ")
     )?;

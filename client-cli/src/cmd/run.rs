@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use skillwatch_core::plural::agree;
 use skillwatch_daemon::harbor::HarborTarget;
 use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::probe::{ProbeReport, ProbeRequest};
@@ -605,12 +606,7 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
         ProgressBar::with_draw_target(Some(planned), ProgressDrawTarget::hidden())
     } else {
         let bar = ProgressBar::new(planned);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} trials {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        bar.set_style(trials_bar(planned));
         bar
     };
     let lines = !json && !tty;
@@ -627,6 +623,7 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
             ..
         } => {
             bar.set_length(*planned as u64);
+            bar.set_style(trials_bar(*planned as u64));
             bar.inc((reused + resumed) as u64);
             let line = format!("run {run}: {skill} on {model} ({harness} {harness_version})");
             if lines {
@@ -683,6 +680,15 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
         }
         RunEvent::Finished { .. } => bar.finish_and_clear(),
     })
+}
+
+/// The bar's look: `3/12 trials`, `0/1 trial`.
+fn trials_bar(planned: u64) -> ProgressStyle {
+    let template = format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {} {{msg}}",
+        agree(planned, "trial")
+    );
+    ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar())
 }
 
 /// `text` on one line (a trial's error may quote an agent's multi-line stderr).

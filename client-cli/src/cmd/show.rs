@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use serde_json::json;
+use skillwatch_core::plural::count;
 use skillwatch_core::trajectory::{Message, Step, Trajectory};
 use skillwatch_daemon::store::{
     JudgmentKind, RunId, RunInfo, StoredJudgment, StoredTrial, TrialId, Verdict,
@@ -140,14 +141,13 @@ fn trial_list(info: &RunInfo, trials: &[StoredTrial]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "run {}: {} on {} ({}), {}, {} trial{}",
+        "run {}: {} on {} ({}), {}, {}",
         info.id,
         info.skill,
         info.model,
         info.harness,
         info.status,
-        trials.len(),
-        if trials.len() == 1 { "" } else { "s" }
+        count(trials.len(), "trial")
     );
     let width = trials
         .iter()
@@ -280,12 +280,11 @@ fn sections(
 fn trajectory_text(o: &mut String, t: &Trajectory) {
     let _ = writeln!(
         o,
-        "\ntrajectory ({}, {} {}, {} step{}; --raw for the JSON):",
+        "\ntrajectory ({}, {} {}, {}; --raw for the JSON):",
         t.schema_version,
         t.agent.name,
         t.agent.version,
-        t.steps.len(),
-        if t.steps.len() == 1 { "" } else { "s" }
+        count(t.steps.len(), "step")
     );
     for step in &t.steps {
         step_text(o, step);

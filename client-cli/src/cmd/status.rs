@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use anyhow::bail;
+use skillwatch_core::plural::agree;
 use skillwatch_daemon::store::time::{format_age, now_ms};
-use skillwatch_protocol::{JobFilter, JobId, JobInfo, JobKind, JobState};
+use skillwatch_protocol::{JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState};
 
 use super::history_db::{DbArgs, signed};
 use super::link::{LinkArgs, ctx, daemon_for};
@@ -74,13 +75,13 @@ pub fn print_jobs(jobs: &[JobInfo]) -> anyhow::Result<()> {
     }
     let now = now_ms();
     outln!(
-        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  queued",
+        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>22}  {:>6}  {:>7}  queued",
         "job",
         "state",
         "skill",
         "model (harness)",
         "trigger",
-        "trials",
+        "progress",
         "run",
         "lift"
     )?;
@@ -97,14 +98,8 @@ fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     });
-    let p = &job.progress;
-    let trials = match (p.total, p.reused) {
-        (0, _) => "—".to_string(),
-        (t, 0) => format!("{}/{t}", p.done),
-        (t, r) => format!("{}/{t} ({r} reused)", p.done),
-    };
     outln!(
-        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>13}  {:>6}  {:>7}  {}",
+        "{:>5}  {:<11}  {:<20}  {:<24}  {:<12}  {:>22}  {:>6}  {:>7}  {}",
         job.id,
         job.state.as_str(),
         truncate(&skill, 20),
@@ -116,7 +111,7 @@ fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
             JobKind::Probe => "probe",
             JobKind::Paired => job.request.trigger.as_str(),
         },
-        trials,
+        progress(job.request.kind, &job.progress),
         match (job.run, job.probe_run) {
             (Some(r), _) => r.to_string(),
             // a probe run, as `history` lists it under "Security probes"
@@ -132,6 +127,19 @@ fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `3/12 trials (4 reused)` for a paired run, `1/3 probes` for a probe run; `—` before the
+/// job is planned.
+fn progress(kind: JobKind, p: &JobProgress) -> String {
+    if p.total == 0 {
+        return "—".into();
+    }
+    let counted = format!("{}/{} {}", p.done, p.total, agree(p.total, kind.unit()));
+    match p.reused {
+        0 => counted,
+        r => format!("{counted} ({r} reused)"),
+    }
+}
+
 fn truncate(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_string();
@@ -139,4 +147,29 @@ fn truncate(text: &str, width: usize) -> String {
     let mut cut: String = text.chars().take(width - 1).collect();
     cut.push('…');
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(done: u32, total: u32, reused: u32) -> JobProgress {
+        JobProgress {
+            done,
+            total,
+            reused,
+        }
+    }
+
+    #[test]
+    fn progress_is_counted_in_what_the_job_runs() {
+        assert_eq!(
+            progress(JobKind::Paired, &at(3, 12, 4)),
+            "3/12 trials (4 reused)"
+        );
+        assert_eq!(progress(JobKind::Paired, &at(0, 1, 0)), "0/1 trial");
+        assert_eq!(progress(JobKind::Probe, &at(2, 27, 0)), "2/27 probes");
+        assert_eq!(progress(JobKind::Probe, &at(1, 1, 0)), "1/1 probe");
+        assert_eq!(progress(JobKind::Probe, &at(0, 0, 0)), "—");
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::Interval;
 use skillwatch_core::scoring::VerdictParams;
 use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange, compare_summaries};
@@ -219,17 +220,25 @@ fn stop_unless_visible(a: &Args, plans: &[&TriggerPlan]) -> anyhow::Result<Optio
 fn say_planned(a: &Args, planned: &TriggerPlan, runs: u32) {
     if !a.json {
         errln!(
-            "{} queries × {} run(s): {} trials{}",
-            planned.queries.len(),
-            runs,
-            planned.planned(),
-            if a.full {
-                ", each to its end"
-            } else {
-                ", each stopped at its decision"
-            }
+            "{}",
+            planned_line(planned.queries.len(), runs, planned.planned(), a.full)
         );
     }
+}
+
+/// `8 queries × 2 runs: 16 trials, each stopped at its decision`.
+fn planned_line(queries: usize, runs: u32, trials: usize, full: bool) -> String {
+    format!(
+        "{} × {}: {}{}",
+        count(queries, "query"),
+        count(runs, "run"),
+        count(trials, "trial"),
+        if full {
+            ", each to its end"
+        } else {
+            ", each stopped at its decision"
+        }
+    )
 }
 
 /// The trials of `planned`: through the daemon (started on demand) unless `--no-daemon`.
@@ -320,12 +329,12 @@ fn short(text: &str, max: usize) -> String {
 fn report_text(r: &TriggerReport) -> String {
     let s = &r.summary;
     let mut out = format!(
-        "\n{} on {} {} ({}), staged with {} other skill(s)\n\n{:<50} {:<9} {:>9}  {:<20} {}\n",
+        "\n{} on {} {} ({}), staged with {}\n\n{:<50} {:<9} {:>9}  {:<20} {}\n",
         r.skill,
         r.harness,
         r.harness_version,
         r.model,
-        r.staged.len(),
+        count(r.staged.len(), "other skill"),
         "query",
         "kind",
         "triggered",
@@ -364,8 +373,8 @@ fn report_text(r: &TriggerReport) -> String {
     }
     if s.undecided > 0 {
         out.push_str(&format!(
-            "Undecided       {} trial(s) with no decision seen (left out of the rates)\n",
-            s.undecided
+            "Undecided       {} with no decision seen (left out of the rates)\n",
+            count(s.undecided, "trial")
         ));
     }
     let stopped = r.trials.iter().filter(|t| t.trial.stopped_early).count();
@@ -387,14 +396,13 @@ pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
         let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0));
         let change = r.interval.as_ref().map_or("-".into(), |i| {
             format!(
-                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {} quer{})",
+                "{:+.0} points [{:+.0}, {:+.0}] ({:.0}% {}, {})",
                 i.estimate * 100.0,
                 i.low * 100.0,
                 i.high * 100.0,
                 i.level * 100.0,
                 i.method.label(),
-                i.n,
-                if i.n == 1 { "y" } else { "ies" }
+                count(i.n, "query")
             )
         });
         out.push_str(&format!(
@@ -407,9 +415,8 @@ pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
     }
     if c.unpaired > 0 {
         out.push_str(&format!(
-            "  {} quer{} asked in only one run (left out)\n",
-            c.unpaired,
-            if c.unpaired == 1 { "y" } else { "ies" }
+            "  {} asked in only one run (left out)\n",
+            count(c.unpaired, "query")
         ));
     }
     out.push_str(&format!("Verdict: {}\n", c.verdict().as_str()));
@@ -467,7 +474,10 @@ fn through_daemon(
     }
     let env = ClientEnv::capture(request.harness.host_vars().iter().map(String::as_str));
     if !json {
-        errln!("running {planned} trials on the skillwatch daemon (--no-daemon to run them here)");
+        errln!(
+            "running {} on the skillwatch daemon (--no-daemon to run them here)",
+            count(planned, "trial")
+        );
     }
     // A trigger run answers when its trials are done: the deadline is the trials' own
     // timeouts, one after another, with room to spare.
@@ -479,4 +489,21 @@ fn through_daemon(
         env,
     ))??;
     Ok(serde_json::from_value(report)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_line_agrees_with_its_counts() {
+        assert_eq!(
+            planned_line(1, 1, 1, false),
+            "1 query × 1 run: 1 trial, each stopped at its decision"
+        );
+        assert_eq!(
+            planned_line(8, 2, 16, true),
+            "8 queries × 2 runs: 16 trials, each to its end"
+        );
+    }
 }

@@ -4,6 +4,7 @@
 //! either). The drill-down is `<details>` elements, which need no script.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
+use skillwatch_core::plural::count;
 use skillwatch_daemon::store::time::format_rfc3339;
 use skillwatch_daemon::store::{Judgment, StoredJudgment, Verdict as JudgeVerdict};
 
@@ -28,16 +29,16 @@ pub fn render(report: &Report) -> String {
                 header {
                     h1 { "skillwatch report" }
                     p.muted {
-                        (report.skills.len()) " skill" (if report.skills.len() == 1 { "" } else { "s" })
+                        (count(report.skills.len(), "skill"))
                         " from " code { (report.db) } " · made " (format_rfc3339(report.generated_ms))
                         " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]); verdicts follow docs/scoring.md"
                     }
                     @if report.omitted.trajectories + report.omitted.outputs > 0 {
-                        p.muted { (report.omitted.trajectories) " trajectories and " (report.omitted.outputs)
-                            " outputs were left out to keep this file small (" code { "--detail-mb" } " raises the limit)." }
+                        p.muted { (count(report.omitted.trajectories, "trajectory")) " and " (count(report.omitted.outputs, "output"))
+                            " were left out to keep this file small (" code { "--detail-mb" } " raises the limit)." }
                     }
                     @if report.omitted.trials > 0 {
-                        p.muted { (report.omitted.trials) " trials past " (trajectory::MAX_ATTEMPTS)
+                        p.muted { (count(report.omitted.trials, "trial")) " past " (trajectory::MAX_ATTEMPTS)
                             " attempts per case are counted in the charts and tallies but not detailed." }
                     }
                 }
@@ -234,7 +235,7 @@ fn run_drilldown(run: &LatestRun) -> Markup {
         details.run {
             summary {
                 strong { (info.model) } " (" (info.harness) ") · run " (info.id) " · "
-                (run.cases.len()) " cases · " (info.trial_count) " trials"
+                (count(run.cases.len(), "case")) " · " (count(info.trial_count, "trial"))
             }
             @for case in &run.cases {
                 (case_drilldown(case, info.id.0))
@@ -258,7 +259,7 @@ fn case_drilldown(case: &CaseView, run: i64) -> Markup {
                 (trial_drilldown(t, run))
             }
             @if case.hidden > 0 {
-                p.muted { (case.hidden) " more trials (attempts past " (trajectory::MAX_ATTEMPTS) ") are counted above, not shown; "
+                p.muted { (count(case.hidden, "more trial")) " (attempts past " (trajectory::MAX_ATTEMPTS) ") are counted above, not shown; "
                     code { "skillwatch history SKILL --trials" } " lists them." }
             }
         }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use skillwatch_core::checks::Severity;
 use skillwatch_core::text::LineIndex;
 
-use super::{Outcome, plural, profile_name};
+use super::{Outcome, profile_name};
+use skillwatch_core::plural::count;
 
 /// An annotation's level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,11 +167,11 @@ pub fn render(out: &mut impl Write, outcome: &Outcome<'_>) -> io::Result<()> {
     let c = outcome.counts();
     let mut md = format!(
         "### skillwatch check\n\n{} checked (profile {}): **{}**, {}, {}\n\n",
-        plural(outcome.skills, "skill"),
+        count(outcome.skills, "skill"),
         profile_name(outcome.profile),
-        plural(c.errors, "error"),
-        plural(c.warnings, "warning"),
-        plural(c.infos, "info"),
+        count(c.errors, "error"),
+        count(c.warnings, "warning"),
+        count(c.infos, "info"),
     );
     if !rows.is_empty() {
         md.push_str("| severity | where | rule | finding |\n|---|---|---|---|\n");

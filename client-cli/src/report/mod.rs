@@ -11,6 +11,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use skillwatch_core::checks::{FileReport, Profile, Rule, Severity, catalog};
+use skillwatch_core::plural::count;
 
 /// Output formats of `skillwatch check`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -204,15 +205,6 @@ pub fn category_name(rule: &Rule) -> &'static str {
     }
 }
 
-/// "1 error", "2 errors".
-pub(crate) fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
 /// The summary line closing the human output. It names the skillwatch.toml applied, so a rule
 /// it silenced is not a mystery.
 pub fn summary_line(
@@ -231,11 +223,11 @@ pub fn summary_line(
     };
     format!(
         "checked {} ({}, profile {}{from}): {}, {}, {}{ignored}",
-        plural(skills, "skill"),
-        plural(files, "file"),
+        count(skills, "skill"),
+        count(files, "file"),
         profile_name(profile),
-        plural(c.errors, "error"),
-        plural(c.warnings, "warning"),
-        plural(c.infos, "info")
+        count(c.errors, "error"),
+        count(c.warnings, "warning"),
+        count(c.infos, "info")
     )
 }

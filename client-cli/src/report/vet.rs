@@ -9,7 +9,8 @@ use serde_json::json;
 use skillwatch_core::checks::{Rule, Severity, catalog};
 use skillwatch_core::vet::{Evidence, SkillVerdict, Verdict};
 
-use super::{plural, sarif};
+use super::sarif;
+use skillwatch_core::plural::count;
 
 /// Version of the JSON shape of `skillwatch vet --json`.
 pub const VET_FORMAT_VERSION: u32 = 1;
@@ -81,7 +82,7 @@ pub fn human(verdicts: &[SkillVerdict], color: bool) -> io::Result<()> {
     writeln!(
         out,
         "\n{}: {m} malicious, {s} suspicious, {c} clean",
-        plural(verdicts.len(), "skill")
+        count(verdicts.len(), "skill")
     )?;
     out.flush()
 }

@@ -11,8 +11,9 @@ pub use junit::{junit, junit_probes};
 pub use markdown::markdown;
 pub use text::text;
 
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::ScoringProfile;
-use skillwatch_daemon::runner::{RunReport, SideRow};
+use skillwatch_daemon::runner::{RunReport, SideRow, TrialTally};
 use skillwatch_daemon::store::{ProfileHeadline, RunHeadline};
 
 use crate::cmd::history_db::{interval, rate, signed};
@@ -34,24 +35,12 @@ fn score(side: &SideRow) -> String {
 fn trouble(side: &SideRow) -> String {
     let mut parts = Vec::new();
     if side.errors > 0 {
-        parts.push(format!(
-            "{} error{}",
-            side.errors,
-            plural(side.errors as usize)
-        ));
+        parts.push(count(side.errors, "error"));
     }
     if side.timeouts > 0 {
-        parts.push(format!(
-            "{} timeout{}",
-            side.timeouts,
-            plural(side.timeouts as usize)
-        ));
+        parts.push(count(side.timeouts, "timeout"));
     }
     parts.join(", ")
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// `openai 0.1.0+loop.1`.
@@ -68,10 +57,13 @@ fn harness_line(r: &RunReport) -> String {
 
 /// `12 trials: 8 run, 4 reused baselines, 1 error, 2 timeouts, 1 judge error`.
 fn tally_line(r: &RunReport) -> String {
-    let t = &r.tally;
+    tally_text(r.run.trial_count, &r.tally)
+}
+
+fn tally_text(trials: u64, t: &TrialTally) -> String {
     let mut parts = vec![format!("{} run", t.ran)];
     if t.reused > 0 {
-        parts.push(format!("{} reused baseline{}", t.reused, plural(t.reused)));
+        parts.push(count(t.reused, "reused baseline"));
     }
     if t.resumed > 0 {
         parts.push(format!("{} from before the resume", t.resumed));
@@ -83,15 +75,10 @@ fn tally_line(r: &RunReport) -> String {
         (t.judge_errors, "judge error"),
     ] {
         if n > 0 {
-            let word = if what == "retry" && n != 1 {
-                "retries".to_owned()
-            } else {
-                format!("{what}{}", plural(n))
-            };
-            parts.push(format!("{n} {word}"));
+            parts.push(count(n, what));
         }
     }
-    format!("{} trials: {}", r.run.trial_count, parts.join(", "))
+    format!("{}: {}", count(trials, "trial"), parts.join(", "))
 }
 
 /// `pass, behavior_check`: what a profile's lift is built from.
@@ -199,9 +186,8 @@ fn exclusions(e: &skillwatch_core::scoring::Exclusions) -> String {
     .map(|(n, what)| format!("{n} {what}"))
     .collect();
     format!(
-        "{} pair{} left out: {}",
-        e.total(),
-        plural(e.total()),
+        "{} left out: {}",
+        count(e.total(), "pair"),
         parts.join(", ")
     )
 }
@@ -236,4 +222,43 @@ pub fn github_annotation(r: &RunReport, skill_dir: &std::path::Path) -> String {
         &title,
         &format!("{}{status}", r.verdict.reason),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tally_agrees_with_its_counts() {
+        let one = TrialTally {
+            ran: 1,
+            ..TrialTally::default()
+        };
+        assert_eq!(tally_text(1, &one), "1 trial: 1 run");
+        let many = TrialTally {
+            ran: 8,
+            reused: 4,
+            errors: 1,
+            timeouts: 2,
+            retries: 2,
+            judge_errors: 1,
+            ..TrialTally::default()
+        };
+        assert_eq!(
+            tally_text(12, &many),
+            "12 trials: 8 run, 4 reused baselines, 1 error, 2 timeouts, 2 retries, 1 judge error"
+        );
+        let singular = TrialTally {
+            ran: 1,
+            reused: 1,
+            timeouts: 1,
+            retries: 1,
+            judge_errors: 2,
+            ..TrialTally::default()
+        };
+        assert_eq!(
+            tally_text(2, &singular),
+            "2 trials: 1 run, 1 reused baseline, 1 timeout, 1 retry, 2 judge errors"
+        );
+    }
 }

@@ -12,6 +12,7 @@ use skillwatch_core::harbor::{
     Arm, ArmRule, HarborTrial, JobScan, Manifest, REWARD_KEY, TrialStatus as HarborStatus,
     epoch_us, grade, read_trial, scan_job,
 };
+use skillwatch_core::plural::count;
 use skillwatch_core::skill::hash_bytes;
 
 use crate::runner::{assertion_rows, suite_hash};
@@ -343,19 +344,14 @@ fn record(t: &HarborTrial, case: Option<&Case>, skill: &str) -> TrialRecord {
 
 /// What an import of several jobs says about one job, for people.
 pub fn describe(job: &JobImport, added: usize, already: usize, status: RunStatus) -> String {
-    let mut s = format!(
-        "{}: {added} trial{} imported",
-        job.dir.display(),
-        if added == 1 { "" } else { "s" }
-    );
+    let mut s = format!("{}: {} imported", job.dir.display(), count(added, "trial"));
     if already > 0 {
         s.push_str(&format!(", {already} already in the history"));
     }
     if job.missing > 0 {
         s.push_str(&format!(
-            "; {} trial{} not finished yet (import again later; the run stays {status})",
-            job.missing,
-            if job.missing == 1 { "" } else { "s" }
+            "; {} not finished yet (import again later; the run stays {status})",
+            count(job.missing, "trial")
         ));
     }
     s

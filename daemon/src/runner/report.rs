@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use skillwatch_core::plural::count;
 use skillwatch_core::scoring::compat::{
     self, CompatParams, CompatVerdict, Magnitude, PairwiseJudgment, PairwiseRecord,
     PairwiseVerdict, Winner as CompatWinner,
@@ -226,13 +227,16 @@ impl RunReport {
             .as_deref()
             .map_or_else(String::new, |e| format!("; the first: {e}"));
         Some(format!(
-            "run {} measured nothing: {} of its {} trials failed with an error, so no case has a scored pair{first}",
+            "run {} measured nothing: {} of its {} failed with an error, so no case has a scored pair{first}",
             self.run.id,
             self.tally.errors,
-            self.cases
-                .iter()
-                .map(|c| c.baseline.trials + c.skill.trials)
-                .sum::<u32>()
+            count(
+                self.cases
+                    .iter()
+                    .map(|c| c.baseline.trials + c.skill.trials)
+                    .sum::<u32>(),
+                "trial"
+            )
         ))
     }
 }

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use skillwatch_core::plural::count;
 use skillwatch_protocol::{JobInfo, JobProgress};
 
 use super::{JobContext, Outcome, Reporter, SharedStore};
@@ -82,7 +83,7 @@ fn progress_sink(report: Reporter) -> ProbeProgress {
             ProbeEvent::Started { run, probes, .. } => {
                 report.probe_run_started(run.0);
                 total.store(*probes as u32, Ordering::SeqCst);
-                format!("probe run {run}: {probes} probes planned")
+                format!("probe run {run}: {} planned", count(*probes, "probe"))
             }
             ProbeEvent::ProbeStarted { probe } => {
                 let now = JobProgress {

@@ -20,6 +20,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use skillwatch_core::plural::count;
 use skillwatch_protocol::{ClientEnv, JobInfo, JobKind, JobProgress, JobTrigger};
 
 use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
@@ -239,7 +240,10 @@ fn progress_sink(report: Reporter) -> ProgressSink {
             } => {
                 total.store(*planned as u32, Ordering::SeqCst);
                 done.store(*resumed as u32, Ordering::SeqCst);
-                format!("planned {planned} trials ({resumed} already recorded)")
+                format!(
+                    "planned {} ({resumed} already recorded)",
+                    count(*planned, "trial")
+                )
             }
             RunEvent::TrialReused {
                 case,

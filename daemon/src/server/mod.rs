@@ -10,6 +10,12 @@
 //! A daemon started with an idle limit (editors start it so, on demand) stops by itself once it
 //! has had no client connected and no job queued or running for that long.
 //!
+//! Any daemon stops by itself once its socket or its history file is gone or replaced (checked
+//! every [`PRESENCE_PERIOD`]): a daemon whose socket was deleted can never be reached again
+//! (the next client starts another beside it), and one whose history was deleted records into
+//! a file nobody will read. A removed temporary folder (a test's, a CI job's) thus ends the
+//! daemon that served it.
+//!
 //! Shutdown (SIGTERM, SIGINT, the `shutdown` call or the idle limit): stop accepting, let trials in flight
 //! finish for a grace period, cancel the rest (their finished trials are already stored),
 //! put their jobs back in the queue, remove the socket.
@@ -103,6 +109,7 @@ where
     let watcher = Watcher::start(scheduler.clone(), events.clone());
     watch_roots(&watcher, &store, &options.roots);
     let listener = bind(&options.paths.socket)?;
+    let presence = Presence::of(&options.paths.socket, &options.db);
     let state = Arc::new(DaemonState {
         store,
         scheduler: scheduler.clone(),
@@ -122,9 +129,13 @@ where
     if let Some(after) = options.idle_exit {
         tokio::spawn(exit_when_idle(state.clone(), clients.clone(), after));
     }
+    tokio::spawn(exit_when_orphaned(state.clone(), presence.clone()));
     accept_until_stopped(listener, state.clone(), clients).await?;
     tracing::info!("stopping");
-    let _ = std::fs::remove_file(&options.paths.socket);
+    // (a socket some later daemon bound at the same path is that daemon's)
+    if presence.socket_is_ours() {
+        let _ = std::fs::remove_file(&options.paths.socket);
+    }
     scheduler.shutdown(options.grace).await;
     tracing::info!("stopped");
     drop(instance_lock);
@@ -195,6 +206,69 @@ async fn exit_when_idle(state: Arc<DaemonState>, clients: Arc<AtomicUsize>, afte
             idle_since = tokio::time::Instant::now();
         } else if idle_since.elapsed() >= after {
             tracing::info!("idle for {after:?} (no client, no job): exiting");
+            state.shutdown.cancel();
+            return;
+        }
+    }
+}
+
+/// How often a daemon checks that its socket and history are still in place.
+pub const PRESENCE_PERIOD: Duration = Duration::from_secs(2);
+
+/// The files a daemon is found and read by, as they were when it started: (device, inode) of
+/// the socket it bound and of the history it opened.
+#[derive(Debug, Clone)]
+struct Presence {
+    socket: PathBuf,
+    socket_id: Option<(u64, u64)>,
+    db: PathBuf,
+    db_id: Option<(u64, u64)>,
+}
+
+impl Presence {
+    fn of(socket: &Path, db: &Path) -> Presence {
+        Presence {
+            socket: socket.to_path_buf(),
+            socket_id: file_id(socket),
+            db: db.to_path_buf(),
+            db_id: file_id(db),
+        }
+    }
+
+    fn socket_is_ours(&self) -> bool {
+        self.socket_id.is_some() && file_id(&self.socket) == self.socket_id
+    }
+
+    /// What is gone or replaced, if anything.
+    fn missing(&self) -> Option<String> {
+        let lost = |path: &Path, id: Option<(u64, u64)>, what: &str| {
+            (id.is_some() && file_id(path) != id).then(|| {
+                let how = if path.exists() { "replaced" } else { "removed" };
+                format!("its {what} {} was {how}", path.display())
+            })
+        };
+        lost(&self.socket, self.socket_id, "socket")
+            .or_else(|| lost(&self.db, self.db_id, "history"))
+    }
+}
+
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// Stop the daemon once its socket or history is gone or replaced (see the module doc).
+async fn exit_when_orphaned(state: Arc<DaemonState>, presence: Presence) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(PRESENCE_PERIOD) => {}
+            _ = state.shutdown.cancelled() => return,
+        }
+        if let Some(why) = presence.missing() {
+            tracing::warn!(
+                "{why}: no client can reach this daemon or read what it records; exiting"
+            );
             state.shutdown.cancel();
             return;
         }

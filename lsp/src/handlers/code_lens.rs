@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use serde_json::json;
+use skillwatch_core::plural::count;
 use skillwatch_core::skill::SkillDocument;
 use skillwatch_core::yaml::{self, Node};
 use skillwatch_protocol::LensSecurity;
@@ -226,11 +227,7 @@ pub fn lift_title(lift: &ModelLift, now: SystemTime) -> String {
     let value = lift
         .lift
         .map_or_else(|| "n/a".to_string(), |l| format!("{l:+.2}"));
-    let runs = if lift.runs == 1 {
-        "1 run".to_string()
-    } else {
-        format!("{} runs", lift.runs)
-    };
+    let runs = count(lift.runs, "run");
     let verdict = lift
         .verdict
         .as_ref()
@@ -274,8 +271,7 @@ pub fn ago(then: SystemTime, now: SystemTime) -> String {
         2_592_000..31_536_000 => (secs / 2_592_000, "month"),
         _ => (secs / 31_536_000, "year"),
     };
-    let plural = if n == 1 { "" } else { "s" };
-    format!("{n} {unit}{plural} ago")
+    format!("{} ago", count(n, unit))
 }
 
 #[cfg(test)]

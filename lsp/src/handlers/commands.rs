@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
+use skillwatch_core::plural::agree;
 use skillwatch_daemon::client;
 use skillwatch_daemon::harness::discover::{self, ProcessEnv, RunTarget};
 use skillwatch_protocol::{JobState, RunRequest};
@@ -353,7 +354,8 @@ async fn run_eval_on_daemon(
                     && job.progress.total > 0
                 {
                     let pct = job.progress.done * 100 / job.progress.total;
-                    let text = format!("{}/{} trials", job.progress.done, job.progress.total);
+                    let (done, total) = (job.progress.done, job.progress.total);
+                    let text = format!("{done}/{total} {}", agree(total, job.request.kind.unit()));
                     p.report_with_message(text, pct.min(100)).await;
                 }
                 last = job;

@@ -76,6 +76,17 @@ pub struct MockUsage {
     pub output: u64,
 }
 
+impl MockUsage {
+    /// `input` prompt tokens (none cached) and `output` generated ones.
+    pub fn tokens(input: u64, output: u64) -> MockUsage {
+        MockUsage {
+            input,
+            cached: 0,
+            output,
+        }
+    }
+}
+
 /// What the scripted model answers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelReply {

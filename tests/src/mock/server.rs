@@ -139,6 +139,15 @@ impl MockServer {
         format!("http://{}", self.addr)
     }
 
+    /// `--harness openai --base-url URL/v1 --model MODEL`: the built-in openai harness of
+    /// `run`, `probe` and `trigger` on this (OpenAI-compatible) server.
+    pub fn openai_args(&self, model: &str) -> Vec<String> {
+        let base = format!("{}/v1", self.url());
+        ["--harness", "openai", "--base-url", &base, "--model", model]
+            .map(str::to_owned)
+            .to_vec()
+    }
+
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.requests.lock().expect("requests lock").clone()

@@ -14,7 +14,7 @@ use skillwatch_core::checks::{
 use skillwatch_core::skill::{Discovered, SKILL_FILE, SkillDocument};
 use skillwatch_core::text::{BOM, LineIndex};
 
-use crate::report::plural;
+use skillwatch_core::plural::count;
 
 /// One fix written: where (in the text it was applied to), by which rule, and what it did.
 /// Listed so a bulk edit can be reviewed; in the JSON report as `fixed`.
@@ -62,8 +62,8 @@ impl Fixed {
         }
         format!(
             "fixed {} in {}",
-            plural(self.applied.len(), "finding"),
-            plural(self.files.len(), "file")
+            count(self.applied.len(), "finding"),
+            count(self.files.len(), "file")
         )
     }
 }

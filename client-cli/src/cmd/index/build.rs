@@ -21,7 +21,7 @@ use skillwatch_core::skill::link::{self, LinkTarget};
 use skillwatch_core::skill::{Discovered, SKILL_FILE, SKIPPED_DIRS, Skill};
 
 use crate::report::human::Printer;
-use crate::report::plural;
+use skillwatch_core::plural::count;
 
 /// Where the index and artifacts go, below the public folder.
 const FOLDER: &str = ".well-known/agent-skills";
@@ -99,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if failing > 0 && !args.publish_failing {
         errln!(
             "not published: {} failing check (fix the errors above, or pass --publish-failing)",
-            plural(failing, "skill")
+            count(failing, "skill")
         );
         return Ok(ExitCode::from(1));
     }
@@ -120,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     errln!(
         "wrote {} ({}: {} as SKILL.md, {} as archives)",
         target.join("index.json").display(),
-        plural(published.len(), "skill"),
+        count(published.len(), "skill"),
         published.len() - archives,
         archives
     );
@@ -183,7 +183,7 @@ fn prepare(dir: &Path, mode: ArchiveMode) -> anyhow::Result<Published> {
     if left_out > 0 {
         errln!(
             "{shown}: --archive never: {} left out",
-            plural(left_out, "file")
+            count(left_out, "file")
         );
     }
     let skill_md = files
