@@ -9,8 +9,8 @@ use skillwatch_core::config::CheckConfig;
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::skill::SKILL_FILE;
 use skillwatch_protocol::{
-    BudgetStatus, CheckedFile, ClientEnv, CompareAllRequest, CompareAllRow, CompareRequest,
-    DaemonRpc, DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
+    BudgetStatus, CheckedFile, ClientEnv, CompareAllRequest, CompareRequest, DaemonRpc,
+    DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
     PROTOCOL_VERSION, RpcError, RunRequest, TrackedSkill,
 };
 use tarpc::context::Context;
@@ -238,9 +238,12 @@ impl DaemonRpc for Service {
         self,
         _: Context,
         request: CompareAllRequest,
-    ) -> Result<Vec<CompareAllRow>, RpcError> {
-        self.with_store(move |s| queries::compare_all(s, &request).map_err(query_error))
-            .await
+    ) -> Result<serde_json::Value, RpcError> {
+        self.with_store(move |s| {
+            let rows = queries::compare_all(s, &request).map_err(query_error)?;
+            serde_json::to_value(rows).map_err(|e| RpcError::store(e.to_string()))
+        })
+        .await
     }
 
     async fn lenses(self, _: Context, skill_dir: PathBuf) -> Result<Lenses, RpcError> {
