@@ -395,7 +395,7 @@ fn pair_for(
                 .map(|r| (r.started_ms, r.model)),
         )
         .collect();
-    others.sort_by(|a, b| b.0.cmp(&a.0));
+    others.sort_by_key(|o| std::cmp::Reverse(o.0));
     let paired_on_harness = || paired.iter().filter(|r| on(&r.harness));
     let on_reference = paired_on_harness().any(|r| r.model == reference)
         || others.iter().any(|(_, m)| m == reference);

@@ -77,7 +77,12 @@ fn trigger_progress(
     let (events, done) = (events.clone(), std::sync::atomic::AtomicU32::new(0));
     let total = u32::try_from(plan.planned()).unwrap_or(u32::MAX);
     let (skill_dir, call) = (request.skill_dir.clone(), request.call.clone());
-    let queries: Vec<String> = plan.queries.iter().map(|q| q.query.clone()).collect();
+    // one line each: an event is shown as one line of `skillwatch events`
+    let queries: Vec<String> = plan
+        .queries
+        .iter()
+        .map(|q| q.query.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
     move |record| {
         let done = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let query = queries.get(record.trial.query).map_or("", String::as_str);
