@@ -534,3 +534,112 @@ pub fn trigger_lenses(store: &Store, skill: &str) -> Result<Vec<LensTrigger>, Qu
 
 /// Trigger runs scanned for the lenses, newest first.
 const TRIGGER_LENS_SCAN: usize = 50;
+
+#[cfg(test)]
+mod tests {
+    use skillwatch_core::evalspec::{TriggerKind, TriggerQuery};
+    use skillwatch_core::scoring::trigger::TriggerTrial;
+    use skillwatch_core::trajectory::Decision;
+
+    use super::*;
+    use crate::store::{SkillIdentity, TriggerRunSpec, TriggerTrialRow};
+
+    /// A trigger run of `pdf` on `model` whose eight positive queries pick it `picked` times.
+    fn trigger_run(store: &mut Store, model: &str, picked: usize, status: RunStatus) {
+        let run = store
+            .begin_trigger_run(&TriggerRunSpec {
+                skill: SkillIdentity {
+                    name: "pdf".into(),
+                    path: None,
+                    content_hash: "sha256:aa".into(),
+                },
+                harness: "openai".into(),
+                harness_version: None,
+                model: model.into(),
+                tool_version: "skillwatch test".into(),
+                staged: Vec::new(),
+                early_stop: true,
+            })
+            .unwrap();
+        for q in 0..8 {
+            let decision = match q < picked {
+                true => Decision::Picked { skill: "pdf".into() },
+                false => Decision::Answered,
+            };
+            let row = TriggerTrialRow {
+                query: TriggerQuery {
+                    query: format!("split report-{q}.pdf"),
+                    kind: TriggerKind::Positive,
+                    origin: "tests/eval.yaml#/triggers".into(),
+                },
+                trial: TriggerTrial {
+                    query: q,
+                    decision: Some(decision),
+                    tokens: 10,
+                    turns: 1,
+                    wall_ms: 1,
+                    stopped_early: true,
+                },
+                run: 0,
+                listed: Some(true),
+                error_message: None,
+            };
+            store.record_trigger_trial(run, &row).unwrap();
+        }
+        store.finish_trigger_run(run, status).unwrap();
+    }
+
+    fn request(since: &str, model: Option<&str>) -> CompareAllRequest {
+        CompareAllRequest {
+            since_model: since.into(),
+            model: model.map(str::to_owned),
+            harness: None,
+            params: CompareParams::default(),
+        }
+    }
+
+    /// A skill with trigger runs only is listed by `--all`: its candidate is the newest other
+    /// model with a completed trigger run (a cancelled newer one is not), its lift says why it
+    /// was not compared, and its trigger fall is what regressed.
+    #[test]
+    fn compare_all_lists_a_skill_with_trigger_runs_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
+        trigger_run(&mut store, "m1", 8, RunStatus::Completed);
+        trigger_run(&mut store, "m2", 0, RunStatus::Completed);
+        trigger_run(&mut store, "m3", 8, RunStatus::Cancelled);
+
+        let rows = compare_all(&store, &request("m1", None)).unwrap();
+        let [row] = rows.as_slice() else {
+            panic!("one row: {rows:#?}")
+        };
+        assert_eq!(row.candidate_model.as_deref(), Some("m2"));
+        let why = row.outcome.as_ref().unwrap_err();
+        assert!(why.contains("no completed run of skill `pdf`"), "{why}");
+        assert!(row.security.is_none());
+        let triggers = row.triggers.as_ref().expect("both models have trigger runs");
+        assert_eq!((triggers.reference.model.as_str(), triggers.candidate.model.as_str()), ("m1", "m2"));
+        assert_eq!(row.regressed, ["triggers"]);
+
+        // the other way round recall rose; a model with nothing completed lists nothing
+        let back = compare_all(&store, &request("m2", Some("m1"))).unwrap();
+        assert!(back[0].regressed.is_empty(), "{back:#?}");
+        assert!(compare_all(&store, &request("m3", None)).unwrap().is_empty());
+        // against a model without a trigger run there is nothing to compare, and no failure
+        let none = compare_all(&store, &request("m1", Some("m3"))).unwrap();
+        assert!(none[0].triggers.is_none() && none[0].regressed.is_empty());
+    }
+
+    /// `compare SKILL --triggers` names the model that has no completed trigger run.
+    #[test]
+    fn compare_triggers_names_the_model_without_a_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
+        trigger_run(&mut store, "m1", 8, RunStatus::Completed);
+        let params = CompareParams::default();
+        let err = compare_triggers(&store, "pdf", "m1", "m9", None, &params).unwrap_err();
+        assert!(err.to_string().contains("no completed trigger run of `pdf` on m9"), "{err}");
+        let err = compare_triggers(&store, "pdf", "m9", "m1", None, &params).unwrap_err();
+        assert!(err.to_string().contains("on m9"), "{err}");
+    }
+}
