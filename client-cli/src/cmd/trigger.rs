@@ -476,14 +476,15 @@ fn through_daemon(
     // timeouts, one after another, with room to spare.
     let secs = u64::from(request.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS));
     let deadline = Duration::from_secs(secs * (trials as u64 + 1) * 2 + 60);
-    let mut cursor = latest_event(daemon)?;
+    let (mut cursor, mut shown) = (latest_event(daemon)?, 0);
     let (rpc, request) = (daemon.rpc.clone(), serde_json::to_value(&request)?);
     let answer = daemon.runtime.spawn(async move {
         rpc.trigger(skillwatch_daemon::client::context(deadline), request, env)
             .await
     });
     loop {
-        // once the call has answered, reads without waiting pick up its last events
+        // once the call has answered, reads without waiting pick up its last events (until
+        // none is left, or every trial was shown: other clients' events may keep coming)
         let answered = answer.is_finished();
         let wait = if answered { 0 } else { 1_000 };
         let batch = daemon.call(daemon.rpc.next_events(
@@ -505,14 +506,16 @@ fn through_daemon(
                 ..
             } = event.kind
                 && c == call
-                && !json
             {
-                let trial: TriggerTrialRecord = serde_json::from_value(event)
-                    .context("reading a progress event of the daemon")?;
-                errln!("{}", trial_line(&planned.queries, &trial));
+                shown += 1;
+                if !json {
+                    let trial: TriggerTrialRecord = serde_json::from_value(event)
+                        .context("reading a progress event of the daemon")?;
+                    errln!("{}", trial_line(&planned.queries, &trial));
+                }
             }
         }
-        if answered && !more {
+        if answered && (!more || shown >= trials) {
             break;
         }
     }
