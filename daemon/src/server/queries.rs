@@ -563,7 +563,9 @@ mod tests {
             .unwrap();
         for q in 0..8 {
             let decision = match q < picked {
-                true => Decision::Picked { skill: "pdf".into() },
+                true => Decision::Picked {
+                    skill: "pdf".into(),
+                },
                 false => Decision::Answered,
             };
             let row = TriggerTrialRow {
@@ -617,14 +619,27 @@ mod tests {
         let why = row.outcome.as_ref().unwrap_err();
         assert!(why.contains("no completed run of skill `pdf`"), "{why}");
         assert!(row.security.is_none());
-        let triggers = row.triggers.as_ref().expect("both models have trigger runs");
-        assert_eq!((triggers.reference.model.as_str(), triggers.candidate.model.as_str()), ("m1", "m2"));
+        let triggers = row
+            .triggers
+            .as_ref()
+            .expect("both models have trigger runs");
+        assert_eq!(
+            (
+                triggers.reference.model.as_str(),
+                triggers.candidate.model.as_str()
+            ),
+            ("m1", "m2")
+        );
         assert_eq!(row.regressed, ["triggers"]);
 
         // the other way round recall rose; a model with nothing completed lists nothing
         let back = compare_all(&store, &request("m2", Some("m1"))).unwrap();
         assert!(back[0].regressed.is_empty(), "{back:#?}");
-        assert!(compare_all(&store, &request("m3", None)).unwrap().is_empty());
+        assert!(
+            compare_all(&store, &request("m3", None))
+                .unwrap()
+                .is_empty()
+        );
         // against a model without a trigger run there is nothing to compare, and no failure
         let none = compare_all(&store, &request("m1", Some("m3"))).unwrap();
         assert!(none[0].triggers.is_none() && none[0].regressed.is_empty());
@@ -638,7 +653,11 @@ mod tests {
         trigger_run(&mut store, "m1", 8, RunStatus::Completed);
         let params = CompareParams::default();
         let err = compare_triggers(&store, "pdf", "m1", "m9", None, &params).unwrap_err();
-        assert!(err.to_string().contains("no completed trigger run of `pdf` on m9"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("no completed trigger run of `pdf` on m9"),
+            "{err}"
+        );
         let err = compare_triggers(&store, "pdf", "m9", "m1", None, &params).unwrap_err();
         assert!(err.to_string().contains("on m9"), "{err}");
     }
