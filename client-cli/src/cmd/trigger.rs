@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::history_db::DbArgs;
 use super::link::{Daemon, LinkArgs, absolute, daemon_for};
 use super::run::{HarnessFlags, harness_and_model, load_config};
-use super::run_daemon::latest_event;
+use super::run_daemon::{Reading, latest_event, read_events};
 
 /// `skillwatch trigger`.
 #[derive(Parser)]
@@ -476,49 +476,34 @@ fn through_daemon(
     // timeouts, one after another, with room to spare.
     let secs = u64::from(request.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS));
     let deadline = Duration::from_secs(secs * (trials as u64 + 1) * 2 + 60);
-    let (mut cursor, mut shown) = (latest_event(daemon)?, 0);
+    let cursor = latest_event(daemon)?;
     let (rpc, request) = (daemon.rpc.clone(), serde_json::to_value(&request)?);
     let answer = daemon.runtime.spawn(async move {
         rpc.trigger(skillwatch_daemon::client::context(deadline), request, env)
             .await
     });
-    loop {
-        // once the call has answered, reads without waiting pick up its last events (until
-        // none is left, or every trial was shown: other clients' events may keep coming)
-        let answered = answer.is_finished();
-        let wait = if answered { 0 } else { 1_000 };
-        let batch = daemon.call(daemon.rpc.next_events(
-            skillwatch_daemon::client::context(Duration::from_millis(wait + 10_000)),
-            cursor,
-            wait,
-        ))?;
-        if batch.missed && !json {
-            errln!(
-                "note: some of the daemon's progress events were missed (it is busy); the report below is complete"
-            );
+    let events = |kind: EventKind| -> anyhow::Result<()> {
+        if let EventKind::TriggerProgress {
+            call: Some(c),
+            event,
+            ..
+        } = kind
+            && c == call
+            && !json
+        {
+            let trial: TriggerTrialRecord =
+                serde_json::from_value(event).context("reading a progress event of the daemon")?;
+            errln!("{}", trial_line(&planned.queries, &trial));
         }
-        cursor = batch.next;
-        let more = !batch.events.is_empty();
-        for event in batch.events {
-            if let EventKind::TriggerProgress {
-                call: Some(c),
-                event,
-                ..
-            } = event.kind
-                && c == call
-            {
-                shown += 1;
-                if !json {
-                    let trial: TriggerTrialRecord = serde_json::from_value(event)
-                        .context("reading a progress event of the daemon")?;
-                    errln!("{}", trial_line(&planned.queries, &trial));
-                }
-            }
-        }
-        if answered && (!more || shown >= trials) {
-            break;
-        }
-    }
+        Ok(())
+    };
+    // once the call has answered, what is left of its events is read without waiting
+    read_events(daemon, cursor, events, || {
+        Ok(match answer.is_finished() {
+            true => Reading::Drain,
+            false => Reading::Wait,
+        })
+    })?;
     let report = daemon
         .call(answer)
         .context("waiting for the daemon's trigger call")???;
