@@ -71,6 +71,10 @@ pub struct TriggerRequest {
     /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
     #[serde(default = "yes")]
     pub record: bool,
+    /// Through the daemon: an id the client picks for this call, carried by each trial's
+    /// `EventKind::TriggerProgress` so the client can show its own trials as they finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
 }
 
 fn yes() -> bool {
@@ -97,6 +101,7 @@ impl TriggerRequest {
             full: false,
             description: None,
             record: true,
+            call: None,
         }
     }
 }

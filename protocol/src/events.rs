@@ -81,6 +81,24 @@ pub enum EventKind {
         /// Its trigger run in the history.
         run: Option<i64>,
     },
+    /// A trial of a trigger call (`skillwatch trigger` through the daemon, not a job)
+    /// finished.
+    TriggerProgress {
+        /// The skill folder.
+        skill_dir: PathBuf,
+        /// The id the client gave its call (`TriggerRequest.call`), to tell its own trials.
+        #[serde(default)]
+        call: Option<String>,
+        /// Trials done.
+        done: u32,
+        /// Trials planned.
+        total: u32,
+        /// What just finished, e.g. `Split report.pdf into pages: picked pdf-tools`.
+        message: String,
+        /// The trial (`skillwatch_daemon::trigger::TriggerTrialRecord` as JSON), so a client
+        /// shows it as an in-process trigger run does.
+        event: serde_json::Value,
+    },
     /// A job waits because today's budget is spent.
     BudgetExhausted {
         /// What ran out, e.g. `500 trials of max_trials_per_day = 500`.

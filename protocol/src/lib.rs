@@ -27,8 +27,8 @@ pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
 };
 pub use results::{
-    CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, LensSecurity, LensTrigger, Lenses, ModelComparison,
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
+    LensTrigger, Lenses, ModelComparison,
 };
 pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 
@@ -46,7 +46,11 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 /// older daemon would ignore and run as a local paired run; the `trigger` call and
 /// `EventKind::TriggerFinished`; `CompareWhat::TriggerModels`; `JobInfo.probe_run`;
 /// `LensLift.security` and `Lenses.triggers`.
-pub const PROTOCOL_VERSION: u32 = 3;
+///
+/// 4: `compare_all` answers rows with the security and trigger changes beside the lift;
+/// `EventKind::TriggerProgress` (an older client cannot decode a batch holding one) and
+/// `TriggerRequest.call`.
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
 /// instead of allocating (a malformed or hostile client cannot exhaust the daemon's memory).
@@ -130,8 +134,10 @@ pub trait DaemonRpc {
     async fn history(query: HistoryQuery) -> Result<serde_json::Value, RpcError>;
     /// A comparison of two runs (`skillwatch_daemon::store::RunComparison` as JSON).
     async fn compare(request: CompareRequest) -> Result<serde_json::Value, RpcError>;
-    /// Every skill with history on a model, compared with a newer one.
-    async fn compare_all(request: CompareAllRequest) -> Result<Vec<CompareAllRow>, RpcError>;
+    /// Every skill with history on a model, compared with another: lift, security and
+    /// triggers per skill (a list of `skillwatch_daemon::server::queries::CompareAllRow` as
+    /// JSON).
+    async fn compare_all(request: CompareAllRequest) -> Result<serde_json::Value, RpcError>;
     /// What the editor shows for the skill in `skill_dir`.
     async fn lenses(skill_dir: PathBuf) -> Result<Lenses, RpcError>;
     /// Skills under the watched roots.

@@ -237,12 +237,3 @@ pub struct CompareAllRequest {
     /// Effect floor, level, interval and target.
     pub params: CompareParams,
 }
-
-/// One skill's line of `compare --all`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompareAllRow {
-    /// The skill.
-    pub skill: String,
-    /// The comparison, or why there is none.
-    pub outcome: Result<ModelComparison, String>,
-}

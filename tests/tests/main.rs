@@ -12,6 +12,7 @@ mod check_sarif;
 mod check_skills_ref;
 mod ci_action;
 mod cli_schema;
+mod compare_all;
 mod daemon_lifecycle;
 mod daemon_model_change;
 mod daemon_parity;

@@ -112,3 +112,57 @@ fn through_the_daemon_the_same_rates_are_recorded_and_the_lens_shows_them() {
         "Wilson 95% of 2/8"
     );
 }
+
+/// Through the daemon each trial is shown as it finishes, in the line an in-process run
+/// prints for it (the daemon publishes an event per trial of the call; the client follows its
+/// own).
+#[test]
+fn through_the_daemon_each_trial_is_shown_as_in_process() {
+    let mut fx = DaemonFixture::new();
+    fx.start();
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = fixture(tmp.path());
+    let skill_str = skill.to_str().unwrap();
+    let server = mock::openai_chat::server(by_model());
+    let mut text = args(skill_str, &server);
+    text.retain(|a| *a != "--json");
+    let trial_lines = |out: &std::process::Output| -> Vec<String> {
+        stderr(out)
+            .lines()
+            .filter(|l| l.starts_with("  ") && (l.contains(".pdf") || l.contains(".docx")))
+            .map(str::to_owned)
+            .collect()
+    };
+
+    let through = fx.cli(&text);
+    assert_eq!(code(&through), 0, "{}", stderr(&through));
+    let other_db = tmp.path().join("in-process.sqlite3");
+    let mut in_process = text.clone();
+    in_process.extend(["--no-daemon", "--db", other_db.to_str().unwrap()].map(String::from));
+    let here = fx.cli(&in_process);
+    assert_eq!(code(&here), 0, "{}", stderr(&here));
+
+    let (through_lines, here_lines) = (trial_lines(&through), trial_lines(&here));
+    assert_eq!(through_lines.len(), 16, "{}", stderr(&through));
+    assert_eq!(through_lines, here_lines);
+    // new-model picks the skill for report-0 and report-1 only, and for every docx query
+    let line = |query: &str| {
+        through_lines
+            .iter()
+            .find(|l| l.trim_start().starts_with(query))
+            .unwrap_or_else(|| panic!("no line for {query}: {through_lines:#?}"))
+            .clone()
+    };
+    assert!(
+        line("Split report-1.pdf").ends_with(" picked pdf-tools"),
+        "{through_lines:#?}"
+    );
+    assert!(line("Split report-5.pdf").ends_with(" answered"));
+    assert!(line("Convert notes-3.docx").ends_with(" picked pdf-tools"));
+    // the daemon's event stream shows the call's trials too
+    let events = stdout(&fx.cli(&["events"]));
+    assert!(
+        events.contains(&format!("trigger of {}: 16/16 ", skill.display())),
+        "{events}"
+    );
+}

@@ -10,9 +10,15 @@
 //! compares the two runs (`compare_base`); exits 1 when the head's lift is significantly
 //! lower.
 //!
-//! `skillwatch compare --all --since-model A [--model B]`: the same for every skill with a
-//! completed run on A (against B, or each skill's newest other model), one line per skill;
-//! exits 1 when any regressed.
+//! `skillwatch compare SKILL --triggers --model A --model B`: the trigger rates alone, in
+//! detail. The plain comparison reports the trigger change too (a line, gated alike) when both
+//! models have a completed trigger run.
+//!
+//! `skillwatch compare --all --model A --model B` (or `--since-model A [--model B]`): the same
+//! comparison of every skill with a completed run of any kind on A (against B, or each
+//! skill's newest other model), one line per skill with its security and trigger lines;
+//! exits 1 when any of them regressed. Each skill's comparison is the one `compare SKILL`
+//! makes (`queries::compare_models`).
 
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -23,9 +29,10 @@ use skillwatch_core::scoring::{
     CompareParams, CompareTarget, Metric, ScoringProfile, Verdict, VerdictInterval,
 };
 use skillwatch_daemon::server::queries;
+use skillwatch_daemon::server::queries::CompareAllRow;
 use skillwatch_daemon::store::time::format_rfc3339;
-use skillwatch_daemon::store::{RunComparison, SecurityComparison};
-use skillwatch_protocol::{CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat};
+use skillwatch_daemon::store::{RunComparison, SecurityComparison, TriggerComparison};
+use skillwatch_protocol::{CompareAllRequest, CompareRequest, CompareWhat};
 
 use super::history_db::{DbArgs, ProfileArg, interval, short_hash, signed, skill_name};
 use super::link::{LinkArgs, ctx, daemon_for_reading};
@@ -63,14 +70,16 @@ pub struct Args {
     /// With `--base`: flags for both `skillwatch run`s, after `--` (e.g. `-- --runs 3`).
     #[arg(last = true, value_name = "RUN FLAGS", requires = "base")]
     run_args: Vec<String>,
-    /// Every skill with a completed run on `--since-model`.
-    #[arg(long, requires = "since_model", conflicts_with_all = ["skill", "runs"])]
+    /// Every skill with a completed run (paired, probe or trigger) on the reference model:
+    /// `--all --model OLD --model NEW`, or `--all --since-model OLD [--model NEW]`.
+    #[arg(long, conflicts_with_all = ["skill", "runs"])]
     all: bool,
-    /// With `--all`: the reference model.
+    /// With `--all`: the reference model (then `--model` is only the candidate).
     #[arg(long, value_name = "MODEL", requires = "all")]
     since_model: Option<String>,
     /// The reference model, then the candidate model: `--model OLD --model NEW` (with
-    /// `--all`: only the candidate, default each skill's newest other model).
+    /// `--all --since-model OLD`: only the candidate, default each skill's newest other
+    /// model).
     #[arg(
         long = "model",
         value_name = "MODEL",
@@ -213,11 +222,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let security_regressed = result.security.as_ref().is_some_and(|s| s.regresses());
-    Ok(if result.comparison.verdict.fails() || security_regressed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let triggers_regressed = result.triggers.as_ref().is_some_and(|t| t.regresses());
+    Ok(
+        if result.comparison.verdict.fails() || security_regressed || triggers_regressed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 /// `compare SKILL --triggers --model A --model B`.
@@ -233,7 +245,7 @@ fn compare_triggers(
         harness: args.harness.clone(),
         params: params(args),
     };
-    let result: queries::TriggerComparison = match daemon_for_reading(&args.link, &args.db)? {
+    let result: TriggerComparison = match daemon_for_reading(&args.link, &args.db)? {
         Some(d) => serde_json::from_value(d.call(d.rpc.compare(ctx(), request))??)?,
         None => {
             let store = args.db.open_existing()?;
@@ -265,28 +277,33 @@ fn compare_triggers(
     })
 }
 
-/// `compare --all --since-model A [--model B]`.
+/// `compare --all --model A --model B`, or `--all --since-model A [--model B]`.
 fn compare_all(args: &Args) -> anyhow::Result<ExitCode> {
-    if args.models.len() > 1 {
-        bail!(
-            "with --all, expected at most one --model (the candidate), found {}",
-            args.models.len()
-        );
-    }
+    let (since_model, model) = match (&args.since_model, args.models.as_slice()) {
+        (Some(a), []) => (a.clone(), None),
+        (Some(a), [b]) => (a.clone(), Some(b.clone())),
+        (None, [a, b]) => (a.clone(), Some(b.clone())),
+        (Some(_), more) => bail!(
+            "with --all --since-model, expected at most one --model (the candidate), found {}",
+            more.len()
+        ),
+        (None, more) => bail!(
+            "with --all, expected two models (--model REFERENCE --model CANDIDATE) or \
+             --since-model REFERENCE, found {} --model",
+            more.len()
+        ),
+    };
     let request = CompareAllRequest {
-        since_model: args.since_model.clone().unwrap_or_default(),
-        model: args.models.first().cloned(),
+        since_model,
+        model,
         harness: args.harness.clone(),
         params: params(args),
     };
-    let rows = match daemon_for_reading(&args.link, &args.db)? {
-        Some(d) => d.call(d.rpc.compare_all(ctx(), request.clone()))??,
+    let rows: Vec<CompareAllRow> = match daemon_for_reading(&args.link, &args.db)? {
+        Some(d) => serde_json::from_value(d.call(d.rpc.compare_all(ctx(), request.clone()))??)?,
         None => queries::compare_all(&args.db.open_existing()?, &request)?,
     };
-    let regressed = rows
-        .iter()
-        .filter(|r| matches!(&r.outcome, Ok(c) if c.verdict == Verdict::Regresses))
-        .count();
+    let regressed = rows.iter().filter(|r| !r.regressed.is_empty()).count();
     match output(args) {
         CompareFormat::Json => crate::out::stdout(&(serde_json::to_string_pretty(&rows)? + "\n"))?,
         CompareFormat::Text => crate::out::stdout(&all_table(&request, &rows, regressed))?,
@@ -311,7 +328,8 @@ fn all_table(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usi
         .unwrap_or("each skill's newest other model");
     let _ = writeln!(
         o,
-        "Skills with a completed run on {}, compared with {against} ({})",
+        "Skills with a completed run on {}, compared with {against} ({}; security and \
+         triggers where both models have a probe or trigger run)",
         request.since_model,
         request.params.target.label()
     );
@@ -339,8 +357,18 @@ fn all_table(request: &CompareAllRequest, rows: &[CompareAllRow], regressed: usi
                 interval(c.interval.as_ref()),
                 c.verdict.as_str()
             ),
-            Err(why) => writeln!(o, "  {:<width$}  skipped: {why}", row.skill),
+            Err(why) if row.security.is_none() && row.triggers.is_none() => {
+                writeln!(o, "  {:<width$}  skipped: {why}", row.skill)
+            }
+            Err(why) => writeln!(o, "  {:<width$}  lift not compared: {why}", row.skill),
         };
+        let indent = " ".repeat(width + 4);
+        if let Some(security) = &row.security {
+            let _ = writeln!(o, "{indent}{}", security_line(security));
+        }
+        if let Some(triggers) = &row.triggers {
+            let _ = writeln!(o, "{indent}{}", trigger_line(triggers));
+        }
     }
     let _ = writeln!(
         o,
@@ -397,6 +425,23 @@ fn github_one(args: &Args, skill: &str, result: &RunComparison) -> anyhow::Resul
             github::annotation(level, &place, &title, &security.reason)
         )?;
     }
+    if let Some(triggers) = &result.triggers {
+        let level = if triggers.regresses() {
+            Level::Error
+        } else {
+            Level::Notice
+        };
+        let title = format!(
+            "skillwatch compare: {skill} triggers {} ({} -> {})",
+            triggers.verdict.as_str(),
+            result.reference.model,
+            result.candidate.model
+        );
+        outln!(
+            "{}",
+            github::annotation(level, &place, &title, &trigger_line(triggers))
+        )?;
+    }
     let md = format!(
         "### skillwatch compare: `{skill}`\n\n**{}**: {}\n\n```text\n{}```\n\n",
         cmp.decision.label(),
@@ -406,10 +451,11 @@ fn github_one(args: &Args, skill: &str, result: &RunComparison) -> anyhow::Resul
     github::step_summary(&md).context("writing $GITHUB_STEP_SUMMARY")
 }
 
-/// `--format github` for `--all`: an annotation per regressed or skipped skill, and one
-/// notice with the count.
+/// `--format github` for `--all`: an error annotation per regression (lift, security,
+/// triggers), a warning per skipped skill, the table as the summary.
 fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
     for row in rows {
+        let candidate = row.candidate_model.as_deref().unwrap_or("another model");
         match &row.outcome {
             Ok(c) if c.verdict == Verdict::Regresses => outln!(
                 "{}",
@@ -431,8 +477,7 @@ fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
                     &c.reason
                 )
             )?,
-            Ok(_) => {}
-            Err(why) => outln!(
+            Err(why) if row.security.is_none() && row.triggers.is_none() => outln!(
                 "{}",
                 github::annotation(
                     Level::Warning,
@@ -441,6 +486,38 @@ fn github_all(rows: &[CompareAllRow], table: &str) -> anyhow::Result<()> {
                     why
                 )
             )?,
+            _ => {}
+        }
+        let place = Place {
+            file: row
+                .outcome
+                .as_ref()
+                .ok()
+                .and_then(|c| c.skill_dir.as_ref())
+                .map(|d| d.join("SKILL.md"))
+                .filter(|f| f.is_file())
+                .map(|f| github::relative(&f)),
+            range: None,
+        };
+        if let Some(s) = row.security.as_ref().filter(|s| s.regresses()) {
+            let title = format!(
+                "skillwatch compare: {} security regresses on {candidate}",
+                row.skill
+            );
+            outln!(
+                "{}",
+                github::annotation(Level::Error, &place, &title, &s.reason)
+            )?;
+        }
+        if let Some(t) = row.triggers.as_ref().filter(|t| t.regresses()) {
+            let title = format!(
+                "skillwatch compare: {} triggers regress on {candidate}",
+                row.skill
+            );
+            outln!(
+                "{}",
+                github::annotation(Level::Error, &place, &title, &trigger_line(t))
+            )?;
         }
     }
     github::step_summary(&format!(
@@ -558,6 +635,9 @@ fn table(skill: &str, result: &RunComparison) -> String {
     if let Some(security) = &result.security {
         let _ = writeln!(o, "{}", security_line(security));
     }
+    if let Some(triggers) = &result.triggers {
+        let _ = writeln!(o, "{}", trigger_line(triggers));
+    }
     o
 }
 
@@ -565,4 +645,29 @@ fn table(skill: &str, result: &RunComparison) -> String {
 fn security_line(s: &SecurityComparison) -> String {
     let label = s.change.map_or("not comparable", |c| c.as_str());
     format!("security: {label} ({})", s.reason)
+}
+
+/// `triggers: regresses (recall 100% -> 25% (-75 points [-96, -35]), false triggers 0% -> 0%
+/// (+0 points [-20, +20]); trigger runs 3 -> 4)`.
+fn trigger_line(t: &TriggerComparison) -> String {
+    let rate = |r: &skillwatch_core::scoring::rate_difference::RateChange| {
+        let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.0}%", v * 100.0));
+        let change = r.interval.as_ref().map_or_else(String::new, |i| {
+            format!(
+                " ({:+.0} points [{:+.0}, {:+.0}])",
+                i.estimate * 100.0,
+                i.low * 100.0,
+                i.high * 100.0
+            )
+        });
+        format!("{} -> {}{change}", pct(r.before), pct(r.after))
+    };
+    format!(
+        "triggers: {} (recall {}, false triggers {}; trigger runs {} -> {})",
+        t.verdict.as_str(),
+        rate(&t.change.recall),
+        rate(&t.change.false_trigger),
+        t.reference.id,
+        t.candidate.id
+    )
 }

@@ -115,6 +115,16 @@ pub fn describe(event: &Event) -> String {
             run.map_or_else(String::new, |r| format!(" {r}")),
             skill_dir.display()
         ),
+        EventKind::TriggerProgress {
+            skill_dir,
+            done,
+            total,
+            message,
+            ..
+        } => format!(
+            "trigger of {}: {done}/{total} {message}",
+            skill_dir.display()
+        ),
         EventKind::BudgetExhausted { reason } => format!("jobs held back: {reason}"),
         EventKind::ConfigReloaded { path, error } => match error {
             Some(e) => format!("config {} not applied: {e}", path.display()),

@@ -134,20 +134,66 @@ pub(crate) fn latest_event(daemon: &Daemon) -> anyhow::Result<u64> {
 pub(crate) fn follow(
     daemon: &Daemon,
     job: JobId,
-    mut cursor: u64,
+    cursor: u64,
     on_event: impl Fn(serde_json::Value) -> anyhow::Result<()>,
 ) -> anyhow::Result<JobInfo> {
     let interrupted = daemon.runtime.spawn(async {
         let _ = tokio::signal::ctrl_c().await;
     });
     let mut ended = None;
-    loop {
+    let events = |kind: EventKind| match kind {
+        EventKind::Progress {
+            job: j,
+            event: Some(event),
+            ..
+        } if j == job => on_event(event),
+        _ => Ok(()),
+    };
+    read_events(daemon, cursor, events, || {
         if interrupted.is_finished() {
-            errln!("\ninterrupted: cancelling job {job}…");
-            return Ok(daemon.call(daemon.rpc.cancel(ctx(), job))??);
+            return Ok(Reading::Stop);
         }
-        // once the job has ended, one more read without waiting picks up its last events
-        let wait = if ended.is_some() {
+        let state = daemon.call(daemon.rpc.run_status(ctx(), job))??;
+        Ok(match state.state.is_live() {
+            true => Reading::Wait,
+            false => {
+                ended = Some(state);
+                Reading::Drain
+            }
+        })
+    })?;
+    interrupted.abort();
+    match ended {
+        Some(state) => Ok(state),
+        None => {
+            errln!("\ninterrupted: cancelling job {job}…");
+            Ok(daemon.call(daemon.rpc.cancel(ctx(), job))??)
+        }
+    }
+}
+
+/// How [`read_events`] goes on after a batch.
+pub(crate) enum Reading {
+    /// Read the next batch, waiting up to a second for it.
+    Wait,
+    /// What is followed has ended: read what is left without waiting, until none is.
+    Drain,
+    /// Stop now.
+    Stop,
+}
+
+/// Read the daemon's events from `cursor`, handing each to `on_event`, and after each batch
+/// ask `next` how to go on (once it says [`Reading::Drain`], it is not asked again). What a
+/// job and a trigger call follow: the events they publish as they go.
+pub(crate) fn read_events(
+    daemon: &Daemon,
+    mut cursor: u64,
+    mut on_event: impl FnMut(EventKind) -> anyhow::Result<()>,
+    mut next: impl FnMut() -> anyhow::Result<Reading>,
+) -> anyhow::Result<()> {
+    let mut draining = false;
+    loop {
+        let wait = if draining {
             0
         } else {
             1_000.min(MAX_EVENT_WAIT_MS)
@@ -166,27 +212,18 @@ pub(crate) fn follow(
         cursor = batch.next;
         let more = !batch.events.is_empty();
         for event in batch.events {
-            if let EventKind::Progress {
-                job: j,
-                event: Some(event),
-                ..
-            } = event.kind
-                && j == job
-            {
-                on_event(event)?;
-            }
+            on_event(event.kind)?;
         }
-        if let Some(state) = ended.take() {
+        if draining {
             if more {
-                ended = Some(state);
                 continue;
             }
-            interrupted.abort();
-            return Ok(state);
+            return Ok(());
         }
-        let state = daemon.call(daemon.rpc.run_status(ctx(), job))??;
-        if !state.state.is_live() {
-            ended = Some(state);
+        match next()? {
+            Reading::Wait => {}
+            Reading::Drain => draining = true,
+            Reading::Stop => return Ok(()),
         }
     }
 }

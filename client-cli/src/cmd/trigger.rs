@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
+use skillwatch_core::evalspec::TriggerQuery;
 use skillwatch_core::plural::count;
 use skillwatch_core::scoring::Interval;
 use skillwatch_core::scoring::VerdictParams;
@@ -18,12 +19,13 @@ use skillwatch_daemon::trigger::{
     DEFAULT_TRIGGER_TIMEOUT_SECS, TriggerPlan, TriggerReport, TriggerRequest, TriggerTrialRecord,
     plan,
 };
-use skillwatch_protocol::ClientEnv;
+use skillwatch_protocol::{ClientEnv, EventKind};
 use tokio_util::sync::CancellationToken;
 
 use super::history_db::DbArgs;
 use super::link::{Daemon, LinkArgs, absolute, daemon_for};
 use super::run::{HarnessFlags, harness_and_model, load_config};
+use super::run_daemon::{Reading, latest_event, read_events};
 
 /// `skillwatch trigger`.
 #[derive(Parser)]
@@ -248,7 +250,7 @@ fn execute(
     planned: &TriggerPlan,
 ) -> anyhow::Result<TriggerReport> {
     match daemon_for(&a.link, &a.db)? {
-        Some(daemon) => through_daemon(&daemon, request, planned.planned(), a.json),
+        Some(daemon) => through_daemon(&daemon, request, planned, a.json),
         None => in_process(a, planned),
     }
 }
@@ -292,13 +294,14 @@ fn visibility_text(v: &Visibility) -> String {
     out
 }
 
-fn decision_text(d: Option<&Decision>) -> String {
-    match d {
-        Some(Decision::Picked { skill }) => format!("picked {skill}"),
-        Some(Decision::OtherAction { tool }) => format!("acted first ({tool})"),
-        Some(Decision::Answered) => "answered".into(),
-        None => "no decision seen".into(),
-    }
+/// A finished trial as a progress line on stderr: the same in-process and through the daemon.
+fn trial_line(queries: &[TriggerQuery], t: &TriggerTrialRecord) -> String {
+    let query = queries.get(t.trial.query).map_or("", |q| q.query.as_str());
+    format!(
+        "  {:<50} {}",
+        short(query, 50),
+        Decision::describe(t.trial.decision.as_ref())
+    )
 }
 
 fn rate(i: Option<&Interval>) -> String {
@@ -439,11 +442,7 @@ fn in_process(a: &Args, planned: &TriggerPlan) -> anyhow::Result<TriggerReport> 
         });
         let progress = move |t: &TriggerTrialRecord| {
             if !json {
-                errln!(
-                    "  {:<50} {}",
-                    short(&queries[t.trial.query].query, 50),
-                    decision_text(t.trial.decision.as_ref())
-                );
+                errln!("{}", trial_line(&queries, t));
             }
         };
         planned
@@ -454,11 +453,12 @@ fn in_process(a: &Args, planned: &TriggerPlan) -> anyhow::Result<TriggerReport> 
 }
 
 /// The trials on the daemon (started on demand), on this client's values of the variables
-/// the harness reads; recorded in the daemon's history, which tells the editor's lenses.
+/// the harness reads; recorded in the daemon's history, which tells the editor's lenses. Each
+/// trial is shown as it finishes, from the daemon's events for this call.
 fn through_daemon(
     daemon: &Daemon,
     mut request: TriggerRequest,
-    planned: usize,
+    planned: &TriggerPlan,
     json: bool,
 ) -> anyhow::Result<TriggerReport> {
     // The daemon has another working directory: every path goes as an absolute one (and
@@ -472,23 +472,61 @@ fn through_daemon(
     {
         request.harness.program = Some(absolute(program));
     }
+    let call = call_id();
+    request.call = Some(call.clone());
     let env = ClientEnv::capture(request.harness.host_vars().iter().map(String::as_str));
+    let trials = planned.planned();
     if !json {
         errln!(
             "running {} on the skillwatch daemon (--no-daemon to run them here)",
-            count(planned, "trial")
+            count(trials, "trial")
         );
     }
     // A trigger run answers when its trials are done: the deadline is the trials' own
     // timeouts, one after another, with room to spare.
     let secs = u64::from(request.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS));
-    let deadline = Duration::from_secs(secs * (planned as u64 + 1) * 2 + 60);
-    let report = daemon.call(daemon.rpc.trigger(
-        skillwatch_daemon::client::context(deadline),
-        serde_json::to_value(&request)?,
-        env,
-    ))??;
+    let deadline = Duration::from_secs(secs * (trials as u64 + 1) * 2 + 60);
+    let cursor = latest_event(daemon)?;
+    let (rpc, request) = (daemon.rpc.clone(), serde_json::to_value(&request)?);
+    let answer = daemon.runtime.spawn(async move {
+        rpc.trigger(skillwatch_daemon::client::context(deadline), request, env)
+            .await
+    });
+    let events = |kind: EventKind| -> anyhow::Result<()> {
+        if let EventKind::TriggerProgress {
+            call: Some(c),
+            event,
+            ..
+        } = kind
+            && c == call
+            && !json
+        {
+            let trial: TriggerTrialRecord =
+                serde_json::from_value(event).context("reading a progress event of the daemon")?;
+            errln!("{}", trial_line(&planned.queries, &trial));
+        }
+        Ok(())
+    };
+    // once the call has answered, what is left of its events is read without waiting
+    read_events(daemon, cursor, events, || {
+        Ok(match answer.is_finished() {
+            true => Reading::Drain,
+            false => Reading::Wait,
+        })
+    })?;
+    let report = daemon
+        .call(answer)
+        .context("waiting for the daemon's trigger call")???;
     Ok(serde_json::from_value(report)?)
+}
+
+/// An id for one trigger call through the daemon, unique among this user's clients: the
+/// process id and the time.
+fn call_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}", std::process::id())
 }
 
 #[cfg(test)]

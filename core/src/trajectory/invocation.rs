@@ -121,6 +121,19 @@ pub enum Decision {
     Answered,
 }
 
+impl Decision {
+    /// `picked pdf-tools`, `acted first (Bash)`, `answered`; `no decision seen` for `None`:
+    /// a trigger trial's progress line, in-process and through the daemon.
+    pub fn describe(decision: Option<&Decision>) -> String {
+        match decision {
+            Some(Decision::Picked { skill }) => format!("picked {skill}"),
+            Some(Decision::OtherAction { tool }) => format!("acted first ({tool})"),
+            Some(Decision::Answered) => "answered".into(),
+            None => "no decision seen".into(),
+        }
+    }
+}
+
 /// The first decision in `t`; `None` until there is a tool call, or, when `finished` (the
 /// agent ended its turn), an answer.
 pub fn first_decision(t: &Trajectory, finished: bool) -> Option<Decision> {

@@ -5,15 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use skillwatch_core::scoring::CompareParams;
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_protocol::{
-    CompareAllRequest, CompareAllRow, CompareRequest, CompareWhat, HistoryQuery, LensCase,
-    LensLift, LensSecurity, LensTrigger, Lenses, ModelComparison,
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
+    LensTrigger, Lenses, ModelComparison,
 };
 
 use crate::store::{
-    self, HistoryEntry, ModelLift, RunComparison, RunFilter, RunId, RunStatus, Store, StoredTrial,
-    model_comparison,
+    self, HistoryEntry, ModelLift, RunComparison, RunFilter, RunId, RunStatus, SecurityComparison,
+    Store, StoreError, StoredTrial, model_comparison,
 };
 
 /// Why a query has no answer.
@@ -128,55 +129,31 @@ pub fn history(store: &Store, query: &HistoryQuery) -> Result<HistoryReport, Que
     })
 }
 
-/// `skillwatch compare SKILL --triggers --model A --model B`: the newest completed trigger run
-/// on each model, compared query by query.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TriggerComparison {
-    /// The reference run.
-    pub reference: crate::store::TriggerRunInfo,
-    /// The candidate run.
-    pub candidate: crate::store::TriggerRunInfo,
-    /// Recall and false triggers, each with its interval and verdict.
-    pub change: skillwatch_core::scoring::trigger::TriggerChange,
-    /// The worse of the two verdicts (`regresses` fails CI).
-    pub verdict: skillwatch_core::scoring::Verdict,
-}
+pub use crate::store::TriggerComparison;
 
-/// Answer `skillwatch compare SKILL --triggers`.
+/// Answer `skillwatch compare SKILL --triggers`: the newest completed trigger run on each
+/// model, compared query by query.
 pub fn compare_triggers(
     store: &Store,
     skill: &str,
     reference: &str,
     candidate: &str,
     harness: Option<&str>,
-    params: &skillwatch_core::scoring::CompareParams,
+    params: &CompareParams,
 ) -> Result<TriggerComparison, QueryError> {
     require_skill(store, skill)?;
-    let newest = |model: &str| -> Result<crate::store::TriggerRunInfo, QueryError> {
-        store
-            .trigger_runs(skill, Some(model), harness, usize::MAX >> 1)?
-            .into_iter()
-            .find(|r| r.status == RunStatus::Completed)
-            .ok_or_else(|| {
-                QueryError::Invalid(format!(
-                    "no completed trigger run of `{skill}` on {model}{} (run `skillwatch trigger \
-                     SKILL --model {model}` first)",
-                    harness.map_or_else(String::new, |h| format!(" with {h}"))
-                ))
-            })
+    if let Some(found) = store.compare_triggers(skill, reference, candidate, harness, params)? {
+        return Ok(found);
+    }
+    let missing = match store.latest_trigger_run(skill, reference, harness)? {
+        None => reference,
+        Some(_) => candidate,
     };
-    let (reference, candidate) = (newest(reference)?, newest(candidate)?);
-    let change = skillwatch_core::scoring::trigger::compare_summaries(
-        &reference.summary,
-        &candidate.summary,
-        &params.verdict(),
-    );
-    Ok(TriggerComparison {
-        verdict: change.verdict(),
-        reference,
-        candidate,
-        change,
-    })
+    Err(QueryError::Invalid(format!(
+        "no completed trigger run of `{skill}` on {missing}{} (run `skillwatch trigger SKILL \
+         --model {missing}` first)",
+        harness.map_or_else(String::new, |h| format!(" with {h}"))
+    )))
 }
 
 /// Answer `skillwatch compare SKILL` as the JSON the daemon sends: a [`RunComparison`], or a
@@ -206,19 +183,15 @@ pub fn compare(store: &Store, request: &CompareRequest) -> Result<RunComparison,
         CompareWhat::TriggerModels(..) => Err(QueryError::Invalid(
             "a trigger comparison is not a comparison of paired runs".into(),
         )),
-        CompareWhat::Models(reference, candidate) => {
-            let harness = request.harness.as_deref();
-            let mut result = store.compare_models(
-                &request.skill,
-                reference,
-                candidate,
-                harness,
-                &request.params,
-            )?;
-            result.security =
-                store.compare_security(&request.skill, reference, candidate, harness)?;
-            Ok(result)
-        }
+        CompareWhat::Models(reference, candidate) => compare_models(
+            store,
+            &request.skill,
+            reference,
+            candidate,
+            request.harness.as_deref(),
+            &request.params,
+        )?
+        .into_run_comparison(),
         CompareWhat::Runs(reference, candidate) => {
             let result =
                 store.compare_runs(RunId(*reference), RunId(*candidate), &request.params)?;
@@ -235,49 +208,217 @@ pub fn compare(store: &Store, request: &CompareRequest) -> Result<RunComparison,
     }
 }
 
+/// One skill on two models: everything `compare` weighs, each part present when both models
+/// have what it needs. `compare SKILL --model A --model B` is one of these, and `compare
+/// --all` one per skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillComparison {
+    /// The lift of the newest completed paired run on each model, or why there is none.
+    pub lift: Result<RunComparison, String>,
+    /// S and status of the newest completed probe run on each model.
+    pub security: Option<SecurityComparison>,
+    /// Trigger rates of the newest completed trigger run on each model, paired by query.
+    pub triggers: Option<TriggerComparison>,
+}
+
+impl SkillComparison {
+    /// What regressed: `lift`, `security`, `triggers`, in that order (empty: nothing).
+    pub fn regressions(&self) -> Vec<&'static str> {
+        let lift = matches!(&self.lift, Ok(r) if r.comparison.verdict.fails());
+        [
+            ("lift", lift),
+            (
+                "security",
+                self.security.as_ref().is_some_and(|s| s.regresses()),
+            ),
+            (
+                "triggers",
+                self.triggers.as_ref().is_some_and(|t| t.regresses()),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, regressed)| regressed.then_some(name))
+        .collect()
+    }
+
+    /// The paired-run comparison with the security and trigger changes in it (`compare
+    /// SKILL`, which needs a paired run on both models).
+    pub fn into_run_comparison(self) -> Result<RunComparison, QueryError> {
+        let mut result = self.lift.map_err(QueryError::Invalid)?;
+        result.security = self.security;
+        result.triggers = self.triggers;
+        Ok(result)
+    }
+}
+
+/// Compare `skill` on `reference` and `candidate` (on `harness`, when given): the lift, the
+/// security change and the trigger change. A model with no paired run leaves the lift out
+/// (with the reason), not the rest.
+pub fn compare_models(
+    store: &Store,
+    skill: &str,
+    reference: &str,
+    candidate: &str,
+    harness: Option<&str>,
+    params: &CompareParams,
+) -> Result<SkillComparison, QueryError> {
+    let lift = match store.compare_models(skill, reference, candidate, harness, params) {
+        Ok(result) => Ok(result),
+        Err(e @ (StoreError::NoCompletedRun { .. } | StoreError::Scoring { .. })) => {
+            Err(e.to_string())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(SkillComparison {
+        lift,
+        security: store.compare_security(skill, reference, candidate, harness)?,
+        triggers: store.compare_triggers(skill, reference, candidate, harness, params)?,
+    })
+}
+
+/// One skill's line of `compare --all`: the lift as a model-change comparison (or why there
+/// is none), the security change and the trigger change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareAllRow {
+    /// The skill.
+    pub skill: String,
+    /// The candidate model (`None`: the skill has no other model to compare with).
+    #[serde(default)]
+    pub candidate_model: Option<String>,
+    /// The lift comparison, or why there is none.
+    pub outcome: Result<ModelComparison, String>,
+    /// S and status on both models, when both have a completed probe run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security: Option<SecurityComparison>,
+    /// Trigger rates on both models, when both have a completed trigger run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triggers: Option<TriggerComparison>,
+    /// What regressed: `lift`, `security`, `triggers` (empty: nothing; exit 1 otherwise).
+    #[serde(default)]
+    pub regressed: Vec<String>,
+}
+
 /// Answer `skillwatch compare --all --since-model A [--model B]`: one row per skill with a
-/// completed run on A, by skill name.
+/// completed paired, probe or trigger run on A, by skill name, each the skill's
+/// [`compare_models`].
 pub fn compare_all(
     store: &Store,
     request: &CompareAllRequest,
 ) -> Result<Vec<CompareAllRow>, QueryError> {
     let mut rows = Vec::new();
     for skill in store.skills()? {
-        let runs = store.runs(
-            &skill.name,
-            &RunFilter {
-                model: None,
-                harness: request.harness.as_deref(),
-                status: Some(RunStatus::Completed),
-                limit: None,
-            },
-        )?;
-        let Some(reference) = runs.iter().find(|r| r.model == request.since_model) else {
+        let Some(pair) = pair_for(store, &skill.name, request)? else {
             continue;
         };
-        let candidate = runs.iter().find(|r| match &request.model {
-            Some(m) => &r.model == m && r.harness == reference.harness,
-            None => r.model != reference.model && r.harness == reference.harness,
-        });
-        let outcome = match candidate {
-            None => Err(match &request.model {
-                Some(m) => format!("no completed run on {m} ({})", reference.harness),
-                None => format!(
-                    "no completed run on another model than {} ({})",
-                    request.since_model, reference.harness
-                ),
-            }),
-            Some(candidate) => store
-                .compare_runs(reference.id, candidate.id, &request.params)
-                .map(|result| model_comparison(&result, skill.last_path.as_deref().map(Path::new)))
-                .map_err(|e| e.to_string()),
+        let row = match pair.candidate {
+            Err(why) => CompareAllRow {
+                skill: skill.name,
+                candidate_model: None,
+                outcome: Err(why),
+                security: None,
+                triggers: None,
+                regressed: Vec::new(),
+            },
+            Ok(candidate) => {
+                let found = compare_models(
+                    store,
+                    &skill.name,
+                    &request.since_model,
+                    &candidate,
+                    pair.harness.as_deref(),
+                    &request.params,
+                )?;
+                let dir = skill.last_path.as_deref().map(Path::new);
+                CompareAllRow {
+                    skill: skill.name,
+                    candidate_model: Some(candidate),
+                    regressed: found.regressions().into_iter().map(String::from).collect(),
+                    outcome: found.lift.map(|result| model_comparison(&result, dir)),
+                    security: found.security,
+                    triggers: found.triggers,
+                }
+            }
         };
-        rows.push(CompareAllRow {
-            skill: skill.name,
-            outcome,
-        });
+        rows.push(row);
     }
     Ok(rows)
+}
+
+/// Who `compare --all` compares one skill with, and on which harness.
+struct Pair {
+    /// The candidate model, or why there is none.
+    candidate: Result<String, String>,
+    /// The harness both models are read on: `--harness`, else that of the newest completed
+    /// paired run on the reference model (a lift is compared like with like), else any.
+    harness: Option<String>,
+}
+
+/// Newest probe and trigger runs looked at for the models a skill has results on.
+const OTHER_RUNS_SCAN: usize = 20;
+
+/// The pair for `skill`; `None` when it has no completed run of any kind on the reference
+/// model. Without `--model`, the candidate is the newest other model with a completed paired
+/// run on the harness, else the newest other model with a completed probe or trigger run.
+fn pair_for(
+    store: &Store,
+    skill: &str,
+    request: &CompareAllRequest,
+) -> Result<Option<Pair>, QueryError> {
+    let reference = request.since_model.as_str();
+    let paired = store.runs(
+        skill,
+        &RunFilter {
+            model: None,
+            harness: request.harness.as_deref(),
+            status: Some(RunStatus::Completed),
+            limit: None,
+        },
+    )?;
+    let harness = request.harness.clone().or_else(|| {
+        paired
+            .iter()
+            .find(|r| r.model == reference)
+            .map(|r| r.harness.clone())
+    });
+    let on = |run_harness: &str| harness.as_deref().is_none_or(|h| h == run_harness);
+    // (started, model) of the completed probe and trigger runs on the harness, newest first
+    let mut others: Vec<(i64, String)> = store
+        .probe_runs(skill, None, OTHER_RUNS_SCAN)?
+        .into_iter()
+        .filter(|r| r.status == RunStatus::Completed && on(&r.harness))
+        .map(|r| (r.started_ms, r.model))
+        .chain(
+            store
+                .trigger_runs(skill, None, harness.as_deref(), OTHER_RUNS_SCAN)?
+                .into_iter()
+                .filter(|r| r.status == RunStatus::Completed)
+                .map(|r| (r.started_ms, r.model)),
+        )
+        .collect();
+    others.sort_by_key(|o| std::cmp::Reverse(o.0));
+    let paired_on_harness = || paired.iter().filter(|r| on(&r.harness));
+    let on_reference = paired_on_harness().any(|r| r.model == reference)
+        || others.iter().any(|(_, m)| m == reference);
+    if !on_reference {
+        return Ok(None);
+    }
+    let candidate = match &request.model {
+        Some(model) => Ok(model.clone()),
+        None => paired_on_harness()
+            .map(|r| &r.model)
+            .chain(others.iter().map(|(_, m)| m))
+            .find(|m| *m != reference)
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "no completed run on another model than {reference}{}",
+                    harness
+                        .as_deref()
+                        .map_or_else(String::new, |h| format!(" ({h})"))
+                )
+            }),
+    };
+    Ok(Some(Pair { candidate, harness }))
 }
 
 /// The names the history may know the skill in `skill_dir` by: its folder name, then its
@@ -393,3 +534,131 @@ pub fn trigger_lenses(store: &Store, skill: &str) -> Result<Vec<LensTrigger>, Qu
 
 /// Trigger runs scanned for the lenses, newest first.
 const TRIGGER_LENS_SCAN: usize = 50;
+
+#[cfg(test)]
+mod tests {
+    use skillwatch_core::evalspec::{TriggerKind, TriggerQuery};
+    use skillwatch_core::scoring::trigger::TriggerTrial;
+    use skillwatch_core::trajectory::Decision;
+
+    use super::*;
+    use crate::store::{SkillIdentity, TriggerRunSpec, TriggerTrialRow};
+
+    /// A trigger run of `pdf` on `model` whose eight positive queries pick it `picked` times.
+    fn trigger_run(store: &mut Store, model: &str, picked: usize, status: RunStatus) {
+        let run = store
+            .begin_trigger_run(&TriggerRunSpec {
+                skill: SkillIdentity {
+                    name: "pdf".into(),
+                    path: None,
+                    content_hash: "sha256:aa".into(),
+                },
+                harness: "openai".into(),
+                harness_version: None,
+                model: model.into(),
+                tool_version: "skillwatch test".into(),
+                staged: Vec::new(),
+                early_stop: true,
+            })
+            .unwrap();
+        for q in 0..8 {
+            let decision = match q < picked {
+                true => Decision::Picked {
+                    skill: "pdf".into(),
+                },
+                false => Decision::Answered,
+            };
+            let row = TriggerTrialRow {
+                query: TriggerQuery {
+                    query: format!("split report-{q}.pdf"),
+                    kind: TriggerKind::Positive,
+                    origin: "tests/eval.yaml#/triggers".into(),
+                },
+                trial: TriggerTrial {
+                    query: q,
+                    decision: Some(decision),
+                    tokens: 10,
+                    turns: 1,
+                    wall_ms: 1,
+                    stopped_early: true,
+                },
+                run: 0,
+                listed: Some(true),
+                error_message: None,
+            };
+            store.record_trigger_trial(run, &row).unwrap();
+        }
+        store.finish_trigger_run(run, status).unwrap();
+    }
+
+    fn request(since: &str, model: Option<&str>) -> CompareAllRequest {
+        CompareAllRequest {
+            since_model: since.into(),
+            model: model.map(str::to_owned),
+            harness: None,
+            params: CompareParams::default(),
+        }
+    }
+
+    /// A skill with trigger runs only is listed by `--all`: its candidate is the newest other
+    /// model with a completed trigger run (a cancelled newer one is not), its lift says why it
+    /// was not compared, and its trigger fall is what regressed.
+    #[test]
+    fn compare_all_lists_a_skill_with_trigger_runs_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
+        trigger_run(&mut store, "m1", 8, RunStatus::Completed);
+        trigger_run(&mut store, "m2", 0, RunStatus::Completed);
+        trigger_run(&mut store, "m3", 8, RunStatus::Cancelled);
+
+        let rows = compare_all(&store, &request("m1", None)).unwrap();
+        let [row] = rows.as_slice() else {
+            panic!("one row: {rows:#?}")
+        };
+        assert_eq!(row.candidate_model.as_deref(), Some("m2"));
+        let why = row.outcome.as_ref().unwrap_err();
+        assert!(why.contains("no completed run of skill `pdf`"), "{why}");
+        assert!(row.security.is_none());
+        let triggers = row
+            .triggers
+            .as_ref()
+            .expect("both models have trigger runs");
+        assert_eq!(
+            (
+                triggers.reference.model.as_str(),
+                triggers.candidate.model.as_str()
+            ),
+            ("m1", "m2")
+        );
+        assert_eq!(row.regressed, ["triggers"]);
+
+        // the other way round recall rose; a model with nothing completed lists nothing
+        let back = compare_all(&store, &request("m2", Some("m1"))).unwrap();
+        assert!(back[0].regressed.is_empty(), "{back:#?}");
+        assert!(
+            compare_all(&store, &request("m3", None))
+                .unwrap()
+                .is_empty()
+        );
+        // against a model without a trigger run there is nothing to compare, and no failure
+        let none = compare_all(&store, &request("m1", Some("m3"))).unwrap();
+        assert!(none[0].triggers.is_none() && none[0].regressed.is_empty());
+    }
+
+    /// `compare SKILL --triggers` names the model that has no completed trigger run.
+    #[test]
+    fn compare_triggers_names_the_model_without_a_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
+        trigger_run(&mut store, "m1", 8, RunStatus::Completed);
+        let params = CompareParams::default();
+        let err = compare_triggers(&store, "pdf", "m1", "m9", None, &params).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("no completed trigger run of `pdf` on m9"),
+            "{err}"
+        );
+        let err = compare_triggers(&store, "pdf", "m9", "m1", None, &params).unwrap_err();
+        assert!(err.to_string().contains("on m9"), "{err}");
+    }
+}

@@ -9,8 +9,8 @@ use skillwatch_core::config::CheckConfig;
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::skill::SKILL_FILE;
 use skillwatch_protocol::{
-    BudgetStatus, CheckedFile, ClientEnv, CompareAllRequest, CompareAllRow, CompareRequest,
-    DaemonRpc, DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
+    BudgetStatus, CheckedFile, ClientEnv, CompareAllRequest, CompareRequest, DaemonRpc,
+    DaemonStatus, EventBatch, HistoryQuery, JobFilter, JobId, JobInfo, JobState, Lenses,
     PROTOCOL_VERSION, RpcError, RunRequest, TrackedSkill,
 };
 use tarpc::context::Context;
@@ -64,6 +64,39 @@ fn query_error(e: QueryError) -> RpcError {
         QueryError::NoSkill { .. } => RpcError::not_found(e.to_string()),
         QueryError::Invalid(m) => RpcError::invalid(m),
         QueryError::Store(s) => RpcError::store(s.to_string()),
+    }
+}
+
+/// Each finished trial of a trigger call as an event (the client follows them as it follows
+/// a job's progress).
+fn trigger_progress(
+    events: &Arc<EventLog>,
+    request: &crate::trigger::TriggerRequest,
+    plan: &crate::trigger::TriggerPlan,
+) -> impl Fn(&crate::trigger::TriggerTrialRecord) + Send + Sync + use<> {
+    let (events, done) = (events.clone(), std::sync::atomic::AtomicU32::new(0));
+    let total = u32::try_from(plan.planned()).unwrap_or(u32::MAX);
+    let (skill_dir, call) = (request.skill_dir.clone(), request.call.clone());
+    // one line each: an event is shown as one line of `skillwatch events`
+    let queries: Vec<String> = plan
+        .queries
+        .iter()
+        .map(|q| q.query.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    move |record| {
+        let done = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let query = queries.get(record.trial.query).map_or("", String::as_str);
+        events.publish(skillwatch_protocol::EventKind::TriggerProgress {
+            skill_dir: skill_dir.clone(),
+            call: call.clone(),
+            done,
+            total,
+            message: format!(
+                "{query}: {}",
+                skillwatch_core::trajectory::Decision::describe(record.trial.decision.as_ref())
+            ),
+            event: serde_json::to_value(record).unwrap_or_default(),
+        });
     }
 }
 
@@ -216,10 +249,11 @@ impl DaemonRpc for Service {
         let host = crate::harness::HostEnv::current().with_client(&env);
         let plan =
             crate::trigger::plan(&request, &host).map_err(|e| RpcError::invalid(e.to_string()))?;
+        let progress = trigger_progress(&self.0.events, &request, &plan);
         let report = plan
             .execute(
                 &std::env::temp_dir(),
-                &|_| {},
+                &progress,
                 self.0.shutdown.child_token(),
                 Some(self.0.store.clone()),
             )
@@ -238,9 +272,12 @@ impl DaemonRpc for Service {
         self,
         _: Context,
         request: CompareAllRequest,
-    ) -> Result<Vec<CompareAllRow>, RpcError> {
-        self.with_store(move |s| queries::compare_all(s, &request).map_err(query_error))
-            .await
+    ) -> Result<serde_json::Value, RpcError> {
+        self.with_store(move |s| {
+            let rows = queries::compare_all(s, &request).map_err(query_error)?;
+            serde_json::to_value(rows).map_err(|e| RpcError::store(e.to_string()))
+        })
+        .await
     }
 
     async fn lenses(self, _: Context, skill_dir: PathBuf) -> Result<Lenses, RpcError> {

@@ -71,6 +71,10 @@ pub struct RunComparison {
     /// comparisons only; `compare` fills it in).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub security: Option<super::probes::SecurityComparison>,
+    /// Trigger rates on both models, when both have a completed trigger run (model
+    /// comparisons only; `compare` fills it in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triggers: Option<super::triggers::TriggerComparison>,
 }
 
 /// Newest completed runs scanned per (harness, model) when looking for a case's last result.
@@ -314,5 +318,6 @@ pub fn compare_runs(
         changed_cases,
         comparison,
         security: None,
+        triggers: None,
     })
 }

@@ -107,7 +107,8 @@ pub use summary::{
     inference_params, scoring_trial, summary_version,
 };
 pub use triggers::{
-    TriggerRunId, TriggerRunInfo, TriggerRunSpec, TriggerTrialRow, summary_of as trigger_summary,
+    TriggerComparison, TriggerRunId, TriggerRunInfo, TriggerRunSpec, TriggerTrialRow,
+    summary_of as trigger_summary,
 };
 pub use types::{
     Condition, JudgmentKind, RunId, RunStatus, TrialId, TrialStatus, Trigger, UnexpectedValue,
@@ -410,6 +411,33 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<TriggerRunInfo>> {
         triggers::list(&self.conn, skill, model, harness, limit)
+    }
+
+    /// The newest completed trigger run of `skill` on `model` (and `harness`, when given).
+    pub fn latest_trigger_run(
+        &self,
+        skill: &str,
+        model: &str,
+        harness: Option<&str>,
+    ) -> Result<Option<TriggerRunInfo>> {
+        triggers::latest_completed(&self.conn, skill, model, harness)
+    }
+
+    /// Trigger rates of `skill` on two models, from the newest completed trigger run on each,
+    /// paired by query; `None` when either has none.
+    pub fn compare_triggers(
+        &self,
+        skill: &str,
+        reference: &str,
+        candidate: &str,
+        harness: Option<&str>,
+        params: &CompareParams,
+    ) -> Result<Option<TriggerComparison>> {
+        let newest = |model| triggers::latest_completed(&self.conn, skill, model, harness);
+        Ok(match (newest(reference)?, newest(candidate)?) {
+            (Some(r), Some(c)) => Some(TriggerComparison::of(r, c, &params.verdict())),
+            _ => None,
+        })
     }
 
     /// Write a parsed trial file in one transaction: all its runs or nothing. Runs whose

@@ -6,7 +6,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use skillwatch_core::evalspec::{TriggerKind, TriggerQuery};
-use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
+use skillwatch_core::scoring::trigger::{
+    TriggerChange, TriggerSummary, TriggerTrial, compare_summaries, summarize,
+};
+use skillwatch_core::scoring::{Verdict, VerdictParams};
 use skillwatch_core::trajectory::Decision;
 
 use super::error::{Result, StoreError};
@@ -199,6 +202,63 @@ pub fn list(
         out.push(with_summary(conn, row??)?);
     }
     Ok(out)
+}
+
+/// The newest completed trigger run of `skill` on `model` (and `harness`, when given).
+pub fn latest_completed(
+    conn: &Connection,
+    skill: &str,
+    model: &str,
+    harness: Option<&str>,
+) -> Result<Option<TriggerRunInfo>> {
+    let info = conn
+        .prepare_cached(&format!(
+            "{SELECT_RUN} WHERE s.name = ?1 AND t.model = ?2 AND (?3 IS NULL OR t.harness = ?3)
+               AND t.status = 'completed'
+             ORDER BY t.started_ms DESC, t.id DESC LIMIT 1"
+        ))?
+        .query_row(params![skill, model, harness], run_row)
+        .optional()?;
+    match info {
+        Some(info) => Ok(Some(with_summary(conn, info?)?)),
+        None => Ok(None),
+    }
+}
+
+/// Trigger rates on two models, each from the newest completed trigger run of the skill
+/// there, paired by query: what `compare` reports beside the lift.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerComparison {
+    /// The reference run.
+    pub reference: TriggerRunInfo,
+    /// The candidate run.
+    pub candidate: TriggerRunInfo,
+    /// Recall and false triggers, each with its interval and verdict.
+    pub change: TriggerChange,
+    /// The worse of the two verdicts (`regresses` fails CI).
+    pub verdict: Verdict,
+}
+
+impl TriggerComparison {
+    /// Pair two runs' queries ([`compare_summaries`]).
+    pub fn of(
+        reference: TriggerRunInfo,
+        candidate: TriggerRunInfo,
+        params: &VerdictParams,
+    ) -> TriggerComparison {
+        let change = compare_summaries(&reference.summary, &candidate.summary, params);
+        TriggerComparison {
+            verdict: change.verdict(),
+            reference,
+            candidate,
+            change,
+        }
+    }
+
+    /// Whether this is a trigger regression (gated like a lift regression).
+    pub fn regresses(&self) -> bool {
+        self.verdict == Verdict::Regresses
+    }
 }
 
 /// The trials of a run, in (query, run) order.
