@@ -576,8 +576,16 @@ const HYGIENE: &[&str] = &["SW304", "SW307", "SW308"];
 /// Security errors that are a mistake of the author, not an attack: a leaked credential.
 const MISTAKES: &[&str] = &["SW301"];
 
+/// Findings that the skill's text was not read (SW100: SKILL.md binary, too large or not
+/// UTF-8): the text rules (prompt injection, credentials) saw nothing, yet the agent reads the
+/// file, so the skill cannot be called clean.
+const UNVETTED: &[&str] = &["SW100"];
+
 /// What a finding says about the skill.
 fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
+    if UNVETTED.contains(&rule) {
+        return Some(Verdict::Suspicious);
+    }
     let security = catalog::rule(rule).is_some_and(|r| r.category == Category::Security);
     if !security || HYGIENE.contains(&rule) {
         return None;
