@@ -25,6 +25,26 @@ fn a_clean_skill_exits_zero_with_a_summary() {
 }
 
 #[test]
+fn a_misspelt_assertion_type_names_the_type_it_is_a_typo_of() {
+    let tmp = root();
+    let eval = "scenarios:\n  - name: a\n    prompt: Pull the totals out of invoice.pdf\n    assertions:\n      - { type: output_contian, value: total }\n";
+    let dir = write_skill(
+        tmp.path(),
+        "invoice-tables",
+        good_skill_md("invoice-tables").as_bytes(),
+        &[("tests/eval.yaml", eval)],
+    );
+    let out = skillwatch(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("tests/eval.yaml:5:17: error[SW402]")
+            && text.contains("found string `output_contian` (did you mean `output_contains`?)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn errors_print_compiler_style_with_source_and_caret() {
     let tmp = root();
     let text =
