@@ -557,6 +557,10 @@ pub struct Evidence {
     /// Whether a `skillwatch-ignore` comment in the skill tried to silence it (vetting does
     /// not honour the comment; it is shown so the reader sees the attempt).
     pub silenced_inline: bool,
+    /// Whether the finding is at a place in a text that was read; false for a whole file
+    /// (a symlink, a SKILL.md that could not be read), whose line, column and excerpt say
+    /// nothing.
+    pub located: bool,
 }
 
 /// The verdict on one skill folder, with what decided it and what is only context.
@@ -619,7 +623,8 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
                 continue;
             }
             let lines = index.get_or_init(|| LineIndex::new(text));
-            let e = evidence_of(d, text, lines, silenced);
+            let mut e = evidence_of(d, text, lines, silenced);
+            e.located = report.text.is_some();
             match w {
                 Some(v) => {
                     worst = worst.max(v);
@@ -664,6 +669,7 @@ fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) ->
         excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
         message: d.message.clone(),
         silenced_inline: silenced,
+        located: true,
     }
 }
 
