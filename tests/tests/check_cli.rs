@@ -45,6 +45,23 @@ fn a_misspelt_assertion_type_names_the_type_it_is_a_typo_of() {
 }
 
 #[test]
+fn a_description_in_japanese_is_not_held_to_english_phrases() {
+    let tmp = root();
+    let md = good_skill_md("invoice-tables").replace(
+        "Extracts tables from PDF invoices into CSV files. Use when the user asks to pull line items, totals or dates out of PDF invoices.",
+        "PDFの請求書から表を取り出してCSVにします。請求書の明細や合計を取り出すように頼まれたときに使います。",
+    );
+    let dir = write_skill(tmp.path(), "invoice-tables", md.as_bytes(), &[]);
+    let out = skillwatch(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).ends_with("0 errors, 0 warnings, 0 infos\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn errors_print_compiler_style_with_source_and_caret() {
     let tmp = root();
     let text =
