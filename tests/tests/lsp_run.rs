@@ -13,6 +13,7 @@ use skillwatch_tests::daemon::{DaemonFixture, model};
 use skillwatch_tests::lsp::{LspClient, file_uri};
 use skillwatch_tests::mock::{MockServer, openai_chat};
 use skillwatch_tests::run::{eval_yaml, skill_md};
+use skillwatch_tests::stdout;
 use skillwatch_tests::trial::SKILL_NAME;
 
 /// A PATH with the system's tools but no agent CLI of this checkout.
@@ -266,5 +267,33 @@ fn a_lens_run_on_a_daemon_started_elsewhere_uses_the_editors_key() {
             .all(|k| k.as_deref() == Some("Bearer sk-editor")),
         "{keys:?}"
     );
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn a_lens_run_that_measured_nothing_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut fx = DaemonFixture::new();
+    let agent = fx.root.path().join("agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\necho 'Not logged in' >&2; exit 3\n").unwrap();
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    fx.write_config(&format!(
+        "[run]\nharness = \"command\"\nmodel = \"m\"\n\n[harness.command]\nprogram = \"{}\"\n",
+        agent.display()
+    ));
+    let skill = fx.add_skill("alpha", 1).canonicalize().unwrap();
+    fx.start();
+    let (mut client, uri) = fx.lsp_on(&skill.join("SKILL.md"));
+    let finished = run_lens(&mut client, &uri);
+    assert_eq!(finished["success"], false, "{finished}");
+    let message = finished["message"].as_str().unwrap();
+    assert!(
+        message.contains("measured nothing: 2 of its 2 trials failed with an error")
+            && message.contains("expected exit status 0, found 3"),
+        "{message}"
+    );
+    // the job list says so too
+    let status = fx.cli(&["status"]);
+    assert!(stdout(&status).contains("failed"), "{}", stdout(&status));
     assert!(client.shutdown().success());
 }

@@ -102,7 +102,15 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
     let prepared = prepared.draining_on(ctx.drain.clone());
     match prepared.execute(sink, ctx.cancel.clone()).await {
         Ok(report) => match report.run.status {
-            RunStatus::Completed => Outcome::Completed { run: run.0 },
+            // every trial failed at the infrastructure: the job failed, and says why (as
+            // `skillwatch run` does), rather than completing with no lift and no word
+            RunStatus::Completed => match report.failure() {
+                Some(error) => Outcome::Failed {
+                    run: Some(run.0),
+                    error,
+                },
+                None => Outcome::Completed { run: run.0 },
+            },
             RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run.0) },
             other => Outcome::Failed {
                 run: Some(run.0),
