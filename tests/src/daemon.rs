@@ -232,15 +232,23 @@ impl DaemonFixture {
     /// refreshes come from the daemon's events), initialized, with `file` open (the server
     /// links to the daemon at its first skill file), and linked; and the file's URI.
     pub fn lsp_on(&self, file: &Path) -> (LspClient, String) {
+        self.lsp_on_with_env(file, &[])
+    }
+
+    /// [`DaemonFixture::lsp_on`] with `vars` added to the language server's environment (the
+    /// editor's).
+    pub fn lsp_on_with_env(&self, file: &Path, vars: &[(&str, &str)]) -> (LspClient, String) {
         let runtime = self.runtime_dir.display().to_string();
         let state = self.state_dir.display().to_string();
         let db = self.db.display().to_string();
-        let mut client = LspClient::spawn_with_env(&[
+        let mut env = vec![
             ("SKILLWATCH_NO_DAEMON", "0"),
-            ("XDG_RUNTIME_DIR", &runtime),
-            ("XDG_STATE_HOME", &state),
-            ("SKILLWATCH_DB", &db),
-        ]);
+            ("XDG_RUNTIME_DIR", runtime.as_str()),
+            ("XDG_STATE_HOME", state.as_str()),
+            ("SKILLWATCH_DB", db.as_str()),
+        ];
+        env.extend_from_slice(vars);
+        let mut client = LspClient::spawn_with_env(&env);
         client.initialize(json!({"historyDb": db, "historyPollMs": 0}));
         let text = std::fs::read_to_string(file).expect("the file to open");
         let uri = client.open(file, "markdown", &text);

@@ -25,6 +25,43 @@ fn a_clean_skill_exits_zero_with_a_summary() {
 }
 
 #[test]
+fn a_misspelt_assertion_type_names_the_type_it_is_a_typo_of() {
+    let tmp = root();
+    let eval = "scenarios:\n  - name: a\n    prompt: Pull the totals out of invoice.pdf\n    assertions:\n      - { type: output_contian, value: total }\n";
+    let dir = write_skill(
+        tmp.path(),
+        "invoice-tables",
+        good_skill_md("invoice-tables").as_bytes(),
+        &[("tests/eval.yaml", eval)],
+    );
+    let out = skillwatch(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("tests/eval.yaml:5:17: error[SW402]")
+            && text.contains("found string `output_contian` (did you mean `output_contains`?)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_description_in_japanese_is_not_held_to_english_phrases() {
+    let tmp = root();
+    let md = good_skill_md("invoice-tables").replace(
+        "Extracts tables from PDF invoices into CSV files. Use when the user asks to pull line items, totals or dates out of PDF invoices.",
+        "PDFの請求書から表を取り出してCSVにします。請求書の明細や合計を取り出すように頼まれたときに使います。",
+    );
+    let dir = write_skill(tmp.path(), "invoice-tables", md.as_bytes(), &[]);
+    let out = skillwatch(&["check", dir.to_str().unwrap()], None);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).ends_with("0 errors, 0 warnings, 0 infos\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn errors_print_compiler_style_with_source_and_caret() {
     let tmp = root();
     let text =

@@ -172,6 +172,23 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
         "{text}"
     );
 
+    // the history table's columns line up under their headers (the started time is 24 wide)
+    let history = stdout(&fx.cli(&["history", "broken", "--no-daemon"]));
+    let lines: Vec<&str> = history.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("run  started"))
+        .unwrap();
+    // in characters, as a terminal shows them (`—` is one)
+    let column = |line: &str, word: &str| line[..line.find(word).unwrap()].chars().count();
+    let (head, row) = (lines[header], lines[header + 1]);
+    assert_eq!(column(head, "model"), column(row, " m ") + 1, "{history}");
+    assert_eq!(
+        column(head, "status"),
+        column(row, "completed"),
+        "{history}"
+    );
+
     // output to a closed pipe ends quietly (`skillwatch ... | head -0`), both ways
     for args in [
         vec!["history", "broken"],

@@ -116,6 +116,33 @@ async fn paired_trials_on_the_real_cli_detect_the_skill_invocation() {
 }
 
 #[tokio::test]
+async fn a_trial_with_no_api_key_says_which_variable_to_set() {
+    if skip_agent_clis("a_trial_with_no_api_key_says_which_variable_to_set") {
+        return;
+    }
+    let server = mock::anthropic::server(skill_sensitive_model());
+    let h = ClaudeCode::new(ClaudeCodeConfig {
+        program: agent_cli("claude"),
+        base_url: Some(server.url()),
+        api_key: None,
+        host_env: host_env(None),
+        ..ClaudeCodeConfig::default()
+    });
+    let dirs = TrialDirs::new();
+    let out = h
+        .run(&dirs.spec("no-key", PROMPT, vec![], Duration::from_secs(120)))
+        .await;
+    assert_eq!(out.status, TrialStatus::Error, "{:?}", out.errors);
+    // Claude Code's own advice is `/login`, which a trial's fresh HOME never sees
+    let said: Vec<&str> = out.errors.iter().map(|e| e.message.as_str()).collect();
+    assert!(
+        said.iter().any(|m| m.contains("Not logged in")
+            && m.contains("no API key reached Claude Code: set ANTHROPIC_API_KEY")),
+        "{said:?}"
+    );
+}
+
+#[tokio::test]
 async fn personal_skills_in_the_users_home_never_reach_the_baseline() {
     if skip_agent_clis("personal_skills_in_the_users_home_never_reach_the_baseline") {
         return;

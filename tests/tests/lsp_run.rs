@@ -9,10 +9,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skillwatch_tests::daemon::model;
+use skillwatch_tests::daemon::{DaemonFixture, model};
 use skillwatch_tests::lsp::{LspClient, file_uri};
 use skillwatch_tests::mock::{MockServer, openai_chat};
 use skillwatch_tests::run::{eval_yaml, skill_md};
+use skillwatch_tests::stdout;
 use skillwatch_tests::trial::SKILL_NAME;
 
 /// A PATH with the system's tools but no agent CLI of this checkout.
@@ -237,5 +238,62 @@ fn with_no_harness_anywhere_the_author_is_told_what_to_do() {
     assert!(requests_of(&client, "skillwatch/pickRun").is_empty());
     let shown = client.notification("window/showMessage", |p| p["type"] == 1);
     assert_eq!(shown["message"], message);
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn a_lens_run_on_a_daemon_started_elsewhere_uses_the_editors_key() {
+    let server = openai_chat::server(model(&[], Duration::from_millis(1)));
+    let mut fx = DaemonFixture::new();
+    fx.write_config(&format!(
+        "[run]\nharness = \"openai\"\nmodel = \"model-a\"\n\n[harness.openai]\nbase_url = \"{}/v1\"\n",
+        server.url()
+    ));
+    let skill = fx.add_skill("alpha", 1).canonicalize().unwrap();
+    // the daemon was started by a `skillwatch run` in another shell, with another key
+    fx.start_with_env(&[("OPENAI_API_KEY", "sk-daemon")]);
+    let (mut client, uri) =
+        fx.lsp_on_with_env(&skill.join("SKILL.md"), &[("OPENAI_API_KEY", "sk-editor")]);
+    let finished = run_lens(&mut client, &uri);
+    assert_eq!(finished["success"], true, "{finished}");
+    let keys: Vec<Option<String>> = server
+        .requests()
+        .iter()
+        .map(|r| r.authorization.clone())
+        .collect();
+    assert!(!keys.is_empty());
+    assert!(
+        keys.iter()
+            .all(|k| k.as_deref() == Some("Bearer sk-editor")),
+        "{keys:?}"
+    );
+    assert!(client.shutdown().success());
+}
+
+#[test]
+fn a_lens_run_that_measured_nothing_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut fx = DaemonFixture::new();
+    let agent = fx.root.path().join("agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\necho 'Not logged in' >&2; exit 3\n").unwrap();
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    fx.write_config(&format!(
+        "[run]\nharness = \"command\"\nmodel = \"m\"\n\n[harness.command]\nprogram = \"{}\"\n",
+        agent.display()
+    ));
+    let skill = fx.add_skill("alpha", 1).canonicalize().unwrap();
+    fx.start();
+    let (mut client, uri) = fx.lsp_on(&skill.join("SKILL.md"));
+    let finished = run_lens(&mut client, &uri);
+    assert_eq!(finished["success"], false, "{finished}");
+    let message = finished["message"].as_str().unwrap();
+    assert!(
+        message.contains("measured nothing: 2 of its 2 trials failed with an error")
+            && message.contains("expected exit status 0, found 3"),
+        "{message}"
+    );
+    // the job list says so too
+    let status = fx.cli(&["status"]);
+    assert!(stdout(&status).contains("failed"), "{}", stdout(&status));
     assert!(client.shutdown().success());
 }

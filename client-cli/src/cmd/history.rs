@@ -72,7 +72,7 @@ fn tables(report: &HistoryReport, profile: ScoringProfile) -> String {
     latest(&mut o, &report.latest_per_model, profile);
     let _ = writeln!(
         o,
-        "\n{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<26}  {:<11}  status",
+        "\n{:>6}  {:<24}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<26}  {:<11}  status",
         "run", "started", "model", "harness", "version", "lift", "interval", "verdict", "excluded"
     );
     for r in &report.runs {
@@ -190,7 +190,7 @@ fn run_line(o: &mut String, entry: &HistoryEntry, profile: ScoringProfile) {
     };
     let _ = writeln!(
         o,
-        "{:>6}  {:<20}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<26}  {:<11}  {}",
+        "{:>6}  {:<24}  {:<22}  {:<12}  {:<8}  {:>7}  {:<32}  {:<26}  {:<11}  {}",
         run.id.0,
         format_rfc3339(run.started_ms),
         run.model,

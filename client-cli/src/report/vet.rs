@@ -52,16 +52,14 @@ pub fn human(verdicts: &[SkillVerdict], color: bool) -> io::Result<()> {
             } else {
                 ""
             };
-            writeln!(
-                out,
-                "  {sev}[{}] {}:{}:{}: {}{silenced}",
-                e.rule,
-                e.path.display(),
-                e.line,
-                e.column,
-                e.message
-            )?;
-            writeln!(out, "      | {}", e.excerpt)?;
+            let at = match e.located {
+                true => format!("{}:{}:{}", e.path.display(), e.line, e.column),
+                false => e.path.display().to_string(),
+            };
+            writeln!(out, "  {sev}[{}] {at}: {}{silenced}", e.rule, e.message)?;
+            if e.located {
+                writeln!(out, "      | {}", e.excerpt)?;
+            }
         }
         if !v.context.is_empty() {
             let ids: Vec<String> = v

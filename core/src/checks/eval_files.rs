@@ -233,9 +233,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn schema_violation(&mut self, v: SchemaViolation) {
-        if !v.unknown_field {
-            return self.push("SW402", v.span, v.message);
-        }
+        let (rule, verb) = match v.unknown_field {
+            true => ("SW403", "Rename to"),
+            false => ("SW402", "Replace with"),
+        };
         match v.suggestion {
             Some(name) => {
                 let raw = &self.text[v.span.start..v.span.end];
@@ -244,15 +245,15 @@ impl<'a> Ctx<'a> {
                     _ => name.clone(),
                 };
                 let fix = Fix {
-                    title: format!("Rename to `{name}`"),
+                    title: format!("{verb} `{name}`"),
                     edits: vec![Edit {
                         span: v.span,
                         replacement,
                     }],
                 };
-                self.push_fix("SW403", v.span, v.message, fix);
+                self.push_fix(rule, v.span, v.message, fix);
             }
-            None => self.push("SW403", v.span, v.message),
+            None => self.push(rule, v.span, v.message),
         }
     }
 

@@ -479,6 +479,16 @@ pub(crate) fn read_text_at_most(path: &Path, limit: u64) -> Option<String> {
     String::from_utf8(read_bytes(path, limit).ok()?).ok()
 }
 
+/// A file's text, at most `limit` bytes, with bytes that are not UTF-8 replaced by U+FFFD: what
+/// an agent or a shell that reads the file still sees, for vetting a file `check` cannot read.
+pub(crate) fn read_text_lossy_at_most(path: &Path, limit: u64) -> Option<String> {
+    let bytes = read_bytes(path, limit).ok()?;
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
 /// What a bounded read of a scanned file gave, as [`Content`].
 fn text_content(read: Result<Vec<u8>, Unreadable>) -> Content {
     match read {

@@ -297,7 +297,14 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
     let links = security::links::scan(dir, &files, options, skip);
     reports.extend(links);
     if options.vet {
-        vet_behaviours(dir, &files, body_start, options, &mut reports);
+        vet_behaviours(
+            dir,
+            &files,
+            body_start,
+            skill_md_error.as_ref(),
+            options,
+            &mut reports,
+        );
     }
     reports
 }
@@ -308,6 +315,7 @@ fn vet_behaviours(
     dir: &Path,
     files: &files::SkillFiles,
     body_start: usize,
+    skill_md_error: Option<&LoadError>,
     options: &CheckOptions,
     reports: &mut Vec<FileReport>,
 ) {
@@ -317,11 +325,24 @@ fn vet_behaviours(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut sources: Vec<(PathBuf, String, Cow<'_, str>, usize)> = Vec::new();
-    if let Some((path, text)) = reports
-        .first()
-        .and_then(|r| r.text.as_deref().map(|t| (r.path.clone(), t.to_string())))
-    {
-        sources.push((path, SKILL_FILE.to_string(), Cow::Owned(text), body_start));
+    if let Some(report) = reports.first() {
+        // a SKILL.md that is not UTF-8 is still what the agent reads: its code is vetted as
+        // decoded with replacement characters (SW100 keeps the verdict from `clean`)
+        let text = match (&report.text, skill_md_error) {
+            (Some(text), _) => Some(text.clone()),
+            (None, Some(LoadError::InvalidUtf8 { .. })) => {
+                files::read_text_lossy_at_most(&report.path, files::MAX_READ_BYTES)
+            }
+            (None, _) => None,
+        };
+        if let Some(text) = text {
+            sources.push((
+                report.path.clone(),
+                SKILL_FILE.to_string(),
+                Cow::Owned(text),
+                body_start,
+            ));
+        }
     }
     for entry in files.entries().iter().filter(|e| e.scanned) {
         let Some(rel) = files::relative(dir, &entry.path) else {
@@ -331,6 +352,13 @@ fn vet_behaviours(
             files::Content::Text(t) => Cow::Borrowed(t.as_str()),
             files::Content::Unread if !files::is_binary_by_name(&entry.path) => {
                 match files::read_text_at_most(&entry.path, files::MAX_READ_BYTES) {
+                    Some(t) => Cow::Owned(t),
+                    None => continue,
+                }
+            }
+            // one byte that is not UTF-8 does not stop a shell from running the script
+            files::Content::NotUtf8 => {
+                match files::read_text_lossy_at_most(&entry.path, files::MAX_READ_BYTES) {
                     Some(t) => Cow::Owned(t),
                     None => continue,
                 }

@@ -81,7 +81,10 @@ pub(crate) fn description_findings(
     }
     let chars = text.chars().count();
     let shown = super::spec::truncate(text, 60);
-    if chars < MIN_DESCRIPTION_CHARS {
+    // the floor is in Latin letters: a wide (CJK) character holds about two of them
+    if chars < MIN_DESCRIPTION_CHARS
+        && unicode_width::UnicodeWidthStr::width(text) < MIN_DESCRIPTION_CHARS
+    {
         out.push((
             "SW202",
             format!(
@@ -92,7 +95,7 @@ pub(crate) fn description_findings(
         ));
     }
     let lower = text.to_ascii_lowercase();
-    if !has_when_to_use && !TRIGGER.is_match(&lower) {
+    if !has_when_to_use && written_in_latin_script(text) && !TRIGGER.is_match(&lower) {
         out.push((
             "SW201",
             format!(
@@ -113,6 +116,19 @@ pub(crate) fn description_findings(
         ));
     }
     out
+}
+
+/// Whether most letters of `text` are ASCII: the trigger phrases SW201 knows are English, so a
+/// description in another script (`渡されたときに使います`: "use when given") is not judged.
+fn written_in_latin_script(text: &str) -> bool {
+    let (ascii, other) =
+        text.chars()
+            .filter(|c| c.is_alphabetic())
+            .fold((0usize, 0usize), |(a, o), c| match c.is_ascii() {
+                true => (a + 1, o),
+                false => (a, o + 1),
+            });
+    ascii >= other
 }
 
 static ACTIONABLE: LazyLock<Regex> = LazyLock::new(|| {
@@ -491,6 +507,26 @@ mod tests {
             0
         );
         assert_eq!(count(&with("Needs HF_TOKEN for gated models"), "SW214"), 0);
+    }
+
+    #[test]
+    fn descriptions_in_another_script_are_not_held_to_english_phrases_and_latin_lengths() {
+        let jp = "会議の議事録を作成します。会議の記録を渡されたときに使います。";
+        assert!(super::description_findings(jp, false).is_empty());
+        // short in any script is still short
+        let short = "議事録を作成します。";
+        let rules: Vec<_> = super::description_findings(short, false)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        assert_eq!(rules, ["SW202"]);
+        // Latin script with accents is still held to the English trigger phrases
+        let fr = "Rédige le compte rendu d'une réunion à partir de sa transcription complète.";
+        let rules: Vec<_> = super::description_findings(fr, false)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        assert_eq!(rules, ["SW201"]);
     }
 
     const TRIGGER_SEEDS: &[&str] = &[

@@ -45,7 +45,8 @@ pub struct SchemaViolation {
     /// A field the format does not define: reported as a warning, since the tools that read
     /// these files ignore unknown fields, but usually a typo.
     pub unknown_field: bool,
-    /// For an unknown field close to a known one: the known name (a safe rename).
+    /// For an unknown field close to a known one: the known name (a safe rename); for a
+    /// string close to one of the values an enum allows: that value.
     pub suggestion: Option<String>,
 }
 
@@ -148,14 +149,35 @@ fn violations(
                 });
             }
         }
-        kind => out.push(SchemaViolation {
-            pointer: pointer.clone(),
-            span: head(node, text),
-            message: format!("{at}: {}", detail(kind, node, schema_obj, error)),
-            unknown_field: false,
-            suggestion: None,
-        }),
+        kind => {
+            let suggestion = misspelt_option(kind, node);
+            let mut message = format!("{at}: {}", detail(kind, node, schema_obj, error));
+            if let Some(best) = &suggestion {
+                message.push_str(&format!(" (did you mean `{best}`?)"));
+            }
+            out.push(SchemaViolation {
+                pointer: pointer.clone(),
+                span: head(node, text),
+                message,
+                unknown_field: false,
+                suggestion,
+            });
+        }
     }
+}
+
+/// For a string outside an enum (`type: output_contian`), the option it is a typo of.
+fn misspelt_option(kind: &ValidationErrorKind, node: &Node) -> Option<String> {
+    let ValidationErrorKind::Enum { options } = kind else {
+        return None;
+    };
+    let found = node.as_str()?;
+    let known: Vec<&str> = options
+        .as_array()?
+        .iter()
+        .filter_map(Json::as_str)
+        .collect();
+    closest(found, &known).map(str::to_string)
 }
 
 /// What was expected and found, for every kind except unknown fields.

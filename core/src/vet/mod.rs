@@ -557,6 +557,10 @@ pub struct Evidence {
     /// Whether a `skillwatch-ignore` comment in the skill tried to silence it (vetting does
     /// not honour the comment; it is shown so the reader sees the attempt).
     pub silenced_inline: bool,
+    /// Whether the finding is at a place in a text that was read; false for a whole file
+    /// (a symlink, a SKILL.md that could not be read), whose line, column and excerpt say
+    /// nothing.
+    pub located: bool,
 }
 
 /// The verdict on one skill folder, with what decided it and what is only context.
@@ -576,8 +580,16 @@ const HYGIENE: &[&str] = &["SW304", "SW307", "SW308"];
 /// Security errors that are a mistake of the author, not an attack: a leaked credential.
 const MISTAKES: &[&str] = &["SW301"];
 
+/// Findings that the skill's text was not read (SW100: SKILL.md binary, too large or not
+/// UTF-8): the text rules (prompt injection, credentials) saw nothing, yet the agent reads the
+/// file, so the skill cannot be called clean.
+const UNVETTED: &[&str] = &["SW100"];
+
 /// What a finding says about the skill.
 fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
+    if UNVETTED.contains(&rule) {
+        return Some(Verdict::Suspicious);
+    }
     let security = catalog::rule(rule).is_some_and(|r| r.category == Category::Security);
     if !security || HYGIENE.contains(&rule) {
         return None;
@@ -611,7 +623,8 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
                 continue;
             }
             let lines = index.get_or_init(|| LineIndex::new(text));
-            let e = evidence_of(d, text, lines, silenced);
+            let mut e = evidence_of(d, text, lines, silenced);
+            e.located = report.text.is_some();
             match w {
                 Some(v) => {
                     worst = worst.max(v);
@@ -656,6 +669,7 @@ fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) ->
         excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
         message: d.message.clone(),
         silenced_inline: silenced,
+        located: true,
     }
 }
 

@@ -27,6 +27,15 @@ pub const CLAUDE_ALLOW: &[&str] = &[
     "ANTHROPIC_CUSTOM_HEADERS",
 ];
 
+/// What Claude Code answers when it has no credential.
+const NOT_LOGGED_IN: &str = "Not logged in";
+
+/// Said after [`NOT_LOGGED_IN`] when no key was given: Claude Code's own advice (`/login`)
+/// cannot help a trial, which runs with a fresh HOME.
+const NO_CREDENTIALS_HINT: &str = " (no API key reached Claude Code: set ANTHROPIC_API_KEY, or \
+     name the variable holding it with --api-key-env or [harness.claude-code] api_key_env; \
+     trials run with a fresh HOME, so a `claude` login does not reach them)";
+
 /// How to run Claude Code.
 #[derive(Debug, Clone)]
 pub struct ClaudeCodeConfig {
@@ -131,7 +140,25 @@ impl ClaudeCode {
         let invocation =
             |dirs: &TrialDirs, config: &Path| self.invocation(spec, self.env(dirs, config));
         let version = self.cached_version().await;
-        cli::run_cli_trial(h, version, spec, invocation, parse_claude_stream_json).await
+        let mut outcome =
+            cli::run_cli_trial(h, version, spec, invocation, parse_claude_stream_json).await;
+        if self.no_credentials() {
+            for e in outcome
+                .errors
+                .iter_mut()
+                .filter(|e| e.message.contains(NOT_LOGGED_IN))
+            {
+                e.message.push_str(NO_CREDENTIALS_HINT);
+            }
+        }
+        outcome
+    }
+
+    /// Whether no credential reaches the CLI: its own login cannot, since every trial runs
+    /// with a fresh HOME and config dir.
+    fn no_credentials(&self) -> bool {
+        let c = &self.config;
+        c.api_key.is_none() && c.host_env.get("ANTHROPIC_AUTH_TOKEN").is_none()
     }
 
     async fn cached_version(&self) -> Result<String, HarnessError> {

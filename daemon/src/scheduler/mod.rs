@@ -19,7 +19,7 @@ pub use budget::{day_start, status as budget_status};
 pub use executor::{Executor, JobContext, Outcome, Reporter};
 pub use model_change::{plan as plan_model_changes, rerun_all};
 pub use regression::compare_with_previous;
-pub use runner_executor::RunnerExecutor;
+pub use runner_executor::{RunnerExecutor, configured_request};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

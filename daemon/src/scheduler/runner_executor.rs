@@ -103,7 +103,15 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
     let prepared = prepared.draining_on(ctx.drain.clone());
     match prepared.execute(sink, ctx.cancel.clone()).await {
         Ok(report) => match report.run.status {
-            RunStatus::Completed => Outcome::Completed { run: run.0 },
+            // every trial failed at the infrastructure: the job failed, and says why (as
+            // `skillwatch run` does), rather than completing with no lift and no word
+            RunStatus::Completed => match report.failure() {
+                Some(error) => Outcome::Failed {
+                    run: Some(run.0),
+                    error,
+                },
+                None => Outcome::Completed { run: run.0 },
+            },
             RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run.0) },
             other => Outcome::Failed {
                 run: Some(run.0),
@@ -176,13 +184,7 @@ pub fn runner_request(job: &JobInfo) -> Result<RunRequest, String> {
         Some(value) => serde_json::from_value::<RunRequest>(value.clone()).map_err(|e| {
             format!("the job's runner request is not one this daemon understands: {e}")
         })?,
-        None => {
-            let config = match RunConfig::find(&asked.skill_dir) {
-                Some(path) => RunConfig::load(&path).map_err(|e| e.to_string())?,
-                None => RunConfig::default(),
-            };
-            from_config(job, &config)?
-        }
+        None => configured_request(asked)?,
     };
     request.skill_dir = asked.skill_dir.clone();
     request.trigger = match asked.trigger {
@@ -193,10 +195,23 @@ pub fn runner_request(job: &JobInfo) -> Result<RunRequest, String> {
     Ok(request)
 }
 
+/// The runner request a job asking for `asked` (with no runner request of its own) runs: its
+/// fields over the run settings of the skill's `skillwatch.toml`. An editor queuing such a job
+/// learns from it which of its variables the run reads ([`RunRequest::client_vars`]).
+pub fn configured_request(asked: &skillwatch_protocol::RunRequest) -> Result<RunRequest, String> {
+    let config = match RunConfig::find(&asked.skill_dir) {
+        Some(path) => RunConfig::load(&path).map_err(|e| e.to_string())?,
+        None => RunConfig::default(),
+    };
+    from_config(asked, &config)
+}
+
 /// The job's fields over the file's run settings over the runner's defaults (as
 /// `skillwatch run` does with its flags).
-fn from_config(job: &JobInfo, config: &RunConfig) -> Result<RunRequest, String> {
-    let asked = &job.request;
+fn from_config(
+    asked: &skillwatch_protocol::RunRequest,
+    config: &RunConfig,
+) -> Result<RunRequest, String> {
     let kind = parse_kind(&asked.harness).map_err(|e| format!("harness: {e}"))?;
     let mut harness = config.harness_settings(kind);
     if let Some(url) = &asked.base_url {

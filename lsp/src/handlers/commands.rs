@@ -24,7 +24,7 @@ use serde_json::Value;
 use skillwatch_core::plural::agree;
 use skillwatch_daemon::client;
 use skillwatch_daemon::harness::discover::{self, ProcessEnv, RunTarget};
-use skillwatch_protocol::{JobState, RunRequest};
+use skillwatch_protocol::{ClientEnv, JobState, RunRequest};
 use tokio::process::Command;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{
@@ -320,6 +320,18 @@ fn daemon_request(skill_dir: &str, case: Option<&str>, target: &RunTarget) -> Ru
     request
 }
 
+/// The editor's values of the variables the run reads (API key, base URL, `env_allow`): the
+/// daemon may have been started elsewhere, by a `skillwatch run` in a shell without the key,
+/// and a run from the editor must see what the editor sees, as `skillwatch run` does. A
+/// request whose settings cannot be read passes nothing: the daemon's environment is used,
+/// and the daemon reports the settings error.
+fn editor_env(request: &RunRequest) -> ClientEnv {
+    match skillwatch_daemon::scheduler::configured_request(request) {
+        Ok(runner) => ClientEnv::capture(runner.client_vars().iter().map(String::as_str)),
+        Err(_) => ClientEnv::default(),
+    }
+}
+
 /// Queue the run on the daemon and follow the job to its end.
 async fn run_eval_on_daemon(
     state: Arc<State>,
@@ -329,9 +341,10 @@ async fn run_eval_on_daemon(
     case: Option<String>,
 ) {
     let progress = begin_progress(&state, &skill_dir, case.as_deref()).await;
+    let env = editor_env(&request);
     let queued = daemon
         .client
-        .enqueue_run(client::context(Duration::from_secs(30)), request)
+        .enqueue_client_run(client::context(Duration::from_secs(30)), request, env)
         .await;
     let job = match queued {
         Ok(Ok(job)) => job,

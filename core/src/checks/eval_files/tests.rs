@@ -260,6 +260,32 @@ fn sw403_unknown_field_with_rename_fix() {
 }
 
 #[test]
+fn sw402_a_misspelt_assertion_type_names_the_type_it_is_a_typo_of() {
+    let f = Fixture::new();
+    let text = "scenarios:\n  - name: a\n    prompt: p\n    assertions:\n      - { type: output_contian, value: x }\n";
+    let d = f.yaml(text);
+    assert_eq!(rules(&d), ["SW402"]);
+    assert_eq!(at(text, &d, "SW402"), [(5, 17)]);
+    assert!(
+        d[0].message
+            .contains("found string `output_contian` (did you mean `output_contains`?)"),
+        "{}",
+        d[0].message
+    );
+    let fix = d[0].fix.as_ref().unwrap();
+    assert_eq!(fix.title, "Replace with `output_contains`");
+    assert_eq!(fix.edits[0].replacement, "output_contains");
+    // a value close to no type: the list, and no fix
+    let text = text.replace("output_contian", "banana");
+    let d = f.yaml(&text);
+    assert!(
+        d[0].fix.is_none() && d[0].message.contains("expected one of"),
+        "{}",
+        d[0].message
+    );
+}
+
+#[test]
 fn sw404_invalid_regex() {
     let f = Fixture::new();
     let text = "scenarios:\n  - name: a\n    prompt: p\n    assertions:\n      - type: output_not_matches\n        pattern: \"fail(ed\"\n";
