@@ -457,6 +457,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "Installs an internal-looking package where a public index can serve it (`--extra-index-url`, no private index), or from an index on plain HTTP, a bare IP or a tunnel. Vet only.",
     },
+    Rule {
+        id: "SW329",
+        name: "unvetted-code",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "A script, Markdown file or code block too large for vet to read (a file over 1 MiB, a code unit over 512 KiB): the agent can still run or read it, so the skill is not called clean. Vet only.",
+    },
 ];
 
 /// Rules about eval files: tests/eval.yaml and evals/evals.json.

@@ -489,6 +489,16 @@ pub(crate) fn read_text_lossy_at_most(path: &Path, limit: u64) -> Option<String>
     })
 }
 
+/// The first bytes of a file (enough for a `#!` line); empty when it cannot be read.
+pub(crate) fn head(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(256).read_to_end(&mut head);
+    }
+    head
+}
+
 /// What a bounded read of a scanned file gave, as [`Content`].
 fn text_content(read: Result<Vec<u8>, Unreadable>) -> Content {
     match read {

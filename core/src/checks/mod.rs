@@ -344,31 +344,43 @@ fn vet_behaviours(
             ));
         }
     }
+    // code and instructions read past: named (SW329), so that what vet skips keeps it from `clean`
+    let mut unread = Vec::new();
     for entry in files.entries().iter().filter(|e| e.scanned) {
         let Some(rel) = files::relative(dir, &entry.path) else {
             continue;
         };
-        let text: Cow<'_, str> = match &entry.content {
-            files::Content::Text(t) => Cow::Borrowed(t.as_str()),
+        let text: Option<Cow<'_, str>> = match &entry.content {
+            files::Content::Text(t) => Some(Cow::Borrowed(t.as_str())),
             files::Content::Unread if !files::is_binary_by_name(&entry.path) => {
-                match files::read_text_at_most(&entry.path, files::MAX_READ_BYTES) {
-                    Some(t) => Cow::Owned(t),
-                    None => continue,
-                }
+                files::read_text_at_most(&entry.path, files::MAX_READ_BYTES).map(Cow::Owned)
             }
             // one byte that is not UTF-8 does not stop a shell from running the script
-            files::Content::NotUtf8 => {
-                match files::read_text_lossy_at_most(&entry.path, files::MAX_READ_BYTES) {
-                    Some(t) => Cow::Owned(t),
-                    None => continue,
+            files::Content::NotUtf8 | files::Content::TooLarge => {
+                files::read_text_lossy_at_most(&entry.path, files::MAX_READ_BYTES).map(Cow::Owned)
+            }
+            files::Content::Unread => continue,
+        };
+        let why = match &text {
+            None => std::fs::metadata(&entry.path)
+                .ok()
+                .filter(|m| m.len() > files::MAX_READ_BYTES)
+                .map(|m| crate::vet::over_limit(m.len(), files::MAX_READ_BYTES)),
+            Some(t) if memchr::memchr(0, t.as_bytes()).is_some() => {
+                Some("it holds NUL bytes".to_string())
+            }
+            Some(_) => None,
+        };
+        match (text, why) {
+            (_, Some(why)) => {
+                if crate::vet::is_code_or_instructions(&rel, &files::head(&entry.path)) {
+                    let at = crate::text::Span::empty(0);
+                    unread.push(crate::vet::unvetted(&entry.path, at, "this file", &why));
                 }
             }
-            _ => continue,
-        };
-        if memchr::memchr(0, text.as_bytes()).is_some() {
-            continue;
+            (Some(text), None) => sources.push((entry.path.clone(), rel, text, 0)),
+            (None, None) => {}
         }
-        sources.push((entry.path.clone(), rel, text, 0));
     }
     let views: Vec<crate::vet::SourceFile<'_>> = sources
         .iter()
@@ -379,7 +391,9 @@ fn vet_behaviours(
             body_start: *body,
         })
         .collect();
-    for (path, mut found) in crate::vet::scan(&own, &views) {
+    let mut per_file = crate::vet::scan(&own, &views);
+    per_file.extend(unread.into_iter().map(|d| (d.path.clone(), vec![d])));
+    for (path, mut found) in per_file {
         options.apply_overrides(&mut found);
         match reports.iter_mut().find(|r| r.path == path) {
             Some(report) => {

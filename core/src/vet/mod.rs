@@ -34,8 +34,10 @@ use facts::{Found, Taint, Val};
 /// Nested scripts deeper than this (`sh -c` of a decoded `eval` of ...) are not analysed.
 const MAX_DEPTH: usize = 6;
 
-/// Units larger than this are not parsed (a minified bundle is not a skill's script).
+/// Units larger than this are not parsed (a minified bundle is not a skill's script); they are
+/// named instead (SW329, [`unvetted`]).
 const MAX_UNIT_BYTES: usize = 512 * 1024;
+const UNIT_LIMIT: u64 = MAX_UNIT_BYTES as u64;
 
 /// The languages analysed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,10 +141,18 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
         if lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx") {
             let (units, _prose) =
                 units::of_markdown(file.text, file.body_start.min(file.text.len()));
+            let mut unread = Vec::new();
             for unit in units {
-                found.extend(analyse_unit(&unit, &mut world));
+                match too_large(&unit) {
+                    Some(span) => {
+                        let why = over_limit(span.len() as u64, UNIT_LIMIT);
+                        unread.push(unvetted(file.path, span, "this code block", &why));
+                    }
+                    None => found.extend(analyse_unit(&unit, &mut world)),
+                }
             }
-            let diagnostics = to_diagnostics(file.path, behaviours::judge(&found, own_name));
+            let mut diagnostics = to_diagnostics(file.path, behaviours::judge(&found, own_name));
+            diagnostics.extend(unread);
             if !diagnostics.is_empty() {
                 out.push((file.path.to_path_buf(), diagnostics));
             }
@@ -156,13 +166,64 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
             text: file.text.into(),
             base: 0,
         };
-        found.extend(analyse_unit(&unit, &mut world));
-        let diagnostics = to_diagnostics(file.path, behaviours::judge(&found, own_name));
+        let unread = too_large(&unit).map(|_| {
+            let why = over_limit(file.text.len() as u64, UNIT_LIMIT);
+            unvetted(file.path, Span::empty(0), "this script", &why)
+        });
+        if unread.is_none() {
+            found.extend(analyse_unit(&unit, &mut world));
+        }
+        let mut diagnostics = to_diagnostics(file.path, behaviours::judge(&found, own_name));
+        diagnostics.extend(unread);
         if !diagnostics.is_empty() {
             out.push((file.path.to_path_buf(), diagnostics));
         }
     }
     out
+}
+
+/// The span of `unit` when it is too large to analyse.
+fn too_large(unit: &units::Unit<'_>) -> Option<Span> {
+    (unit.text.len() > MAX_UNIT_BYTES && unit.lang != Lang::Other)
+        .then(|| Span::new(unit.base, unit.base + unit.text.len()))
+}
+
+/// SW329: code the agent can run or read that vet did not analyse, and why. Static analysis
+/// that skips what it cannot afford must say so, or padding a payload past a limit (or behind a
+/// NUL byte) would make the skill clean.
+pub(crate) fn unvetted(path: &Path, span: Span, what: &str, why: &str) -> Diagnostic {
+    Diagnostic {
+        rule: "SW329",
+        severity: Severity::Warning,
+        path: path.to_path_buf(),
+        span,
+        message: format!(
+            "{what} was not analysed ({why}): the agent can still run or read it; review it by hand"
+        ),
+        fix: None,
+    }
+}
+
+/// Whether a file vet skipped unread is code or instructions the agent may run or read: a
+/// script by its name or its `#!` line (`head`: its first bytes), or Markdown.
+pub(crate) fn is_code_or_instructions(rel: &str, head: &[u8]) -> bool {
+    let lower = rel.to_ascii_lowercase();
+    let markdown = [".md", ".markdown", ".mdx"]
+        .iter()
+        .any(|e| lower.ends_with(e));
+    markdown || units::of_script(rel, &String::from_utf8_lossy(head)).is_some()
+}
+
+/// Why a text of `bytes` over `limit` was not analysed.
+pub(crate) fn over_limit(bytes: u64, limit: u64) -> String {
+    format!("{}, vet reads at most {}", size(bytes), size(limit))
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / f64::from(1u32 << 20)),
+        b => format!("{} KiB", b.div_ceil(1024)),
+    }
 }
 
 fn analyse_unit(unit: &units::Unit<'_>, world: &mut World) -> Found {
