@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -402,7 +403,11 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
         eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
         return;
     };
-    let model = mock::responses::server(codex_script());
+    // Held from the first finished trial until Harbor has stopped: the model answers nothing
+    // meanwhile, so the trials still running cannot all finish before the SIGINT lands (on a
+    // quiet machine they did, and the job completed whole).
+    let hold = Arc::new(AtomicBool::new(false));
+    let model = mock::responses::server(codex_script(hold.clone()));
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("export");
     let export = Command::new(skillwatch_bin())
@@ -450,11 +455,13 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
         );
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
+    hold.store(true, Ordering::SeqCst);
     // SAFETY: kill has no memory effects.
     unsafe {
         libc::kill(job.id() as libc::pid_t, libc::SIGINT);
     }
     job.wait().unwrap();
+    hold.store(false, Ordering::SeqCst);
     let stopped = t0.elapsed();
     let db = tmp.path().join("h.db");
     let first = import(&db, &job_dir);
@@ -533,8 +540,12 @@ fn finished_trials(job: &Path) -> usize {
 /// shell command (its path as Codex lists it: a short path under a skill root, `r0/...`,
 /// expanded through the roots table as the model is told to); once the skill's text came
 /// back, write the codename; without the skill, write UNKNOWN; after the write, end the turn.
-fn codex_script() -> Script {
-    Arc::new(|req: &ModelRequest| {
+fn codex_script(hold: Arc<AtomicBool>) -> Script {
+    Arc::new(move |req: &ModelRequest| {
+        let held = Instant::now();
+        while hold.load(Ordering::SeqCst) && held.elapsed().as_secs() < 120 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
         let usage = MockUsage {
             input: 200,
             cached: 0,
