@@ -92,9 +92,17 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     assert!(lsp.shutdown().success());
     // (watched by its lock, not by connecting: a client keeps a daemon alive)
     let lock = fx.runtime_dir.join("skillwatch/daemon.lock");
-    let took = wait_until("the daemon exits", Duration::from_secs(30), || {
-        !skillwatch_daemon::server::is_held(&lock)
-    });
+    let start = Instant::now();
+    while skillwatch_daemon::server::is_held(&lock) {
+        // (this has failed now and then on a loaded machine: the log says how far it got)
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the daemon exits: not within 30 s; its log:\n{}",
+            fx.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let took = start.elapsed();
     assert!(
         took >= Duration::from_secs(1),
         "exited before its idle limit: {took:?}"
