@@ -356,9 +356,11 @@ fn vet_behaviours(
                 files::read_text_at_most(&entry.path, files::MAX_READ_BYTES).map(Cow::Owned)
             }
             // one byte that is not UTF-8 does not stop a shell from running the script
-            files::Content::NotUtf8 | files::Content::TooLarge => {
+            files::Content::NotUtf8 => {
                 files::read_text_lossy_at_most(&entry.path, files::MAX_READ_BYTES).map(Cow::Owned)
             }
+            // the walk found it over the limit already: named below from its size
+            files::Content::TooLarge => None,
             files::Content::Unread => continue,
         };
         let why = match &text {

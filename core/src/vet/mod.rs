@@ -137,8 +137,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
     order.sort_by_key(|f| !f.rel.to_ascii_lowercase().ends_with(".md"));
     for file in order {
         let mut found = Found::default();
-        let lower = file.rel.to_ascii_lowercase();
-        if lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx") {
+        if is_markdown(file.rel) {
             let (units, _prose) =
                 units::of_markdown(file.text, file.body_start.min(file.text.len()));
             let mut unread = Vec::new();
@@ -207,11 +206,15 @@ pub(crate) fn unvetted(path: &Path, span: Span, what: &str, why: &str) -> Diagno
 /// Whether a file vet skipped unread is code or instructions the agent may run or read: a
 /// script by its name or its `#!` line (`head`: its first bytes), or Markdown.
 pub(crate) fn is_code_or_instructions(rel: &str, head: &[u8]) -> bool {
+    is_markdown(rel) || units::of_script(rel, &String::from_utf8_lossy(head)).is_some()
+}
+
+/// Whether the file is Markdown by its name: cut into code units rather than run as a script.
+fn is_markdown(rel: &str) -> bool {
     let lower = rel.to_ascii_lowercase();
-    let markdown = [".md", ".markdown", ".mdx"]
+    [".md", ".markdown", ".mdx"]
         .iter()
-        .any(|e| lower.ends_with(e));
-    markdown || units::of_script(rel, &String::from_utf8_lossy(head)).is_some()
+        .any(|e| lower.ends_with(e))
 }
 
 /// Why a text of `bytes` over `limit` was not analysed.
