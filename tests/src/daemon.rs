@@ -128,8 +128,20 @@ impl DaemonFixture {
 
     /// [`DaemonFixture::start`] with `vars` added to the daemon's environment.
     pub fn start_with_env(&mut self, vars: &[(&str, &str)]) {
+        self.start_daemon(&[], vars);
+    }
+
+    /// [`DaemonFixture::start`] for a daemon that exits after `secs` with no client and no
+    /// job, as one an editor starts.
+    pub fn start_with_idle_limit(&mut self, secs: u64) {
+        self.start_daemon(&["--idle-exit-secs", &secs.to_string()], &[]);
+    }
+
+    fn start_daemon(&mut self, args: &[&str], vars: &[(&str, &str)]) {
         let mut cmd = Command::new(skillwatch_bin());
-        cmd.args(["daemon", "--grace-secs", "2", "--root"])
+        cmd.args(["daemon", "--grace-secs", "2"])
+            .args(args)
+            .arg("--root")
             .arg(&self.workspace)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

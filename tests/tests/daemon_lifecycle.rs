@@ -171,3 +171,50 @@ fn the_fixture_stops_every_daemon_it_led_to_even_on_panic() {
         });
     }
 }
+
+/// A client killed in the middle of a call (here a long poll of the event stream, which the
+/// daemon answers only after up to 30 s) is gone at once for the daemon: the connection ends
+/// when its read side does, not when the answer fails to be written, so the idle limit of a
+/// daemon whose editor crashed counts from the crash.
+#[test]
+fn a_client_killed_in_a_long_poll_is_dropped_at_once_and_the_idle_limit_counts_from_then() {
+    let mut fx = DaemonFixture::new();
+    let idle = Duration::from_secs(3);
+    fx.start_with_idle_limit(idle.as_secs());
+    let others = || {
+        let rt = runtime();
+        let rpc = rt.block_on(fx.client());
+        rt.block_on(rpc.status(ctx())).unwrap().clients
+    };
+    let mut follower = fx
+        .cli_command(&["events", "--follow"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the follower is connected", Duration::from_secs(30), || {
+        others() == 1
+    });
+    follower.kill().unwrap();
+    follower.wait().unwrap();
+    let dropped = wait_until(
+        "the daemon drops the killed client",
+        Duration::from_secs(30),
+        || others() == 0,
+    );
+    assert!(
+        dropped <= Duration::from_secs(2),
+        "the killed client was dropped only after {dropped:?}; log:\n{}",
+        fx.log_text()
+    );
+    // (no more status calls: each is a client, and restarts the idle time)
+    let start = Instant::now();
+    wait_until("the daemon exits", Duration::from_secs(60), || {
+        !skillwatch_daemon::server::is_held(&fx.lock())
+    });
+    let took = start.elapsed();
+    assert!(
+        took + Duration::from_millis(500) >= idle,
+        "exited before its idle limit: {took:?}"
+    );
+    assert!(fx.log_text().contains("idle for"), "{}", fx.log_text());
+}
