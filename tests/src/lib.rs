@@ -207,6 +207,7 @@ pub mod run;
 pub mod site;
 pub mod trial;
 pub mod trials;
+pub mod wait;
 
 /// Assert that `report` (the output of `skillwatch check --json`) follows the published
 /// schema, schemas/check-output.schema.json, itself checked against the Draft 2020-12

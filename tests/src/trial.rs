@@ -159,13 +159,55 @@ pub fn process_gone(pid: i32) -> bool {
     }
 }
 
-/// Wait up to two seconds for `pid` to be gone.
+/// `pid`'s state line in /proc (name, state, parent...), for a failure message.
+pub fn process_state(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map_or_else(|_| format!("{pid}: gone"), |s| s.trim().to_string())
+}
+
+/// Whether `pid` is gone within [`crate::wait::PATIENCE`] (saying what it still was when
+/// not): the processes it is used on sleep for minutes, so patience makes no wrong answer.
 pub async fn wait_gone(pid: i32) -> bool {
-    for _ in 0..100 {
-        if process_gone(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let gone = crate::wait::poll_async(crate::wait::PATIENCE, || async move {
+        crate::wait::when(process_gone(pid), || process_state(pid))
+    })
+    .await;
+    if let Err(seen) = &gone {
+        eprintln!("process {pid} still runs: {seen}");
     }
-    false
+    gone.is_ok()
+}
+
+/// `Ok` when `pid` runs with nothing on its way to end it: not a zombie, not exiting, no
+/// signal pending; otherwise what it is. What the kernel sends as a process dies (a
+/// parent-death signal, SIGHUP to a process group it orphans) is queued before that process
+/// can be reaped, so right after reaping it this says whether that ends `pid`, without
+/// waiting to see.
+pub fn process_undisturbed(pid: i32) -> Result<(), String> {
+    const PF_EXITING: u64 = 0x4;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let (state, flags) = (
+        fields.first(),
+        fields.get(6).and_then(|f| f.parse::<u64>().ok()),
+    );
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
+    let pending = status
+        .lines()
+        .filter(|l| l.starts_with("SigPnd:") || l.starts_with("ShdPnd:"))
+        .any(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|m| m.trim_start_matches('0') != "")
+        });
+    let dying = matches!(state, Some(&"Z") | Some(&"X"))
+        || flags.is_none_or(|f| f & PF_EXITING != 0)
+        || pending;
+    crate::wait::when(!dying, || stat.trim().to_string())
 }

@@ -117,7 +117,7 @@ fn another_uid_is_refused() {
 fn send_and_expect_close(socket: &Path, bytes: &[u8]) {
     let mut stream = UnixStream::connect(socket).expect("connect");
     stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
+        .set_read_timeout(Some(skillwatch_tests::wait::PATIENCE))
         .unwrap();
     let _ = stream.write_all(bytes);
     let mut buf = [0u8; 256];

@@ -15,7 +15,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use skillwatch_tests::daemon::DaemonFixture;
 use skillwatch_tests::mock::{self, MockUsage, ModelReply, ModelRequest, Script};
-use skillwatch_tests::{skillwatch_bin, workspace_root};
+use skillwatch_tests::{skillwatch_bin, wait, workspace_root};
 
 struct Server(Child);
 
@@ -447,14 +447,22 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
     .spawn()
     .unwrap();
     let job_dir = out_dir.join("jobs/half");
-    while finished_trials(&job_dir) == 0 {
-        assert!(t0.elapsed().as_secs() < 300, "no trial finished in 300 s");
-        assert!(
-            job.try_wait().unwrap().is_none(),
-            "harbor ended before a trial finished"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(300));
-    }
+    wait::within(
+        "a trial of the job to finish",
+        std::time::Duration::from_secs(300),
+        || {
+            assert!(
+                job.try_wait().unwrap().is_none(),
+                "harbor ended before a trial finished"
+            );
+            wait::when(finished_trials(&job_dir) > 0, || {
+                let folders: Vec<_> = std::fs::read_dir(&job_dir)
+                    .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                    .unwrap_or_default();
+                format!("{}: {folders:?}", job_dir.display())
+            })
+        },
+    );
     hold.store(true, Ordering::SeqCst);
     // SAFETY: kill has no memory effects.
     unsafe {
