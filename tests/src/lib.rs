@@ -202,6 +202,7 @@ pub mod daemon;
 pub mod history;
 pub mod lsp;
 pub mod mock;
+pub mod needs;
 pub mod probe;
 pub mod run;
 pub mod site;

@@ -52,8 +52,12 @@ fn daemon_answers(fx: &DaemonFixture) -> bool {
 #[test]
 fn another_uid_is_refused() {
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to run a client under another uid");
+    let root = unsafe { libc::geteuid() } == 0;
+    if !skillwatch_tests::needs::met(
+        root,
+        "root, to run a client under another uid",
+        "run the tests as root (CI does)",
+    ) {
         return;
     }
     let mut fx = DaemonFixture::new();

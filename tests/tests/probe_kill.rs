@@ -18,8 +18,11 @@ fn alive(pid: &str) -> bool {
 
 #[test]
 fn a_killed_probe_run_leaves_no_agent_folder_or_honeypot() {
-    if !Path::new("/proc/self/environ").exists() {
-        eprintln!("skipped: the watchdog needs /proc");
+    if !skillwatch_tests::needs::met(
+        Path::new("/proc/self/environ").exists(),
+        "/proc (the watchdog reads it)",
+        "run the tests on Linux with /proc mounted",
+    ) {
         return;
     }
     let fx = RunFixture::new(&eval_yaml(1, ""));
