@@ -214,7 +214,7 @@ pub fn process_undisturbed(pid: i32) -> Result<(), String> {
         .any(|l| {
             l.split_whitespace()
                 .nth(1)
-                .is_some_and(|m| m.trim_start_matches('0') != "")
+                .is_some_and(|m| !m.trim_start_matches('0').is_empty())
         });
     let dying = matches!(state, Some(&"Z") | Some(&"X"))
         || flags.is_none_or(|f| f & PF_EXITING != 0)
