@@ -292,7 +292,10 @@ pub fn simulate_scenario(params: &CalibrationParams) -> Result<ScenarioReport, S
         });
         r.any_case_worse.add(worse);
         r.junit_failing.add(worse || d.verdict.fails());
-        for (condition, truth) in [Condition::Baseline, Condition::Skill].into_iter().zip(truth) {
+        for (condition, truth) in [Condition::Baseline, Condition::Skill]
+            .into_iter()
+            .zip(truth)
+        {
             if let Some(ci) = pass_rate(&trials, condition, level)? {
                 r.pass_rate_coverage.add(ci.contains(truth));
             }

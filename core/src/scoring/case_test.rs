@@ -140,11 +140,12 @@ pub fn case_tests(cases: &[(Vec<f64>, Vec<f64>)], level: f64, seed: u64) -> Vec<
             let adjusted_p = adjusted.next().unwrap_or(1.0);
             let baseline = sample(b);
             let skill = sample(s);
-            let finding = match skill.sum / skill.trials as f64 - baseline.sum / baseline.trials as f64 {
-                d if adjusted_p < alpha && d < 0.0 => CaseFinding::Worse,
-                d if adjusted_p < alpha && d > 0.0 => CaseFinding::Better,
-                _ => CaseFinding::NotShown,
-            };
+            let finding =
+                match skill.sum / skill.trials as f64 - baseline.sum / baseline.trials as f64 {
+                    d if adjusted_p < alpha && d < 0.0 => CaseFinding::Worse,
+                    d if adjusted_p < alpha && d > 0.0 => CaseFinding::Better,
+                    _ => CaseFinding::NotShown,
+                };
             let interval = (method == CaseTestMethod::Fisher)
                 .then(|| {
                     newcombe_interval(
@@ -192,11 +193,7 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 
 /// The two-sided exact p of "both samples come from one distribution" on the with-skill sum;
 /// `None` when a side has no trial.
-pub fn two_sample_p(
-    baseline: &[f64],
-    skill: &[f64],
-    seed: u64,
-) -> Option<(f64, CaseTestMethod)> {
+pub fn two_sample_p(baseline: &[f64], skill: &[f64], seed: u64) -> Option<(f64, CaseTestMethod)> {
     if baseline.is_empty() || skill.is_empty() {
         return None;
     }
@@ -229,11 +226,7 @@ fn fisher_tails(baseline: &[f64], skill: &[f64]) -> (f64, f64) {
 }
 
 /// Lower and upper tails of the with-skill sum over splits of all the trials.
-fn permutation_tails(
-    baseline: &[f64],
-    skill: &[f64],
-    seed: u64,
-) -> (f64, f64, CaseTestMethod) {
+fn permutation_tails(baseline: &[f64], skill: &[f64], seed: u64) -> (f64, f64, CaseTestMethod) {
     let all: Vec<f64> = baseline.iter().chain(skill).copied().collect();
     let k = skill.len();
     let observed: f64 = skill.iter().sum();

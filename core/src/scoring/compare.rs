@@ -364,7 +364,11 @@ mod tests {
         .unwrap();
         assert!(c.interval.unwrap().excludes_zero());
         assert_eq!(c.verdict, Verdict::Inconclusive, "{}", c.reason);
-        assert!(c.reason.contains("real but smaller than 0.05"), "{}", c.reason);
+        assert!(
+            c.reason.contains("real but smaller than 0.05"),
+            "{}",
+            c.reason
+        );
         // With no minimum effect it would be one.
         let strict = CompareParams {
             min_effect: 0.0,

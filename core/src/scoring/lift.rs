@@ -402,7 +402,12 @@ pub(crate) fn floor_of<'a>(sides: impl IntoIterator<Item = (&'a str, f64, f64)>)
 
 /// Fill each case's exact test under `profile`, on the trial values of the profile metrics
 /// its lift used, Holm-adjusted over the cases.
-fn test_cases(cases: &mut [CaseLift], trials: &[Trial], profile: ScoringProfile, params: &LiftParams) {
+fn test_cases(
+    cases: &mut [CaseLift],
+    trials: &[Trial],
+    profile: ScoringProfile,
+    params: &LiftParams,
+) {
     let custom = &params.outcome_metrics;
     let samples: Vec<(Vec<f64>, Vec<f64>)> = cases
         .iter()

@@ -219,18 +219,13 @@ pub fn variance_from_trials(
         df += b.len() - 1;
     }
     let attempts: Vec<usize> = by_case.values().map(|(b, _)| b.len()).collect();
-    let all = |f: fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| -> f64 {
-        by_case.values().map(|c| f(c).iter().sum::<f64>()).sum()
-    };
+    let sums = by_case.values().fold((0.0, 0.0), |(b, s), (cb, cs)| {
+        (b + cb.iter().sum::<f64>(), s + cs.iter().sum::<f64>())
+    });
     let trials_per_arm = attempts.iter().sum::<usize>() as f64;
     // The floor of one pair's variance: attempts of 1.
-    let floor = binomial_variance_floor(
-        all(|c| &c.0),
-        all(|c| &c.1),
-        (trials_per_arm, trials_per_arm),
-        &[1],
-    )
-    .unwrap_or(0.0);
+    let floor = binomial_variance_floor(sums.0, sums.1, (trials_per_arm, trials_per_arm), &[1])
+        .unwrap_or(0.0);
     let separated = df > 0;
     // ss pools both sides over df per side: the sum of the two sides' pooled variances.
     let observed = if separated { ss / df as f64 } else { 0.0 };
@@ -345,7 +340,11 @@ mod tests {
         // the shrunk rates (2 + 2) / (6 + 4) and (3 + 2) / (6 + 4): 0.24 + 0.25 = 0.49.
         assert!(close(v.within, 0.49, 1e-12), "{v:?}");
         // Case means 0.5, 0, 0: variance 1/12, less the within part over 2 attempts.
-        assert!(close(v.between, (1.0f64 / 12.0 - 0.49 / 2.0).max(0.0), 1e-12));
+        assert!(close(
+            v.between,
+            (1.0f64 / 12.0 - 0.49 / 2.0).max(0.0),
+            1e-12
+        ));
         assert_eq!(
             v.source,
             VarianceSource::History {

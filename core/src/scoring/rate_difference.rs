@@ -185,7 +185,11 @@ fn floor(pairs: &[PairedQuery]) -> Option<f64> {
     let (before, after) = (total(|p| p.before), total(|p| p.after));
     let runs: Vec<usize> = decided
         .iter()
-        .map(|p| ((p.before.trials + p.after.trials) as f64 / 2.0).round().max(1.0) as usize)
+        .map(|p| {
+            ((p.before.trials + p.after.trials) as f64 / 2.0)
+                .round()
+                .max(1.0) as usize
+        })
         .collect();
     binomial_variance_floor(before.0, after.0, (before.1, after.1), &runs)
 }

@@ -286,7 +286,10 @@ pub fn decide(summary: &DeltaSummary, params: &VerdictParams, what: &str) -> Dec
                 )
             },
         );
-        (Verdict::Inconclusive, format!("inconclusive: {shown}; {real}{test}"))
+        (
+            Verdict::Inconclusive,
+            format!("inconclusive: {shown}; {real}{test}"),
+        )
     } else if ci.excludes_zero() {
         (
             Verdict::Inconclusive,
@@ -397,15 +400,16 @@ mod tests {
     /// (shrunk to 10/12) keeps the equivalence test honest: inconclusive, and why.
     #[test]
     fn no_change_needs_an_equivalence_test_that_can_fail() {
-        let floor = crate::scoring::stats::binomial_variance_floor(8.0, 8.0, (8.0, 8.0), &[1; 8])
-            .unwrap();
+        let floor =
+            crate::scoring::stats::binomial_variance_floor(8.0, 8.0, (8.0, 8.0), &[1; 8]).unwrap();
         let d = decide_floored(&[0.0; 8], floor);
         assert_eq!(d.verdict, Verdict::Inconclusive, "{}", d.reason);
         let e = d.equivalence.unwrap();
         assert!(e.floored && !e.shown && e.low < -0.3, "{e:?}");
         assert!(
             d.reason.contains("all 8 cases moved by exactly +0.000")
-                && d.reason.contains("the equivalence test cannot rule out changes of 0.05")
+                && d.reason
+                    .contains("the equivalence test cannot rule out changes of 0.05")
                 && d.reason.contains("90% equivalence bounds ["),
             "{}",
             d.reason
@@ -421,7 +425,8 @@ mod tests {
         let d = decide_floored(&[0.0; 200], floor);
         assert_eq!(d.verdict, Verdict::NoChange, "{}", d.reason);
         assert!(
-            d.reason.contains("the equivalence test rules out changes of 0.05 or more"),
+            d.reason
+                .contains("the equivalence test rules out changes of 0.05 or more"),
             "{}",
             d.reason
         );
@@ -505,7 +510,11 @@ mod tests {
         // equivalence test cannot bound: inconclusive.
         let d = decide_floored(&tiny, 0.5);
         assert_eq!(d.verdict, Verdict::Inconclusive, "{}", d.reason);
-        assert!(d.reason.contains("real but smaller than 0.05"), "{}", d.reason);
+        assert!(
+            d.reason.contains("real but smaller than 0.05"),
+            "{}",
+            d.reason
+        );
         // Noisy: inconclusive, not no change.
         let noisy = [0.9, -0.8, 0.3, -0.4, 0.6, -0.7, 0.1, 0.2];
         let d = decide_on(&noisy);
