@@ -1014,6 +1014,62 @@ mod tests {
     }
 
     #[test]
+    fn clustered_wilson_matches_scipy_and_reduces_to_wilson() {
+        // Five cases of three attempts, 9/15 passed, spread between cases: n_eff = 6.35
+        // (scipy/numpy: the same formula), where trials pooled would count 15.
+        let ci =
+            clustered_wilson_interval(&[(3, 3), (1, 3), (0, 3), (2, 3), (3, 3)], 0.95).unwrap();
+        assert!(close(ci.low, 0.259_238_992_680_149, 1e-9), "{ci:?}");
+        assert!(close(ci.high, 0.865_396_908_956_778_6, 1e-9), "{ci:?}");
+        assert_eq!(ci.method, IntervalMethod::ClusteredWilson { clusters: 5 });
+        let pooled = wilson_interval(9, 15, 0.95).unwrap();
+        assert!(ci.low < pooled.low && ci.high > pooled.high);
+        // One trial per case: the plain Wilson interval, bit for bit.
+        let single = clustered_wilson_interval(&[(1, 1), (0, 1), (1, 1)], 0.95).unwrap();
+        assert_eq!(single, wilson_interval(2, 3, 0.95).unwrap());
+        // Every case alike at 3/3: no spread, so n_eff = N and the bound is 1.
+        let all = clustered_wilson_interval(&[(3, 3); 4], 0.95).unwrap();
+        assert_eq!(
+            (all.high, all.low),
+            (1.0, wilson_interval(12, 12, 0.95).unwrap().low)
+        );
+        // One case: the population of cases is unknown.
+        let one = clustered_wilson_interval(&[(2, 3)], 0.95).unwrap();
+        assert_eq!((one.low, one.high), (0.0, 1.0));
+        assert!(clustered_wilson_interval(&[(4, 3)], 0.95).is_err());
+    }
+
+    #[test]
+    fn newcombe_brackets_the_difference_and_keeps_width_at_the_edges() {
+        let ci = newcombe_interval((10, 10), (2, 10), 0.95).unwrap();
+        assert!(close(ci.estimate, 0.8, 1e-15));
+        assert!(ci.low > 0.35 && ci.high < 1.0, "{ci:?}");
+        let edge = newcombe_interval((3, 3), (3, 3), 0.95).unwrap();
+        assert!(edge.low < -0.4 && edge.high > 0.4, "{edge:?}");
+    }
+
+    #[test]
+    fn exact_sign_flip_by_halves_equals_brute_force() {
+        let values: Vec<f64> = (0..14).map(|i| ((i * 5 % 9) as f64 - 3.0) / 8.0).collect();
+        let observed = values.iter().sum::<f64>().abs();
+        let threshold = observed
+            - PERMUTATION_TIE_TOLERANCE * values.iter().map(|v| v.abs()).sum::<f64>().max(1.0);
+        let brute = (0..1u64 << values.len())
+            .filter(|&mask| flipped_abs_sum(&values, |i| mask >> i & 1 == 1) >= threshold)
+            .count() as u64;
+        assert_eq!(extreme_patterns(&values, threshold), brute);
+        // 24 cases count exactly, quickly.
+        let many: Vec<f64> = (0..24)
+            .map(|i| if i % 5 == 0 { -0.5 } else { 0.5 })
+            .collect();
+        let p = sign_flip_p_value(&many, &PermutationParams::default()).unwrap();
+        assert_eq!(
+            p.method,
+            PermutationMethod::ExactSignFlip { patterns: 1 << 24 }
+        );
+    }
+
+    #[test]
     fn pass_at_k_is_unbiased_estimator() {
         // n=5, c=2, k=1 -> 0.4 ; k=2 -> 1 - C(3,2)/C(5,2) = 1 - 3/10 = 0.7
         assert!(close(pass_at_k(5, 2, 1).unwrap(), 0.4, 1e-15));
