@@ -146,7 +146,7 @@ pub fn forest(report: &Report, skill: &SkillReport) -> Markup {
             line.sep x1=(n(LABEL - 180.0)) x2=(n(WIDTH - RIGHT)) y1=(n(y0)) y2=(n(y0)) {}
             text.label.strong x=(n(LABEL - 8.0)) y=(n(y0 + row / 2.0 + 4.0)) text-anchor="end" { "overall" }
             @for (m, run) in skill.latest.iter().enumerate() {
-                @let o = &run.lift.headline.outcome;
+                @let o = run.lift.headline.profile(run.lift.run.profile());
                 @if let Some(v) = o.lift {
                     @let y = y0 + 9.0 + 9.0 * m as f64;
                     g {
@@ -329,7 +329,7 @@ pub fn heatmap(report: &Report) -> Markup {
                 @for (j, key) in report.columns.iter().enumerate() {
                     @let x0 = LABEL + cell_w * j as f64;
                     @let run = skill.latest.iter().find(|r| r.key() == *key);
-                    @let o = run.map(|r| &r.lift.headline.outcome);
+                    @let o = run.map(|r| r.lift.headline.profile(r.lift.run.profile()));
                     @let verdict = o.map_or(Verdict::NotMeasured, |o| o.verdict.verdict);
                     @let ink = verdict_ink(verdict);
                     @let cx = n(x0 + cell_w / 2.0);

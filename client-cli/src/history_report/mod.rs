@@ -285,7 +285,7 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
                 run: entry.run.id,
                 at_ms: entry.run.started_ms,
                 version: short_hash(&entry.run.skill_hash),
-                verdict: headline.outcome.verdict.clone(),
+                verdict: headline.profile(entry.run.profile()).verdict.clone(),
             });
     }
     let regressions = regressions(store, &in_time, &by_key)?;

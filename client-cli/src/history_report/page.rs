@@ -32,7 +32,7 @@ pub fn render(report: &Report) -> String {
                     p.muted {
                         (count(report.skills.len(), "skill"))
                         " from " code { (report.db) } " · made " (format_rfc3339(report.generated_ms))
-                        " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]); verdicts follow docs/scoring.md"
+                        " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]) unless a run was made with " code { "--scoring-profile aces" } "; verdicts follow docs/scoring.md"
                     }
                     @if report.omitted.trajectories + report.omitted.outputs > 0 {
                         p.muted { (count(report.omitted.trajectories, "trajectory")) " and " (count(report.omitted.outputs, "output"))
@@ -112,7 +112,7 @@ fn latest_table(skill: &SkillReport) -> Markup {
             tbody {
                 @for run in &skill.latest {
                     @let h = &run.lift.headline;
-                    @let o = &h.outcome;
+                    @let o = h.profile(run.lift.run.profile());
                     tr {
                         td { (run.lift.run.model) } td { (run.lift.run.harness) }
                         td.num { (signed(o.lift)) } td { (interval(o.interval.as_ref())) }

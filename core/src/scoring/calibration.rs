@@ -654,6 +654,81 @@ mod tests {
         );
     }
 
+    /// The fast subset of the bench's `drop`, `suite` and `plan` blocks (issue 35): a true drop
+    /// of 0.2 from a pass rate of 1.0 is never called "no change" at 8 x 1 (it used to be in
+    /// 19% of runs); A/A runs of 87 cases x 3 attempts write no failing per-case JUnit test;
+    /// the clustered pass-rate interval covers; `plan` after a run without spread keeps its
+    /// promise.
+    #[test]
+    fn no_change_per_case_failures_pass_rates_and_plan_are_calibrated() {
+        let drop = simulate_scenario(&CalibrationParams {
+            outcomes: Outcomes::PassOnly,
+            difficulty: (1.0, 1.0),
+            effect: -0.2,
+            ..quick(
+                Design {
+                    cases: 8,
+                    attempts: 1,
+                },
+                200,
+            )
+        })
+        .unwrap();
+        assert_eq!(drop.no_change.hits, 0, "{drop:?}");
+        let suite = simulate_scenario(&CalibrationParams {
+            outcomes: Outcomes::PassOnly,
+            effect: 0.0,
+            ..quick(
+                Design {
+                    cases: 87,
+                    attempts: 3,
+                },
+                40,
+            )
+        })
+        .unwrap();
+        assert_eq!(suite.any_case_worse.hits, 0, "{suite:?}");
+        assert!(suite.junit_failing.hits <= 2, "{suite:?}");
+        let rates = simulate_scenario(&CalibrationParams {
+            outcomes: Outcomes::PassOnly,
+            ..quick(
+                Design {
+                    cases: 20,
+                    attempts: 3,
+                },
+                300,
+            )
+        })
+        .unwrap();
+        let c = rates.pass_rate_coverage.rate();
+        assert!((0.92..=0.98).contains(&c), "{:?}", rates.pass_rate_coverage);
+        // 4 cases passed and 4 failed on both sides: no spread at all.
+        let history = history_of(&[(true, true), (false, false)].repeat(4));
+        let check = plan_check(
+            &history,
+            3,
+            &CalibrationParams {
+                outcomes: Outcomes::PassOnly,
+                difficulty: (0.25, 0.65),
+                effect: 0.1,
+                ..quick(
+                    Design {
+                        cases: 1,
+                        attempts: 1,
+                    },
+                    200,
+                )
+            },
+        )
+        .unwrap()
+        .unwrap();
+        let power = check.simulated.rate();
+        assert!(
+            (check.stated_power - 0.1..=check.stated_power + 0.1).contains(&power),
+            "{check:?}"
+        );
+    }
+
     #[test]
     fn impossible_settings_are_refused() {
         let params = CalibrationParams {

@@ -239,39 +239,52 @@ pub fn decide(summary: &DeltaSummary, params: &VerdictParams, what: &str) -> Dec
         d.reason = format!("inconclusive: no interval for {n} cases");
         return d;
     };
-    let alpha = 1.0 - params.level;
-    let significant = p < alpha && ci.excludes_zero();
-    let material = mean.abs() >= params.min_effect;
-    let shown = described(what, mean, &ci, p, note.as_deref());
-    let m = params.min_effect;
-    let eq = equivalence(summary, params.level, m);
+    let eq = equivalence(summary, params.level, params.min_effect);
     d.equivalence = eq;
-    (d.verdict, d.reason) = if significant && material {
+    let shown = described(what, mean, &ci, p, note.as_deref());
+    (d.verdict, d.reason) = judge(mean, &ci, p, eq, params, &shown);
+    d
+}
+
+/// Rules 3 to 5 on a summary with enough cases: the verdict and its reason; `shown` describes
+/// the estimate, interval and test.
+fn judge(
+    mean: f64,
+    ci: &Interval,
+    p: f64,
+    eq: Option<Equivalence>,
+    params: &VerdictParams,
+    shown: &str,
+) -> (Verdict, String) {
+    let alpha = 1.0 - params.level;
+    let m = params.min_effect;
+    let significant = p < alpha && ci.excludes_zero();
+    let real = |tail: &str| {
+        if significant {
+            format!("the change is real but smaller than {m}{tail}")
+        } else {
+            String::new()
+        }
+    };
+    if significant && mean.abs() >= m {
         let v = if mean > 0.0 {
             Verdict::Improves
         } else {
             Verdict::Regresses
         };
-        (v, format!("{}: {shown}", v.as_str()))
-    } else if let Some(e) = eq.filter(|e| e.shown) {
-        let real = if significant {
-            format!("the change is real but smaller than {m}: ")
-        } else {
-            String::new()
-        };
-        (
+        return (v, format!("{}: {shown}", v.as_str()));
+    }
+    if let Some(e) = eq.filter(|e| e.shown) {
+        return (
             Verdict::NoChange,
             format!(
-                "no change: {shown}; {real}the equivalence test rules out changes of {m} or more ({})",
+                "no change: {shown}; {}the equivalence test rules out changes of {m} or more ({})",
+                real(": "),
                 bounds(&e, params.level)
             ),
-        )
-    } else if significant || (ci.low > -m && ci.high < m) {
-        let real = if significant {
-            format!("the change is real but smaller than {m}, and ")
-        } else {
-            String::new()
-        };
+        );
+    }
+    let reason = if significant || (ci.low > -m && ci.high < m) {
         let test = eq.map_or_else(
             || "no equivalence test is possible without the trials' variance".to_string(),
             |e| {
@@ -286,24 +299,18 @@ pub fn decide(summary: &DeltaSummary, params: &VerdictParams, what: &str) -> Dec
                 )
             },
         );
-        (
-            Verdict::Inconclusive,
-            format!("inconclusive: {shown}; {real}{test}"),
-        )
+        format!("{}{test}", real(", and "))
     } else if ci.excludes_zero() {
-        (
-            Verdict::Inconclusive,
-            format!(
-                "inconclusive: {shown}; the interval excludes 0 but the exact sign-flip test does not reach p < {alpha:.2}"
-            ),
+        format!(
+            "the interval excludes 0 but the exact sign-flip test does not reach p < {alpha:.2}"
         )
     } else {
-        (
-            Verdict::Inconclusive,
-            format!("inconclusive: {shown}; the interval includes 0 and changes of {m} or more"),
-        )
+        format!("the interval includes 0 and changes of {m} or more")
     };
-    d
+    (
+        Verdict::Inconclusive,
+        format!("inconclusive: {shown}; {reason}"),
+    )
 }
 
 /// `90% equivalence bounds [-0.031, +0.028]`.
