@@ -133,6 +133,32 @@ fn a_loaded_but_harmful_skill_regresses() {
         "{headline}"
     );
     assert_eq!(headline["outcome"]["verdict"]["verdict"], "regresses");
+    // That run was made with the ACES profile and is read under it by history too (the
+    // first run, made under the default, still regresses there).
+    let db = s.fx.db.to_str().unwrap();
+    let history = skillwatch(&["history", "table-format", "--db", db], None);
+    let text = stdout(&history);
+    assert!(
+        text.contains("· improves (ACES overall (six metrics))"),
+        "{text}"
+    );
+    assert!(text.contains("regresses"), "{text}");
+    let outcome = skillwatch(
+        &[
+            "history",
+            "table-format",
+            "--scoring-profile",
+            "outcome",
+            "--db",
+            db,
+        ],
+        None,
+    );
+    assert!(
+        !stdout(&outcome).contains("improves"),
+        "{}",
+        stdout(&outcome)
+    );
 
     // Three of those cases can show nothing at 95%, and say so.
     let small = s.run(&["--case", "case-1", "--case", "case-2", "--case", "case-3"]);

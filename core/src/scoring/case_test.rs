@@ -109,10 +109,10 @@ pub struct CaseTest {
 }
 
 impl CaseTest {
-    /// `Fisher's exact test p = 1.000 (Holm-adjusted over 87 cases 1.000)`.
+    /// `Fisher's exact test p = 1.000, Holm-adjusted over 87 cases 1.000`.
     pub fn describe(&self, cases: usize) -> String {
         format!(
-            "{} p = {:.3} (Holm-adjusted over {cases} cases {:.3})",
+            "{} p = {:.3}, Holm-adjusted over {cases} cases {:.3}",
             self.method.label(),
             self.p,
             self.adjusted_p
