@@ -153,12 +153,13 @@ impl History {
                         path: store.path().to_path_buf(),
                         message: e.to_string(),
                     })?;
+                let read = l.headline.profile(l.run.profile()).clone();
                 Ok(ModelLift {
                     model: l.run.model,
                     harness: l.run.harness,
-                    lift: l.headline.outcome.lift,
-                    interval: l.headline.outcome.interval,
-                    verdict: Some(l.headline.outcome.verdict.label()),
+                    lift: read.lift,
+                    interval: read.interval,
+                    verdict: Some(read.verdict.label()),
                     runs: l.completed_runs,
                     finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),
                     security,

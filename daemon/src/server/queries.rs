@@ -451,13 +451,14 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
     };
     let mut lifts = Vec::new();
     for l in store.latest_lift_per_model(&skill)? {
+        let read = l.headline.profile(l.run.profile()).clone();
         lifts.push(LensLift {
             security: lens_security(store, &skill, &l.run.model, &l.run.harness)?,
             model: l.run.model,
             harness: l.run.harness,
-            lift: l.headline.outcome.lift,
-            interval: l.headline.outcome.interval,
-            verdict: Some(l.headline.outcome.verdict),
+            lift: read.lift,
+            interval: read.interval,
+            verdict: Some(read.verdict),
             runs: l.completed_runs,
             finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
         });

@@ -80,7 +80,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
-use skillwatch_core::scoring::CompareParams;
+use skillwatch_core::scoring::{CompareParams, ScoringProfile};
 
 pub use comparisons::model_comparison;
 pub use error::{Result, StoreError};
@@ -546,6 +546,13 @@ impl Store {
         judging::replace_pairwise(&tx, run, case, attempt, judgments)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Record the scoring profile `run` is read under by default: `skillwatch run
+    /// --scoring-profile aces` records it, so history, the lens and reports give that run the
+    /// verdict `run` printed.
+    pub fn set_scoring_profile(&mut self, run: RunId, profile: ScoringProfile) -> Result<()> {
+        write::set_scoring_profile(&self.conn, run, profile.as_str())
     }
 
     /// One run's identity.

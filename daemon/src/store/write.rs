@@ -416,6 +416,13 @@ pub fn set_outcome_metrics(conn: &Connection, run: RunId, metrics: &[String]) ->
     Ok(())
 }
 
+/// Record the scoring profile a run is read under by default (`run --scoring-profile`).
+pub fn set_scoring_profile(conn: &Connection, run: RunId, profile: &str) -> Result<()> {
+    conn.prepare_cached("UPDATE runs SET scoring_profile = ?2 WHERE id = ?1")?
+        .execute(params![run.0, profile])?;
+    Ok(())
+}
+
 /// Record a running run's security probe results (one row per probe id).
 pub fn record_probes(conn: &Connection, run: RunId, probes: &[ProbeResult]) -> Result<()> {
     running_state(conn, run)?;
