@@ -102,6 +102,7 @@ pub use record::{
     SuiteSpec, Tokens, Trajectory, TrialRecord, Verdict,
 };
 pub use reuse::{BaselineQuery, ReusableTrial};
+pub use roots::RememberedRoot;
 pub use summary::{
     ProfileHeadline, RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts,
     inference_params, scoring_trial, summary_version,
