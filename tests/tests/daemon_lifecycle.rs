@@ -1,6 +1,7 @@
 //! End-to-end: a daemon the language server starts on demand serves the editor and ends after
 //! it. It starts only once a skill file is open (a markdown file of another kind starts
-//! nothing), watches only the workspace folder holding the skill (not the one without any),
+//! nothing), watches only the folder of skills holding the skill (not the workspace folder
+//! without any, nor the whole repository),
 //! and exits once no client is connected and no job is left for its idle limit; a daemon
 //! started with `skillwatch daemon start` stays, until its socket or its folder is removed.
 
@@ -67,7 +68,8 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     std::thread::sleep(Duration::from_millis(1500));
     assert!(!answers(&fx), "a daemon started for a non-skill file");
 
-    // the first skill file starts it; it watches the folder holding the skill, not the other
+    // the first skill file starts it; it watches the folder of skills holding the skill, not
+    // the other workspace folder
     lsp.open(
         &skill_md,
         "markdown",
@@ -80,11 +82,11 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
         // (the runtime goes with the client: its connection task runs only while driven)
         let rt = runtime();
         let rpc = rt.block_on(fx.client());
-        let repo = repo.canonicalize().unwrap();
+        let skills = repo.join("skills").canonicalize().unwrap();
         wait_until(
-            "the skill's folder is watched",
+            "the skill's folder of skills is watched",
             Duration::from_secs(30),
-            || rt.block_on(rpc.status(ctx())).unwrap().roots == [repo.clone()],
+            || rt.block_on(rpc.status(ctx())).unwrap().roots == [skills.clone()],
         );
     }
 

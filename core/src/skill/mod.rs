@@ -5,8 +5,10 @@ mod discover;
 mod document;
 mod hash;
 pub mod link;
+mod root;
 
 pub use discover::{Discovered, SKIPPED_DIRS, discover};
+pub use root::{PROJECT_MARKERS, holds_skills, skill_root, skill_root_here};
 pub use document::{
     Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };

@@ -103,9 +103,9 @@ struct Inner {
 struct Root {
     /// Its `[daemon] debounce_ms`.
     quiet: Duration,
-    /// The folder of the `skillwatch.toml` governing it, when that lies above it (watched
-    /// alone, for that file).
-    config_dir: Option<PathBuf>,
+    /// The folders above it where a `skillwatch.toml` governing it is or may be written
+    /// ([`config_dirs`]; each watched alone, for that file).
+    config_dirs: Vec<PathBuf>,
     /// Last used (epoch ms), and what the history holds of it.
     used_ms: i64,
     stored_used_ms: i64,
@@ -208,24 +208,19 @@ impl Watcher {
     /// Start watching the tree at `root` (a new root), and the folder of its config when that
     /// lies above it.
     fn watch_tree(&self, root: &Path, used_ms: i64) {
-        let (config, quiet) = root_settings(root);
-        let config_dir = config
-            .as_deref()
-            .and_then(Path::parent)
-            .filter(|dir| !dir.starts_with(root))
-            .map(Path::to_path_buf);
+        let dirs = config_dirs(root);
         self.roots_map().insert(
             root.to_path_buf(),
             Root {
-                quiet,
-                config_dir: config_dir.clone(),
+                quiet: quiet_time(root),
+                config_dirs: dirs.clone(),
                 used_ms,
                 stored_used_ms: used_ms,
             },
         );
         if let Some(folders) = self.folders().as_mut() {
             folders.add_tree(root);
-            if let Some(dir) = &config_dir {
+            for dir in &dirs {
                 folders.add_folder(dir);
             }
         }
@@ -385,7 +380,7 @@ impl Watcher {
                 let mut made = Folders::new(backend);
                 for (root, r) in self.roots_map().iter() {
                     made.add_tree(root);
-                    if let Some(dir) = &r.config_dir {
+                    for dir in &r.config_dirs {
                         made.add_folder(dir);
                     }
                 }
@@ -408,7 +403,7 @@ impl Watcher {
         let roots = self.roots_map();
         Wanted {
             roots: roots.keys().cloned().collect(),
-            config_dirs: roots.values().filter_map(|r| r.config_dir.clone()).collect(),
+            config_dirs: roots.values().flat_map(|r| r.config_dirs.clone()).collect(),
         }
     }
 
@@ -478,9 +473,10 @@ impl Watcher {
             return Some(r.quiet);
         }
         let is_config = path.file_name().is_some_and(|n| n == config::FILE_NAME);
+        let parent = path.parent()?;
         roots
             .values()
-            .find(|r| is_config && r.config_dir.as_deref() == path.parent())
+            .find(|r| is_config && r.config_dirs.iter().any(|d| d == parent))
             .map(|r| r.quiet)
     }
 
@@ -502,22 +498,12 @@ impl Watcher {
         }
     }
 
-    /// A config changed: read every root's quiet time and config folder again.
+    /// A config changed: read every root's quiet time again.
     fn reread_settings(&self) {
-        let roots = self.roots();
-        for root in &roots {
-            let (config, quiet) = root_settings(root);
-            let config_dir = config
-                .as_deref()
-                .and_then(Path::parent)
-                .filter(|dir| !dir.starts_with(root))
-                .map(Path::to_path_buf);
-            if let Some(r) = self.roots_map().get_mut(root) {
+        for root in self.roots() {
+            let quiet = quiet_time(&root);
+            if let Some(r) = self.roots_map().get_mut(&root) {
                 r.quiet = quiet;
-                r.config_dir = config_dir.clone();
-            }
-            if let (Some(dir), Some(folders)) = (config_dir, self.folders().as_mut()) {
-                folders.add_folder(&dir);
             }
         }
     }
@@ -618,14 +604,46 @@ fn checked_root(root: &Path) -> Result<PathBuf, RpcError> {
     Ok(real)
 }
 
-/// The `skillwatch.toml` governing `root` and its quiet time after a save.
-fn root_settings(root: &Path) -> (Option<PathBuf>, Duration) {
-    let config = config::find_for(root);
+/// The quiet time after a save under `root` (its config's `[daemon] debounce_ms`).
+fn quiet_time(root: &Path) -> Duration {
     let quiet = config::for_dir(root)
         .map(|(_, c)| c.daemon.debounce_ms)
         .unwrap_or(config::DEFAULT_DEBOUNCE_MS)
         .clamp(20, 10_000);
-    (config, Duration::from_millis(quiet))
+    Duration::from_millis(quiet)
+}
+
+/// How many folders above a root may hold its `skillwatch.toml` (a repository's skills folder
+/// is seldom deeper below the repository's root).
+const CONFIG_LEVELS: usize = 4;
+
+/// The folders above `root` where the `skillwatch.toml` governing it is or may be written
+/// later (an editor saves a first run's choice at the repository's root): each up to the
+/// nearest holding `.git` or a `skillwatch.toml`, at most [`CONFIG_LEVELS`], never the home
+/// folder nor a folder right under `/` (watched alone, they would report every file the user
+/// touches there).
+fn config_dirs(root: &Path) -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let marked = |dir: &Path| {
+        skillwatch_core::skill::PROJECT_MARKERS
+            .iter()
+            .any(|m| dir.join(m).exists())
+    };
+    let mut dirs = Vec::new();
+    if marked(root) {
+        return dirs;
+    }
+    for dir in root.ancestors().skip(1).take(CONFIG_LEVELS) {
+        let top = dir.parent().is_none_or(|p| p.parent().is_none());
+        if top || home.as_deref() == Some(dir) {
+            break;
+        }
+        dirs.push(dir.to_path_buf());
+        if marked(dir) {
+            break;
+        }
+    }
+    dirs
 }
 
 /// The OS watcher, its events sorted on its own thread into what the event task needs
