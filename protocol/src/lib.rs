@@ -27,8 +27,8 @@ pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
 };
 pub use results::{
-    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
-    LensTrigger, Lenses, ModelComparison,
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensFailed, LensLift,
+    LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
 pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedRoot};
 
@@ -51,7 +51,8 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedR
 /// `EventKind::TriggerProgress` (an older client cannot decode a batch holding one) and
 /// `TriggerRequest.call`.
 ///
-/// 5: `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`.
+/// 5: `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
+/// `Lenses.failed`.
 pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection

@@ -100,9 +100,7 @@ fn saved_and_checked(fx: &DaemonFixture, file: &Path) {
             file.display(),
             fx.log_text()
         );
-        let batch = rt
-            .block_on(rpc.next_events(ctx(), cursor, 1000))
-            .unwrap();
+        let batch = rt.block_on(rpc.next_events(ctx(), cursor, 1000)).unwrap();
         cursor = batch.next;
         if batch
             .events
@@ -125,7 +123,9 @@ fn five_hundred_skills_opened_in_an_editor_cost_one_watcher_and_roots_are_forgot
         let repo = fx.workspace.join(format!("projects/p{i:03}"));
         std::fs::create_dir_all(repo.join(".git")).unwrap();
         std::fs::create_dir_all(repo.join("src")).unwrap();
-        files.push(write_skill(&repo.join(format!(".claude/skills/tool-{i:03}"))));
+        files.push(write_skill(
+            &repo.join(format!(".claude/skills/tool-{i:03}")),
+        ));
     }
 
     // an editor with no workspace folders opens every skill, one by one
@@ -165,7 +165,8 @@ fn five_hundred_skills_opened_in_an_editor_cost_one_watcher_and_roots_are_forgot
     let all = roots(&status_now);
     assert!(all.contains(&side_root), "{all:?}");
     assert!(
-        all.iter().all(|r| r == &side_root || r.ends_with("/.claude/skills")),
+        all.iter()
+            .all(|r| r == &side_root || r.ends_with("/.claude/skills")),
         "one root per folder of skills, never a skill's own folder: {all:?}"
     );
     assert!(
@@ -211,11 +212,22 @@ fn five_hundred_skills_opened_in_an_editor_cost_one_watcher_and_roots_are_forgot
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("no longer watching"), "{text}");
-    assert!(text.contains(&format!("{} watched roots left", expected - 1)), "{text}");
+    assert!(
+        text.contains(&format!("{} watched roots left", expected - 1)),
+        "{text}"
+    );
     let left = roots(&status(&fx));
     assert_eq!(left.len(), expected - 1);
-    assert!(!left.iter().any(|r| Path::new(r) == gone.canonicalize().unwrap()));
-    let out = fx.cli(&["daemon".as_ref(), "unwatch".as_ref(), fx.workspace.as_os_str()]);
+    assert!(
+        !left
+            .iter()
+            .any(|r| Path::new(r) == gone.canonicalize().unwrap())
+    );
+    let out = fx.cli(&[
+        "daemon".as_ref(),
+        "unwatch".as_ref(),
+        fx.workspace.as_os_str(),
+    ]);
     assert!(!out.status.success(), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not a watched root (watched: "), "{err}");

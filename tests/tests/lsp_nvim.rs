@@ -169,7 +169,11 @@ fn neovim_starts_one_server_with_one_root_for_a_folder_of_skills() {
     assert!(status.success(), "nvim exited with {status}");
     let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(result["timed_out"], false, "{result:#}");
-    assert_eq!(result["attached"], serde_json::json!([1, 1, 1]), "{result:#}");
+    assert_eq!(
+        result["attached"],
+        serde_json::json!([1, 1, 1]),
+        "{result:#}"
+    );
     let folder = folder.canonicalize().unwrap().display().to_string();
     assert_eq!(
         result["servers"],

@@ -310,7 +310,9 @@ fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
 
 fn print_roots(status: &DaemonStatus) -> anyhow::Result<()> {
     if status.roots.is_empty() {
-        outln!("  watching nothing (editors add the folders of the skills they open; `skillwatch daemon start --root DIR` adds one)")?;
+        outln!(
+            "  watching nothing (editors add the folders of the skills they open; `skillwatch daemon start --root DIR` adds one)"
+        )?;
     }
     let now = now_ms();
     for root in &status.roots {

@@ -26,8 +26,8 @@ use skillwatch_core::scoring::{
     CompareParams, Decision, Interval, ScoringProfile, Verdict, lift, stats,
 };
 use skillwatch_daemon::store::{
-    AssertionResult, Judgment, JudgmentKind, ModelLift, RunFilter, RunId, RunInfo, RunStatus,
-    Store, StoreError, StoredJudgment, StoredTrial, scoring_trial,
+    AssertionResult, FailedRun, Judgment, JudgmentKind, ModelLift, RunFilter, RunId, RunInfo,
+    RunStatus, Store, StoreError, StoredJudgment, StoredTrial, scoring_trial,
 };
 
 pub use page::render;
@@ -78,6 +78,8 @@ pub struct SkillReport {
     pub name: String,
     /// The newest completed run per (harness, model), with its cases and trials.
     pub latest: Vec<LatestRun>,
+    /// Per (harness, model) whose newest finished run failed (measured nothing): that run.
+    pub failed: Vec<FailedRun>,
     /// Every completed run, per (harness, model), oldest first: the timeline.
     pub series: Vec<Series>,
     /// Runs whose lift fell significantly against the run before them.
@@ -263,6 +265,7 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
     Ok(SkillReport {
         name: name.to_string(),
         latest,
+        failed: store.latest_failed_per_model(name)?,
         series: by_key
             .into_iter()
             .map(|(key, points)| Series { key, points })

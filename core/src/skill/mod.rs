@@ -8,12 +8,12 @@ pub mod link;
 mod root;
 
 pub use discover::{Discovered, SKIPPED_DIRS, discover};
-pub use root::{PROJECT_MARKERS, holds_skills, skill_root, skill_root_here};
 pub use document::{
     Frontmatter, LineEnding, LoadError, MAX_SKILL_MD_BYTES, SkillDocument, decode, load_document,
 };
 pub(crate) use document::{frontmatter_text, read_bounded, read_bounded_file, read_skill_md};
 pub use hash::{content_hash, hash_bytes};
+pub use root::{PROJECT_MARKERS, holds_skills, skill_root, skill_root_here};
 
 use std::path::{Path, PathBuf};
 

@@ -81,7 +81,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path().join("home");
         let mine = home.join("my-skills");
-        let dirs: Vec<PathBuf> = ["a", "b", "c"].iter().map(|n| skill(&mine.join(n))).collect();
+        let dirs: Vec<PathBuf> = ["a", "b", "c"]
+            .iter()
+            .map(|n| skill(&mine.join(n)))
+            .collect();
         std::fs::create_dir_all(mine.join("notes")).unwrap();
         for dir in &dirs {
             assert_eq!(skill_root(dir, Some(&home)), mine);

@@ -136,7 +136,10 @@ where
         tokio::spawn(exit_when_idle(state.clone(), clients.clone(), after));
     }
     tokio::spawn(exit_when_orphaned(state.clone(), presence.clone()));
-    tokio::spawn(forget_unused_roots(state.clone(), options.forget_roots_after));
+    tokio::spawn(forget_unused_roots(
+        state.clone(),
+        options.forget_roots_after,
+    ));
     accept_until_stopped(listener, state.clone(), clients).await?;
     tracing::info!("stopping");
     // (a socket some later daemon bound at the same path is that daemon's)
@@ -170,9 +173,12 @@ fn own_trial_processes(socket: &std::path::Path) {
 /// or that nobody has used for `forget_after` (a root asked for now counts as used).
 fn watch_roots(watcher: &Watcher, store: &SharedStore, roots: &[PathBuf], forget_after: Duration) {
     let remembered = lock_store(store).watched_roots().unwrap_or_default();
-    let cutoff = now_ms().saturating_sub(i64::try_from(forget_after.as_millis()).unwrap_or(i64::MAX));
+    let cutoff =
+        now_ms().saturating_sub(i64::try_from(forget_after.as_millis()).unwrap_or(i64::MAX));
     for old in &remembered {
-        let asked = roots.iter().any(|r| r.canonicalize().is_ok_and(|r| r == old.path));
+        let asked = roots
+            .iter()
+            .any(|r| r.canonicalize().is_ok_and(|r| r == old.path));
         let why = if old.used_ms < cutoff && !asked {
             Some(format!(
                 "last used {} (--forget-roots-after {})",
@@ -224,7 +230,9 @@ pub fn format_duration(d: Duration) -> String {
 /// Read a duration such as `30d`, `12h`, `5m`, `90s` (a bare number is seconds).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let n: u64 = number
         .parse()

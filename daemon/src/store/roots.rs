@@ -95,9 +95,15 @@ mod tests {
         let mut store = Store::open(&dir.path().join("h.sqlite3")).unwrap();
         store.add_watched_root(Path::new("/a")).unwrap();
         let added = store.watched_roots().unwrap()[0].used_ms;
-        store.touch_watched_root(Path::new("/a"), added + 5_000).unwrap();
-        store.touch_watched_root(Path::new("/a"), added + 1_000).unwrap();
-        store.touch_watched_root(Path::new("/unknown"), added).unwrap();
+        store
+            .touch_watched_root(Path::new("/a"), added + 5_000)
+            .unwrap();
+        store
+            .touch_watched_root(Path::new("/a"), added + 1_000)
+            .unwrap();
+        store
+            .touch_watched_root(Path::new("/unknown"), added)
+            .unwrap();
         assert_eq!(
             store.watched_roots().unwrap(),
             vec![RememberedRoot {

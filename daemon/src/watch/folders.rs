@@ -34,9 +34,7 @@ impl From<notify::Error> for Failure {
         match &e.kind {
             notify::ErrorKind::MaxFilesWatch => Failure::Limit,
             notify::ErrorKind::PathNotFound => Failure::Vanished,
-            notify::ErrorKind::Io(io) if io.raw_os_error() == Some(libc::ENOSPC) => {
-                Failure::Limit
-            }
+            notify::ErrorKind::Io(io) if io.raw_os_error() == Some(libc::ENOSPC) => Failure::Limit,
             notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound => {
                 Failure::Vanished
             }
@@ -246,8 +244,9 @@ fn inotify_setting(name: &str) -> Option<u64> {
 
 /// What the user reads when the watch limit stops a walk.
 fn limit_message(root: &Path, watched: usize) -> String {
-    let now = inotify_setting("max_user_watches")
-        .map_or_else(String::new, |n| format!(" (fs.inotify.max_user_watches = {n})"));
+    let now = inotify_setting("max_user_watches").map_or_else(String::new, |n| {
+        format!(" (fs.inotify.max_user_watches = {n})")
+    });
     format!(
         "the system's limit on file watches is reached{now}: {watched} folders under {} are \
          watched, saves in the others are not seen; the daemon goes on with what it has. \
@@ -261,8 +260,9 @@ fn limit_message(root: &Path, watched: usize) -> String {
 /// What the user reads when no file watcher can be made (no inotify instance left, or no file
 /// descriptor).
 pub(crate) fn instance_message(error: &notify::Error) -> String {
-    let now = inotify_setting("max_user_instances")
-        .map_or_else(String::new, |n| format!(" (fs.inotify.max_user_instances = {n})"));
+    let now = inotify_setting("max_user_instances").map_or_else(String::new, |n| {
+        format!(" (fs.inotify.max_user_instances = {n})")
+    });
     format!(
         "cannot create a file watcher: {error}; saves are not seen until one can be made (the \
          daemon tries again when a root is added) and everything else works. Other programs \
@@ -320,7 +320,13 @@ mod tests {
         let root = tmp.path().join("skills");
         tree(
             &root,
-            &["a/scripts", "b", "b/node_modules/x", "c/.git/objects", "d/.hidden"],
+            &[
+                "a/scripts",
+                "b",
+                "b/node_modules/x",
+                "c/.git/objects",
+                "d/.hidden",
+            ],
         );
         let mut folders = Folders::new(Fake {
             limit: 100,
@@ -373,7 +379,9 @@ mod tests {
             });
             let mut roots: Vec<PathBuf> = Vec::new();
             for _ in 0..6 {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let pick = &candidates[(seed >> 33) as usize % candidates.len()];
                 if roots.contains(pick) {
                     roots.retain(|r| r != pick);
@@ -389,8 +397,7 @@ mod tests {
                     .map(|e| e.into_path())
                     .filter(|d| under(&roots)(d))
                     .collect();
-                let actual: BTreeSet<PathBuf> =
-                    folders.backend.watches.keys().cloned().collect();
+                let actual: BTreeSet<PathBuf> = folders.backend.watches.keys().cloned().collect();
                 assert_eq!(actual, expected, "roots {roots:?}");
                 assert_eq!(folders.watched, expected);
             }

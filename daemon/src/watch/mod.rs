@@ -27,9 +27,7 @@ use skillwatch_core::checks::check_skill_dir;
 use skillwatch_core::config::{CheckConfig, ConfigError};
 use skillwatch_core::evalspec::skill_dir_for_eval_file;
 use skillwatch_core::skill::{SKILL_FILE, SKIPPED_DIRS};
-use skillwatch_protocol::{
-    EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill, WatchedRoot,
-};
+use skillwatch_protocol::{EventKind, JobTrigger, RpcError, RunRequest, TrackedSkill, WatchedRoot};
 use tokio::sync::mpsc;
 
 use crate::config;
@@ -313,9 +311,7 @@ impl Watcher {
         roots
             .into_iter()
             .map(|(path, r)| WatchedRoot {
-                folders: folders
-                    .as_ref()
-                    .map_or(0, |f| f.count_below(&path) as u64),
+                folders: folders.as_ref().map_or(0, |f| f.count_below(&path) as u64),
                 complete: folders.as_ref().is_some_and(|f| f.complete(&path)),
                 path,
                 used_ms: r.used_ms,
@@ -325,10 +321,16 @@ impl Watcher {
 
     /// Why saves under some root are not seen, while that holds.
     pub fn problem(&self) -> Option<String> {
-        let no_watcher = self.inner.no_watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let no_watcher = self
+            .inner
+            .no_watcher
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         no_watcher.clone().or_else(|| {
             let folders = self.inner.folders.lock().unwrap_or_else(|e| e.into_inner());
-            folders.as_ref().and_then(|f| f.problem().map(str::to_owned))
+            folders
+                .as_ref()
+                .and_then(|f| f.problem().map(str::to_owned))
         })
     }
 
@@ -371,7 +373,11 @@ impl Watcher {
         if folders.is_some() {
             return folders;
         }
-        let mut said = self.inner.no_watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let mut said = self
+            .inner
+            .no_watcher
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         match os_watcher(self.inner.tx.clone()) {
             Ok(backend) => {
                 if said.take().is_some() {
@@ -448,7 +454,13 @@ impl Watcher {
                 .await;
             }
             FsEvent::Removed(path) => {
-                if let Some(folders) = self.inner.folders.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                if let Some(folders) = self
+                    .inner
+                    .folders
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .as_mut()
+                {
                     folders.removed(&path);
                 }
                 let gone: Vec<PathBuf> = self
