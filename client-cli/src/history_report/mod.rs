@@ -25,8 +25,8 @@ use std::collections::BTreeMap;
 use skillwatch_core::scoring::case_test::{CaseFinding, CaseTest};
 use skillwatch_core::scoring::{CompareParams, Decision, Interval, Verdict};
 use skillwatch_daemon::store::{
-    AssertionResult, Judgment, JudgmentKind, ModelLift, RunFilter, RunId, RunInfo, RunStatus,
-    Store, StoreError, StoredJudgment, StoredTrial,
+    AssertionResult, FailedRun, Judgment, JudgmentKind, ModelLift, RunFilter, RunId, RunInfo,
+    RunStatus, Store, StoreError, StoredJudgment, StoredTrial,
 };
 
 pub use page::render;
@@ -77,6 +77,8 @@ pub struct SkillReport {
     pub name: String,
     /// The newest completed run per (harness, model), with its cases and trials.
     pub latest: Vec<LatestRun>,
+    /// Per (harness, model) whose newest finished run failed (measured nothing): that run.
+    pub failed: Vec<FailedRun>,
     /// Every completed run, per (harness, model), oldest first: the timeline.
     pub series: Vec<Series>,
     /// Runs whose lift fell significantly against the run before them.
@@ -300,6 +302,7 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
     Ok(SkillReport {
         name: name.to_string(),
         latest,
+        failed: store.latest_failed_per_model(name)?,
         series: by_key
             .into_iter()
             .map(|(key, points)| Series { key, points })

@@ -80,6 +80,7 @@ fn skill_section(report: &Report, skill: &SkillReport, id: &str) -> Markup {
         section.skill id=(id) {
             h2 { (skill.name) }
             (probe_runs(skill))
+            (failed_runs(skill))
             @if skill.latest.is_empty() {
                 p.muted { "No completed run of this skill yet." }
             } @else {
@@ -180,6 +181,25 @@ fn security(skill: &SkillReport) -> Markup {
 
 /// The newest probe run per model: S, status, groups, and each failed probe with its
 /// evidence (stored redacted: canary values are `[canary:NAME]`).
+/// The models whose newest run failed, said before any older lift on them.
+fn failed_runs(skill: &SkillReport) -> Markup {
+    html! {
+        @if !skill.failed.is_empty() {
+            ul.failed {
+                @for f in &skill.failed {
+                    li {
+                        strong { "Run " (f.run.id) " failed" }
+                        " on " (f.run.model) " (" (f.run.harness) "), "
+                        (format_rfc3339(f.run.started_ms)) ": " (f.errors) " of "
+                        (count(f.trials, "trial")) " errored, so no case was scored on both sides; "
+                        code { "skillwatch show " (f.run.id) } " says why."
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn probe_runs(skill: &SkillReport) -> Markup {
     html! {
         @if !skill.probes.is_empty() {

@@ -99,7 +99,12 @@ fn headline(o: &mut String, r: &RunReport) {
             for line in pass_at_k_lines(h) {
                 let _ = writeln!(o, "{line}");
             }
-            let _ = writeln!(o, "Utility U    {}", utility(h));
+            // a run that measured nothing has no utility to show (its trials all errored)
+            if r.run.status == skillwatch_daemon::store::RunStatus::Failed {
+                let _ = writeln!(o, "Utility U    — (no case was scored on both sides)");
+            } else {
+                let _ = writeln!(o, "Utility U    {}", utility(h));
+            }
             if p.excluded.total() > 0 {
                 let _ = writeln!(o, "Excluded     {}", exclusions(&p.excluded));
             }
