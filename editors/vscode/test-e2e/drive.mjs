@@ -307,8 +307,19 @@ async function walk() {
     const rows = await until("the Problems panel's skillwatch rows", () => {
       const found = [...document.querySelectorAll(".markers-panel .monaco-list-row")]
         .map((r) => r.textContent.replace(/\u00a0/g, " ").trim());
-      return found.filter((t) => /skillwatch\(?SW\d/.test(t)).length >= 2 ? found : null;
+      if (found.filter((t) => /skillwatch\(?SW\d/.test(t)).length >= 2) return found;
+      // a server that did not start says so in the status bar and a message: no use waiting
+      const item = document.getElementById("skillwatch.skillwatch");
+      const label = item?.querySelector("a")?.getAttribute("aria-label") ?? "";
+      if (label.includes("Language server: stopped")) {
+        const said = [...document.querySelectorAll(".notification-toast-container .notification-list-item-message")];
+        return { stopped: label, said: said.map((m) => m.textContent.trim()) };
+      }
+      return null;
     }, undefined, 60_000);
+    if (!Array.isArray(rows)) {
+      throw new Error(`the language server is not running: ${JSON.stringify(rows)}`);
+    }
     const squiggled = await until("squiggles", squiggles);
     // the lenses above line 1 move every line down when they come: wait for them before
     // pointing at text
