@@ -180,7 +180,10 @@ impl CodeServer {
         let mut cmd = code_server(env, fx, home, vars);
         cmd.args(["--auth", "none", "--bind-addr", "127.0.0.1:0"])
             .args(["--disable-telemetry", "--disable-update-check"])
-            .args(["--disable-workspace-trust", "--disable-getting-started-override"])
+            .args([
+                "--disable-workspace-trust",
+                "--disable-getting-started-override",
+            ])
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&log).unwrap())
             .stderr(std::fs::File::create(home.join("code-server.err")).unwrap());
@@ -497,10 +500,18 @@ fn check_results(results: &Value, shots: &Path) {
     };
     // the name's value and the misspelt key, to the column
     let name = find("error", 2);
-    assert_eq!((&name["start"], &name["end"]), (&json!(7), &json!(15)), "{name}");
+    assert_eq!(
+        (&name["start"], &name["end"]),
+        (&json!(7), &json!(15)),
+        "{name}"
+    );
     assert_eq!(name["text"], "pdf-tool");
     let key = find("warning", 4);
-    assert_eq!((&key["start"], &key["end"]), (&json!(1), &json!(8)), "{key}");
+    assert_eq!(
+        (&key["start"], &key["end"]),
+        (&json!(1), &json!(8)),
+        "{key}"
+    );
     assert_eq!(key["text"], "licence");
 
     let hover = step(results, "hover", shots)["hover"].as_str().unwrap();
@@ -523,8 +534,14 @@ fn check_results(results: &Value, shots: &Path) {
         save["savedPlain"].as_str().unwrap(),
         save["savedFixed"].as_str().unwrap(),
     );
-    assert!(plain.contains("name: pdf-tools\n") && plain.contains("\nlicence: MIT\n"), "{plain}");
-    assert!(fixed.contains("\nlicense: MIT\n") && !fixed.contains("licence"), "{fixed}");
+    assert!(
+        plain.contains("name: pdf-tools\n") && plain.contains("\nlicence: MIT\n"),
+        "{plain}"
+    );
+    assert!(
+        fixed.contains("\nlicense: MIT\n") && !fixed.contains("licence"),
+        "{fixed}"
+    );
 
     let status = step(results, "status-bar", shots);
     let tooltip = status["tooltip"].as_str().unwrap();
@@ -534,10 +551,7 @@ fn check_results(results: &Value, shots: &Path) {
         .lines()
         .find_map(|l| l.strip_prefix("Daemon: running (pid "))
         .unwrap_or_else(|| panic!("no running daemon in {tooltip}"));
-    assert!(
-        daemon.ends_with(", 0 running, 0 queued)"),
-        "{tooltip}"
-    );
+    assert!(daemon.ends_with(", 0 running, 0 queued)"), "{tooltip}");
 
     let lens = step(results, "lens", shots);
     assert_eq!(lens["lenses"], json!(["No runs yet", "▶ Run paired eval"]));
@@ -559,7 +573,12 @@ fn check_results(results: &Value, shots: &Path) {
     );
 
     let running = step(results, "running", shots);
-    assert!(running["item"].as_str().unwrap().contains("skillwatch: run"));
+    assert!(
+        running["item"]
+            .as_str()
+            .unwrap()
+            .contains("skillwatch: run")
+    );
 
     let updated = step(results, "lens-updated", shots);
     let titles = updated["lenses"].as_array().unwrap();
