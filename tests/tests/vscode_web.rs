@@ -391,26 +391,21 @@ fn daemon_exe(fx: &DaemonFixture) -> Option<PathBuf> {
     std::fs::read_link(format!("/proc/{pid}/exe")).ok()
 }
 
-#[test]
-fn vscode_shows_findings_fixes_status_and_a_lift_lens_that_follows_its_run() {
-    const TEST: &str = "vscode_shows_findings_fixes_status_and_a_lift_lens";
-    let Some(env) = web_env_or_skip(TEST) else {
-        return;
-    };
-    let shots = artifacts(TEST);
-    eprintln!("screenshots and logs: {}", shots.display());
-    let server: MockServer = mock::anthropic::server(model("alpha"));
-    let fx = DaemonFixture::new();
-    // a repository of skills: one broken, one with evals to lift; no skillwatch.toml
+/// The workspace (a repository of skills: one broken, one with evals to lift; no
+/// skillwatch.toml) and the machine's harnesses: Claude Code in ~/.local/bin (where its
+/// installer puts it), on the PATH of the login shell that VS Code's server takes its
+/// environment from; no codex, no OpenAI endpoint. The variables to add for code-server.
+fn lay_out(
+    fx: &DaemonFixture,
+    env: &WebEnv,
+    home: &Path,
+    model: &MockServer,
+) -> Vec<(&'static str, String)> {
     std::fs::create_dir(fx.workspace.join(".git")).unwrap();
     fx.add_skill("alpha", 3);
     let broken = fx.workspace.join("skills/pdf-tools");
     std::fs::create_dir_all(&broken).unwrap();
     std::fs::write(broken.join("SKILL.md"), BROKEN).unwrap();
-    let home = fx.root.path().join("home");
-    // the machine's harnesses: Claude Code in ~/.local/bin (where its installer puts it), on
-    // the PATH of the login shell that VS Code's server takes its environment from; no codex,
-    // no OpenAI endpoint
     let bin = home.join(".local/bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(env.claude.canonicalize().unwrap(), bin.join("claude")).unwrap();
@@ -419,10 +414,30 @@ fn vscode_shows_findings_fixes_status_and_a_lift_lens_that_follows_its_run() {
         "export PATH=\"$HOME/.local/bin:$PATH\"\n",
     )
     .unwrap();
-    let vars = [
-        ("ANTHROPIC_BASE_URL", server.url()),
-        ("ANTHROPIC_API_KEY", "sk-ant-test-vscode".to_string()),
-    ];
+    vec![
+        ("ANTHROPIC_BASE_URL", model.url()),
+        ("ANTHROPIC_API_KEY", EDITOR_KEY.to_string()),
+    ]
+}
+
+/// The start of skillwatch's hover on `description:` (core's fields table).
+const HOVER: &str = "What the skill does and when to use it";
+
+/// The API key in the editor's environment.
+const EDITOR_KEY: &str = "sk-ant-test-vscode";
+
+#[test]
+fn vscode_shows_findings_fixes_status_and_a_lift_lens_that_follows_its_run() {
+    const TEST: &str = "vscode_shows_findings_fixes_status_and_a_lift_lens";
+    let Some(env) = web_env_or_skip(TEST) else {
+        return;
+    };
+    let shots = artifacts(TEST);
+    eprintln!("screenshots and logs: {}", shots.display());
+    let model_server = mock::anthropic::server(model("alpha"));
+    let fx = DaemonFixture::new();
+    let home = fx.root.path().join("home");
+    let vars = lay_out(&fx, &env, &home, &model_server);
     let code = CodeServer::start(&env, &fx, &home, &vars);
     let config = json!({
         "url": code.url_for(&fx.workspace),
@@ -434,6 +449,7 @@ fn vscode_shows_findings_fixes_status_and_a_lift_lens_that_follows_its_run() {
         "broken": "skills/pdf-tools/SKILL.md",
         "lifted": "skills/alpha/SKILL.md",
         "pick": "claude-code · claude-sonnet-4-5",
+        "hoverWants": HOVER,
         "runTimeoutMs": 300_000,
     });
     let (status, results) = drive(&env, &config, &shots, Duration::from_secs(600));
@@ -454,19 +470,24 @@ fn vscode_shows_findings_fixes_status_and_a_lift_lens_that_follows_its_run() {
     assert!(failed.is_none(), "{failed:#?}\n{logs}");
     assert!(status.success(), "{results:#}\n{logs}");
     check_results(&results, &shots);
-    // the server was the bundled binary: it started the daemon, from the installed extension
-    let exe = exe.expect("a daemon running in the fixture's folders");
+    check_outside(&fx, &home, exe, &model_server);
+}
+
+/// What the walk left outside the page: the daemon was started by the bundled binary (so the
+/// server was), the run went through Claude Code to the scripted model with the editor's key,
+/// and the choice was saved.
+fn check_outside(fx: &DaemonFixture, home: &Path, daemon: Option<PathBuf>, model: &MockServer) {
+    let exe = daemon.expect("a daemon running in the fixture's folders");
     assert!(
         exe.starts_with(home.join("vscode-extensions")) && exe.ends_with("bin/skillwatch"),
         "daemon started from {}",
         exe.display()
     );
-    // the run went through Claude Code to the scripted model, with the editor's key
-    let requests = server.requests();
+    let requests = model.requests();
     assert!(
         requests
             .iter()
-            .any(|r| r.authorization.as_deref() == Some("sk-ant-test-vscode")),
+            .any(|r| r.authorization.as_deref() == Some(EDITOR_KEY)),
         "{} requests, none with the editor's key",
         requests.len()
     );
@@ -476,6 +497,14 @@ fn vscode_shows_findings_fixes_status_and_a_lift_lens_that_follows_its_run() {
 
 /// What each step saw.
 fn check_results(results: &Value, shots: &Path) {
+    check_findings(results, shots);
+    check_edits(results, shots);
+    check_status(results, shots);
+    check_lens_run(results, shots);
+}
+
+/// The broken SKILL.md's findings in the Problems panel and as squiggles, to the column.
+fn check_findings(results: &Value, shots: &Path) {
     let diagnostics = step(results, "diagnostics", shots);
     let problems: Vec<&str> = diagnostics["problems"]
         .as_array()
@@ -513,12 +542,12 @@ fn check_results(results: &Value, shots: &Path) {
         "{key}"
     );
     assert_eq!(key["text"], "licence");
+}
 
+/// The hover, the quick fix, and fix-all on save only once the setting is on.
+fn check_edits(results: &Value, shots: &Path) {
     let hover = step(results, "hover", shots)["hover"].as_str().unwrap();
-    assert!(
-        hover.contains("What the skill does and when to use it"),
-        "{hover}"
-    );
+    assert!(hover.contains(HOVER), "{hover}");
 
     let fix = step(results, "quick-fix", shots);
     let actions = fix["actions"].as_array().unwrap();
@@ -542,7 +571,10 @@ fn check_results(results: &Value, shots: &Path) {
         fixed.contains("\nlicense: MIT\n") && !fixed.contains("licence"),
         "{fixed}"
     );
+}
 
+/// The status bar: server and daemon running.
+fn check_status(results: &Value, shots: &Path) {
     let status = step(results, "status-bar", shots);
     let tooltip = status["tooltip"].as_str().unwrap();
     assert!(tooltip.contains("Language server: running"), "{tooltip}");
@@ -552,17 +584,29 @@ fn check_results(results: &Value, shots: &Path) {
         .find_map(|l| l.strip_prefix("Daemon: running (pid "))
         .unwrap_or_else(|| panic!("no running daemon in {tooltip}"));
     assert!(daemon.ends_with(", 0 running, 0 queued)"), "{tooltip}");
+}
 
+/// The lift lens before the run, the pick and save question, the run in the status bar, and
+/// the lens after it.
+fn check_lens_run(results: &Value, shots: &Path) {
     let lens = step(results, "lens", shots);
     assert_eq!(lens["lenses"], json!(["No runs yet", "▶ Run paired eval"]));
 
     let pick = step(results, "pick", shots);
     assert_eq!(pick["title"], "Run a paired eval of alpha on:");
+    // Claude Code's models, found on PATH; nothing else is on this machine
     let items = pick["items"].as_array().unwrap();
     assert!(
-        items.iter().any(|i| {
+        items.iter().any(|i| i
+            .as_str()
+            .unwrap()
+            .starts_with("claude-code · claude-sonnet-4-5")),
+        "{items:#?}"
+    );
+    assert!(
+        items.iter().all(|i| {
             let i = i.as_str().unwrap();
-            i.contains("claude-code · claude-sonnet-4-5") && i.contains("claude on PATH")
+            i.starts_with("claude-code · ") && i.contains("claude on PATH")
         }),
         "{items:#?}"
     );

@@ -26,6 +26,7 @@ import { join } from "node:path";
  * @property {string} broken      the broken SKILL.md, relative to the workspace
  * @property {string} lifted      the SKILL.md whose lens is run, relative to the workspace
  * @property {string} pick        the quick pick entry to choose (harness · model)
+ * @property {string} hoverWants  the text of skillwatch's hover on `description:`
  * @property {number} runTimeoutMs how long the paired run may take
  */
 /** @type {Config} */
@@ -67,19 +68,21 @@ async function step(name, body) {
   }
 }
 
-/** Poll `probe` (in the page) until it returns a truthy value. */
-async function until(what, probe, arg, timeoutMs = 30_000) {
+/** Call `probe` (in this process) until it returns a truthy value; that value. */
+async function poll(what, probe, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
-  let last;
   while (Date.now() < deadline) {
-    last = await page.evaluate(probe, arg);
-    if (last) {
-      return last;
+    const found = await probe();
+    if (found) {
+      return found;
     }
     await page.waitForTimeout(250);
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/** Evaluate `probe` in the page until it returns a truthy value; that value. */
+const until = (what, probe, arg, timeoutMs = 30_000) => poll(what, () => page.evaluate(probe, arg), timeoutMs);
 
 /** The visible rows of the quick input (palette, quick open, quick pick). */
 const quickRows = () => page.locator(".quick-input-widget .quick-input-list .monaco-list-row").filter({ visible: true });
@@ -240,12 +243,13 @@ function hoverText() {
   return null;
 }
 
-/** The code lenses of the active editor: line-top to titles, as shown. */
+/** The titles of the active editor's code lenses, as shown; null when it has none. */
 function lenses() {
   const editor = document.querySelector(".editor-instance .monaco-editor");
-  return [...editor.querySelectorAll(".codelens-decoration > a, .codelens-decoration > span")]
+  const titles = [...editor.querySelectorAll(".codelens-decoration > a, .codelens-decoration > span")]
     .map((e) => e.textContent.replace(/\u00a0/g, " ").trim())
     .filter((t) => t !== "" && t !== "|");
+  return titles.length ? titles : null;
 }
 
 /** The skillwatch status bar item: its text and its tooltip (aria-label). */
@@ -323,7 +327,7 @@ async function walk() {
     const squiggled = await until("squiggles", squiggles);
     // the lenses above line 1 move every line down when they come: wait for them before
     // pointing at text
-    await until("the lenses", () => document.querySelector(".editor-instance .codelens-decoration"));
+    await until("the lenses", lenses);
     return { problems: rows, squiggles: squiggled, lines: await page.evaluate(editorLines) };
   });
 
@@ -331,7 +335,14 @@ async function walk() {
     await page.keyboard.press("Escape");
     const at = await clickAt("description:", 3);
     await page.mouse.move(at.x + 4, at.y);
-    const text = await until("a hover over description:", hoverText, undefined, 15_000);
+    // VS Code shows each hover provider's part as it comes (its own chat-skill hover too): wait
+    // for the text the test looks for, else report what showed
+    let text = await until("a hover over description:", hoverText, undefined, 15_000);
+    const deadline = Date.now() + 15_000;
+    while (!plain(text).includes(config.hoverWants) && Date.now() < deadline) {
+      await page.waitForTimeout(250);
+      text = (await page.evaluate(hoverText)) ?? text;
+    }
     return { hover: plain(text) };
   });
 
@@ -414,13 +425,7 @@ async function walk() {
   await step("lens", async () => {
     await page.mouse.move(600, 300);
     await open(config.lifted);
-    const shown = await until("the lift lens", () => {
-      const editor = document.querySelector(".editor-instance .monaco-editor");
-      const titles = [...editor.querySelectorAll(".codelens-decoration > a, .codelens-decoration > span")]
-        .map((e) => e.textContent.replace(/\u00a0/g, " ").trim())
-        .filter((t) => t !== "" && t !== "|");
-      return titles.length ? titles : null;
-    }, undefined, 30_000);
+    const shown = await until("the lift lens", lenses);
     return { lenses: shown };
   });
 
@@ -471,13 +476,14 @@ async function walk() {
   });
 
   await step("lens-updated", async () => {
-    const titles = await until("a lift in the lens, with no action in the editor", () => {
-      const editor = document.querySelector(".editor-instance .monaco-editor");
-      const t = [...editor.querySelectorAll(".codelens-decoration > a, .codelens-decoration > span")]
-        .map((e) => e.textContent.replace(/\u00a0/g, " ").trim())
-        .filter((x) => x !== "" && x !== "|");
-      return t.some((x) => x.startsWith("Lift ")) ? t : null;
-    }, undefined, config.runTimeoutMs);
+    const titles = await poll(
+      "a lift in the lens, with no action in the editor",
+      async () => {
+        const shown = await page.evaluate(lenses);
+        return shown?.some((t) => t.startsWith("Lift ")) ? shown : null;
+      },
+      config.runTimeoutMs,
+    );
     const shownAfterMs = Date.now() - clickedRunAt;
     const finished = await until("the run's end message", () => {
       const t = [...document.querySelectorAll(".notification-toast-container .notification-list-item-message")]
