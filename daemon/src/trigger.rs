@@ -232,6 +232,28 @@ impl Request for TriggerRequest {
     }
 }
 
+/// What a trigger run will ask and what the listing shows of the skill: worked out without
+/// starting anything (not even the harness, to ask its version), so a caller shows the
+/// visibility first and runs nothing when it blocks.
+pub struct Preview {
+    /// The queries, in order.
+    pub queries: Vec<TriggerQuery>,
+    /// What the listing shows of the skill with the others staged.
+    pub visibility: Visibility,
+    /// Trials the run holds: every query `runs` times.
+    pub trials: usize,
+}
+
+/// Preview `request` (see [`Preview`]).
+pub fn preview(request: &TriggerRequest) -> Result<Preview, RunError> {
+    let staging = plan_staging(request)?;
+    Ok(Preview {
+        trials: staging.queries.len() * request.runs.max(1) as usize,
+        queries: staging.queries,
+        visibility: staging.visibility,
+    })
+}
+
 /// What a trigger run stages and asks.
 struct Staging {
     target: SkillToStage,

@@ -14,9 +14,9 @@ use skillwatch_core::scoring::Interval;
 use skillwatch_core::scoring::VerdictParams;
 use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange, compare_summaries};
 use skillwatch_core::trajectory::Decision;
-use skillwatch_daemon::runs::{Engine, ProgressSink, RunEvent, TrialDetail};
-use skillwatch_daemon::store::{Store, TriggerRunId};
-use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, Triggers};
+use skillwatch_daemon::runs::{ProgressSink, RunEvent, TrialDetail};
+use skillwatch_daemon::store::TriggerRunId;
+use skillwatch_daemon::trigger::{Preview, TriggerReport, TriggerRequest, preview};
 
 use super::agent::{AgentArgs, RepeatArgs};
 use super::engine;
@@ -86,7 +86,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(file) = &a.description_file {
         return ab(&a, request, file);
     }
-    let planned = plan(&request)?;
+    let planned = preview(&request)?;
     if let Some(code) = stop_unless_visible(&a, &[&planned])? {
         return Ok(code);
     }
@@ -98,17 +98,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         out!("{}", report_text(&report))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// What the trials will be and what the listing shows, in this process: nothing runs.
-fn plan(request: &TriggerRequest) -> anyhow::Result<Triggers> {
-    let store = std::sync::Arc::new(std::sync::Mutex::new(Store::open_memory()?));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let planned = runtime.block_on(Engine::new(store).plan(request))?;
-    Ok(planned.into_kind())
 }
 
 /// `--description-file`: the same queries with the skill's description and with the
@@ -125,7 +114,7 @@ fn ab(a: &Args, mut request: TriggerRequest, file: &std::path::Path) -> anyhow::
     request.record = false;
     let mut other = request.clone();
     other.description = Some(alternative);
-    let (reference, candidate) = (plan(&request)?, plan(&other)?);
+    let (reference, candidate) = (preview(&request)?, preview(&other)?);
     if let Some(code) = stop_unless_visible(a, &[&reference, &candidate])? {
         return Ok(code);
     }
@@ -166,7 +155,7 @@ fn ab(a: &Args, mut request: TriggerRequest, file: &std::path::Path) -> anyhow::
 
 /// Show each plan's visibility; when one blocks and `--anyway` is not given, say so (and
 /// with `--json`, print that nothing ran) and give the exit status.
-fn stop_unless_visible(a: &Args, plans: &[&Triggers]) -> anyhow::Result<Option<ExitCode>> {
+fn stop_unless_visible(a: &Args, plans: &[&Preview]) -> anyhow::Result<Option<ExitCode>> {
     let blocked = plans.iter().any(|p| p.visibility.blocked());
     for p in plans {
         if !a.json || blocked {
@@ -193,11 +182,11 @@ fn stop_unless_visible(a: &Args, plans: &[&Triggers]) -> anyhow::Result<Option<E
     Ok(Some(ExitCode::from(1)))
 }
 
-fn say_planned(a: &Args, planned: &Triggers, runs: u32) {
+fn say_planned(a: &Args, planned: &Preview, runs: u32) {
     if !a.json {
         errln!(
             "{}",
-            planned_line(planned.queries.len(), runs, planned.planned(), a.full)
+            planned_line(planned.queries.len(), runs, planned.trials, a.full)
         );
     }
 }
@@ -219,10 +208,10 @@ fn planned_line(queries: usize, runs: u32, trials: usize, full: bool) -> String 
 
 /// The trials of `planned`: through the daemon (started on demand) unless `--no-daemon`,
 /// each shown as it finishes; the report read back from the history the run went to.
-fn execute(a: &Args, request: TriggerRequest, planned: &Triggers) -> anyhow::Result<TriggerReport> {
+fn execute(a: &Args, request: TriggerRequest, planned: &Preview) -> anyhow::Result<TriggerReport> {
     let json = a.json;
     let visibility = planned.visibility.clone();
-    let trials = planned.planned();
+    let trials = planned.trials;
     let sink: ProgressSink = Arc::new(move |event: &RunEvent| match event {
         RunEvent::TrialFinished {
             detail: Some(TrialDetail::Trigger { query, decision }),

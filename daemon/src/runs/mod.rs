@@ -154,11 +154,6 @@ impl<K: Kind> Planned<K> {
         &self.kind
     }
 
-    /// What was planned, taken (a plan looked at and not run).
-    pub fn into_kind(self) -> K {
-        self.kind
-    }
-
     /// Start no new trial once `drain` fires (the daemon is stopping): trials in flight
     /// finish and are recorded.
     pub fn draining_on(mut self, drain: CancellationToken) -> Planned<K> {

@@ -172,21 +172,6 @@ impl Store {
         Store::open_checked(path, migrations, true)
     }
 
-    /// A history in memory, with the latest schema: for planning a run without a history
-    /// file (a plan stores nothing), and for tests.
-    pub fn open_memory() -> Result<Store> {
-        let path = PathBuf::from(":memory:");
-        let open_err = |source| StoreError::Open {
-            path: path.clone(),
-            source,
-        };
-        let mut conn = Connection::open_in_memory().map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", true)
-            .map_err(open_err)?;
-        migrate::apply(&mut conn, &path, 0, MIGRATIONS)?;
-        Ok(Store { conn, path })
-    }
-
     /// Refuse to write to a damaged file: SQLite's `quick_check` over the whole database.
     pub fn check_intact(&self) -> Result<()> {
         quick_check(&self.conn, &self.path)
