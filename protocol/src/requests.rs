@@ -622,7 +622,8 @@ impl TriggerRequest {
 /// Every kind of run, as one request: what the daemon queues and the run engine runs. Tagged
 /// by `kind`; a kind this side does not know decodes as [`RunSpec::Unknown`] (with its name),
 /// so the daemon refuses it with both protocol versions instead of failing to decode the call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A known kind whose request does not decode is an error of that kind, never "unknown".
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunSpec {
     /// A paired run on this machine.
@@ -636,6 +637,39 @@ pub enum RunSpec {
     /// A kind of run this build does not know (a newer client's).
     #[serde(untagged)]
     Unknown(UnknownRun),
+}
+
+/// The kinds this build knows, as they decode.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Known {
+    Paired(PairedRequest),
+    Harbor(HarborRun),
+    Probe(ProbeRequest),
+    Trigger(TriggerRequest),
+}
+
+impl<'de> Deserialize<'de> for RunSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RunSpec, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(d)?;
+        let kind = value
+            .get("kind")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| D::Error::custom("a run request: expected its `kind`, found none"))?;
+        if !matches!(kind, "paired" | "harbor" | "probe" | "trigger") {
+            return Ok(RunSpec::Unknown(UnknownRun {
+                kind: kind.to_owned(),
+            }));
+        }
+        let known = Known::deserialize(value).map_err(D::Error::custom)?;
+        Ok(match known {
+            Known::Paired(r) => RunSpec::Paired(r),
+            Known::Harbor(r) => RunSpec::Harbor(r),
+            Known::Probe(r) => RunSpec::Probe(r),
+            Known::Trigger(r) => RunSpec::Trigger(r),
+        })
+    }
 }
 
 /// A request of a kind of run this build does not know: only its name is read.
@@ -801,6 +835,11 @@ mod tests {
             })
         );
         assert_eq!(spec.skill_dir(), None);
+        // a known kind that does not decode is that kind's error, not an unknown kind
+        let err = serde_json::from_str::<RunSpec>(r#"{"kind": "probe", "skill_dir": "/s"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `harness`"), "{err}");
     }
 
     #[test]

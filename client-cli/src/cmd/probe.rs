@@ -215,7 +215,7 @@ pub fn text(report: &ProbeReport) -> String {
         r.harness,
         r.harness_version.as_deref().unwrap_or("?"),
         r.id,
-        r.status,
+        run_report::status_word(r.status, report.stop.as_ref()),
         r.suite_version
     );
     out.push_str("probe     group                      owasp        result\n");
@@ -266,6 +266,10 @@ pub fn text(report: &ProbeReport) -> String {
             "Not run      {} (agent could not be started; left out of the pass rates)\n",
             count(report.errors, "probe")
         ));
+    }
+    for line in run_report::budget_lines(report.stop.as_ref(), &report.spent) {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }

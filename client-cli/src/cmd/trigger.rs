@@ -371,6 +371,10 @@ fn report_text(r: &TriggerReport) -> String {
             count(s.undecided, "trial")
         ));
     }
+    for line in crate::run_report::budget_lines(r.stop.as_ref(), &r.spent) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     let stopped = r.trials.iter().filter(|t| t.trial.stopped_early).count();
     out.push_str(&format!(
         "Per trial       {:.1} model requests, {:.0} tokens, {:.1} s ({stopped} of {} stopped at the decision)\n",
