@@ -340,6 +340,10 @@ impl Kind for Triggers {
 
     const RUN: RunKind = RunKind::Trigger;
 
+    fn model(&self) -> &str {
+        &self.shared.model
+    }
+
     fn budget(&self) -> &Budget {
         &self.request.budget
     }
@@ -383,7 +387,6 @@ impl Kind for Triggers {
                 resumed: 0,
             }),
             skill: s.target.name.clone(),
-            model: s.model.clone(),
         })
     }
 

@@ -144,6 +144,30 @@ fn a_paired_run_stops_at_the_predicted_trial_and_its_partial_run_is_history() {
     assert_eq!(code(&compare), 0, "{}", stderr(&compare));
     let compare: Value = serde_json::from_str(&stdout(&compare)).unwrap();
     assert!(compare.to_string().contains("inconclusive"), "{compare:#}");
+    // `plan` states what a design is expected to spend: 120 tokens and $0.20 a trial here
+    let plan = skillwatch(
+        &[
+            "plan",
+            skill.to_str().unwrap(),
+            "--detect",
+            "0.5",
+            "--model",
+            "priced-model",
+            "--db",
+            db.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code(&plan), 0, "{}", stderr(&plan));
+    let plan = stdout(&plan);
+    let row = plan
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 ") && l.contains("tokens"))
+        .unwrap_or_else(|| panic!("no expected spending for 1 attempt: {plan}"));
+    let words: Vec<&str> = row.split_whitespace().collect();
+    let trials: f64 = words[2].parse().unwrap();
+    assert_eq!(words[4], format!("{:.0}", trials * 120.0), "{row}");
+    assert_eq!(words[7], format!("${:.3}", trials * 0.2), "{row}");
     // the text report says it too
     let mut args = vec![
         "run",

@@ -159,12 +159,7 @@ impl AgentArgs {
             price: None,
         };
         let budget = flags.or(settings.daemon.run_budget(model));
-        if budget.max_cost_usd.is_some() && budget.price.is_none() {
-            bail!(
-                "a cost limit: {}",
-                skillwatch_daemon::runs::prices::unpriced(model)
-            );
-        }
+        skillwatch_daemon::runs::budget::countable(&budget, model).map_err(|e| anyhow!(e))?;
         Ok(budget)
     }
 }

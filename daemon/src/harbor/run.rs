@@ -30,7 +30,8 @@ use crate::runner::{
 };
 use crate::runs::{Begun, Ctx, Ending, Engine, Kind, Outside, Recorded, Request, RunEvent, lock};
 use crate::store::{
-    Condition, Row, RunEnd, RunId, RunKind, RunRef, Spend, Store, StoreError, TrialRecord,
+    Condition, Row, RunEnd, RunId, RunKind, RunRef, RunStatus, Spend, Store, StoreError,
+    TrialRecord,
 };
 
 /// The job's name inside its folder (`<dir>/jobs/<JOB_NAME>`).
@@ -437,6 +438,10 @@ impl Kind for Harbor {
 
     const RUN: RunKind = RunKind::Paired;
 
+    fn model(&self) -> &str {
+        &self.request.model
+    }
+
     fn budget(&self) -> &Budget {
         &self.request.budget
     }
@@ -452,7 +457,6 @@ impl Kind for Harbor {
             trials: Vec::new(),
             started: None,
             skill: self.plan.target.name.clone(),
-            model: self.request.model.clone(),
         })
     }
 
@@ -487,13 +491,16 @@ impl Kind for Harbor {
         }
     }
 
-    /// The importer ended the run (completed with the job, else interrupted); only a budget
-    /// stop is added.
+    /// The importer ended the run: completed with the job, else interrupted (to be imported
+    /// again once the job is resumed). A run the budget stopped ran to its own end: it is
+    /// completed with its stop, as every kind's is.
     fn end(&mut self, store: &mut Store, run: RunRef, end: &RunEnd) -> Result<(), StoreError> {
-        match &end.stop {
-            Some(stop) => store.set_stop(run, stop),
-            None => Ok(()),
+        let short = end.status == RunStatus::Completed && end.stop.is_some();
+        if !short || store.run_status(run)? == Some(RunStatus::Completed) {
+            return Ok(());
         }
+        store.reopen_run(RunId(run.id))?;
+        store.finish(run, end)
     }
 
     fn never_recorded(&mut self) -> RunError {

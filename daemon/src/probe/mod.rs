@@ -238,6 +238,10 @@ impl Kind for Probes {
 
     const RUN: RunKind = RunKind::Probe;
 
+    fn model(&self) -> &str {
+        &self.shared.model
+    }
+
     fn budget(&self) -> &Budget {
         &self.request.budget
     }
@@ -283,7 +287,6 @@ impl Kind for Probes {
                 resumed: 0,
             }),
             skill: s.target.name.clone(),
-            model: s.model.clone(),
         })
     }
 

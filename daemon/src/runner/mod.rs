@@ -454,6 +454,10 @@ impl Kind for Paired {
 
     const RUN: RunKind = RunKind::Paired;
 
+    fn model(&self) -> &str {
+        &self.request.model
+    }
+
     fn budget(&self) -> &Budget {
         &self.request.budget
     }
@@ -495,7 +499,6 @@ impl Kind for Paired {
                 resumed: self.recorded.len(),
             }),
             skill: self.suite.target.name.clone(),
-            model: self.request.model.clone(),
         })
     }
 

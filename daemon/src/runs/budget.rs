@@ -55,6 +55,17 @@ pub fn spend(model: &str, tokens: &TokenUsage, price: Option<&Price>) -> Spend {
     }
 }
 
+/// Whether a run on `model` can count `budget`: a cost limit needs the model's price.
+pub fn countable(budget: &Budget, model: &str) -> Result<(), String> {
+    if budget.max_cost_usd.is_some() && budget.price.is_none() {
+        return Err(format!(
+            "the cost limit: {}",
+            super::prices::unpriced(model)
+        ));
+    }
+    Ok(())
+}
+
 /// Whether the next trial may start.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Admit {

@@ -42,6 +42,9 @@ pub trait Kind: Send + Sized + 'static {
     /// The table its runs live in.
     const RUN: RunKind;
 
+    /// The agent's model (what the run's spending is recorded and priced under).
+    fn model(&self) -> &str;
+
     /// What the run may spend.
     fn budget(&self) -> &Budget;
 
@@ -149,10 +152,8 @@ pub struct Begun<T> {
     /// What its start says (`RunEvent::Started`), told before any trial; `None` when the run
     /// is not known yet.
     pub started: Option<RunEvent>,
-    /// The skill's name and the agent's model, for the budget's prediction from the history.
+    /// The skill's name, for the budget's prediction from the history.
     pub skill: String,
-    /// The agent's model.
-    pub model: String,
 }
 
 /// A finished trial, as the engine stores and tells it.

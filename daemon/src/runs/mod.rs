@@ -161,13 +161,16 @@ impl<K: Kind> Planned<K> {
         self
     }
 
-    /// Begin the run in the store.
+    /// Begin the run in the store. A budget it cannot count (a cost limit on a model with no
+    /// price) is refused first: nothing is stored.
     pub async fn begin(self) -> Result<Started<K>, RunError> {
         let Planned {
             engine,
             mut kind,
             drain,
         } = self;
+        budget::countable(kind.budget(), kind.model())
+            .map_err(|message| RunError::Settings { message })?;
         let (kind, begun) = engine
             .with_store(move |s| {
                 let begun = kind.begin(s)?;
@@ -249,7 +252,7 @@ impl<K: Kind> Started<K> {
         }
         let mut exec = Execution {
             engine: &engine,
-            model: begun.model.clone(),
+            model: kind.model().to_owned(),
             ctx,
             gate,
             cancel,
@@ -303,7 +306,7 @@ async fn gate<K: Kind>(
     begun: &Begun<K::Trial>,
 ) -> Result<Gate, RunError> {
     let budget = *kind.budget();
-    let (run, skill, model) = (begun.run, begun.skill.clone(), begun.model.clone());
+    let (run, skill, model) = (begun.run, begun.skill.clone(), kind.model().to_owned());
     let (before, prior) = engine
         .with_store(move |s| {
             let before = match run {
@@ -313,7 +316,7 @@ async fn gate<K: Kind>(
             Ok::<_, RunError>((before, s.typical_usage(K::RUN, &skill, &model)?))
         })
         .await?;
-    Gate::new(budget, &begun.model, before, prior).map_err(|message| RunError::Settings { message })
+    Gate::new(budget, kind.model(), before, prior).map_err(|message| RunError::Settings { message })
 }
 
 /// The moving parts of one execution.

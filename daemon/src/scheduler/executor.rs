@@ -84,7 +84,7 @@ impl Reporter {
     pub fn run_started(&self, run: RunRef) {
         *self.run.lock().unwrap_or_else(|e| e.into_inner()) = Some(run);
         let stored = {
-            let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+            let mut store = super::lock(&self.store);
             store
                 .set_job_run(self.job, run)
                 .and_then(|()| store.job(self.job))
@@ -106,11 +106,7 @@ impl Reporter {
         message: impl Into<String>,
         event: Option<serde_json::Value>,
     ) {
-        let stored = self
-            .store
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .set_job_progress(self.job, progress);
+        let stored = super::lock(&self.store).set_job_progress(self.job, progress);
         if let Err(e) = stored {
             tracing::warn!(job = %self.job, "recording progress failed: {e}");
         }

@@ -43,11 +43,7 @@ use crate::store::{RunKind, Store};
 /// call is short (one statement or transaction), so a plain mutex is enough.
 pub type SharedStore = Arc<Mutex<Store>>;
 
-/// Lock a shared store, recovering from a poisoned lock: the store's state is in the database,
-/// whose transactions a panic cannot leave half-done.
-pub fn lock(store: &SharedStore) -> MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub use crate::runs::lock;
 
 /// How often jobs held back by the budget are looked at again (a new day, a raised limit).
 const BUDGET_RECHECK: Duration = Duration::from_secs(30);

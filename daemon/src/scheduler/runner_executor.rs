@@ -28,7 +28,7 @@ use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
 use crate::harness::BoxFuture;
 use crate::runner::{RunConfig, RunError, RunRequest, parse_kind};
 use crate::runs::{Engine, Kind, ProgressSink, Request, RunEvent, TrialDetail};
-use crate::store::{ProbeOutcome, RunId, RunStatus, TrialStatus};
+use crate::store::{ProbeOutcome, RunId, RunRef, RunStatus, TrialStatus};
 
 /// Runs jobs on the engine over the shared history.
 pub struct RunnerExecutor {
@@ -123,8 +123,9 @@ async fn run<R: Request>(engine: &Engine, request: &R, ctx: JobContext) -> Outco
     }
 }
 
-/// Begin (a resume's mismatch shows here, as the engine reopens the run), record the run on
-/// the job, execute with the job's stop signals, and read the outcome off the report.
+/// Begin (a resume's mismatch shows here, as the engine reopens the run), execute with the
+/// job's stop signals (the job records its run when the run's start is told: at once, or for
+/// a Harbor run with its first trial), and read the outcome off the report.
 async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> Outcome {
     let started = match planned.draining_on(ctx.drain.clone()).begin().await {
         Ok(s) => s,
@@ -135,9 +136,6 @@ async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> 
             };
         }
     };
-    if let Some(run) = started.run() {
-        ctx.report.run_started(run);
-    }
     let sink = progress_sink(ctx.report.clone());
     let report = started.execute(sink, ctx.cancel.clone()).await;
     let run = ctx.report.run();
@@ -265,8 +263,16 @@ fn progress_sink(report: Reporter) -> ProgressSink {
         };
         let counted = match event {
             RunEvent::Started {
-                planned, resumed, ..
+                run,
+                kind,
+                planned,
+                resumed,
+                ..
             } => {
+                report.run_started(RunRef {
+                    kind: *kind,
+                    id: run.0,
+                });
                 total.store(*planned as u32, Ordering::SeqCst);
                 done.store(*resumed as u32, Ordering::SeqCst);
                 true
