@@ -34,10 +34,10 @@ pub use requests::{
     trial_timeout,
 };
 pub use results::{
-    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
-    LensTrigger, Lenses, ModelComparison,
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensFailed, LensLift,
+    LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
-pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
+pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedRoot};
 
 /// Bumped whenever a request or reply changes shape; [`DaemonStatus::protocol`] carries it.
 ///
@@ -61,7 +61,9 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 /// 5: one run engine: `RunRequest.spec` (a typed [`RunSpec`] per kind, with budgets) replaces
 /// `RunRequest.runner` (untyped JSON); `RunRequest.protocol`; trigger runs are jobs (the
 /// `trigger` call and `EventKind::TriggerProgress` are gone; `JobKind::Trigger`,
-/// `JobInfo.trigger_run`); `EventKind::Progress` names its job's kind and skill.
+/// `JobInfo.trigger_run`); `EventKind::Progress` names its job's kind and skill;
+/// `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
+/// `Lenses.failed`.
 pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
@@ -156,7 +158,8 @@ pub trait DaemonRpc {
     async fn lenses(skill_dir: PathBuf) -> Result<Lenses, RpcError>;
     /// Skills under the watched roots.
     async fn tracked_skills() -> Result<Vec<TrackedSkill>, RpcError>;
-    /// Watch more workspace roots (the editor's workspace folders); answers with all roots.
+    /// Watch more roots (an editor's folders of skills, `daemon start --root`), or mark known
+    /// ones used; answers with all roots.
     async fn watch_roots(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>, RpcError>;
     /// Queue a model-change run of every tracked skill with evals on `model` (on `harness`,
     /// or every harness whose config lists a model).
@@ -165,4 +168,7 @@ pub trait DaemonRpc {
     async fn next_events(cursor: u64, wait_ms: u64) -> EventBatch;
     /// Stop the daemon gracefully (as SIGTERM does).
     async fn shutdown();
+    /// Stop watching roots and forget them (`skillwatch daemon unwatch`); every path must be a
+    /// watched root. Answers with the roots left.
+    async fn unwatch_roots(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>, RpcError>;
 }

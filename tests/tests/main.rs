@@ -18,6 +18,7 @@ mod daemon_model_change;
 mod daemon_parity;
 mod daemon_protocol;
 mod daemon_queue;
+mod daemon_roots;
 mod daemon_security;
 mod daemon_watch;
 mod engine_jobs;

@@ -262,6 +262,7 @@ fn not_scored(why: Option<&str>) -> Decision {
             "not measured: {}",
             why.unwrap_or("the run has no scored summary")
         ),
+        equivalence: None,
     }
 }
 

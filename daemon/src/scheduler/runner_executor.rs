@@ -164,6 +164,12 @@ async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> 
             },
             None => Outcome::Completed { run },
         },
+        // the store keeps a run that measured nothing `failed` (store::write::finish_run)
+        RunStatus::Failed => Outcome::Failed {
+            run: Some(run),
+            error: K::failure(&report)
+                .unwrap_or_else(|| format!("run {run} measured nothing: every trial errored")),
+        },
         RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run) },
         other => Outcome::Failed {
             run: Some(run),

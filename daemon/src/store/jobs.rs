@@ -1,4 +1,4 @@
-//! The daemon's job queue (`jobs`, migrations 0003, 0009 and 0010): runs of every kind asked
+//! The daemon's job queue (`jobs`, migrations 0003, 0009 and 0012): runs of every kind asked
 //! of the daemon, kept in the history file so a queued job survives a restart. A paired job cut
 //! off by a crash is found and re-queued once (its run resumes); a job of another kind, which
 //! cannot resume, is marked interrupted (its run stays in the history as interrupted).

@@ -1,4 +1,4 @@
-//! One lifecycle for every kind of run (migration 0010), with the kind as data: a run is
+//! One lifecycle for every kind of run (migration 0012), with the kind as data: a run is
 //! begun, its trials are recorded one transaction each (with what each spent, in the
 //! `spending` ledger), and it is finished (with why it stopped short, when a budget stopped
 //! it). Paired runs, probe runs and trigger runs keep their own tables, read by their own

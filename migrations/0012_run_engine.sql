@@ -1,4 +1,4 @@
--- 0010_run_engine: one run engine under paired runs, probes, trigger tests and Harbor (issue
+-- 0012_run_engine: one run engine under paired runs, probes, trigger tests and Harbor (issue
 -- 37). Never edit once landed; add 0011_... instead.
 --
 -- The three run tables (runs, probe_runs, trigger_runs) keep their rows and ids; what the
