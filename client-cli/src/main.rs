@@ -141,7 +141,7 @@ fn main() -> ExitCode {
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
         Command::Export(args) => cmd::export::run(args),
-        Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
+        Command::Run(run) => cmd::run::dispatch(*run.args, &run.link),
         Command::Probe(args) => cmd::probe::run(args),
         Command::Rejudge(args) => cmd::rejudge::run(args),
         Command::Report(args) => cmd::report::run(args),

@@ -8,6 +8,7 @@ pub mod harbor;
 pub mod harness;
 pub mod probe;
 pub mod runner;
+pub mod runs;
 pub mod scheduler;
 pub mod server;
 pub mod store;

@@ -18,6 +18,7 @@ pub mod discover;
 mod env;
 mod openai;
 mod process;
+pub mod settings;
 mod stage;
 pub mod trial_procs;
 
