@@ -6,9 +6,12 @@
 //! the agent's whole process group, then read what it did into an ATIF trajectory.
 //!
 //! Adapters: [`ClaudeCode`] (`claude -p --output-format stream-json`), [`Codex`]
-//! (`codex exec --json`), [`OpenAi`] (a built-in agent loop over any OpenAI-compatible
+//! (`codex exec --json`), [`GeminiCli`], [`Opencode`] and [`CopilotCli`] (one seam,
+//! [`AgentCli`]), [`OpenAi`] (a built-in agent loop over any OpenAI-compatible
 //! chat-completions endpoint) and [`CommandHarness`] (any program that writes an ATIF file).
 
+mod agent_cli;
+mod agent_clis;
 mod claude_code;
 mod cli;
 mod clock;
@@ -21,6 +24,10 @@ mod process;
 mod stage;
 pub mod trial_procs;
 
+pub use agent_cli::{AgentCli, AgentCliConfig, CliKind};
+pub use agent_clis::{
+    COPILOT_ALLOW, CopilotCli, GEMINI_ALLOW, GeminiCli, OPENCODE_ALLOW, Opencode,
+};
 pub use claude_code::{CLAUDE_ALLOW, ClaudeCode, ClaudeCodeConfig};
 pub use codex::{CODEX_ALLOW, Codex, CodexConfig, CodexSandbox};
 pub use command::{CommandConfig, CommandHarness};

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::harness::{
+    AgentCliConfig, COPILOT_ALLOW, CopilotCli, GEMINI_ALLOW, GeminiCli, OPENCODE_ALLOW, Opencode,
     CLAUDE_ALLOW, CODEX_ALLOW, ClaudeCode, ClaudeCodeConfig, Codex, CodexConfig, CommandConfig,
     CommandHarness, Harness, HostEnv, OpenAi, OpenAiConfig,
 };
@@ -190,6 +191,12 @@ pub enum HarnessKind {
     ClaudeCode,
     /// The Codex CLI.
     Codex,
+    /// The Gemini CLI.
+    GeminiCli,
+    /// OpenCode.
+    Opencode,
+    /// The Copilot CLI.
+    CopilotCli,
     /// skillwatch's own loop over an OpenAI-compatible endpoint.
     Openai,
     /// Any program writing an ATIF file.
@@ -202,6 +209,9 @@ impl HarnessKind {
         match self {
             HarnessKind::ClaudeCode => "claude-code",
             HarnessKind::Codex => "codex",
+            HarnessKind::GeminiCli => "gemini-cli",
+            HarnessKind::Opencode => "opencode",
+            HarnessKind::CopilotCli => "copilot-cli",
             HarnessKind::Openai => "openai",
             HarnessKind::Command => "command",
         }
@@ -212,6 +222,9 @@ impl HarnessKind {
         [
             HarnessKind::ClaudeCode,
             HarnessKind::Codex,
+            HarnessKind::GeminiCli,
+            HarnessKind::Opencode,
+            HarnessKind::CopilotCli,
             HarnessKind::Openai,
             HarnessKind::Command,
         ]
@@ -225,6 +238,9 @@ impl HarnessKind {
         match self {
             HarnessKind::ClaudeCode => CLAUDE_ALLOW,
             HarnessKind::Codex => CODEX_ALLOW,
+            HarnessKind::GeminiCli => GEMINI_ALLOW,
+            HarnessKind::Opencode => OPENCODE_ALLOW,
+            HarnessKind::CopilotCli => COPILOT_ALLOW,
             HarnessKind::Openai | HarnessKind::Command => &[],
         }
     }
@@ -233,7 +249,11 @@ impl HarnessKind {
     pub fn default_api_key_env(self) -> Option<&'static str> {
         match self {
             HarnessKind::ClaudeCode => Some("ANTHROPIC_API_KEY"),
-            HarnessKind::Codex | HarnessKind::Openai => Some("OPENAI_API_KEY"),
+            HarnessKind::Codex | HarnessKind::Openai | HarnessKind::Opencode => {
+                Some("OPENAI_API_KEY")
+            }
+            HarnessKind::GeminiCli => Some("GEMINI_API_KEY"),
+            HarnessKind::CopilotCli => Some("COPILOT_PROVIDER_API_KEY"),
             HarnessKind::Command => None,
         }
     }
@@ -315,6 +335,24 @@ impl HarnessSettings {
         host.get(var).map(str::to_owned)
     }
 
+    /// The settings of an [`AgentCliConfig`] CLI whose executable is `program` by default.
+    fn cli_config(
+        &self,
+        program: &str,
+        api_key: Option<String>,
+        env_allow: Vec<String>,
+        host: &HostEnv,
+    ) -> AgentCliConfig {
+        AgentCliConfig {
+            program: self.program.clone().unwrap_or_else(|| program.into()),
+            base_url: self.base_url.clone(),
+            api_key,
+            extra_args: self.args.clone(),
+            env_allow,
+            host_env: host.clone(),
+        }
+    }
+
     /// The adapter these settings describe, drawing its environment from `host`.
     pub fn build(&self, host: &HostEnv) -> Result<Arc<dyn Harness>, RunError> {
         let missing = |field: &str| RunError::Settings {
@@ -347,6 +385,9 @@ impl HarnessSettings {
                 host_env: host.clone(),
                 ..CodexConfig::default()
             })),
+            HarnessKind::GeminiCli => Arc::new(GeminiCli::new(self.cli_config("gemini", api_key, env_allow, host))),
+            HarnessKind::Opencode => Arc::new(Opencode::new(self.cli_config("opencode", api_key, env_allow, host))),
+            HarnessKind::CopilotCli => Arc::new(CopilotCli::new(self.cli_config("copilot", api_key, env_allow, host))),
             HarnessKind::Openai => {
                 let base = self.base_url.clone().ok_or_else(|| missing("base_url"))?;
                 let mut config = OpenAiConfig::new(base);
