@@ -15,7 +15,7 @@ use super::{BoxFuture, Harness, HarnessError, TrialOutcome, TrialSpec};
 
 /// How to run one of these CLIs.
 #[derive(Debug, Clone)]
-pub struct AgentCliConfig {
+pub(crate) struct AgentCliConfig {
     /// The executable (looked up in `PATH` when a bare name).
     pub program: PathBuf,
     /// The model API's base URL: a local server, a gateway or a proxy.
@@ -32,7 +32,8 @@ pub struct AgentCliConfig {
 
 impl AgentCliConfig {
     /// Settings running `program` with every default.
-    pub fn new(program: impl Into<PathBuf>) -> AgentCliConfig {
+    #[cfg(test)]
+    pub(crate) fn new(program: impl Into<PathBuf>) -> AgentCliConfig {
         AgentCliConfig {
             program: program.into(),
             base_url: None,
@@ -45,7 +46,7 @@ impl AgentCliConfig {
 }
 
 /// What one CLI adds to the shared flow.
-pub trait CliKind: Send + Sync + std::fmt::Debug + 'static {
+pub(crate) trait CliKind: Send + Sync + std::fmt::Debug + 'static {
     /// The harness name recorded with trials (`gemini-cli`, `opencode`, `copilot-cli`).
     const NAME: &'static str;
     /// Where skills are staged, relative to the workspace.
@@ -68,7 +69,7 @@ pub trait CliKind: Send + Sync + std::fmt::Debug + 'static {
 
 /// An adapter for the CLI `K`.
 #[derive(Debug)]
-pub struct AgentCli<K: CliKind> {
+pub(crate) struct AgentCli<K: CliKind> {
     config: AgentCliConfig,
     version: OnceCell<String>,
     kind: std::marker::PhantomData<K>,
@@ -76,7 +77,7 @@ pub struct AgentCli<K: CliKind> {
 
 impl<K: CliKind> AgentCli<K> {
     /// An adapter running the CLI as `config` says.
-    pub fn new(config: AgentCliConfig) -> AgentCli<K> {
+    pub(crate) fn new(config: AgentCliConfig) -> AgentCli<K> {
         AgentCli {
             config,
             version: OnceCell::new(),

@@ -16,10 +16,10 @@ use super::env::TrialEnv;
 
 /// Gemini CLI (`@google/gemini-cli`).
 #[derive(Debug)]
-pub struct GeminiKind;
+pub(crate) struct GeminiKind;
 
 /// The Gemini CLI adapter.
-pub type GeminiCli = AgentCli<GeminiKind>;
+pub(crate) type GeminiCli = AgentCli<GeminiKind>;
 
 /// Host variables Gemini CLI may see: its credentials and endpoint.
 pub const GEMINI_ALLOW: &[&str] = &[
@@ -80,10 +80,10 @@ impl CliKind for GeminiKind {
 
 /// OpenCode (`opencode-ai`).
 #[derive(Debug)]
-pub struct OpencodeKind;
+pub(crate) struct OpencodeKind;
 
 /// The OpenCode adapter.
-pub type Opencode = AgentCli<OpencodeKind>;
+pub(crate) type Opencode = AgentCli<OpencodeKind>;
 
 /// Host variables OpenCode may see: the keys of the providers it ships with.
 pub const OPENCODE_ALLOW: &[&str] = &[
@@ -156,10 +156,10 @@ impl CliKind for OpencodeKind {
 
 /// Copilot CLI (`@github/copilot`).
 #[derive(Debug)]
-pub struct CopilotKind;
+pub(crate) struct CopilotKind;
 
 /// The Copilot CLI adapter.
-pub type CopilotCli = AgentCli<CopilotKind>;
+pub(crate) type CopilotCli = AgentCli<CopilotKind>;
 
 /// Host variables Copilot CLI may see: its GitHub token and its own-provider (BYOK) settings.
 pub const COPILOT_ALLOW: &[&str] = &[
