@@ -73,6 +73,9 @@ impl Written {
             return written;
         };
         let Frontmatter::Parsed { root, .. } = &doc.frontmatter else {
+            if let Frontmatter::Invalid { span, .. } = &doc.frontmatter {
+                written.read_lines(&doc.text[span.start..span.end]);
+            }
             return written;
         };
         let entries = root.as_mapping().unwrap_or_default();
@@ -89,6 +92,20 @@ impl Written {
             }
         }
         written
+    }
+
+    /// The fields of frontmatter that is not YAML, read line by line as lenient loaders do
+    /// (`description: Use when: x` is the text `Use when: x` to them).
+    fn read_lines(&mut self, yaml: &str) {
+        for line in yaml.lines() {
+            let Some((key, value)) = line.split_once(':') else { continue };
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'').trim();
+            match key.trim() {
+                "name" if !line.starts_with(' ') => self.name = Some(value.to_owned()),
+                "description" if !line.starts_with(' ') => self.descriptions.push(value.to_owned()),
+                _ => {}
+            }
+        }
     }
 
     /// Whether `listed` is this skill's entry.

@@ -45,6 +45,15 @@ impl AgentCliConfig {
     }
 }
 
+/// A trial's fresh HOME and the CLI's fresh config dir.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dirs<'a> {
+    /// The fresh HOME.
+    pub home: &'a Path,
+    /// The fresh config dir ([`CliKind::CONFIG_DIR`] in the scratch dir).
+    pub config: &'a Path,
+}
+
 /// What one CLI adds to the shared flow.
 pub(crate) trait CliKind: Send + Sync + std::fmt::Debug + 'static {
     /// The harness name recorded with trials (`gemini-cli`, `opencode`, `copilot-cli`).
@@ -58,7 +67,8 @@ pub(crate) trait CliKind: Send + Sync + std::fmt::Debug + 'static {
 
     /// The CLI's own variables and files for a trial: endpoint, key, config dir, switches
     /// that keep it from the network and from updating itself.
-    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, home: &Path, config_dir: &Path);
+    /// `model` is the trial's (empty when only the version is asked).
+    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, dirs: Dirs<'_>, model: &str);
 
     /// The arguments for `spec` (the prompt last).
     fn args(config: &AgentCliConfig, spec: &TrialSpec) -> Vec<String>;
@@ -85,11 +95,15 @@ impl<K: CliKind> AgentCli<K> {
         }
     }
 
-    fn env(&self, dirs: &TrialDirs, config_dir: &Path) -> TrialEnv {
+    fn env(&self, dirs: &TrialDirs, config_dir: &Path, model: &str) -> TrialEnv {
         let c = &self.config;
         let mut env = TrialEnv::scrubbed(&c.host_env, K::ALLOW, &c.env_allow);
         env.isolate(dirs);
-        K::setup(c, &mut env, &dirs.home, config_dir);
+        let dirs = Dirs {
+            home: &dirs.home,
+            config: config_dir,
+        };
+        K::setup(c, &mut env, dirs, model);
         env
     }
 
@@ -112,7 +126,9 @@ impl<K: CliKind> AgentCli<K> {
             config_dir: K::CONFIG_DIR,
         };
         let invocation =
-            |dirs: &TrialDirs, config: &Path| self.invocation(spec, self.env(dirs, config));
+            |dirs: &TrialDirs, config: &Path| {
+            self.invocation(spec, self.env(dirs, config, &spec.model))
+        };
         let version = self.cached_version().await;
         cli::run_cli_trial(h, version, spec, invocation, K::parse).await
     }
@@ -121,7 +137,7 @@ impl<K: CliKind> AgentCli<K> {
         self.version
             .get_or_try_init(|| {
                 cli::isolated_version(&self.config.program, K::CONFIG_DIR, |dirs, config| {
-                    self.env(dirs, config).into_vec()
+                    self.env(dirs, config, "").into_vec()
                 })
             })
             .await

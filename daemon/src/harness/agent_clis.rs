@@ -3,7 +3,7 @@
 //! configuration and, given a base URL, against that model server only (docs/harnesses.md has
 //! how each was found out).
 
-use std::path::Path;
+
 
 use serde_json::json;
 use skillwatch_core::trajectory::{
@@ -11,7 +11,7 @@ use skillwatch_core::trajectory::{
 };
 
 use super::TrialSpec;
-use super::agent_cli::{AgentCli, AgentCliConfig, CliKind, flag, shared_cache};
+use super::agent_cli::{AgentCli, AgentCliConfig, CliKind, Dirs, flag, shared_cache};
 use super::env::TrialEnv;
 
 /// Gemini CLI (`@google/gemini-cli`).
@@ -41,7 +41,7 @@ impl CliKind for GeminiKind {
     /// check then refuses ("Invalid auth method selected"), so the fresh HOME's settings pick
     /// the API-key sign-in, which still honours the base URL. Usage statistics, which would
     /// go to Google, and updates are off.
-    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, home: &Path, _config_dir: &Path) {
+    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, dirs: Dirs<'_>, _model: &str) {
         if let Some(url) = &config.base_url {
             env.set("GOOGLE_GEMINI_BASE_URL", url.clone());
         }
@@ -54,7 +54,7 @@ impl CliKind for GeminiKind {
             "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
             "telemetry": {"enabled": false},
         });
-        let dir = home.join(".gemini");
+        let dir = dirs.home.join(".gemini");
         // a failure shows as Gemini CLI's own sign-in error in the trial
         let _ = std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(dir.join("settings.json"), settings.to_string()));
@@ -108,7 +108,7 @@ impl CliKind for OpencodeKind {
     /// OpenCode installs `@opencode-ai/plugin` from npm into every config folder at start,
     /// the workspace's `.opencode` included; npm's offline mode makes that fail at once
     /// instead of reaching the registry in every trial (OpenCode logs it and goes on).
-    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, _home: &Path, config_dir: &Path) {
+    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, dirs: Dirs<'_>, model: &str) {
         let mut content = json!({"permission": {"*": "allow"}, "autoupdate": false, "share": "disabled"});
         if let Some(url) = &config.base_url {
             let key = config.api_key.clone().unwrap_or_else(|| "{env:OPENAI_API_KEY}".into());
@@ -116,11 +116,11 @@ impl CliKind for OpencodeKind {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": OPENCODE_PROVIDER,
                 "options": {"baseURL": url, "apiKey": key},
-                "models": {},
+                "models": {model: {"name": model}},
             }});
         }
         env.set("OPENCODE_CONFIG_CONTENT", content.to_string());
-        env.set("OPENCODE_CONFIG_DIR", config_dir.display().to_string());
+        env.set("OPENCODE_CONFIG_DIR", dirs.config.display().to_string());
         for var in [
             "OPENCODE_DISABLE_AUTOUPDATE",
             "OPENCODE_DISABLE_MODELS_FETCH",
@@ -186,8 +186,8 @@ impl CliKind for CopilotKind {
     /// A base URL is Copilot CLI's own-provider mode (BYOK, OpenAI chat completions unless
     /// `COPILOT_PROVIDER_TYPE` says otherwise) with `COPILOT_OFFLINE`, which needs no GitHub
     /// sign-in and sends nothing to GitHub. The unpacked package is shared between trials.
-    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, _home: &Path, config_dir: &Path) {
-        env.set("COPILOT_HOME", config_dir.display().to_string());
+    fn setup(config: &AgentCliConfig, env: &mut TrialEnv, dirs: Dirs<'_>, _model: &str) {
+        env.set("COPILOT_HOME", dirs.config.display().to_string());
         let cache = shared_cache(&config.host_env, "copilot-pkg");
         env.set("COPILOT_PKG_CACHE_HOME", cache.display().to_string());
         env.set("COPILOT_AUTO_UPDATE", "false");
@@ -224,6 +224,7 @@ mod tests {
     use super::super::env::{HostEnv, TrialDirs};
     use super::*;
     use std::collections::BTreeMap;
+    use std::path::Path;
     use std::time::Duration;
 
     fn spec(dir: &Path) -> TrialSpec {
@@ -251,7 +252,12 @@ mod tests {
         let dirs = TrialDirs::create(tmp).unwrap();
         let mut env = TrialEnv::scrubbed(&config().host_env, K::ALLOW, &[]);
         env.isolate(&dirs);
-        K::setup(&config(), &mut env, &dirs.home, &tmp.join("cfg"));
+        let cfg = tmp.join("cfg");
+        let d = Dirs {
+            home: &dirs.home,
+            config: &cfg,
+        };
+        K::setup(&config(), &mut env, d, "m1");
         env.into_vec().into_iter().collect()
     }
 
