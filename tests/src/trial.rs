@@ -139,7 +139,8 @@ pub fn agent_cli(name: &str) -> PathBuf {
     assert!(
         bin.exists(),
         "{} not found: expected the {name} CLI installed by .ci/run \
-         (npm install --prefix target/agent-clis @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0) \
+         (scripts/test pins them: npm install --prefix target/agent-clis @anthropic-ai/claude-code@2.1.328 \
+         @openai/codex@0.169.0 @google/gemini-cli@0.61.0 opencode-ai@1.18.33 @github/copilot@1.0.102) \
          or a path in {var} (or set SKILLWATCH_SKIP_AGENT_CLIS=1 to skip these tests)",
         bin.display()
     );

@@ -35,6 +35,7 @@ mod index_check;
 mod index_schema_reference;
 mod init_cli;
 mod listing_budget;
+mod loader_profiles;
 mod lsp_features;
 mod lsp_lenses;
 mod lsp_nvim;

@@ -1,7 +1,7 @@
 //! Loader profiles: what each harness version does with a skill, measured, not assumed. The
 //! one table of them is [`PROFILES`]; the static checks (SW223, SW224, SW225) read it for the
 //! harnesses `[check] harnesses` names, and tests/tests/loader_profiles.rs runs the pinned
-//! CLIs on the probe skills (tests/fixtures/loaders/probe) with `skillwatch loads` and fails
+//! CLIs on its probe skills with `skillwatch loads` and fails
 //! when a CLI no longer does what its row says.
 //!
 //! Measured on 2026-11-28 with [`REMEASURE`]; the probe holds a 1,100-character description,
@@ -11,9 +11,10 @@
 
 use serde::Serialize;
 
-/// How `loads` re-measures this table (the pinned CLIs on `PATH`, as `scripts/test` installs
-/// them).
-pub const REMEASURE: &str = "PATH=target/agent-clis/node_modules/.bin:$PATH skillwatch loads tests/fixtures/loaders/probe/* --json";
+/// How this table is re-measured: the test that runs `skillwatch loads` on the probe with the
+/// CLIs `scripts/test` pins, printing every difference (`skillwatch loads DIR... --json` on
+/// your own skills does the same measurement).
+pub const REMEASURE: &str = "cargo test -p skillwatch-tests --test main loader_profiles";
 
 /// The date of the measurements in [`PROFILES`].
 pub const MEASURED: &str = "2026-11-28";
