@@ -26,6 +26,7 @@ mod evalspec_schema_reference;
 mod examples;
 mod harbor_cli;
 mod harbor_docker;
+mod harness_agent_clis;
 mod harness_claude_code;
 mod harness_codex;
 mod harness_command;

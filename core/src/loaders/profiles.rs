@@ -14,7 +14,7 @@ use serde::Serialize;
 /// How this table is re-measured: the test that runs `skillwatch loads` on the probe with the
 /// CLIs `scripts/test` pins, printing every difference (`skillwatch loads DIR... --json` on
 /// your own skills does the same measurement).
-pub const REMEASURE: &str = "cargo test -p skillwatch-tests --test main loader_profiles";
+pub const REMEASURE: &str = "cargo test -p skillwatch-tests --test e2e loader_profiles";
 
 /// The date of the measurements in [`PROFILES`].
 pub const MEASURED: &str = "2026-11-28";
