@@ -21,9 +21,15 @@ const PROMPT: &str = "Format table.md so its columns line up.";
 fn skill_sensitive(tool: &'static str, args: serde_json::Value) -> Script {
     Arc::new(move |req: &ModelRequest| {
         if req.mentions(SKILL_MARKER) {
-            return ModelReply::text("GOOD: columns padded as the skill says", MockUsage::tokens(300, 20));
+            return ModelReply::text(
+                "GOOD: columns padded as the skill says",
+                MockUsage::tokens(300, 20),
+            );
         }
-        if req.turn == 0 && req.offers_tool(tool) && req.mentions(&format!("<name>{SKILL_NAME}</name>")) {
+        if req.turn == 0
+            && req.offers_tool(tool)
+            && req.mentions(&format!("<name>{SKILL_NAME}</name>"))
+        {
             return ModelReply::tool(tool, args.clone(), MockUsage::tokens(200, 12));
         }
         ModelReply::text("BAD: left the table as it was", MockUsage::tokens(100, 8))
@@ -44,26 +50,59 @@ async fn paired(h: Arc<dyn Harness>, tool: &str) {
     let version = h.version().await.expect("--version");
     let dirs = TrialDirs::new();
     let with = h
-        .run(&dirs.spec("with", PROMPT, vec![dirs.demo_skill()], Duration::from_secs(240)))
+        .run(&dirs.spec(
+            "with",
+            PROMPT,
+            vec![dirs.demo_skill()],
+            Duration::from_secs(240),
+        ))
         .await;
-    assert_eq!(with.status, TrialStatus::Ok, "{}: {:?}\n{:?}", h.name(), with.errors, with.stderr_tail);
-    assert!(with.invoked(SKILL_NAME), "{}: {:?}", h.name(), with.trajectory);
+    assert_eq!(
+        with.status,
+        TrialStatus::Ok,
+        "{}: {:?}\n{:?}",
+        h.name(),
+        with.errors,
+        with.stderr_tail
+    );
+    assert!(
+        with.invoked(SKILL_NAME),
+        "{}: {:?}",
+        h.name(),
+        with.trajectory
+    );
     let loads = skill_loads(with.trajectory.as_ref().unwrap());
     assert!(
         matches!(&loads[0].signal, LoadSignal::SkillTool { tool: t } if t == tool),
         "{}: {loads:?}",
         h.name()
     );
-    assert_eq!(with.final_output, "GOOD: columns padded as the skill says", "{}", h.name());
+    assert_eq!(
+        with.final_output,
+        "GOOD: columns padded as the skill says",
+        "{}",
+        h.name()
+    );
     assert_eq!(with.harness.version, version);
 
     let base_dirs = TrialDirs::new();
     let without = h
         .run(&base_dirs.spec("without", PROMPT, vec![], Duration::from_secs(240)))
         .await;
-    assert_eq!(without.status, TrialStatus::Ok, "{}: {:?}", h.name(), without.errors);
+    assert_eq!(
+        without.status,
+        TrialStatus::Ok,
+        "{}: {:?}",
+        h.name(),
+        without.errors
+    );
     assert!(!without.invoked(SKILL_NAME));
-    assert_eq!(without.final_output, "BAD: left the table as it was", "{}", h.name());
+    assert_eq!(
+        without.final_output,
+        "BAD: left the table as it was",
+        "{}",
+        h.name()
+    );
 }
 
 #[tokio::test]
@@ -71,10 +110,18 @@ async fn gemini_cli_paired_trials_detect_the_skill_activation() {
     if skip_agent_clis("gemini_cli_paired_trials_detect_the_skill_activation") {
         return;
     }
-    let server = mock::gemini::server(skill_sensitive("activate_skill", json!({"name": SKILL_NAME})));
+    let server = mock::gemini::server(skill_sensitive(
+        "activate_skill",
+        json!({"name": SKILL_NAME}),
+    ));
     let h = harness(HarnessKind::GeminiCli, "gemini", server.url());
     paired(h, "activate_skill").await;
-    assert!(server.requests().iter().all(|r| r.path.starts_with("/v1beta/models/")));
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| r.path.starts_with("/v1beta/models/"))
+    );
 }
 
 #[tokio::test]
@@ -83,7 +130,11 @@ async fn opencode_paired_trials_detect_the_skill_tool() {
         return;
     }
     let server = mock::openai_chat::server(skill_sensitive("skill", json!({"name": SKILL_NAME})));
-    let h = harness(HarnessKind::Opencode, "opencode", format!("{}/v1", server.url()));
+    let h = harness(
+        HarnessKind::Opencode,
+        "opencode",
+        format!("{}/v1", server.url()),
+    );
     paired(h, "skill").await;
 }
 
@@ -93,6 +144,10 @@ async fn copilot_cli_paired_trials_detect_the_skill_tool() {
         return;
     }
     let server = mock::openai_chat::server(skill_sensitive("skill", json!({"skill": SKILL_NAME})));
-    let h = harness(HarnessKind::CopilotCli, "copilot", format!("{}/v1", server.url()));
+    let h = harness(
+        HarnessKind::CopilotCli,
+        "copilot",
+        format!("{}/v1", server.url()),
+    );
     paired(h, "skill").await;
 }

@@ -23,7 +23,11 @@ const LONG: usize = 1100;
 fn skill(dir: &Path, name: &str, frontmatter: &str) -> PathBuf {
     let d = dir.join(name);
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("SKILL.md"), format!("---\n{frontmatter}---\n# {name}\nDo it.\n")).unwrap();
+    std::fs::write(
+        d.join("SKILL.md"),
+        format!("---\n{frontmatter}---\n# {name}\nDo it.\n"),
+    )
+    .unwrap();
     d
 }
 
@@ -33,17 +37,36 @@ fn long_description() -> String {
 }
 
 fn bulk(i: usize) -> String {
-    format!("Bulk{i:02} {}", format!("word{i:02} ").repeat(120).trim_end())
+    format!(
+        "Bulk{i:02} {}",
+        format!("word{i:02} ").repeat(120).trim_end()
+    )
 }
 
 /// The small folder: (folder, its skills).
 fn small(root: &Path) -> Vec<PathBuf> {
     let dir = root.join("small");
     vec![
-        skill(&dir, "s-long", &format!("name: s-long\ndescription: {}\n", long_description())),
-        skill(&dir, "s-dup", "name: s-dup\ndescription: first of dup\ndescription: second of dup\n"),
-        skill(&dir, "s-quote", "name: s-quote\ndescription: \"unclosed quote\n"),
-        skill(&dir, "s-colon", "name: s-colon\ndescription: Use when: the user asks\n"),
+        skill(
+            &dir,
+            "s-long",
+            &format!("name: s-long\ndescription: {}\n", long_description()),
+        ),
+        skill(
+            &dir,
+            "s-dup",
+            "name: s-dup\ndescription: first of dup\ndescription: second of dup\n",
+        ),
+        skill(
+            &dir,
+            "s-quote",
+            "name: s-quote\ndescription: \"unclosed quote\n",
+        ),
+        skill(
+            &dir,
+            "s-colon",
+            "name: s-colon\ndescription: Use when: the user asks\n",
+        ),
         skill(&dir, "s-noname", "description: no name field here\n"),
     ]
 }
@@ -51,14 +74,24 @@ fn small(root: &Path) -> Vec<PathBuf> {
 fn many(root: &Path) -> Vec<PathBuf> {
     let dir = root.join("many");
     (0..40)
-        .map(|i| skill(&dir, &format!("b{i:02}"), &format!("name: b{i:02}\ndescription: {}\n", bulk(i))))
+        .map(|i| {
+            skill(
+                &dir,
+                &format!("b{i:02}"),
+                &format!("name: b{i:02}\ndescription: {}\n", bulk(i)),
+            )
+        })
         .collect()
 }
 
 /// `skillwatch loads --json` on `skills`, with the captured requests kept in `requests`.
 fn loads(skills: &[PathBuf], requests: &Path) -> Vec<Value> {
     let bin_dir = agent_cli("claude").parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new(skillwatch_bin())
         .arg("loads")
         .args(skills)
@@ -69,7 +102,10 @@ fn loads(skills: &[PathBuf], requests: &Path) -> Vec<Value> {
         .expect("run skillwatch loads");
     let text = String::from_utf8_lossy(&out.stdout);
     let report: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
-        panic!("loads --json: {e}\n{text}\n{}", String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "loads --json: {e}\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     report.as_array().cloned().unwrap()
 }
@@ -101,7 +137,10 @@ fn agrees(harness: &str, row: &Value, request: &str, description: &str) {
         }
         "name_only" | "dropped" | "not_parsed" => {
             let head: String = description.chars().take(40).collect();
-            assert!(!request.contains(&head), "{harness}: {row} but the request has {head:?}");
+            assert!(
+                !request.contains(&head),
+                "{harness}: {row} but the request has {head:?}"
+            );
         }
         _ => {}
     }
@@ -160,29 +199,58 @@ fn loads_reports_what_each_cli_sent_and_each_cli_matches_its_profile() {
     let requests = tmp.path().join("requests");
     let small = small(tmp.path());
     let report = loads(&small, &requests.join("small"));
-    let names: Vec<&str> = report.iter().map(|h| h["harness"].as_str().unwrap()).collect();
-    assert_eq!(names, ["claude-code", "codex", "gemini-cli", "opencode", "copilot-cli"], "every pinned CLI is measured");
+    let names: Vec<&str> = report
+        .iter()
+        .map(|h| h["harness"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "claude-code",
+            "codex",
+            "gemini-cli",
+            "opencode",
+            "copilot-cli"
+        ],
+        "every pinned CLI is measured"
+    );
     let mut differences = Vec::new();
     for h in &report {
         let harness = h["harness"].as_str().unwrap();
         assert!(h["error"].is_null(), "{harness}: {}", h["error"]);
         let p = profile(harness).unwrap();
         if h["version"] != p.version {
-            differences.push(format!("{harness}: version {} measured, profile is of {}", h["version"], p.version));
+            differences.push(format!(
+                "{harness}: version {} measured, profile is of {}",
+                h["version"], p.version
+            ));
         }
-        let raw = std::fs::read_to_string(requests.join("small").join(format!("{harness}.json"))).unwrap();
+        let raw = std::fs::read_to_string(requests.join("small").join(format!("{harness}.json")))
+            .unwrap();
         let mut request = String::new();
         strings(&serde_json::from_str(&raw).unwrap(), &mut request);
         let rows = h["skills"].as_array().unwrap();
         for row in rows {
-            let text = std::fs::read_to_string(Path::new(row["skill"].as_str().unwrap()).join("SKILL.md")).unwrap();
-            let description = text.lines().filter_map(|l| l.strip_prefix("description: ")).last().unwrap().trim_matches('"').to_string();
+            let text =
+                std::fs::read_to_string(Path::new(row["skill"].as_str().unwrap()).join("SKILL.md"))
+                    .unwrap();
+            let description = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("description: "))
+                .last()
+                .unwrap()
+                .trim_matches('"')
+                .to_string();
             agrees(harness, row, &request, &description);
         }
         for (name, expected) in predicted(harness) {
             let row = rows.iter().find(|r| folder(r) == name).unwrap();
             if shown(row) != expected {
-                differences.push(format!("{harness} {}: {name} measured {}, profile predicts {expected}", h["version"], shown(row)));
+                differences.push(format!(
+                    "{harness} {}: {name} measured {}, profile predicts {expected}",
+                    h["version"],
+                    shown(row)
+                ));
             }
         }
     }
@@ -196,7 +264,9 @@ fn loads_reports_what_each_cli_sent_and_each_cli_matches_its_profile() {
         let cut: Vec<u64> = rows.iter().filter_map(|r| r["kept"].as_u64()).collect();
         let measured = match profile(harness).unwrap().listing {
             Listing::Whole => (listed == 40).then_some(()),
-            Listing::NamesPastBudget { probe_with_description } => {
+            Listing::NamesPastBudget {
+                probe_with_description,
+            } => {
                 let names = rows.iter().filter(|r| r["outcome"] == "name_only").count();
                 (listed == probe_with_description && names == 40 - listed).then_some(())
             }
@@ -205,8 +275,15 @@ fn loads_reports_what_each_cli_sent_and_each_cli_matches_its_profile() {
             .then_some(()),
         };
         if measured.is_none() {
-            differences.push(format!("{harness}: 40 skills: {listed} listed whole, cut to {cut:?}; profile says {:?}", profile(harness).unwrap().listing));
+            differences.push(format!(
+                "{harness}: 40 skills: {listed} listed whole, cut to {cut:?}; profile says {:?}",
+                profile(harness).unwrap().listing
+            ));
         }
     }
-    assert!(differences.is_empty(), "measured behaviour differs from the loader profiles (re-measure and update PROFILES):\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "measured behaviour differs from the loader profiles (re-measure and update PROFILES):\n{}",
+        differences.join("\n")
+    );
 }

@@ -16,9 +16,11 @@ use skillwatch_daemon::runner::HarnessKind;
 
 /// Arguments of `skillwatch loads`.
 #[derive(clap::Args)]
-#[command(after_help = "Exit status: 0 every skill is listed whole everywhere, 1 a skill is \
+#[command(
+    after_help = "Exit status: 0 every skill is listed whole everywhere, 1 a skill is \
 cut, listed by name only, dropped or not parsed somewhere, 2 bad usage or nothing to measure.\n\
-Harnesses: claude-code, codex, gemini-cli, opencode, copilot-cli (their CLIs on PATH).")]
+Harnesses: claude-code, codex, gemini-cli, opencode, copilot-cli (their CLIs on PATH)."
+)]
 pub struct Args {
     /// Skill folders (each holding a SKILL.md); the skills beside each are staged too.
     #[arg(required = true)]
@@ -45,9 +47,14 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut skills = Vec::new();
     for dir in &args.skills {
-        let dir = dir.canonicalize().with_context(|| format!("{}", dir.display()))?;
+        let dir = dir
+            .canonicalize()
+            .with_context(|| format!("{}", dir.display()))?;
         if !dir.join("SKILL.md").is_file() {
-            bail!("{}: expected a skill folder with a SKILL.md, found none", dir.display());
+            bail!(
+                "{}: expected a skill folder with a SKILL.md, found none",
+                dir.display()
+            );
         }
         skills.push(dir);
     }
@@ -93,13 +100,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let clean = measured
         .iter()
         .all(|h| h.error.is_none() && h.skills.iter().all(|s| s.outcome == Outcome::Listed));
-    Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn human(measured: &[HarnessLoads]) -> String {
     let mut out = String::new();
     for h in measured {
-        out.push_str(&format!("{} {} ({} staged, {} listed)\n", h.harness, h.version, h.staged, h.listed));
+        out.push_str(&format!(
+            "{} {} ({} staged, {} listed)\n",
+            h.harness, h.version, h.staged, h.listed
+        ));
         if let Some(e) = &h.error {
             out.push_str(&format!("  not measured: {e}\n"));
             continue;

@@ -65,7 +65,11 @@ fn claude_code(text: &str) -> Vec<Listed> {
     for line in block[..end].lines() {
         let Some(entry) = line.strip_prefix("- ") else {
             // a description that spans lines
-            if let Some(Listed { description: Some(d), .. }) = out.last_mut() {
+            if let Some(Listed {
+                description: Some(d),
+                ..
+            }) = out.last_mut()
+            {
                 d.push('\n');
                 d.push_str(line);
             }
@@ -79,7 +83,11 @@ fn claude_code(text: &str) -> Vec<Listed> {
             Some((folder, name)) => (name.to_owned(), Some(folder.to_owned())),
             None => (head.to_owned(), None),
         };
-        out.push(Listed { name, folder, description });
+        out.push(Listed {
+            name,
+            folder,
+            description,
+        });
     }
     out
 }
@@ -88,7 +96,9 @@ fn codex(text: &str) -> Vec<Listed> {
     let Some(start) = text.find("<skills_instructions>") else {
         return Vec::new();
     };
-    let end = text[start..].find("</skills_instructions>").map_or(text.len(), |e| start + e);
+    let end = text[start..]
+        .find("</skills_instructions>")
+        .map_or(text.len(), |e| start + e);
     text[start..end]
         .lines()
         .filter_map(|line| {
@@ -96,8 +106,16 @@ fn codex(text: &str) -> Vec<Listed> {
             let at = entry.rfind(" (file: ")?;
             let head = &entry[..at];
             Some(match head.split_once(": ") {
-                Some((name, d)) => Listed { name: name.into(), folder: None, description: Some(d.into()) },
-                None => Listed { name: head.into(), folder: None, description: None },
+                Some((name, d)) => Listed {
+                    name: name.into(),
+                    folder: None,
+                    description: Some(d.into()),
+                },
+                None => Listed {
+                    name: head.into(),
+                    folder: None,
+                    description: None,
+                },
             })
         })
         .collect()
@@ -108,7 +126,9 @@ fn xml_entries(text: &str) -> Vec<Listed> {
     let mut rest = text;
     while let Some(at) = rest.find("<skill>") {
         rest = &rest[at + "<skill>".len()..];
-        let Some(name) = between(rest, "<name>", "</name>") else { continue };
+        let Some(name) = between(rest, "<name>", "</name>") else {
+            continue;
+        };
         let entry_end = rest.find("</skill>").unwrap_or(rest.len());
         let description = between(&rest[..entry_end], "<description>", "</description>");
         out.push(Listed {
@@ -121,7 +141,11 @@ fn xml_entries(text: &str) -> Vec<Listed> {
         let line = text[at..].lines().next().unwrap_or("");
         let names = line.split_once(": ").map_or("", |(_, n)| n);
         for name in names.split(", ").map(str::trim).filter(|n| !n.is_empty()) {
-            out.push(Listed { name: unescape(name), folder: None, description: None });
+            out.push(Listed {
+                name: unescape(name),
+                folder: None,
+                description: None,
+            });
         }
     }
     out
@@ -153,7 +177,10 @@ mod tests {
         let got = listed_skills("claude-code", claude);
         assert_eq!(got[0].description.as_deref(), Some("one\ntwo"));
         assert_eq!(got[1].description, None);
-        assert_eq!((got[2].name.as_str(), got[2].folder.as_deref()), ("c", Some("dir")));
+        assert_eq!(
+            (got[2].name.as_str(), got[2].folder.as_deref()),
+            ("c", Some("dir"))
+        );
         let codex = "<skills_instructions>\n- a: x: y (file: r1/a/SKILL.md)\n- b (file: r1/b/SKILL.md)\n</skills_instructions>";
         let got = listed_skills("codex", codex);
         assert_eq!(got[0].description.as_deref(), Some("x: y"));
@@ -161,6 +188,9 @@ mod tests {
         let xml = "<skill>\n  <name>a</name>\n  <description>GitHub&apos;s &lt;x&gt;</description>\n</skill>\nAdditional skills available (invoke by name): b, c\n</available_skills>";
         let got = listed_skills("copilot-cli", xml);
         assert_eq!(got[0].description.as_deref(), Some("GitHub's <x>"));
-        assert_eq!(got.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            got.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
     }
 }

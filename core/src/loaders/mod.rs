@@ -98,7 +98,9 @@ impl Written {
     /// (`description: Use when: x` is the text `Use when: x` to them).
     fn read_lines(&mut self, yaml: &str) {
         for line in yaml.lines() {
-            let Some((key, value)) = line.split_once(':') else { continue };
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
             let value = value.trim().trim_matches(|c| c == '"' || c == '\'').trim();
             match key.trim() {
                 "name" if !line.starts_with(' ') => self.name = Some(value.to_owned()),
@@ -167,22 +169,44 @@ mod tests {
     }
 
     fn listed(name: &str, d: Option<&str>) -> Listed {
-        Listed { name: name.into(), folder: None, description: d.map(str::to_owned) }
+        Listed {
+            name: name.into(),
+            folder: None,
+            description: d.map(str::to_owned),
+        }
     }
 
     #[test]
     fn each_outcome_from_a_listing() {
         let tmp = tempfile::tempdir().unwrap();
-        let long = Written::read(&skill(tmp.path(), "long", "name: long\ndescription: abcdef ghij\n"));
-        let dup = Written::read(&skill(tmp.path(), "dup", "name: dup\ndescription: one\ndescription: two\n"));
-        let bad = Written::read(&skill(tmp.path(), "bad", "name: bad\ndescription: \"open\n"));
+        let long = Written::read(&skill(
+            tmp.path(),
+            "long",
+            "name: long\ndescription: abcdef ghij\n",
+        ));
+        let dup = Written::read(&skill(
+            tmp.path(),
+            "dup",
+            "name: dup\ndescription: one\ndescription: two\n",
+        ));
+        let bad = Written::read(&skill(
+            tmp.path(),
+            "bad",
+            "name: bad\ndescription: \"open\n",
+        ));
         assert!(!dup.valid_yaml && !bad.valid_yaml && long.valid_yaml);
-        let listing = vec![listed("long", Some("abcdef g…")), listed("dup", Some("two"))];
+        let listing = vec![
+            listed("long", Some("abcdef g…")),
+            listed("dup", Some("two")),
+        ];
         assert_eq!(long.outcome(&listing), Outcome::DescriptionCut { kept: 8 });
         assert_eq!(dup.outcome(&listing), Outcome::Listed);
         assert_eq!(bad.outcome(&listing), Outcome::NotParsed);
         assert_eq!(long.outcome(&[listed("long", None)]), Outcome::NameOnly);
-        assert_eq!(long.outcome(&[listed("long", Some("abcdef ghij"))]), Outcome::Listed);
+        assert_eq!(
+            long.outcome(&[listed("long", Some("abcdef ghij"))]),
+            Outcome::Listed
+        );
         assert_eq!(long.outcome(&[]), Outcome::Dropped);
     }
 }

@@ -112,11 +112,16 @@ pub const PROFILES: &[LoaderProfile] = &[
         label: "Claude Code",
         version: "2.1.328",
         reads_from: &[".claude/skills (and every parent folder's)"],
-        description: DescriptionLimit::Cut { kept: 1535, ellipsis: "\u{2026}" },
+        description: DescriptionLimit::Cut {
+            kept: 1535,
+            ellipsis: "\u{2026}",
+        },
         yaml: YamlRule::Lenient,
         duplicate_key: DuplicateKey::LastWins,
         needs_name: false,
-        listing: Listing::NamesPastBudget { probe_with_description: 1 },
+        listing: Listing::NamesPastBudget {
+            probe_with_description: 1,
+        },
         own_skills: 13,
     },
     LoaderProfile {
@@ -124,7 +129,10 @@ pub const PROFILES: &[LoaderProfile] = &[
         label: "Codex",
         version: "0.169.0",
         reads_from: &[".agents/skills (up to the git root)"],
-        description: DescriptionLimit::Cut { kept: 1021, ellipsis: "..." },
+        description: DescriptionLimit::Cut {
+            kept: 1021,
+            ellipsis: "...",
+        },
         yaml: YamlRule::Lenient,
         duplicate_key: DuplicateKey::Dropped,
         needs_name: false,
@@ -164,14 +172,22 @@ pub const PROFILES: &[LoaderProfile] = &[
         yaml: YamlRule::Strict,
         duplicate_key: DuplicateKey::Dropped,
         needs_name: false,
-        listing: Listing::NamesPastBudget { probe_with_description: 15 },
+        listing: Listing::NamesPastBudget {
+            probe_with_description: 15,
+        },
         own_skills: 2,
     },
 ];
 
 /// The harnesses a check targets when `[check] harnesses` does not say: every one a skill
 /// ships to, since an author publishes one skill to all of them and each loader differs.
-pub const DEFAULT_TARGETS: &[&str] = &["claude-code", "codex", "copilot-cli", "gemini-cli", "opencode"];
+pub const DEFAULT_TARGETS: &[&str] = &[
+    "claude-code",
+    "codex",
+    "copilot-cli",
+    "gemini-cli",
+    "opencode",
+];
 
 /// The profile of `harness`.
 pub fn profile(harness: &str) -> Option<&'static LoaderProfile> {

@@ -62,7 +62,10 @@ pub fn parse_gemini_stream_json(text: &str, ctx: &RunContext) -> NormalizedRun {
                         .pointer("/error/message")
                         .and_then(Value::as_str)
                         .unwrap_or("no message");
-                    b.error(format!("result {}: {why}", str_at(&e, "status").unwrap_or("?")));
+                    b.error(format!(
+                        "result {}: {why}",
+                        str_at(&e, "status").unwrap_or("?")
+                    ));
                 }
                 b.ended();
             }
@@ -94,7 +97,10 @@ mod tests {
         assert!(run.trajectory.validate().is_empty());
         assert!(run.ended && run.errors.is_empty());
         assert_eq!(run.final_output, "ok done");
-        assert_eq!((run.usage.input, run.usage.cached, run.usage.output), (20, 5, 4));
+        assert_eq!(
+            (run.usage.input, run.usage.cached, run.usage.output),
+            (20, 5, 4)
+        );
         assert!(was_invoked(&run.trajectory, "demo-skill"));
     }
 

@@ -29,7 +29,10 @@ pub fn parse_opencode_json(text: &str, ctx: &RunContext) -> NormalizedRun {
             Some("tool_use") => tool(&mut b, part),
             Some("step_finish") => {
                 let tokens = part.get("tokens").unwrap_or(&Value::Null);
-                let cached = tokens.pointer("/cache/read").and_then(Value::as_u64).unwrap_or(0);
+                let cached = tokens
+                    .pointer("/cache/read")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
                 // OpenCode's `input` leaves out cache reads (the AI SDK's noCache count)
                 b.usage(TokenUsage {
                     input: count(tokens, "input") + cached,
@@ -88,7 +91,10 @@ mod tests {
         assert!(run.trajectory.validate().is_empty());
         assert!(run.ended && run.errors.is_empty());
         assert_eq!(run.final_output, "ok done");
-        assert_eq!((run.usage.input, run.usage.cached, run.usage.output), (23, 3, 4));
+        assert_eq!(
+            (run.usage.input, run.usage.cached, run.usage.output),
+            (23, 3, 4)
+        );
         assert_eq!(run.cost_usd, Some(0.75));
         assert!(was_invoked(&run.trajectory, "demo-skill"));
     }

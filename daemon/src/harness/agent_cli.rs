@@ -125,8 +125,7 @@ impl<K: CliKind> AgentCli<K> {
             skills_dir: Path::new(K::SKILLS_DIR),
             config_dir: K::CONFIG_DIR,
         };
-        let invocation =
-            |dirs: &TrialDirs, config: &Path| {
+        let invocation = |dirs: &TrialDirs, config: &Path| {
             self.invocation(spec, self.env(dirs, config, &spec.model))
         };
         let version = self.cached_version().await;

@@ -3,8 +3,6 @@
 //! configuration and, given a base URL, against that model server only (docs/harnesses.md has
 //! how each was found out).
 
-
-
 use serde_json::json;
 use skillwatch_core::trajectory::{
     NormalizedRun, RunContext, parse_copilot_json, parse_gemini_stream_json, parse_opencode_json,
@@ -109,9 +107,13 @@ impl CliKind for OpencodeKind {
     /// the workspace's `.opencode` included; npm's offline mode makes that fail at once
     /// instead of reaching the registry in every trial (OpenCode logs it and goes on).
     fn setup(config: &AgentCliConfig, env: &mut TrialEnv, dirs: Dirs<'_>, model: &str) {
-        let mut content = json!({"permission": {"*": "allow"}, "autoupdate": false, "share": "disabled"});
+        let mut content =
+            json!({"permission": {"*": "allow"}, "autoupdate": false, "share": "disabled"});
         if let Some(url) = &config.base_url {
-            let key = config.api_key.clone().unwrap_or_else(|| "{env:OPENAI_API_KEY}".into());
+            let key = config
+                .api_key
+                .clone()
+                .unwrap_or_else(|| "{env:OPENAI_API_KEY}".into());
             content["provider"] = json!({OPENCODE_PROVIDER: {
                 "npm": "@ai-sdk/openai-compatible",
                 "name": OPENCODE_PROVIDER,
@@ -244,7 +246,8 @@ mod tests {
         let mut c = AgentCliConfig::new("x");
         c.base_url = Some("http://127.0.0.1:9/v1".into());
         c.api_key = Some("k".into());
-        c.host_env = HostEnv::from_pairs([("PATH", "/bin"), ("HOME", "/home/me"), ("GH_TOKEN", "t")]);
+        c.host_env =
+            HostEnv::from_pairs([("PATH", "/bin"), ("HOME", "/home/me"), ("GH_TOKEN", "t")]);
         c
     }
 
@@ -276,7 +279,8 @@ mod tests {
         let env = env_of::<GeminiKind>(tmp.path());
         assert_eq!(env["GOOGLE_GEMINI_BASE_URL"], "http://127.0.0.1:9/v1");
         assert_ne!(env["HOME"], "/home/me");
-        let settings = std::fs::read_to_string(Path::new(&env["HOME"]).join(".gemini/settings.json")).unwrap();
+        let settings =
+            std::fs::read_to_string(Path::new(&env["HOME"]).join(".gemini/settings.json")).unwrap();
         assert!(settings.contains("gemini-api-key"), "{settings}");
     }
 
@@ -284,13 +288,20 @@ mod tests {
     fn opencode_and_copilot_get_their_provider_and_no_user_config() {
         let tmp = tempfile::tempdir().unwrap();
         let env = env_of::<OpencodeKind>(&tmp.path().join("o"));
-        let content: serde_json::Value = serde_json::from_str(&env["OPENCODE_CONFIG_CONTENT"]).unwrap();
-        assert_eq!(content["provider"]["skillwatch"]["options"]["baseURL"], "http://127.0.0.1:9/v1");
+        let content: serde_json::Value =
+            serde_json::from_str(&env["OPENCODE_CONFIG_CONTENT"]).unwrap();
+        assert_eq!(
+            content["provider"]["skillwatch"]["options"]["baseURL"],
+            "http://127.0.0.1:9/v1"
+        );
         assert_eq!(env["npm_config_offline"], "true");
         let env = env_of::<CopilotKind>(&tmp.path().join("c"));
         assert_eq!(env["COPILOT_PROVIDER_BASE_URL"], "http://127.0.0.1:9/v1");
         assert_eq!(env["COPILOT_OFFLINE"], "true");
-        assert_eq!(env["GH_TOKEN"], "t", "the GitHub token is the CLI's own credential");
+        assert_eq!(
+            env["GH_TOKEN"], "t",
+            "the GitHub token is the CLI's own credential"
+        );
         assert!(env["COPILOT_PKG_CACHE_HOME"].ends_with("skillwatch/copilot-pkg"));
     }
 }

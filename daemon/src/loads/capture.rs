@@ -81,7 +81,10 @@ async fn answer(
         }
         reply(&path, &body)
     } else {
-        ("application/json", json!({"object": "list", "data": [], "models": []}).to_string())
+        (
+            "application/json",
+            json!({"object": "list", "data": [], "models": []}).to_string(),
+        )
     };
     Ok(Response::builder()
         .header("content-type", ctype)
@@ -132,15 +135,30 @@ fn anthropic(stream: bool) -> (&'static str, String) {
         return ("application/json", m.to_string());
     }
     let events = [
-        ("message_start", json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
-            "role": "assistant", "model": "capture", "content": [], "stop_reason": null, "usage": usage}})),
-        ("content_block_start", json!({"type": "content_block_start", "index": 0,
-            "content_block": {"type": "text", "text": ""}})),
-        ("content_block_delta", json!({"type": "content_block_delta", "index": 0,
-            "delta": {"type": "text_delta", "text": ANSWER}})),
-        ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
-        ("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-            "usage": {"output_tokens": 1}})),
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+            "role": "assistant", "model": "capture", "content": [], "stop_reason": null, "usage": usage}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "text_delta", "text": ANSWER}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 1}}),
+        ),
         ("message_stop", json!({"type": "message_stop"})),
     ];
     ("text/event-stream", sse(&events))
@@ -150,11 +168,20 @@ fn responses() -> (&'static str, String) {
     let item = json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
         "content": [{"type": "output_text", "text": ANSWER, "annotations": []}]});
     let events = [
-        ("response.created", json!({"type": "response.created", "response": {"id": "r1", "status": "in_progress", "output": []}})),
-        ("response.output_item.done", json!({"type": "response.output_item.done", "output_index": 0, "item": item})),
-        ("response.completed", json!({"type": "response.completed", "response": {"id": "r1", "status": "completed",
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": "r1", "status": "in_progress", "output": []}}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": "r1", "status": "completed",
             "output": [item], "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}}})),
+            "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}}}),
+        ),
     ];
     ("text/event-stream", sse(&events))
 }
@@ -167,8 +194,10 @@ fn chat(stream: bool) -> (&'static str, String) {
             "usage": usage});
         return ("application/json", c.to_string());
     }
-    let chunk = |delta: Value, finish: Value| json!({"id": "c1", "object": "chat.completion.chunk",
-        "created": 1, "model": "capture", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": "c1", "object": "chat.completion.chunk",
+        "created": 1, "model": "capture", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
     let mut last = chunk(json!({}), json!("stop"));
     last["usage"] = usage;
     let text = format!(

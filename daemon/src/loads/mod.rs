@@ -112,7 +112,8 @@ fn staging(skills: &[PathBuf]) -> Vec<SkillToStage> {
         .flat_map(|dir| std::iter::once(dir.clone()).chain(sibling_skills(dir)))
         .filter_map(|dir| {
             let name = dir.file_name()?.to_string_lossy().into_owned();
-            seen.insert(name.clone()).then_some(SkillToStage { name, source: dir })
+            seen.insert(name.clone())
+                .then_some(SkillToStage { name, source: dir })
         })
         .collect()
 }
@@ -171,7 +172,10 @@ async fn measure_one(
         Ok(h) => h,
         Err(e) => return failed(result, e.to_string()),
     };
-    let root = match tempfile::Builder::new().prefix("skillwatch-loads-").tempdir() {
+    let root = match tempfile::Builder::new()
+        .prefix("skillwatch-loads-")
+        .tempdir()
+    {
         Ok(r) => r,
         Err(e) => return failed(result, format!("creating a temporary folder: {e}")),
     };
@@ -189,7 +193,9 @@ async fn measure_one(
         stop_when: None,
         retries: 1,
     };
-    let done = run.run(|attempt| root.path().join(format!("try{attempt}"))).await;
+    let done = run
+        .run(|attempt| root.path().join(format!("try{attempt}")))
+        .await;
     result.version = done.outcome.harness.version.clone();
     let Some(body) = capture
         .bodies()

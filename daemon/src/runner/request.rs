@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::harness::{
-    AgentCliConfig, COPILOT_ALLOW, CopilotCli, GEMINI_ALLOW, GeminiCli, OPENCODE_ALLOW, Opencode,
-    CLAUDE_ALLOW, CODEX_ALLOW, ClaudeCode, ClaudeCodeConfig, Codex, CodexConfig, CommandConfig,
-    CommandHarness, Harness, HostEnv, OpenAi, OpenAiConfig,
+    AgentCliConfig, CLAUDE_ALLOW, CODEX_ALLOW, COPILOT_ALLOW, ClaudeCode, ClaudeCodeConfig, Codex,
+    CodexConfig, CommandConfig, CommandHarness, CopilotCli, GEMINI_ALLOW, GeminiCli, Harness,
+    HostEnv, OPENCODE_ALLOW, OpenAi, OpenAiConfig, Opencode,
 };
 use crate::store::{RunId, Trigger};
 
@@ -385,9 +385,15 @@ impl HarnessSettings {
                 host_env: host.clone(),
                 ..CodexConfig::default()
             })),
-            HarnessKind::GeminiCli => Arc::new(GeminiCli::new(self.cli_config("gemini", api_key, env_allow, host))),
-            HarnessKind::Opencode => Arc::new(Opencode::new(self.cli_config("opencode", api_key, env_allow, host))),
-            HarnessKind::CopilotCli => Arc::new(CopilotCli::new(self.cli_config("copilot", api_key, env_allow, host))),
+            HarnessKind::GeminiCli => Arc::new(GeminiCli::new(
+                self.cli_config("gemini", api_key, env_allow, host),
+            )),
+            HarnessKind::Opencode => Arc::new(Opencode::new(
+                self.cli_config("opencode", api_key, env_allow, host),
+            )),
+            HarnessKind::CopilotCli => Arc::new(CopilotCli::new(
+                self.cli_config("copilot", api_key, env_allow, host),
+            )),
             HarnessKind::Openai => {
                 let base = self.base_url.clone().ok_or_else(|| missing("base_url"))?;
                 let mut config = OpenAiConfig::new(base);

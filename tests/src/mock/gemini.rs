@@ -39,14 +39,26 @@ fn handle(req: &RecordedRequest, script: &Script) -> HttpReply {
 
 /// The scripted model's view of a generateContent request.
 pub fn model_request(body: &Value) -> ModelRequest {
-    let mut texts = vec![part_texts(body.get("systemInstruction").unwrap_or(&Value::Null))];
+    let mut texts = vec![part_texts(
+        body.get("systemInstruction").unwrap_or(&Value::Null),
+    )];
     let mut tool_results = Vec::new();
     let mut turn = 0;
-    for content in body.get("contents").and_then(Value::as_array).into_iter().flatten() {
+    for content in body
+        .get("contents")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if content.get("role").and_then(Value::as_str) == Some("model") {
             turn += 1;
         }
-        for part in content.get("parts").and_then(Value::as_array).into_iter().flatten() {
+        for part in content
+            .get("parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(r) = part.get("functionResponse") {
                 let out = r.get("response").map(Value::to_string).unwrap_or_default();
                 tool_results.push(out.clone());
@@ -60,7 +72,12 @@ pub fn model_request(body: &Value) -> ModelRequest {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .flat_map(|t| t.get("functionDeclarations").and_then(Value::as_array).cloned().unwrap_or_default())
+        .flat_map(|t| {
+            t.get("functionDeclarations")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
         .filter_map(|f| f.get("name").and_then(Value::as_str).map(str::to_owned))
         .collect();
     ModelRequest {
@@ -107,16 +124,27 @@ mod tests {
 
     #[test]
     fn function_calls_and_responses_round_trip() {
-        let reply = ModelReply::tool("activate_skill", json!({"name": "pdf"}), MockUsage::tokens(9, 2));
+        let reply = ModelReply::tool(
+            "activate_skill",
+            json!({"name": "pdf"}),
+            MockUsage::tokens(9, 2),
+        );
         let r = response(&reply);
-        assert_eq!(r["candidates"][0]["content"]["parts"][0]["functionCall"]["args"]["name"], "pdf");
+        assert_eq!(
+            r["candidates"][0]["content"]["parts"][0]["functionCall"]["args"]["name"],
+            "pdf"
+        );
         let body = json!({"systemInstruction": {"parts": [{"text": "<name>pdf</name>"}]},
             "tools": [{"functionDeclarations": [{"name": "activate_skill"}]}],
             "contents": [{"role": "user", "parts": [{"text": "go"}]},
                          {"role": "model", "parts": [{"functionCall": {"name": "activate_skill", "args": {}}}]},
                          {"role": "user", "parts": [{"functionResponse": {"name": "activate_skill", "response": {"output": "BODY"}}}]}]});
         let m = model_request(&body);
-        assert!(m.mentions("<name>pdf</name>") && m.tool_result_mentions("BODY") && m.offers_tool("activate_skill"));
+        assert!(
+            m.mentions("<name>pdf</name>")
+                && m.tool_result_mentions("BODY")
+                && m.offers_tool("activate_skill")
+        );
         assert_eq!(m.turn, 1);
     }
 }

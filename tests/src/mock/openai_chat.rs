@@ -144,7 +144,12 @@ fn chunks(whole: &Value) -> Vec<Value> {
         Value::Null,
         None,
     )];
-    for (index, call) in message["tool_calls"].as_array().into_iter().flatten().enumerate() {
+    for (index, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let mut call = call.clone();
         call["index"] = json!(index);
         out.push(chunk(json!({"tool_calls": [call]}), Value::Null, None));
