@@ -38,6 +38,7 @@ mod init_cli;
 mod listing_budget;
 mod loader_profiles;
 mod lsp_features;
+mod lsp_harness_findings;
 mod lsp_lenses;
 mod lsp_nvim;
 mod lsp_robustness;
