@@ -136,7 +136,7 @@ pub const PROFILES: &[LoaderProfile] = &[
         yaml: YamlRule::Lenient,
         duplicate_key: DuplicateKey::Dropped,
         needs_name: false,
-        listing: Listing::Shortened { probe_kept: 458 },
+        listing: Listing::Shortened { probe_kept: 474 },
         own_skills: 4,
     },
     LoaderProfile {
