@@ -29,6 +29,10 @@ pub struct DaemonStatus {
     pub log: Option<PathBuf>,
     /// Workspace roots being watched.
     pub roots: Vec<PathBuf>,
+    /// Other clients connected now (editors, `events` followers), not counting the one asking;
+    /// an idle limit counts from the last one's end.
+    #[serde(default)]
+    pub clients: u32,
     /// Jobs waiting.
     pub queued: u32,
     /// Jobs running.

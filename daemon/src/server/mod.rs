@@ -23,6 +23,7 @@
 mod lock;
 pub mod logging;
 mod paths;
+mod peer;
 pub mod queries;
 mod service;
 
@@ -116,6 +117,7 @@ where
         watcher,
         events,
         shutdown: CancellationToken::new(),
+        clients: AtomicUsize::new(0),
         info: DaemonInfo {
             instance,
             started_ms: now_ms(),
@@ -125,12 +127,11 @@ where
         },
     });
     tracing::info!(pid = std::process::id(), socket = %options.paths.socket.display(), db = %options.db.display(), "daemon started");
-    let clients = Arc::new(AtomicUsize::new(0));
     if let Some(after) = options.idle_exit {
-        tokio::spawn(exit_when_idle(state.clone(), clients.clone(), after));
+        tokio::spawn(exit_when_idle(state.clone(), after));
     }
     tokio::spawn(exit_when_orphaned(state.clone(), presence.clone()));
-    accept_until_stopped(listener, state.clone(), clients).await?;
+    accept_until_stopped(listener, state.clone()).await?;
     tracing::info!("stopping");
     // (a socket some later daemon bound at the same path is that daemon's)
     if presence.socket_is_ours() {
@@ -193,12 +194,12 @@ fn bind(socket: &Path) -> Result<UnixListener, ServerError> {
 /// How often a refused peer uid is logged at most.
 const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(60);
 /// Stop the daemon once it has had no client and no live job for `after`.
-async fn exit_when_idle(state: Arc<DaemonState>, clients: Arc<AtomicUsize>, after: Duration) {
+async fn exit_when_idle(state: Arc<DaemonState>, after: Duration) {
     let every = (after / 4).clamp(Duration::from_millis(100), Duration::from_secs(5));
     let mut idle_since = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(every).await;
-        let connected = clients.load(Ordering::SeqCst) > 0;
+        let connected = state.clients.load(Ordering::SeqCst) > 0;
         let jobs = lock_store(&state.store)
             .live_job_counts()
             .map_or(true, |live| live != (0, 0));
@@ -278,7 +279,6 @@ async fn exit_when_orphaned(state: Arc<DaemonState>, presence: Presence) {
 async fn accept_until_stopped(
     listener: UnixListener,
     state: Arc<DaemonState>,
-    clients: Arc<AtomicUsize>,
 ) -> Result<(), ServerError> {
     let refusals = Arc::new(logging::Throttle::new(REFUSAL_LOG_PERIOD));
     let signal_io = |source| ServerError::Io {
@@ -292,13 +292,12 @@ async fn accept_until_stopped(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let clients = clients.clone();
-                    clients.fetch_add(1, Ordering::SeqCst);
+                    state.clients.fetch_add(1, Ordering::SeqCst);
                     let state = state.clone();
                     let refusals = refusals.clone();
                     tokio::spawn(async move {
-                        handle_connection(stream, state, refusals).await;
-                        clients.fetch_sub(1, Ordering::SeqCst);
+                        handle_connection(stream, state.clone(), refusals).await;
+                        state.clients.fetch_sub(1, Ordering::SeqCst);
                     });
                 }
                 Err(e) => {
@@ -344,15 +343,19 @@ async fn handle_connection(
             return;
         }
     }
+    let (stream, gone) = peer::Watched::new(stream);
     let framed = LengthDelimitedCodec::builder()
         .max_frame_length(MAX_FRAME_BYTES)
         .new_framed(stream);
     let transport = serde_transport::new(framed, Json::default());
-    BaseChannel::with_defaults(transport)
+    let serving = BaseChannel::with_defaults(transport)
         .execute(Service(state).serve())
         .for_each(|response| async move {
             tokio::spawn(response);
-        })
-        .await;
-    tracing::debug!("client disconnected");
+        });
+    // (a client gone during a long poll is gone now, not when its answer fails: see `peer`)
+    tokio::select! {
+        () = serving => tracing::debug!("client disconnected"),
+        () = gone.cancelled() => tracing::debug!("client hung up; its calls in flight are dropped"),
+    }
 }

@@ -36,6 +36,8 @@ pub struct DaemonState {
     pub events: Arc<EventLog>,
     /// Fired to stop the daemon.
     pub shutdown: CancellationToken,
+    /// Connections open now (the idle limit counts from the last one's end).
+    pub clients: std::sync::atomic::AtomicUsize,
     /// Fixed facts for `status`.
     pub info: DaemonInfo,
 }
@@ -166,6 +168,9 @@ impl DaemonRpc for Service {
             db: info.db,
             log: info.log,
             roots,
+            // (not the connection asking)
+            clients: (self.0.clients.load(std::sync::atomic::Ordering::SeqCst) as u32)
+                .saturating_sub(1),
             queued: counts.0,
             running: counts.1,
             budget,
