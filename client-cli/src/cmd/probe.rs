@@ -35,7 +35,8 @@ cancelled, 2 bad usage, a failure, or S not measured (a group had no probe that 
 pub struct Args {
     /// The skill folder.
     skill: PathBuf,
-    /// Harness: claude-code, codex, openai or command [default: [run] harness].
+    /// Harness: claude-code, codex, gemini-cli, opencode, copilot-cli, openai or command
+    /// [default: [run] harness].
     #[arg(long)]
     harness: Option<String>,
     /// The agent's model [default: [run] model].

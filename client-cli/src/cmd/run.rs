@@ -37,8 +37,8 @@ cancelled, 2 bad usage or a failure."
 pub struct Args {
     /// The skill folder (with SKILL.md and tests/eval.yaml or evals/evals.json).
     pub(crate) skill: PathBuf,
-    /// Harness: claude-code, codex, openai (built-in loop over an OpenAI-compatible
-    /// endpoint) or command [default: [run] harness].
+    /// Harness: claude-code, codex, gemini-cli, opencode, copilot-cli, openai (built-in loop
+    /// over an OpenAI-compatible endpoint) or command [default: [run] harness].
     #[arg(long)]
     harness: Option<String>,
     /// The agent's model [default: [run] model].
@@ -339,7 +339,7 @@ pub(crate) fn harness_and_model(
         .or(config.run.harness.clone())
         .ok_or_else(|| {
             anyhow!(
-                "expected --harness (claude-code, codex, openai or command){from_file}, found none"
+                "expected --harness (claude-code, codex, gemini-cli, opencode, copilot-cli, openai or command){from_file}, found none"
             )
         })?;
     let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
