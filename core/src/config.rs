@@ -336,7 +336,10 @@ mod tests {
         );
         let e = parse("[check]\nharnesses = [\"codex\", \"cursor\"]\n").unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("unknown harness `cursor`") && text.contains(":2:"), "{text}");
+        assert!(
+            text.contains("unknown harness `cursor`") && text.contains(":2:"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -27,18 +27,24 @@ fn a_description_over_a_targeted_harness_limit_is_reported_on_save_with_its_vers
     let uri = client.open(&path, "markdown", &short);
     let before = client.diagnostics(&uri, Some(1));
     assert!(
-        before.iter().all(|d| d["code"] != "SW223" && d["code"] != "SW224"),
+        before
+            .iter()
+            .all(|d| d["code"] != "SW223" && d["code"] != "SW224"),
         "{before:#?}"
     );
 
-    let long: String = (0..200).map(|i| format!("Long{i:04} ")).collect::<String>()[..1100].to_string();
+    let long: String =
+        (0..200).map(|i| format!("Long{i:04} ")).collect::<String>()[..1100].to_string();
     let text = skill(&long);
     std::fs::write(&path, &text).unwrap();
     client.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}),
     );
-    client.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}}));
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
     let after = client.diagnostics(&uri, Some(2));
     let message = |code: &str| -> Vec<String> {
         after
@@ -55,9 +61,14 @@ fn a_description_over_a_targeted_harness_limit_is_reported_on_save_with_its_vers
         "{dropped:?}"
     );
     let cut = message("SW223");
-    assert_eq!(cut.len(), 1, "Codex only (Claude Code is not targeted): {after:#?}");
+    assert_eq!(
+        cut.len(),
+        1,
+        "Codex only (Claude Code is not targeted): {after:#?}"
+    );
     assert!(
-        cut[0].starts_with("Codex 0.169.0 cuts this description at 1,021 characters (it has 1,100)"),
+        cut[0]
+            .starts_with("Codex 0.169.0 cuts this description at 1,021 characters (it has 1,100)"),
         "{cut:?}"
     );
     let range = &after.iter().find(|d| d["code"] == "SW224").unwrap()["range"];

@@ -136,12 +136,32 @@ mod tests {
         let long: String = "word ".repeat(220).trim_end().to_string();
         let text = format!("---\nname: demo\ndescription: {long}\n---\n# demo\n");
         let all = check_text_with("demo", &text, &CheckOptions::default());
-        let codex: Vec<_> = all.iter().filter(|d| d.rule == "SW223" && d.message.starts_with("Codex 0.169.0 cuts this description at 1,021 characters (it has 1,099)")).collect();
+        let codex: Vec<_> = all
+            .iter()
+            .filter(|d| {
+                d.rule == "SW223"
+                    && d.message.starts_with(
+                        "Codex 0.169.0 cuts this description at 1,021 characters (it has 1,099)",
+                    )
+            })
+            .collect();
         assert_eq!(codex.len(), 1, "{all:#?}");
-        let copilot: Vec<_> = all.iter().filter(|d| d.rule == "SW224" && d.message.starts_with("Copilot CLI 1.0.102 leaves this skill out")).collect();
+        let copilot: Vec<_> = all
+            .iter()
+            .filter(|d| {
+                d.rule == "SW224"
+                    && d.message
+                        .starts_with("Copilot CLI 1.0.102 leaves this skill out")
+            })
+            .collect();
         assert_eq!(copilot.len(), 1, "{all:#?}");
         let only_gemini = check_text_with("demo", &text, &options(&["gemini-cli"]));
-        assert!(only_gemini.iter().all(|d| d.rule != "SW223" && d.rule != "SW224"), "{only_gemini:#?}");
+        assert!(
+            only_gemini
+                .iter()
+                .all(|d| d.rule != "SW223" && d.rule != "SW224"),
+            "{only_gemini:#?}"
+        );
     }
 
     #[test]
@@ -154,9 +174,18 @@ mod tests {
         let dup = "---\nname: demo\ndescription: a\ndescription: b\n---\n# demo\n";
         let found = check_text_with("demo", dup, &options(&["codex", "gemini-cli"]));
         let sw224: Vec<_> = found.iter().filter(|d| d.rule == "SW224").collect();
-        assert_eq!(sw224.len(), 1, "Codex drops it, Gemini takes the last: {found:#?}");
+        assert_eq!(
+            sw224.len(),
+            1,
+            "Codex drops it, Gemini takes the last: {found:#?}"
+        );
         let noname = "---\ndescription: a\n---\n# demo\n";
         let found = check_text_with("demo", noname, &options(&["opencode"]));
-        assert!(found.iter().any(|d| d.rule == "SW224" && d.message.starts_with("OpenCode 1.18.33 leaves a skill without `name`")), "{found:#?}");
+        assert!(
+            found.iter().any(|d| d.rule == "SW224"
+                && d.message
+                    .starts_with("OpenCode 1.18.33 leaves a skill without `name`")),
+            "{found:#?}"
+        );
     }
 }
