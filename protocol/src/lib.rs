@@ -27,10 +27,10 @@ pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
 };
 pub use results::{
-    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
-    LensTrigger, Lenses, ModelComparison,
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensFailed, LensLift,
+    LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
-pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
+pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedRoot};
 
 /// Bumped whenever a request or reply changes shape; [`DaemonStatus::protocol`] carries it.
 ///
@@ -50,7 +50,10 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 /// 4: `compare_all` answers rows with the security and trigger changes beside the lift;
 /// `EventKind::TriggerProgress` (an older client cannot decode a batch holding one) and
 /// `TriggerRequest.call`.
-pub const PROTOCOL_VERSION: u32 = 4;
+///
+/// 5: `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
+/// `Lenses.failed`.
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
 /// instead of allocating (a malformed or hostile client cannot exhaust the daemon's memory).
@@ -142,7 +145,8 @@ pub trait DaemonRpc {
     async fn lenses(skill_dir: PathBuf) -> Result<Lenses, RpcError>;
     /// Skills under the watched roots.
     async fn tracked_skills() -> Result<Vec<TrackedSkill>, RpcError>;
-    /// Watch more workspace roots (the editor's workspace folders); answers with all roots.
+    /// Watch more roots (an editor's folders of skills, `daemon start --root`), or mark known
+    /// ones used; answers with all roots.
     async fn watch_roots(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>, RpcError>;
     /// Queue a model-change run of every tracked skill with evals on `model` (on `harness`,
     /// or every harness whose config lists a model).
@@ -161,4 +165,7 @@ pub trait DaemonRpc {
     ) -> Result<serde_json::Value, RpcError>;
     /// Stop the daemon gracefully (as SIGTERM does).
     async fn shutdown();
+    /// Stop watching roots and forget them (`skillwatch daemon unwatch`); every path must be a
+    /// watched root. Answers with the roots left.
+    async fn unwatch_roots(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>, RpcError>;
 }

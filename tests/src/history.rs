@@ -72,6 +72,30 @@ pub fn write(db: &Path, shape: &Shape) -> Store {
     store
 }
 
+/// One more completed run of `skill` on `model` (harness claude-code) with `cases` cases and
+/// `attempts` attempts, started at `started_ms`, in the history at `db`: the skill helps as in
+/// [`write`].
+pub fn add_run(db: &Path, skill: &str, model: &str, cases: usize, attempts: u32, started_ms: i64) {
+    let mut store = Store::open(db).expect("open the history");
+    let shape = Shape {
+        skills: vec![skill.into()],
+        models: vec![("claude-code".into(), model.into(), 1)],
+        cases,
+        attempts,
+        regresses_from: None,
+    };
+    write_run(
+        &mut store,
+        &shape,
+        skill,
+        "claude-code",
+        model,
+        (0, 0),
+        false,
+        started_ms,
+    );
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_run(
     store: &mut Store,

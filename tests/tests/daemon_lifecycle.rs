@@ -1,6 +1,7 @@
 //! End-to-end: a daemon the language server starts on demand serves the editor and ends after
 //! it. It starts only once a skill file is open (a markdown file of another kind starts
-//! nothing), watches only the workspace folder holding the skill (not the one without any),
+//! nothing), watches only the folder of skills holding the skill (not the workspace folder
+//! without any, nor the whole repository),
 //! and exits once no client is connected and no job is left for its idle limit; a daemon
 //! started with `skillwatch daemon start` stays, until its socket or its folder is removed.
 
@@ -73,7 +74,8 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     });
     assert!(!answers(&fx), "a daemon started for a non-skill file");
 
-    // the first skill file starts it; it watches the folder holding the skill, not the other
+    // the first skill file starts it; it watches the folder of skills holding the skill, not
+    // the other workspace folder
     lsp.open(
         &skill_md,
         "markdown",
@@ -92,10 +94,10 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
         // (the runtime goes with the client: its connection task runs only while driven)
         let rt = runtime();
         let rpc = rt.block_on(fx.client());
-        let repo = repo.canonicalize().unwrap();
-        wait::until("the skill's folder to be watched", || {
+        let skills = repo.join("skills").canonicalize().unwrap();
+        wait::until("the skill's folder of skills to be watched", || {
             let roots = rt.block_on(rpc.status(ctx())).unwrap().roots;
-            wait::when(roots == [repo.clone()], || format!("roots {roots:?}"))
+            wait::when(roots == [skills.clone()], || format!("roots {roots:?}"))
         });
     }
 

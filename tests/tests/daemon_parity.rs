@@ -141,6 +141,9 @@ fn command_agent(fx: &DaemonFixture, body: &str) -> String {
     program.display().to_string()
 }
 
+/// A run whose every trial errored measured nothing: it is `failed` in the run's own output
+/// (header and exit code), in `history` (not among completed runs), in the HTML report and in
+/// the SKILL.md lens, both ways (issue 36).
 #[test]
 fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     let mut fx = DaemonFixture::new();
@@ -155,8 +158,57 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
         assert_eq!(r["tally"]["errors"], 4, "{via}: {r}");
         // docs/run.md: 2 is a failure (1 a regression, 0 a completed run)
         assert_eq!(code(out), 2, "{via}: a run that measured nothing fails");
+        assert_eq!(r["run"]["status"], "failed", "{via}: {r}");
         runs.push(r["run"]["id"].as_i64().unwrap());
     }
+    // the human output's header, through the daemon
+    let human = fx.cli(&command_run(&skill, &agent, &["--no-reuse"]));
+    assert_eq!(code(&human), 2);
+    let text = stdout(&human);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("broken on m "))
+        .unwrap_or_else(|| panic!("no run header in {text}"));
+    assert!(header.contains(", failed, "), "{header}");
+    assert!(
+        text.contains("Utility U    — (no case was scored on both sides)"),
+        "{text}"
+    );
+
+    // the HTML report says the newest run failed, rather than show nothing
+    let page = fx.root.path().join("report.html");
+    let report = fx.cli(&[
+        "report".as_ref(),
+        "--html".as_ref(),
+        page.as_os_str(),
+        "broken".as_ref(),
+    ]);
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("failed</strong> on m (command)")
+            && html.contains("4 of 4 trials errored, so no case was scored on both sides"),
+        "{html}"
+    );
+
+    // the lens above SKILL.md says so too
+    let (mut lsp, uri) = fx.lsp_on(&skill.join("SKILL.md"));
+    let lenses = lsp.request(
+        "textDocument/codeLens",
+        serde_json::json!({"textDocument": {"uri": uri}}),
+    );
+    let titles: Vec<&str> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["command"]["title"].as_str())
+        .collect();
+    assert!(
+        titles[0].starts_with("Last run failed: 4 of 4 trials errored · m · "),
+        "{titles:?}"
+    );
+    assert!(!titles.contains(&"No runs yet"), "{titles:?}");
+    assert!(lsp.shutdown().success());
 
     // `skillwatch show` lists the trials and shows one whole, with the agent's stderr
     let listing = fx.cli(&["show", &runs[0].to_string()]);
@@ -183,11 +235,8 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     let column = |line: &str, word: &str| line[..line.find(word).unwrap()].chars().count();
     let (head, row) = (lines[header], lines[header + 1]);
     assert_eq!(column(head, "model"), column(row, " m ") + 1, "{history}");
-    assert_eq!(
-        column(head, "status"),
-        column(row, "completed"),
-        "{history}"
-    );
+    assert_eq!(column(head, "status"), column(row, "failed"), "{history}");
+    assert!(history.contains("no completed runs"), "{history}");
 
     // output to a closed pipe ends quietly (`skillwatch ... | head -0`), both ways
     for args in [

@@ -129,6 +129,60 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
     );
 }
 
+/// Skills side by side in a folder that is no repository and has no skillwatch.toml (the
+/// usual `~/.claude/skills`): one language server for all three, rooted at that folder, and
+/// that folder is the one root the daemon watches.
+#[test]
+fn neovim_starts_one_server_with_one_root_for_a_folder_of_skills() {
+    let Some(nvim) = nvim_or_skip() else {
+        return;
+    };
+    let fx = DaemonFixture::new();
+    let folder = fx.root.path().join("home/agent-skills");
+    let files: Vec<PathBuf> = ["csv-tools", "pdf-tools", "release-notes"]
+        .iter()
+        .map(|name| {
+            let dir = folder.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("SKILL.md");
+            std::fs::write(
+                &file,
+                format!("---\nname: {name}\ndescription: Handles {name} work. Use when asked about {name}.\n---\n# {name}\n"),
+            )
+            .unwrap();
+            file
+        })
+        .collect();
+    let out = fx.root.path().join("roots.json");
+    let mut cmd = headless(&nvim, "roots.lua", &files[0], &fx.root.path().join("home"));
+    cmd.args(&files[1..]);
+    fx.env(&mut cmd);
+    let status = cmd
+        .env("SKILLWATCH_NVIM_OUT", &out)
+        .status()
+        .expect("run nvim");
+    assert!(status.success(), "nvim exited with {status}");
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(result["timed_out"], false, "{result:#}");
+    assert_eq!(
+        result["attached"],
+        serde_json::json!([1, 1, 1]),
+        "{result:#}"
+    );
+    let folder = folder.canonicalize().unwrap().display().to_string();
+    assert_eq!(
+        result["servers"],
+        serde_json::json!([{"root_dir": folder, "workspace_folders": [folder]}]),
+        "one server, rooted at the folder of skills: {result:#}"
+    );
+    assert_eq!(result["daemon_timed_out"], false, "{result:#}");
+    assert_eq!(
+        result["daemon_roots"],
+        serde_json::json!([folder]),
+        "{result:#}"
+    );
+}
+
 #[test]
 fn neovim_lifts_a_skill_with_no_config_and_its_lenses_follow_the_runs() {
     let Some(nvim) = nvim_or_skip() else {

@@ -18,6 +18,7 @@ mod daemon_model_change;
 mod daemon_parity;
 mod daemon_protocol;
 mod daemon_queue;
+mod daemon_roots;
 mod daemon_security;
 mod daemon_watch;
 mod evalspec_corpus;
@@ -66,6 +67,7 @@ mod trigger_agent_clis;
 mod trigger_daemon;
 mod trigger_history;
 mod vet;
+mod vscode_web;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named
 /// above; without this test it would never run, silently.

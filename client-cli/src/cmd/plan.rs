@@ -58,7 +58,8 @@ pub struct Args {
 #[derive(Debug, Serialize)]
 struct Plan {
     skill: String,
-    /// Cases in the suite now (when SKILL is a folder with eval files).
+    /// Cases in the suite now (when SKILL is a folder with eval files), else in the history's
+    /// run the variance came from.
     cases: Option<usize>,
     runs: u32,
     detect: f64,
@@ -96,9 +97,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let skill = skill_name(&args.skill)?;
     let dir = Path::new(&args.skill);
-    let cases = dir.is_dir().then(|| suite_size(dir)).transpose()?;
     let (variance, variance_run) = history_variance(&args.db, &skill, args.model.as_deref())?;
-    let runs = args.runs.unwrap_or(1).max(1);
+    // A skill named from the history (no folder to count) is planned at the design of the run
+    // its variance came from.
+    let from_history = match variance.source {
+        VarianceSource::History {
+            cases, attempts, ..
+        } => Some((cases, attempts as u32)),
+        VarianceSource::Default => None,
+    };
+    let cases = if dir.is_dir() {
+        Some(suite_size(dir)?)
+    } else {
+        from_history.map(|(c, _)| c)
+    };
+    let runs = args
+        .runs
+        .or(from_history.filter(|_| !dir.is_dir()).map(|(_, r)| r))
+        .unwrap_or(1)
+        .max(1);
     let plan = Plan {
         current: cases.map(|n| detectable(n, runs, &variance, &params)),
         needed: ATTEMPTS
@@ -197,14 +214,15 @@ fn plan_text(p: &Plan) -> String {
     ) {
         let _ = writeln!(
             o,
-            "\nthe history has one attempt per case, so it cannot tell attempt noise from case-to-case spread; \
-             more attempts are not credited. One run with --runs 2 separates them."
+            "\nthe history has one attempt per case, so its attempt noise cannot be seen: the binomial variance at \
+             its pass rates stands in for it. One run with --runs 2 measures it."
         );
     }
     o
 }
 
-/// `from run 12 (3 cases x 2 attempts): case-to-case sd 0.12, attempt sd 0.45`.
+/// `from run 12 (3 cases x 2 attempts): case-to-case sd 0.12, attempt sd 0.45`. The attempt
+/// sd is never below the binomial one at the run's pass rates (`core::scoring::plan`).
 pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
     let spread = format!(
         "case-to-case sd {:.2}, attempt sd {:.2}",

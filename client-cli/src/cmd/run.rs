@@ -254,6 +254,14 @@ pub fn run(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
 /// Run the probes when asked (`--with-probes`, after a completed run), print the report,
 /// write the `--report` files, and give the exit status.
 pub(crate) fn finish(report: &RunReport, args: &Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
+    // The profile this run was read under is recorded with it, so `history`, the lens and the
+    // HTML report give it the verdict printed here.
+    if report.profile != report.run.profile() {
+        args.db
+            .open_existing()?
+            .set_scoring_profile(report.run.id, report.profile)
+            .context("recording the run's scoring profile")?;
+    }
     let probes = if args.with_probes && report.run.status == RunStatus::Completed {
         let quiet = args.output() == RunFormat::Json;
         Some(super::probe::execute(

@@ -254,6 +254,7 @@ fn not_scored(why: Option<&str>) -> Decision {
             "not measured: {}",
             why.unwrap_or("the run has no scored summary")
         ),
+        equivalence: None,
     }
 }
 

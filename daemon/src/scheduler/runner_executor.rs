@@ -103,14 +103,21 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
     let prepared = prepared.draining_on(ctx.drain.clone());
     match prepared.execute(sink, ctx.cancel.clone()).await {
         Ok(report) => match report.run.status {
-            // every trial failed at the infrastructure: the job failed, and says why (as
-            // `skillwatch run` does), rather than completing with no lift and no word
-            RunStatus::Completed => match report.failure() {
+            // every trial failed at the infrastructure (the store keeps such a run `failed`):
+            // the job failed, and says why (as `skillwatch run` does), rather than completing
+            // with no lift and no word
+            RunStatus::Completed | RunStatus::Failed => match report.failure() {
                 Some(error) => Outcome::Failed {
                     run: Some(run.0),
                     error,
                 },
-                None => Outcome::Completed { run: run.0 },
+                None if report.run.status == RunStatus::Completed => {
+                    Outcome::Completed { run: run.0 }
+                }
+                None => Outcome::Failed {
+                    run: Some(run.0),
+                    error: format!("run {} measured nothing", run.0),
+                },
             },
             RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run.0) },
             other => Outcome::Failed {
@@ -154,6 +161,13 @@ async fn on_harbor(runner: &Runner, request: &RunRequest, ctx: JobContext) -> Ou
         Ok(report) => match report.run.status {
             RunStatus::Completed => Outcome::Completed {
                 run: report.run.id.0,
+            },
+            RunStatus::Failed => Outcome::Failed {
+                run: Some(report.run.id.0),
+                error: format!(
+                    "run {} measured nothing: every Harbor trial failed with an error",
+                    report.run.id.0
+                ),
             },
             _ => Outcome::Stopped {
                 run: Some(report.run.id.0),

@@ -55,6 +55,8 @@ pub struct DaemonInfo {
     pub db: PathBuf,
     /// The log file.
     pub log: Option<PathBuf>,
+    /// A root nobody has used for this long is forgotten.
+    pub forget_roots_after: std::time::Duration,
 }
 
 /// One connection's handle on the state (tarpc clones it per request).
@@ -152,7 +154,9 @@ fn skill_dir_of(path: &std::path::Path) -> Option<PathBuf> {
 impl DaemonRpc for Service {
     async fn status(self, _: Context) -> DaemonStatus {
         let info = self.0.info.clone();
-        let roots = self.0.watcher.roots();
+        let watched = self.0.watcher.watched();
+        let roots = watched.iter().map(|r| r.path.clone()).collect();
+        let watch_problem = self.0.watcher.problem();
         let me = self.clone();
         let (counts, budget) = self
             .with_store(move |s| Ok((s.live_job_counts().unwrap_or_default(), me.budget(s))))
@@ -171,6 +175,9 @@ impl DaemonRpc for Service {
             // (not the connection asking)
             clients: (self.0.clients.load(std::sync::atomic::Ordering::SeqCst) as u32)
                 .saturating_sub(1),
+            watched,
+            watch_problem,
+            forget_roots_after_secs: Some(info.forget_roots_after.as_secs()),
             queued: counts.0,
             running: counts.1,
             budget,
@@ -291,8 +298,13 @@ impl DaemonRpc for Service {
             skill_dir: Some(skill_dir.clone()),
             limit: Some(20),
         })?;
+        let watcher = self.0.watcher.clone();
         let mut lenses = self
-            .with_store(move |s| queries::lenses(s, &skill_dir).map_err(query_error))
+            .with_store(move |s| {
+                // an editor showing a skill uses its root
+                watcher.touch(&skill_dir, s);
+                queries::lenses(s, &skill_dir).map_err(query_error)
+            })
             .await?;
         lenses.jobs = jobs;
         Ok(lenses)
@@ -340,5 +352,16 @@ impl DaemonRpc for Service {
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested by a client");
         self.0.shutdown.cancel();
+    }
+
+    async fn unwatch_roots(
+        self,
+        _: Context,
+        roots: Vec<PathBuf>,
+    ) -> Result<Vec<PathBuf>, RpcError> {
+        let watcher = self.0.watcher.clone();
+        tokio::task::spawn_blocking(move || watcher.remove_roots(&roots))
+            .await
+            .map_err(|e| RpcError::store(format!("internal error: {e}")))?
     }
 }

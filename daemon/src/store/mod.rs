@@ -80,12 +80,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
-use skillwatch_core::scoring::CompareParams;
+use skillwatch_core::scoring::{CompareParams, ScoringProfile};
 
 pub use comparisons::model_comparison;
 pub use error::{Result, StoreError};
 pub use external::{ExternalReport, ExternalRun};
-pub use history::{CASE_SCAN_RUNS, CaseResult, HistoryEntry, ModelLift, RunComparison};
+pub use history::{CASE_SCAN_RUNS, CaseResult, FailedRun, HistoryEntry, ModelLift, RunComparison};
 pub use import::{
     FORMAT as TRIAL_FILE_FORMAT, ImportError, ImportReport, ImportedRun, TrialFile, UNKNOWN_HASH,
     parse_trial_file, read_trial_file,
@@ -102,6 +102,7 @@ pub use record::{
     SuiteSpec, Tokens, Trajectory, TrialRecord, Verdict,
 };
 pub use reuse::{BaselineQuery, ReusableTrial};
+pub use roots::RememberedRoot;
 pub use summary::{
     ProfileHeadline, RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts,
     inference_params, scoring_trial, summary_version,
@@ -270,7 +271,9 @@ impl Store {
     /// End a running run with `status` (not `running`) and score it: the summary (ACES lift
     /// with intervals, utility, rates) is stored with the status change, in one transaction.
     /// Should scoring fail ([`StoreError::Scoring`]), the status is still stored and the error
-    /// returned; reading the run's history later retries the summary.
+    /// returned; reading the run's history later retries the summary. A run that measured
+    /// nothing (its trials errored, no case attempt scored on both sides) is stored `failed`
+    /// however it was asked to end.
     pub fn finish_run(&mut self, run: RunId, status: RunStatus) -> Result<RunSummary> {
         let tx = self.conn.transaction()?;
         write::finish_run(&tx, run, status, None)?;
@@ -548,6 +551,13 @@ impl Store {
         Ok(())
     }
 
+    /// Record the scoring profile `run` is read under by default: `skillwatch run
+    /// --scoring-profile aces` records it, so history, the lens and reports give that run the
+    /// verdict `run` printed.
+    pub fn set_scoring_profile(&mut self, run: RunId, profile: ScoringProfile) -> Result<()> {
+        write::set_scoring_profile(&self.conn, run, profile.as_str())
+    }
+
     /// One run's identity.
     pub fn run(&self, run: RunId) -> Result<RunInfo> {
         read::run(&self.conn, run)
@@ -594,6 +604,12 @@ impl Store {
     /// interval, n and time, plus how many completed runs that model has. Sorted by model.
     pub fn latest_lift_per_model(&self, skill: &str) -> Result<Vec<ModelLift>> {
         history::latest_lift_per_model(&self.conn, skill)
+    }
+
+    /// For the SKILL.md code lens: per (harness, model), the newest finished run when it
+    /// failed (a newer completed run hides it). Sorted by model.
+    pub fn latest_failed_per_model(&self, skill: &str) -> Result<Vec<FailedRun>> {
+        history::latest_failed_per_model(&self.conn, skill)
     }
 
     /// The variance of the skill's outcome lift from its newest completed run with two cases or

@@ -30,7 +30,9 @@ pub struct RunInfo {
     pub model: String,
     /// Judge model, when judged.
     pub judge_model: Option<String>,
-    /// Scoring profile.
+    /// The scoring profile the run was read under when it was made (`run --scoring-profile`):
+    /// the profile history, the lens and reports read it under unless asked for another
+    /// ([`RunInfo::profile`]).
     pub scoring_profile: String,
     /// Why it ran.
     pub trigger: Trigger,
@@ -51,6 +53,14 @@ pub struct RunInfo {
     /// Custom metrics the run declares as outcome metrics.
     #[serde(default)]
     pub outcome_metrics: Vec<String>,
+}
+
+impl RunInfo {
+    /// The profile this run is read under by default: the one recorded with it, so `run
+    /// --scoring-profile aces`, `history` and the lens say the same verdict of one run.
+    pub fn profile(&self) -> skillwatch_core::scoring::ScoringProfile {
+        skillwatch_core::scoring::ScoringProfile::parse(&self.scoring_profile).unwrap_or_default()
+    }
 }
 
 /// One trial as stored, without its (possibly large) output text: what scoring needs.
