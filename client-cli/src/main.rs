@@ -108,6 +108,9 @@ enum Command {
     Rejudge(cmd::rejudge::Args),
     /// Does the agent pick the skill for the queries it should? Stops each agent at its choice.
     Trigger(cmd::trigger::Args),
+    /// Will these skills load, and how, in each agent CLI installed here? Runs each CLI once
+    /// against a local capture server and reads back the skill listing it sent.
+    Loads(cmd::loads::Args),
 }
 
 /// `skillwatch run`'s flags plus `--no-daemon`: the run goes through the daemon (started on
@@ -146,6 +149,7 @@ fn main() -> ExitCode {
         Command::Rejudge(args) => cmd::rejudge::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Trigger(args) => cmd::trigger::run(args),
+        Command::Loads(args) => cmd::loads::run(args),
     };
     match result {
         Ok(code) => code,

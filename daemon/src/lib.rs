@@ -6,6 +6,7 @@ pub mod config;
 pub mod events;
 pub mod harbor;
 pub mod harness;
+pub mod loads;
 pub mod probe;
 pub mod runner;
 pub mod runs;

@@ -58,6 +58,12 @@ pub enum HarnessKind {
     ClaudeCode,
     /// The Codex CLI.
     Codex,
+    /// The Gemini CLI.
+    GeminiCli,
+    /// OpenCode.
+    Opencode,
+    /// The Copilot CLI.
+    CopilotCli,
     /// skillwatch's own loop over an OpenAI-compatible endpoint.
     Openai,
     /// Any program writing an ATIF file.
@@ -66,9 +72,12 @@ pub enum HarnessKind {
 
 impl HarnessKind {
     /// Every harness, in the order help texts list them.
-    pub const ALL: [HarnessKind; 4] = [
+    pub const ALL: [HarnessKind; 7] = [
         HarnessKind::ClaudeCode,
         HarnessKind::Codex,
+        HarnessKind::GeminiCli,
+        HarnessKind::Opencode,
+        HarnessKind::CopilotCli,
         HarnessKind::Openai,
         HarnessKind::Command,
     ];
@@ -78,9 +87,17 @@ impl HarnessKind {
         match self {
             HarnessKind::ClaudeCode => "claude-code",
             HarnessKind::Codex => "codex",
+            HarnessKind::GeminiCli => "gemini-cli",
+            HarnessKind::Opencode => "opencode",
+            HarnessKind::CopilotCli => "copilot-cli",
             HarnessKind::Openai => "openai",
             HarnessKind::Command => "command",
         }
+    }
+
+    /// Every harness's name, comma-separated, for help texts and errors.
+    pub fn names() -> String {
+        HarnessKind::ALL.map(HarnessKind::as_str).join(", ")
     }
 
     /// The kind named `name`.
@@ -92,7 +109,11 @@ impl HarnessKind {
     pub fn default_api_key_env(self) -> Option<&'static str> {
         match self {
             HarnessKind::ClaudeCode => Some("ANTHROPIC_API_KEY"),
-            HarnessKind::Codex | HarnessKind::Openai => Some("OPENAI_API_KEY"),
+            HarnessKind::Codex | HarnessKind::Openai | HarnessKind::Opencode => {
+                Some("OPENAI_API_KEY")
+            }
+            HarnessKind::GeminiCli => Some("GEMINI_API_KEY"),
+            HarnessKind::CopilotCli => Some("COPILOT_PROVIDER_API_KEY"),
             HarnessKind::Command => None,
         }
     }
@@ -454,7 +475,8 @@ pub struct HarborTarget {
     pub program: PathBuf,
     /// Harbor's environment type (`-e`): docker, daytona, modal, e2b, ...
     pub env: String,
-    /// Harbor's agent (`-a`); `None`: the harness's own name (claude-code, codex).
+    /// Harbor's agent (`-a`); `None`: the harness's own name (claude-code, codex; the others
+    /// have no Harbor agent of that name).
     #[serde(default)]
     pub agent: Option<String>,
     /// The image the tasks build `FROM` (for a remote backend, one in a registry).

@@ -13,8 +13,8 @@ use skillwatch_protocol::Budget;
 /// How to run the agent.
 #[derive(clap::Args, Debug, Clone)]
 pub struct AgentArgs {
-    /// Harness: claude-code, codex, openai (built-in loop over an OpenAI-compatible
-    /// endpoint) or command [default: [run] harness].
+    /// Harness: claude-code, codex, gemini-cli, opencode, copilot-cli, openai (built-in loop
+    /// over an OpenAI-compatible endpoint) or command [default: [run] harness].
     #[arg(long)]
     pub harness: Option<String>,
     /// The agent's model [default: [run] model].
@@ -113,7 +113,8 @@ impl AgentArgs {
             .or(config.run.harness.clone())
             .ok_or_else(|| {
                 anyhow!(
-                    "expected --harness (claude-code, codex, openai or command){from_file}, found none"
+                    "expected --harness ({}){from_file}, found none",
+                    HarnessKind::names()
                 )
             })?;
         let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;

@@ -16,6 +16,7 @@ pub mod import_harbor;
 pub mod index;
 pub mod init;
 pub mod link;
+pub mod loads;
 pub mod lsp;
 pub mod plan;
 pub mod probe;

@@ -50,8 +50,11 @@ pub fn harbor_model(kind: HarnessKind, model: &str) -> String {
     }
     match kind {
         HarnessKind::ClaudeCode => format!("anthropic/{model}"),
-        HarnessKind::Codex | HarnessKind::Openai => format!("openai/{model}"),
-        HarnessKind::Command => model.to_owned(),
+        HarnessKind::Codex | HarnessKind::Openai | HarnessKind::CopilotCli => {
+            format!("openai/{model}")
+        }
+        HarnessKind::GeminiCli => format!("gemini/{model}"),
+        HarnessKind::Command | HarnessKind::Opencode => model.to_owned(),
     }
 }
 
@@ -118,7 +121,11 @@ fn harness_env(request: &RunRequest, host: &HostEnv) -> Vec<(String, String)> {
     let h = &request.harness;
     let (url_var, key_var) = match h.kind {
         HarnessKind::ClaudeCode => ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"),
-        HarnessKind::Codex | HarnessKind::Openai => ("OPENAI_BASE_URL", "OPENAI_API_KEY"),
+        HarnessKind::Codex | HarnessKind::Openai | HarnessKind::Opencode => {
+            ("OPENAI_BASE_URL", "OPENAI_API_KEY")
+        }
+        HarnessKind::GeminiCli => ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY"),
+        HarnessKind::CopilotCli => ("COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY"),
         HarnessKind::Command => return Vec::new(),
     };
     let mut env = Vec::new();

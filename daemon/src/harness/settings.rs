@@ -8,8 +8,9 @@ use std::sync::Arc;
 use skillwatch_protocol::{HarnessKind, HarnessSettings};
 
 use super::{
-    CLAUDE_ALLOW, CODEX_ALLOW, ClaudeCode, ClaudeCodeConfig, Codex, CodexConfig, CommandConfig,
-    CommandHarness, Harness, HostEnv, OpenAi, OpenAiConfig,
+    AgentCliConfig, CLAUDE_ALLOW, CODEX_ALLOW, COPILOT_ALLOW, ClaudeCode, ClaudeCodeConfig, Codex,
+    CodexConfig, CommandConfig, CommandHarness, CopilotCli, GEMINI_ALLOW, GeminiCli, Harness,
+    HostEnv, OPENCODE_ALLOW, OpenAi, OpenAiConfig, Opencode,
 };
 
 /// The host variables harness `kind` reads besides [`super::BASE_ALLOW`] and its API key
@@ -18,6 +19,9 @@ pub fn own_vars(kind: HarnessKind) -> &'static [&'static str] {
     match kind {
         HarnessKind::ClaudeCode => CLAUDE_ALLOW,
         HarnessKind::Codex => CODEX_ALLOW,
+        HarnessKind::GeminiCli => GEMINI_ALLOW,
+        HarnessKind::Opencode => OPENCODE_ALLOW,
+        HarnessKind::CopilotCli => COPILOT_ALLOW,
         HarnessKind::Openai | HarnessKind::Command => &[],
     }
 }
@@ -72,6 +76,15 @@ pub fn build(settings: &HarnessSettings, host: &HostEnv) -> Result<Arc<dyn Harne
             host_env: host.clone(),
             ..CodexConfig::default()
         })),
+        HarnessKind::GeminiCli => Arc::new(GeminiCli::new(cli_config(
+            s, "gemini", api_key, env_allow, host,
+        ))),
+        HarnessKind::Opencode => Arc::new(Opencode::new(cli_config(
+            s, "opencode", api_key, env_allow, host,
+        ))),
+        HarnessKind::CopilotCli => Arc::new(CopilotCli::new(cli_config(
+            s, "copilot", api_key, env_allow, host,
+        ))),
         HarnessKind::Openai => {
             let base = s.base_url.clone().ok_or_else(|| missing("base_url"))?;
             let mut config = OpenAiConfig::new(base);
@@ -97,6 +110,24 @@ pub fn build(settings: &HarnessSettings, host: &HostEnv) -> Result<Arc<dyn Harne
             Arc::new(CommandHarness::new(config))
         }
     })
+}
+
+/// The settings of an [`AgentCliConfig`] CLI whose executable is `program` by default.
+fn cli_config(
+    s: &HarnessSettings,
+    program: &str,
+    api_key: Option<String>,
+    env_allow: Vec<String>,
+    host: &HostEnv,
+) -> AgentCliConfig {
+    AgentCliConfig {
+        program: s.program.clone().unwrap_or_else(|| program.into()),
+        base_url: s.base_url.clone(),
+        api_key,
+        extra_args: s.args.clone(),
+        env_allow,
+        host_env: host.clone(),
+    }
 }
 
 #[cfg(test)]
