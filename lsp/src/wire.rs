@@ -363,14 +363,20 @@ pub async fn pump_input<R, W>(
             }
             Frame::Body(body) => match judge(&body) {
                 Verdict::Pass => {
+                    let mut exit = false;
                     if let Some(head) = head(&body) {
                         match (head.method.as_deref(), head.id) {
                             (Some("shutdown"), Some(id)) => shutdown.expect(id),
-                            (Some("exit"), None) => shutdown.wait().await,
+                            (Some("exit"), None) => {
+                                shutdown.wait().await;
+                                exit = true;
+                            }
                             _ => {}
                         }
                     }
-                    if write_frame(&mut server, &body).await.is_err() {
+                    // after `exit` nothing more is read: a read still pending while the
+                    // runtime shuts down fails with "task was cancelled", a false warning
+                    if write_frame(&mut server, &body).await.is_err() || exit {
                         break; // the server has stopped reading (it got `exit`)
                     }
                     continue;
@@ -524,5 +530,29 @@ mod tests {
             "{text}"
         );
         assert!(matches!(judge(b"\xff\xfe"), Verdict::Reject(_)));
+    }
+
+    /// `exit` ends the reading: the pump returns even though the editor's input stays open,
+    /// and nothing sent after `exit` reaches the server.
+    #[tokio::test]
+    async fn nothing_is_read_after_exit() {
+        let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+        let late = r#"{"jsonrpc":"2.0","method":"late"}"#;
+        let (mut editor, input) = tokio::io::duplex(1 << 16);
+        let (to_server, mut server) = tokio::io::duplex(1 << 16);
+        editor
+            .write_all(format!("{}{}", framed(exit), framed(late)).as_bytes())
+            .await
+            .unwrap();
+        let (replies, _keep) = mpsc::channel(1);
+        let shutdown = ShutdownReply::default();
+        let pump = pump_input(input, to_server, replies, &shutdown);
+        tokio::time::timeout(Duration::from_secs(10), pump)
+            .await
+            .expect("the pump kept reading after exit");
+        drop(editor);
+        let mut got = String::new();
+        server.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, framed(exit));
     }
 }
