@@ -128,7 +128,7 @@ fn completion(body: &Value, reply: &ModelReply, ids: &AtomicU64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mock::MockUsage;
+    use crate::MockUsage;
 
     #[test]
     fn request_view_and_reply_shape() {
