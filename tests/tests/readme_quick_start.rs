@@ -217,8 +217,9 @@ fn the_readme_quick_start_gives_the_output_it_shows() {
                 .output()
                 .unwrap();
             assert!(out.status.code().is_some(), "`{}` died", block.text.trim());
+            // as a terminal shows them: the progress (stderr) came before the summary
             format!(
-                "{}\n{}",
+                "{}{}",
                 String::from_utf8_lossy(&out.stderr),
                 String::from_utf8_lossy(&out.stdout)
             )
