@@ -15,6 +15,7 @@
 
 mod events;
 mod jobs;
+mod requests;
 mod results;
 mod status;
 
@@ -25,6 +26,12 @@ use serde::{Deserialize, Serialize};
 pub use events::{Event, EventBatch, EventKind};
 pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
+};
+pub use requests::{
+    Budget, DEFAULT_PROBE_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, DEFAULT_TRIGGER_TIMEOUT_SECS,
+    HARBOR_VARS, HarborRun, HarborTarget, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode,
+    JudgeSettings, PairedRequest, Price, ProbeRequest, RunId, RunSpec, TriggerRequest, UnknownRun,
+    trial_timeout,
 };
 pub use results::{
     CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensFailed, LensLift,
@@ -51,7 +58,11 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedR
 /// `EventKind::TriggerProgress` (an older client cannot decode a batch holding one) and
 /// `TriggerRequest.call`.
 ///
-/// 5: `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
+/// 5: one run engine: `RunRequest.spec` (a typed [`RunSpec`] per kind, with budgets) replaces
+/// `RunRequest.runner` (untyped JSON); `RunRequest.protocol`; trigger runs are jobs (the
+/// `trigger` call and `EventKind::TriggerProgress` are gone; `JobKind::Trigger`,
+/// `JobInfo.trigger_run`); `EventKind::Progress` names its job's kind and skill;
+/// `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
 /// `Lenses.failed`.
 pub const PROTOCOL_VERSION: u32 = 5;
 
@@ -120,11 +131,13 @@ pub trait DaemonRpc {
     async fn status() -> DaemonStatus;
     /// Check a skill folder (or one SKILL.md / eval file's skill) from disk.
     async fn check(path: PathBuf) -> Result<Vec<CheckedFile>, RpcError>;
-    /// Queue a paired run on the daemon's own environment (editor runs, reruns); answers at
-    /// once with the queued job.
+    /// Queue a run on the daemon's own environment (editor runs, reruns); answers at once
+    /// with the queued job. A request of a kind the daemon does not know is refused with both
+    /// protocol versions named.
     async fn enqueue_run(request: RunRequest) -> Result<JobInfo, RpcError>;
-    /// Queue a paired run that reads `env`, the asking client's values of the variables the
-    /// run names (`skillwatch run`), instead of the daemon's; answers at once with the job.
+    /// Queue a run that reads `env`, the asking client's values of the variables the run
+    /// names (`skillwatch run`, `probe`, `trigger`), instead of the daemon's; answers at once
+    /// with the job.
     async fn enqueue_client_run(request: RunRequest, env: ClientEnv) -> Result<JobInfo, RpcError>;
     /// One job.
     async fn run_status(job: JobId) -> Result<JobInfo, RpcError>;
@@ -153,16 +166,6 @@ pub trait DaemonRpc {
     async fn rerun_all(model: String, harness: Option<String>) -> Result<Vec<JobInfo>, RpcError>;
     /// Events after `cursor`, waiting up to `wait_ms` (at most [`MAX_EVENT_WAIT_MS`]) for one.
     async fn next_events(cursor: u64, wait_ms: u64) -> EventBatch;
-    /// Run trigger trials (`skillwatch trigger`; `request` is a
-    /// `skillwatch_daemon::trigger::TriggerRequest` as JSON) on the asking client's values of
-    /// the variables the harness reads, record them in the daemon's history, publish
-    /// [`EventKind::TriggerFinished`], and answer with the report
-    /// (`skillwatch_daemon::trigger::TriggerReport` as JSON). Cancelling the call stops the
-    /// trials (their agents are killed).
-    async fn trigger(
-        request: serde_json::Value,
-        env: ClientEnv,
-    ) -> Result<serde_json::Value, RpcError>;
     /// Stop the daemon gracefully (as SIGTERM does).
     async fn shutdown();
     /// Stop watching roots and forget them (`skillwatch daemon unwatch`); every path must be a

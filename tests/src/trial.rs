@@ -118,14 +118,16 @@ pub fn fake_home(parent: &Path) -> PathBuf {
 
 /// The pinned agent CLIs and how to install them (what scripts/test does).
 const AGENT_CLIS_HOW: &str = "scripts/test installs them: npm install --prefix target/agent-clis \
-     @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 (Node 20 or newer); or name them \
-     in SKILLWATCH_CLAUDE_BIN / SKILLWATCH_CODEX_BIN";
+     @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 @google/gemini-cli@0.61.0 \
+     opencode-ai@1.18.33 @github/copilot@1.0.102 (Node 20 or newer), and ripgrep for OpenCode; \
+     or name them in SKILLWATCH_CLAUDE_BIN, SKILLWATCH_CODEX_BIN, SKILLWATCH_GEMINI_BIN, \
+     SKILLWATCH_OPENCODE_BIN, SKILLWATCH_COPILOT_BIN";
 
-/// Whether a test of the real agent CLIs must be skipped: true when the Claude Code or the
-/// Codex CLI is missing outside CI (said visibly); in CI a missing CLI fails the test
+/// Whether a test of the real agent CLIs must be skipped: true when one of the pinned CLIs
+/// is missing outside CI (said visibly); in CI a missing CLI fails the test
 /// ([`crate::needs`]). `_test` is kept for the callers; the banner names the running test.
 pub fn skip_agent_clis(_test: &str) -> bool {
-    let missing: Vec<String> = ["claude", "codex"]
+    let missing: Vec<String> = ["claude", "codex", "gemini", "opencode", "copilot"]
         .into_iter()
         .filter(|name| !agent_cli_path(name).exists())
         .map(|name| agent_cli_path(name).display().to_string())

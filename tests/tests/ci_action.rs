@@ -460,7 +460,8 @@ fn action_checks_changed_skills_and_gates_on_lift() {
         )]
     );
     // ...a changed one is, with one annotation on its SKILL.md and its markdown report as the
-    // step summary (the head's lift is 0: no change, a notice).
+    // step summary (the head's lift is exactly 0 in every case: no evidence either way, so
+    // inconclusive (issue 35), a notice).
     let head_run = run("skills/table-format");
     assert_eq!(
         head_run.status.code(),
@@ -473,7 +474,8 @@ fn action_checks_changed_skills_and_gates_on_lift() {
     assert_eq!(found[0].0, "notice");
     assert_eq!(found[0].1["file"], "skills/table-format/SKILL.md");
     assert!(
-        found[0].1["title"].contains("table-format on mock-model no change"),
+        found[0].1["title"].contains("table-format on mock-model inconclusive")
+            && found[0].2.contains("cannot rule out changes of 0.05"),
         "{found:?}"
     );
     let md = std::fs::read_to_string(root.path().join("run-summary.md")).unwrap();

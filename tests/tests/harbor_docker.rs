@@ -593,3 +593,74 @@ fn skill_path(listing: &str) -> Option<String> {
         None => short,
     })
 }
+
+/// A budget on a run whose trials Harbor starts (`run --on harbor --max-trials`): the engine
+/// counts each trial as Harbor finishes it and, once the next would cross the limit, stops
+/// Harbor (trials it had in flight end with it, so the run holds at least the limit); the run
+/// ends `stopped: budget` with what it spent, completed and in the history like any run.
+#[test]
+fn a_budget_stops_a_run_on_harbor_and_its_partial_run_is_history() {
+    let Some((harbor, _)) = harbor_env() else {
+        return;
+    };
+    let Ok(image) = std::env::var("SKILLWATCH_HARBOR_AGENTS_IMAGE") else {
+        eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
+        return;
+    };
+    let fixtures = workspace_root().join("tests/fixtures/harbor");
+    let port = free_port();
+    let _model = Server(
+        Command::new("python3")
+            .arg(fixtures.join("agent/scripted_anthropic.py"))
+            .arg(port.to_string())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("history.sqlite3");
+    let out = Command::new(skillwatch_bin())
+        .arg("run")
+        .arg(fixtures.join("skills/release-codename"))
+        .args(["--on", "harbor", "--harness", "claude-code", "--model"])
+        .args([
+            "claude-sonnet-4-5",
+            "--runs",
+            "2",
+            "-j",
+            "1",
+            "--max-trials",
+            "2",
+        ])
+        .args(["--json", "--base-image", &image])
+        .arg(format!("--base-url=http://127.0.0.1:{port}"))
+        .arg("--harbor")
+        .arg(&harbor)
+        .arg("--harbor-dir")
+        .arg(tmp.path().join("hb"))
+        .arg("--db")
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}\n{}", text(&out.stdout), text(&out.stderr)));
+    assert_eq!(report["stop"]["reason"], "budget", "{report:#}");
+    assert_eq!(report["run"]["status"], "completed", "{report:#}");
+    let spent = report["spent"]["trials"].as_u64().unwrap();
+    let held = report["run"]["trial_count"].as_u64().unwrap();
+    assert!((2..8).contains(&held), "of 8 planned: {report:#}");
+    assert_eq!(
+        spent, held,
+        "every trial Harbor finished is counted: {report:#}"
+    );
+    let history = Command::new(skillwatch_bin())
+        .args(["history", "release-codename", "--json", "--db"])
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&history.stdout).unwrap();
+    assert_eq!(v["runs"][0]["run"]["id"], report["run"]["id"], "{v:#}");
+}

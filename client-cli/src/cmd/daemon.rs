@@ -276,6 +276,9 @@ fn report(json: bool, value: serde_json::Value, text: &str) -> anyhow::Result<()
 fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
     if json {
         let mut value = serde_json::to_value(status)?;
+        // `running` says the daemon runs (false when none does), which hides the status's
+        // count of running jobs: the counts go under `jobs` too
+        value["jobs"] = json!({"queued": status.queued, "running": status.running});
         value["running"] = json!(true);
         outln!("{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(());

@@ -15,9 +15,47 @@ use skillwatch_core::plural::count;
 use skillwatch_core::scoring::case_test::{CaseFinding, CaseTest};
 use skillwatch_core::scoring::{ScoringProfile, Verdict};
 use skillwatch_daemon::runner::{RunReport, SideRow, TrialTally};
-use skillwatch_daemon::store::{ProfileHeadline, RunHeadline};
+use skillwatch_daemon::store::{ProfileHeadline, RunHeadline, RunStatus, Spent, Stop};
 
 use crate::cmd::history_db::{interval, rate, signed};
+
+/// A run's status as said to a person: `stopped: budget` when its budget stopped it before its
+/// plan was done (it is stored `completed`: it ran to its own end and is scored).
+pub fn status_word(status: RunStatus, stop: Option<&Stop>) -> String {
+    match (status, stop) {
+        (RunStatus::Completed, Some(_)) => "stopped: budget".into(),
+        _ => status.to_string(),
+    }
+}
+
+/// The `Stopped` and `Spent` lines of every kind of run's report: why its budget stopped it,
+/// and what its trials spent (tokens as the harness counted them, cost at the model's price).
+pub fn budget_lines(stop: Option<&Stop>, spent: &Spent) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(stop) = stop {
+        lines.push(format!("Stopped      budget: {}", stop.detail));
+    }
+    if spent.trials == 0 {
+        return lines;
+    }
+    let cost = match (spent.unpriced, spent.trials) {
+        (0, _) => format!("${:.4}", spent.cost_usd),
+        (u, t) if u == t => "cost unknown (no price for the model)".into(),
+        (u, _) => format!(
+            "${:.4} (and {} at no known price)",
+            spent.cost_usd,
+            count(u, "trial")
+        ),
+    };
+    lines.push(format!(
+        "Spent        {}, {} tokens ({} in, {} out), {cost}",
+        count(spent.trials, "trial"),
+        spent.tokens(),
+        spent.tokens_in,
+        spent.tokens_out
+    ));
+    lines
+}
 
 /// `2/3 passed`, or `—` when nothing was graded.
 fn passes(side: &SideRow) -> String {

@@ -7,8 +7,9 @@ use skillwatch_core::scoring::stats::PermutationMethod;
 use skillwatch_daemon::runner::RunReport;
 
 use super::{
-    beside, compat_lines, exclusions, harness_line, metric_names, other_profile, pass_at_k_lines,
-    passes, per_case_line, score, tally_line, trouble, unread_note, utility,
+    beside, budget_lines, compat_lines, exclusions, harness_line, metric_names, other_profile,
+    pass_at_k_lines, passes, per_case_line, score, status_word, tally_line, trouble, unread_note,
+    utility,
 };
 use crate::cmd::history_db::{design, interval, signed};
 
@@ -22,7 +23,7 @@ pub fn text(r: &RunReport) -> String {
         r.run.model,
         harness_line(r),
         r.run.id,
-        r.run.status,
+        status_word(r.run.status, r.stop.as_ref()),
         r.wall_ms as f64 / 1000.0
     );
     let _ = writeln!(o, "{}\n", tally_line(r));
@@ -118,6 +119,9 @@ fn headline(o: &mut String, r: &RunReport) {
         let _ = writeln!(o, "{line}");
     }
     let _ = writeln!(o, "Verdict      {}", r.verdict.reason);
+    for line in budget_lines(r.stop.as_ref(), &r.spent) {
+        let _ = writeln!(o, "{line}");
+    }
     if let Some(note) = unread_note(r) {
         let _ = writeln!(o, "Note         {note}");
     }

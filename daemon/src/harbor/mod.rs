@@ -8,4 +8,5 @@ mod run;
 
 pub use export::{ExportOptions, export_suite, write_export};
 pub use import::{ImportOptions, JobError, JobImport, describe, read_job};
-pub use run::{HARBOR_VARS, HarborTarget, default_dir, execute, harbor_model};
+pub use run::{Harbor, HarborDone, default_dir, harbor_model};
+pub use skillwatch_protocol::{HARBOR_VARS, HarborRun, HarborTarget};

@@ -561,12 +561,12 @@ mod tests {
     use skillwatch_core::trajectory::Decision;
 
     use super::*;
-    use crate::store::{SkillIdentity, TriggerRunSpec, TriggerTrialRow};
+    use crate::store::{Row, RunBegin, RunEnd, SkillIdentity, TriggerRunSpec, TriggerTrialRow};
 
     /// A trigger run of `pdf` on `model` whose eight positive queries pick it `picked` times.
     fn trigger_run(store: &mut Store, model: &str, picked: usize, status: RunStatus) {
         let run = store
-            .begin_trigger_run(&TriggerRunSpec {
+            .begin(RunBegin::Trigger(&TriggerRunSpec {
                 skill: SkillIdentity {
                     name: "pdf".into(),
                     path: None,
@@ -578,7 +578,8 @@ mod tests {
                 tool_version: "skillwatch test".into(),
                 staged: Vec::new(),
                 early_stop: true,
-            })
+                in_history: true,
+            }))
             .unwrap();
         for q in 0..8 {
             let decision = match q < picked {
@@ -605,9 +606,9 @@ mod tests {
                 listed: Some(true),
                 error_message: None,
             };
-            store.record_trigger_trial(run, &row).unwrap();
+            store.record(run, &Row::Trigger(row), None).unwrap();
         }
-        store.finish_trigger_run(run, status).unwrap();
+        store.finish(run, &RunEnd { status, stop: None }).unwrap();
     }
 
     fn request(since: &str, model: Option<&str>) -> CompareAllRequest {

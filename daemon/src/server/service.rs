@@ -71,39 +71,6 @@ fn query_error(e: QueryError) -> RpcError {
     }
 }
 
-/// Each finished trial of a trigger call as an event (the client follows them as it follows
-/// a job's progress).
-fn trigger_progress(
-    events: &Arc<EventLog>,
-    request: &crate::trigger::TriggerRequest,
-    plan: &crate::trigger::TriggerPlan,
-) -> impl Fn(&crate::trigger::TriggerTrialRecord) + Send + Sync + use<> {
-    let (events, done) = (events.clone(), std::sync::atomic::AtomicU32::new(0));
-    let total = u32::try_from(plan.planned()).unwrap_or(u32::MAX);
-    let (skill_dir, call) = (request.skill_dir.clone(), request.call.clone());
-    // one line each: an event is shown as one line of `skillwatch events`
-    let queries: Vec<String> = plan
-        .queries
-        .iter()
-        .map(|q| q.query.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect();
-    move |record| {
-        let done = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        let query = queries.get(record.trial.query).map_or("", String::as_str);
-        events.publish(skillwatch_protocol::EventKind::TriggerProgress {
-            skill_dir: skill_dir.clone(),
-            call: call.clone(),
-            done,
-            total,
-            message: format!(
-                "{query}: {}",
-                skillwatch_core::trajectory::Decision::describe(record.trial.decision.as_ref())
-            ),
-            event: serde_json::to_value(record).unwrap_or_default(),
-        });
-    }
-}
-
 impl Service {
     /// Run `f` on the store on the blocking pool.
     async fn with_store<T, F>(&self, f: F) -> Result<T, RpcError>
@@ -248,36 +215,6 @@ impl DaemonRpc for Service {
     ) -> Result<serde_json::Value, RpcError> {
         self.with_store(move |s| queries::compare_value(s, &request).map_err(query_error))
             .await
-    }
-
-    async fn trigger(
-        self,
-        _: Context,
-        request: serde_json::Value,
-        env: ClientEnv,
-    ) -> Result<serde_json::Value, RpcError> {
-        let request: crate::trigger::TriggerRequest = serde_json::from_value(request)
-            .map_err(|e| RpcError::invalid(format!("a trigger request: {e}")))?;
-        let host = crate::harness::HostEnv::current().with_client(&env);
-        let plan =
-            crate::trigger::plan(&request, &host).map_err(|e| RpcError::invalid(e.to_string()))?;
-        let progress = trigger_progress(&self.0.events, &request, &plan);
-        let report = plan
-            .execute(
-                &std::env::temp_dir(),
-                &progress,
-                self.0.shutdown.child_token(),
-                Some(self.0.store.clone()),
-            )
-            .await
-            .map_err(|e| RpcError::store(e.to_string()))?;
-        self.0
-            .events
-            .publish(skillwatch_protocol::EventKind::TriggerFinished {
-                skill_dir: request.skill_dir.clone(),
-                run: report.run_id.map(|r| r.0),
-            });
-        serde_json::to_value(&report).map_err(|e| RpcError::store(e.to_string()))
     }
 
     async fn compare_all(

@@ -254,10 +254,17 @@ pub fn skills(conn: &Connection) -> Result<Vec<SkillInfo>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// Whether a skill of this name has any history.
+/// Whether a skill of this name has any history: a run of any kind that is in it (an arm of a
+/// description A/B is not).
 pub fn skill_exists(conn: &Connection, skill: &str) -> Result<bool> {
     Ok(conn
-        .prepare_cached("SELECT 1 FROM skills WHERE name = ?1")?
+        .prepare_cached(
+            "SELECT 1 FROM skills s WHERE s.name = ?1
+               AND (EXISTS (SELECT 1 FROM runs r WHERE r.skill_id = s.id)
+                 OR EXISTS (SELECT 1 FROM probe_runs p WHERE p.skill_id = s.id)
+                 OR EXISTS (SELECT 1 FROM trigger_runs t
+                            WHERE t.skill_id = s.id AND t.in_history = 1))",
+        )?
         .query_row([skill], |_| Ok(()))
         .optional()?
         .is_some())

@@ -1238,6 +1238,111 @@ fn a_damaged_file_is_refused_for_writing_and_named_for_reading() {
     );
 }
 
+/// A history written by protocol 4's daemon (schema 9): its jobs' untyped `runner` requests
+/// become typed `spec`s of their kind, and what the daily cap counted (every paired trial with
+/// the cost its harness reported) is the spending ledger. Nothing is dropped.
+#[test]
+fn protocol_4_jobs_and_trials_are_migrated_to_the_run_engine() {
+    use serde_json::json;
+    use skillwatch_protocol::{JobFilter, JobKind, RunSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let runner = json!({
+        "skill_dir": "/s/pdf", "harness": {"kind": "openai", "base_url": "http://h/v1"},
+        "model": "m", "judge": null, "runs": 2, "jobs": 1, "timeout_secs": null,
+        "support_skills": [], "cases": [], "trigger": "manual", "seed": 0,
+        "reuse_baselines": true, "retries": 2, "resume": 7, "keep_workspaces": false,
+    });
+    let mut harbor = runner.clone();
+    harbor["harbor"] = json!({"program": "/bin/harbor", "env": "docker", "agent": null,
+                              "base_image": "debian", "host_network": true, "dir": null});
+    let probe = json!({"skill_dir": "/s/pdf", "harness": {"kind": "openai"}, "model": "m",
+                       "only": ["PB-01"], "timeout_secs": null, "retries": 2,
+                       "keep_workspaces": false,
+                       "params": skillwatch_core::scoring::skilltester::SkillTesterParams::default()});
+    let job = |kind: Option<&str>, runner: Option<&serde_json::Value>| {
+        let mut r = json!({"skill_dir": "/s/pdf", "harness": "openai", "model": "m",
+                           "judge_model": null, "runs": null, "jobs": null, "cases": [],
+                           "base_url": null, "timeout_secs": null, "trigger": "save",
+                           "client_env": {"OPENAI_API_KEY": true}});
+        if let Some(k) = kind {
+            r["kind"] = json!(k);
+        }
+        if let Some(x) = runner {
+            r["runner"] = x.clone();
+        }
+        r.to_string()
+    };
+    {
+        let mut old = Store::open_with(&path, &MIGRATIONS[..9]).unwrap();
+        for request in [
+            job(None, None),
+            job(Some("paired"), Some(&runner)),
+            job(None, Some(&harbor)),
+            job(Some("probe"), Some(&probe)),
+        ] {
+            old.conn
+                .execute(
+                    "INSERT INTO jobs (skill_dir, harness, model, trigger, request, state, created_ms)
+                     VALUES ('/s/pdf', 'openai', 'm', 'save', ?1, 'completed', 1)",
+                    [request],
+                )
+                .unwrap();
+        }
+        let run = old.begin_run(&spec("s", "m", 1)).unwrap();
+        let mut t = trial(0, Condition::Skill, 0, 0.5);
+        t.tokens = Tokens {
+            input: Some(100),
+            output: Some(20),
+            cached: Some(0),
+        };
+        t.cost_usd = Some(0.25);
+        old.record_trial(run, &t).unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let jobs = store.jobs(&JobFilter::default()).unwrap();
+    let kinds: Vec<(JobKind, Option<&str>)> = jobs
+        .iter()
+        .rev()
+        .map(|j| {
+            let spec = j.request.spec.as_ref().map(|s| match s {
+                RunSpec::Paired(r) => {
+                    assert_eq!((r.runs, r.resume.map(|r| r.0)), (2, Some(7)));
+                    "paired"
+                }
+                RunSpec::Harbor(h) => {
+                    assert!(h.harbor.host_network);
+                    assert_eq!(h.run.runs, 2);
+                    "harbor"
+                }
+                RunSpec::Probe(p) => {
+                    assert_eq!(p.only, vec!["PB-01".to_owned()]);
+                    "probe"
+                }
+                other => panic!("{other:?}"),
+            });
+            assert!(j.request.disagreement().is_none(), "{j:#?}");
+            assert_eq!(j.request.client_env.get("OPENAI_API_KEY"), Some(&true));
+            (j.request.kind, spec)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (JobKind::Paired, None),
+            (JobKind::Paired, Some("paired")),
+            (JobKind::Harbor, Some("harbor")),
+            (JobKind::Probe, Some("probe")),
+        ]
+    );
+    let today = store.spent_since(0).unwrap();
+    assert_eq!(
+        (today.trials, today.tokens_in, today.tokens_out),
+        (1, 100, 20)
+    );
+    assert!((today.cost_usd - 0.25).abs() < 1e-12);
+}
+
 /// A trial of case `c{case}` that errored before it could be graded.
 fn errored(case: usize, condition: Condition, attempt: u32) -> TrialRecord {
     let mut t = TrialRecord::new(format!("c{case}"), condition, attempt);

@@ -460,12 +460,3 @@ pub fn record_probes(conn: &Connection, run: RunId, probes: &[ProbeResult]) -> R
     }
     Ok(())
 }
-
-/// Mark every run still `running` as `interrupted`: what a process that owns the database calls
-/// at start-up, since no run can still be in progress when nobody is recording it.
-pub fn interrupt_running(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
-        "UPDATE runs SET status = 'interrupted', finished_ms = ?1 WHERE status = 'running'",
-        [now_ms()],
-    )?)
-}
