@@ -201,7 +201,7 @@ pub fn count_skill_files(root: &Path) -> usize {
 pub mod daemon;
 pub mod history;
 pub mod lsp;
-pub mod mock;
+pub use skillwatch_mock_model as mock;
 pub mod needs;
 pub mod probe;
 pub mod run;

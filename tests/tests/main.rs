@@ -50,6 +50,7 @@ mod probe_agents;
 mod probe_daemon;
 mod probe_kill;
 mod probe_run;
+mod readme_quick_start;
 mod report_html;
 mod run_agent_clis;
 mod run_budgets;

@@ -35,12 +35,20 @@ impl Style {
     }
 }
 
+/// Rules whose finding states a fact about a folder of skills, repeated on each skill it
+/// concerns (so the editor shows it on whichever SKILL.md is open): SW222, the folder's
+/// listing is over Claude Code's budget. In the terminal it is printed once per folder, not
+/// once per skill (2,921 identical lines for one folder); `--json` and SARIF keep every one.
+const ONCE_PER_FOLDER: &[&str] = &["SW222"];
+
 /// Human output written file by file, so `skillwatch check` can show a folder's findings
 /// while later folders are still being checked.
 pub struct Printer<W> {
     out: W,
     style: Style,
     min_severity: Severity,
+    /// The (rule, folder of skills) pairs of [`ONCE_PER_FOLDER`] already printed.
+    said: std::collections::HashSet<(&'static str, std::path::PathBuf)>,
 }
 
 impl<W: Write> Printer<W> {
@@ -50,15 +58,18 @@ impl<W: Write> Printer<W> {
             out,
             style: Style { on: color },
             min_severity,
+            said: Default::default(),
         }
     }
 
     /// Write the file's shown findings.
     pub fn file(&mut self, file: &FileReport) -> io::Result<()> {
+        let min_severity = self.min_severity;
         let shown: Vec<&Diagnostic> = file
             .diagnostics
             .iter()
-            .filter(|d| d.severity <= self.min_severity)
+            .filter(|d| d.severity <= min_severity)
+            .filter(|d| self.first_in_folder(d))
             .collect();
         if shown.is_empty() {
             return Ok(());
@@ -68,6 +79,17 @@ impl<W: Write> Printer<W> {
             diagnostic(&mut self.out, &self.style, file, index.as_ref(), d)?;
         }
         Ok(())
+    }
+
+    /// False for a [`ONCE_PER_FOLDER`] finding already printed for its folder of skills (the
+    /// folder holding the skill's folder).
+    fn first_in_folder(&mut self, d: &Diagnostic) -> bool {
+        let Some(rule) = ONCE_PER_FOLDER.iter().find(|r| **r == d.rule) else {
+            return true;
+        };
+        let folder = d.path.parent().and_then(|skill| skill.parent());
+        let folder = folder.map(|f| f.to_path_buf()).unwrap_or_default();
+        self.said.insert((rule, folder))
     }
 
     /// Write the closing summary line and flush.
@@ -165,6 +187,36 @@ fn window_chars(text: &str, index: &LineIndex, line: usize, span: Span) -> (Stri
 mod tests {
     use super::*;
     use unicode_width::UnicodeWidthChar as _;
+
+    #[test]
+    fn a_folder_finding_is_printed_once_per_folder() {
+        let report = |path: &str, rule: &'static str| FileReport {
+            path: path.into(),
+            text: None,
+            diagnostics: vec![Diagnostic {
+                rule,
+                severity: Severity::Info,
+                path: path.into(),
+                span: Span::new(0, 0),
+                message: "over budget".into(),
+                fix: None,
+            }],
+            ignored: Vec::new(),
+        };
+        let mut out = Vec::new();
+        let mut printer = Printer::new(&mut out, false, Severity::Info);
+        for path in ["a/s1/SKILL.md", "a/s2/SKILL.md", "b/s3/SKILL.md"] {
+            printer.file(&report(path, "SW222")).unwrap();
+            printer.file(&report(path, "SW208")).unwrap();
+        }
+        let out = String::from_utf8(out).unwrap();
+        let said = |rule: &str| out.matches(&format!("[{rule}]")).count();
+        assert_eq!((said("SW222"), said("SW208")), (2, 3), "{out}");
+        assert!(
+            out.contains("a/s1/SKILL.md: info[SW222]")
+                && out.contains("b/s3/SKILL.md: info[SW222]")
+        );
+    }
 
     #[test]
     fn caret_sits_under_the_span() {

@@ -352,7 +352,26 @@ fn unknown(ctx: &mut Ctx<'_>, fm: Span, entries: &[Entry], entry: &Entry) {
         )
     };
     let fix = move_to_metadata(ctx, fm, entries, entry);
+    let message = match (&fix, why_not_moved(entry)) {
+        (None, Some(why)) => format!("{message}; {why}"),
+        _ => message,
+    };
     ctx.report_fix("SW116", entry.key.span, message, fix);
+}
+
+/// Why [`move_to_metadata`] offers no fix for this value, when the value is the reason:
+/// `metadata` maps names to strings (the specification), so a mapping, or a list holding
+/// more than plain values, has no string form to move that keeps its shape.
+fn why_not_moved(entry: &Entry) -> Option<&'static str> {
+    match &entry.value.value {
+        Value::Mapping(_) => Some(
+            "`metadata` values are strings, so a nested mapping cannot move there as it is and              `--fix` leaves it to you: flatten it into string entries (e.g. `name.key: value`)              or drop it",
+        ),
+        Value::Sequence(_) if scalar_items(&entry.value).is_none() => Some(
+            "`metadata` values are strings, so a list of mappings or lists cannot move there as              it is and `--fix` leaves it to you: flatten it into string entries or drop it",
+        ),
+        _ => None,
+    }
 }
 
 /// The known field `key` is a misspelling of, when that field is not set already: the same

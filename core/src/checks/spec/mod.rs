@@ -528,6 +528,26 @@ mod tests {
     }
 
     #[test]
+    fn sw116_nested_mapping_says_why_no_fix() {
+        let text = "---\nname: good-skill\ndescription: Use when testing.\nconfig:\n  depth: 2\n---\nbody\n";
+        let d = one(text, "SW116");
+        assert!(d.fix.is_none(), "{d:?}");
+        assert!(
+            d.message.contains("`metadata` values are strings"),
+            "{}",
+            d.message
+        );
+        let listed =
+            "---\nname: good-skill\ndescription: Use when testing.\nsteps:\n  - a: 1\n---\nbody\n";
+        assert!(one(listed, "SW116").message.contains("list of mappings"));
+        // a plain value moves, and its message has no excuse
+        let plain =
+            "---\nname: good-skill\nversion: 2\ndescription: Use when testing.\n---\nbody\n";
+        let d = one(plain, "SW116");
+        assert!(d.fix.is_some() && !d.message.contains("leaves it to you"));
+    }
+
+    #[test]
     fn sw116_move_fix_creates_metadata_and_keeps_crlf() {
         let text = "---\r\nname: good-skill\r\nversion: 2\r\ndescription: Use when testing.\r\n---\r\nbody\r\n";
         let d = one(text, "SW116");

@@ -129,11 +129,15 @@ pub struct MockServer {
 impl MockServer {
     /// Start serving with `handler` on a free port of 127.0.0.1.
     pub fn start(handler: Handler) -> MockServer {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        listener
-            .set_nonblocking(true)
-            .expect("nonblocking listener");
-        let addr = listener.local_addr().expect("local addr");
+        MockServer::start_on(handler, 0).expect("bind 127.0.0.1:0")
+    }
+
+    /// Start serving with `handler` on 127.0.0.1:`port` (0: a free one); the error when the
+    /// port is taken.
+    pub fn start_on(handler: Handler, port: u16) -> std::io::Result<MockServer> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (tx, rx) = oneshot::channel();
         let recorded = requests.clone();
@@ -144,12 +148,12 @@ impl MockServer {
                 .expect("mock server runtime");
             rt.block_on(serve(listener, handler, recorded, rx));
         });
-        MockServer {
+        Ok(MockServer {
             addr,
             requests,
             shutdown: Some(tx),
             thread: Some(thread),
-        }
+        })
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -120,7 +120,7 @@ fn response(reply: &ModelReply) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mock::MockUsage;
+    use crate::MockUsage;
 
     #[test]
     fn function_calls_and_responses_round_trip() {

@@ -165,7 +165,7 @@ fn chunks(whole: &Value) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mock::MockUsage;
+    use crate::MockUsage;
 
     #[test]
     fn request_view_and_reply_shape() {

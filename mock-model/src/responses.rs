@@ -140,7 +140,7 @@ fn events(reply: &ModelReply, ids: &AtomicU64) -> Vec<(String, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mock::MockUsage;
+    use crate::MockUsage;
 
     #[test]
     fn function_calls_and_outputs_round_trip() {

@@ -165,7 +165,7 @@ fn stream_events(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mock::MockUsage;
+    use crate::MockUsage;
 
     #[test]
     fn stream_carries_tool_input_as_json_delta_and_cache_split_usage() {

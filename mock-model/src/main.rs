@@ -2,7 +2,7 @@
 //! the README's quick start runs the skill `skillwatch init` writes (meeting-notes) against it.
 //!
 //! ```sh
-//! cargo run -p skillwatch-tests --bin mock-model -- openai      # or: anthropic
+//! cargo run --release -p skillwatch-mock-model -- openai      # or: anthropic
 //! ```
 //!
 //! It prints its base URL and serves until stopped. The model is a script, not a model: it
@@ -16,7 +16,9 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use skillwatch_tests::mock::{self, MockServer, MockUsage, ModelReply, ModelRequest, Script};
+use skillwatch_mock_model::{
+    self as mock, MockServer, MockUsage, ModelReply, ModelRequest, Script,
+};
 
 /// Text only the meeting-notes SKILL.md holds: it is in the context once the skill is loaded.
 const SKILL_TEXT: &str = "End with the open questions: tasks that have no owner yet";
@@ -64,14 +66,34 @@ fn script(protocol: &str) -> Script {
     })
 }
 
+/// The port it listens on unless `--port` says otherwise: fixed, so the README's `run` command
+/// with `--base-url http://127.0.0.1:4891` works as written.
+const DEFAULT_PORT: u16 = 4891;
+
+const USAGE: &str =
+    "usage: mock-model openai|anthropic [--port N]   (default port 4891; 0: any free port)";
+
 fn main() {
-    let protocol = std::env::args().nth(1).unwrap_or_else(|| "openai".into());
-    let server: MockServer = match protocol.as_str() {
-        "openai" => mock::openai_chat::server(script("openai")),
-        "anthropic" => mock::anthropic::server(script("anthropic")),
-        other => {
-            eprintln!("mock-model: unknown protocol `{other}`: expected openai or anthropic");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (protocol, port) = match parse(&args) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            eprintln!("mock-model: {why}\n{USAGE}");
             std::process::exit(2);
+        }
+    };
+    let handler = match protocol.as_str() {
+        "openai" => mock::openai_chat::handler(script("openai")),
+        _ => mock::anthropic::handler(script("anthropic")),
+    };
+    let server = match MockServer::start_on(handler, port) {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!(
+                "mock-model: cannot listen on 127.0.0.1:{port}: {e}; another mock-model may be \
+                 running there, or pass --port with another port (0: any free one)"
+            );
+            std::process::exit(1);
         }
     };
     let base = match protocol.as_str() {
@@ -82,4 +104,24 @@ fn main() {
     loop {
         std::thread::park();
     }
+}
+
+/// (protocol, port) from the arguments.
+fn parse(args: &[String]) -> Result<(String, u16), String> {
+    let mut protocol = None;
+    let mut port = DEFAULT_PORT;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => {
+                let value = args.next().ok_or("--port needs a number")?;
+                port = value
+                    .parse()
+                    .map_err(|_| format!("--port `{value}` is not a port number"))?;
+            }
+            "openai" | "anthropic" if protocol.is_none() => protocol = Some(arg.clone()),
+            other => return Err(format!("unexpected argument `{other}`")),
+        }
+    }
+    Ok((protocol.unwrap_or_else(|| "openai".into()), port))
 }
