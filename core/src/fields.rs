@@ -10,6 +10,9 @@
 
 use crate::checks::Profile;
 
+mod dialects;
+use dialects::*;
+
 /// Where a field comes from, which decides who accepts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -60,11 +63,69 @@ pub enum Place {
     Case,
     /// An object item of a case's criteria lists (`assertions`, `expectations`, ...).
     Criterion,
+    /// The top level of a Vally eval spec.
+    VallyTop,
+    /// A Vally spec's `config` / `defaults`.
+    VallyConfig,
+    /// A Vally `environment` (root or stimulus).
+    VallyEnvironment,
+    /// One Vally `environment.files` entry.
+    VallyFile,
+    /// One Vally stimulus.
+    VallyStimulus,
+    /// One Vally grader.
+    VallyGrader,
+    /// A Vally grader's `config`.
+    VallyGraderConfig,
+    /// A Vally stimulus's `constraints`.
+    VallyConstraints,
+    /// A Vally spec's `scoring`.
+    VallyScoring,
+    /// The top level of a Vally experiment.
+    VallyExperimentTop,
+    /// One variant of a Vally experiment.
+    VallyVariant,
+    /// The top level of a waza eval.yaml.
+    WazaTop,
+    /// A waza eval.yaml's `config`.
+    WazaConfig,
+    /// One waza metric.
+    WazaMetric,
+    /// One waza grader.
+    WazaGrader,
+    /// A waza grader's `config`.
+    WazaGraderConfig,
+    /// A waza task file.
+    WazaTask,
+    /// A waza task's `inputs`.
+    WazaInputs,
+    /// A waza task's `expected`.
+    WazaExpected,
+    /// A waza task's `expected.behavior`.
+    WazaBehavior,
+    /// The top level of a skill-up eval.yaml.
+    SkillUpTop,
+    /// A skill-up eval.yaml's `cases`.
+    SkillUpCases,
+    /// A skill-up eval.yaml's `cases.defaults`.
+    SkillUpDefaults,
+    /// A skill-up case file.
+    SkillUpCase,
+    /// A skill-up case's `input`.
+    SkillUpInput,
+    /// A skill-up case's `context`.
+    SkillUpContext,
+    /// A skill-up case's `constraints`.
+    SkillUpConstraints,
+    /// A skill-up `expect`.
+    SkillUpExpect,
+    /// A skill-up judge.
+    SkillUpJudge,
 }
 
 impl Place {
     /// Every place.
-    pub const ALL: [Place; 10] = [
+    pub const ALL: [Place; 39] = [
         Place::Frontmatter,
         Place::EvalYamlTop,
         Place::Scenario,
@@ -75,6 +136,35 @@ impl Place {
         Place::EvalsJsonCasesTop,
         Place::Case,
         Place::Criterion,
+        Place::VallyTop,
+        Place::VallyConfig,
+        Place::VallyEnvironment,
+        Place::VallyFile,
+        Place::VallyStimulus,
+        Place::VallyGrader,
+        Place::VallyGraderConfig,
+        Place::VallyConstraints,
+        Place::VallyScoring,
+        Place::VallyExperimentTop,
+        Place::VallyVariant,
+        Place::WazaTop,
+        Place::WazaConfig,
+        Place::WazaMetric,
+        Place::WazaGrader,
+        Place::WazaGraderConfig,
+        Place::WazaTask,
+        Place::WazaInputs,
+        Place::WazaExpected,
+        Place::WazaBehavior,
+        Place::SkillUpTop,
+        Place::SkillUpCases,
+        Place::SkillUpDefaults,
+        Place::SkillUpCase,
+        Place::SkillUpInput,
+        Place::SkillUpContext,
+        Place::SkillUpConstraints,
+        Place::SkillUpExpect,
+        Place::SkillUpJudge,
     ];
 
     /// The fields of this place.
@@ -90,6 +180,35 @@ impl Place {
             Place::EvalsJsonCasesTop => EVALS_JSON_CASES_TOP,
             Place::Case => CASE,
             Place::Criterion => CRITERION,
+            Place::VallyTop => VALLY_TOP,
+            Place::VallyConfig => VALLY_CONFIG,
+            Place::VallyEnvironment => VALLY_ENVIRONMENT,
+            Place::VallyFile => VALLY_FILE,
+            Place::VallyStimulus => VALLY_STIMULUS,
+            Place::VallyGrader => VALLY_GRADER,
+            Place::VallyGraderConfig => VALLY_GRADER_CONFIG,
+            Place::VallyConstraints => VALLY_CONSTRAINTS,
+            Place::VallyScoring => VALLY_SCORING,
+            Place::VallyExperimentTop => VALLY_EXPERIMENT_TOP,
+            Place::VallyVariant => VALLY_VARIANT,
+            Place::WazaTop => WAZA_TOP,
+            Place::WazaConfig => WAZA_CONFIG,
+            Place::WazaMetric => WAZA_METRIC,
+            Place::WazaGrader => WAZA_GRADER,
+            Place::WazaGraderConfig => WAZA_GRADER_CONFIG,
+            Place::WazaTask => WAZA_TASK,
+            Place::WazaInputs => WAZA_INPUTS,
+            Place::WazaExpected => WAZA_EXPECTED,
+            Place::WazaBehavior => WAZA_BEHAVIOR,
+            Place::SkillUpTop => SKILL_UP_TOP,
+            Place::SkillUpCases => SKILL_UP_CASES,
+            Place::SkillUpDefaults => SKILL_UP_DEFAULTS,
+            Place::SkillUpCase => SKILL_UP_CASE,
+            Place::SkillUpInput => SKILL_UP_INPUT,
+            Place::SkillUpContext => SKILL_UP_CONTEXT,
+            Place::SkillUpConstraints => SKILL_UP_CONSTRAINTS,
+            Place::SkillUpExpect => SKILL_UP_EXPECT,
+            Place::SkillUpJudge => SKILL_UP_JUDGE,
         }
     }
 
@@ -111,12 +230,15 @@ impl Place {
         match self {
             Place::Assertion => ASSERTION_TYPES,
             Place::Criterion => CRITERION_TYPES,
+            Place::VallyGrader => VALLY_GRADER_TYPES,
+            Place::WazaGrader => WAZA_GRADER_TYPES,
+            Place::SkillUpJudge => SKILL_UP_JUDGE_TYPES,
             _ => &[],
         }
     }
 }
 
-const fn field(
+pub(crate) const fn field(
     name: &'static str,
     meaning: &'static str,
     limits: &'static str,
