@@ -119,7 +119,11 @@ pub fn check_eval_text(
 }
 
 /// The findings, those a comment silenced, and the dialect the file was read as.
-type Checked = (Vec<Diagnostic>, Vec<super::ignore::Ignored>, Option<Detected>);
+type Checked = (
+    Vec<Diagnostic>,
+    Vec<super::ignore::Ignored>,
+    Option<Detected>,
+);
 
 fn check_text(
     path: &Path,
@@ -316,13 +320,14 @@ impl<'a> Ctx<'a> {
     /// the file does not read as a suite and no error says why yet, say it. A file that reads
     /// gives its notes: what it asks for that skillwatch does not run (SW416).
     fn parse_safety_net(&mut self, root: &Node) {
-        if self.out.iter().any(|d| d.severity == Severity::Error) {
-            return;
-        }
+        // An error already given (a missing file, say) may leave the file readable: its notes
+        // still belong beside the error.
+        let has_error = self.out.iter().any(|d| d.severity == Severity::Error);
         // The file name only goes into each case's origin, never into an error, so the
         // readers' verdict does not depend on it (and `relative_path` asks the OS for the
         // current directory).
         match evalspec::suite_of_dialect(self.dialect(), root, "") {
+            Err(_) if has_error => {}
             Err(e) => {
                 let message = format!("{}{}", e.message, self.read_as());
                 self.push("SW402", e.span, message);
@@ -497,7 +502,12 @@ impl Ctx<'_> {
                 };
                 for file in items(setup, "files") {
                     if let Some(src) = file.get("source").map(|e| &e.value) {
-                        self.source_exists(src, self.skill_dir, "setup file source", "sources are relative to the skill folder");
+                        self.source_exists(
+                            src,
+                            self.skill_dir,
+                            "setup file source",
+                            "sources are relative to the skill folder",
+                        );
                     }
                 }
             }
@@ -532,7 +542,12 @@ impl Ctx<'_> {
                     .map(|e| &e.value);
                 if let Some(fixture) = fixture {
                     let root = evalspec::skill_up_root_of_case(self.path, self.skill_dir);
-                    self.source_exists(fixture, &root, "repo fixture", "skill-up resolves it against the skill folder");
+                    self.source_exists(
+                        fixture,
+                        &root,
+                        "repo fixture",
+                        "skill-up resolves it against the skill folder",
+                    );
                 }
             }
             Dialect::EvalsJson => {
@@ -568,7 +583,12 @@ impl Ctx<'_> {
         let here = self.path.parent().unwrap_or(self.skill_dir).to_path_buf();
         for file in items(env, "files") {
             if let Some(src) = file.get("src").map(|e| &e.value) {
-                self.source_exists(src, &here, "environment file `src`", "`src` is relative to the eval file");
+                self.source_exists(
+                    src,
+                    &here,
+                    "environment file `src`",
+                    "`src` is relative to the eval file",
+                );
             }
         }
     }
@@ -659,12 +679,9 @@ impl Ctx<'_> {
             Dialect::SkillUpCase => node.get("input").map(|e| &e.value),
             _ => Some(node),
         };
-        let prompt = ["question", "prompt"].iter().find_map(|k| {
-            holder?
-                .get(k)
-                .map(|e| &e.value)
-                .filter(|v| !v.is_null())
-        });
+        let prompt = ["question", "prompt"]
+            .iter()
+            .find_map(|k| holder?.get(k).map(|e| &e.value).filter(|v| !v.is_null()));
         let Some(prompt) = prompt else { return };
         let Some(scalar) = prompt.as_scalar() else {
             return;
@@ -806,7 +823,9 @@ impl Ctx<'_> {
                 self.skill_name_matches(root);
                 let here = self.path.parent().unwrap_or(self.skill_dir).to_path_buf();
                 for glob in items(root, "tasks") {
-                    let Some(pattern) = glob.as_str() else { continue };
+                    let Some(pattern) = glob.as_str() else {
+                        continue;
+                    };
                     if crate::grading::glob::find(&here, pattern, &[]).is_empty() {
                         let message = format!(
                             "`{pattern}` matches no task file: task globs are relative to the \
@@ -819,9 +838,16 @@ impl Ctx<'_> {
             }
             Dialect::SkillUp => {
                 let root_dir = evalspec::skill_up_root(self.path);
-                let files = root.get("cases").map_or(&[][..], |c| items(&c.value, "files"));
+                let files = root
+                    .get("cases")
+                    .map_or(&[][..], |c| items(&c.value, "files"));
                 for file in files {
-                    self.source_exists(file, &root_dir, "case file", "case files are relative to the skill folder");
+                    self.source_exists(
+                        file,
+                        &root_dir,
+                        "case file",
+                        "case files are relative to the skill folder",
+                    );
                 }
             }
             Dialect::EvalsJson => self.evals_json_dialect(root),
@@ -842,9 +868,18 @@ impl Ctx<'_> {
                 .find_map(|(_, case)| case.get(key).map(|e| e.key.span))
         };
         let message = match (first("assertions"), first("expectations")) {
-            (Some(at), None) => Some((at, "this evals.json writes `assertions`, the agentskills.io guide's name: NVIDIA SkillEvaluator reads them as behaviours to check; Anthropic skill-creator's schema (references/schemas.md) names them `expectations`, so its grader may not see them (agentskills/agentskills#459). skillwatch reads both")),
-            (None, Some(at)) => Some((at, "this evals.json writes `expectations`, Anthropic skill-creator's name: its grader reads them; NVIDIA SkillEvaluator reads `assertions` only and ignores these, and the agentskills.io guide calls them `assertions` (agentskills/agentskills#459). skillwatch reads both")),
-            (Some(at), Some(_)) => Some((at, "this evals.json writes both `assertions` (the agentskills.io guide's name, read by NVIDIA SkillEvaluator) and `expectations` (Anthropic skill-creator's): each of those tools reads one of the two lists (agentskills/agentskills#459). skillwatch reads both")),
+            (Some(at), None) => Some((
+                at,
+                "this evals.json writes `assertions`, the agentskills.io guide's name: NVIDIA SkillEvaluator reads them as behaviours to check; Anthropic skill-creator's schema (references/schemas.md) names them `expectations`, so its grader may not see them (agentskills/agentskills#459). skillwatch reads both",
+            )),
+            (None, Some(at)) => Some((
+                at,
+                "this evals.json writes `expectations`, Anthropic skill-creator's name: its grader reads them; NVIDIA SkillEvaluator reads `assertions` only and ignores these, and the agentskills.io guide calls them `assertions` (agentskills/agentskills#459). skillwatch reads both",
+            )),
+            (Some(at), Some(_)) => Some((
+                at,
+                "this evals.json writes both `assertions` (the agentskills.io guide's name, read by NVIDIA SkillEvaluator) and `expectations` (Anthropic skill-creator's): each of those tools reads one of the two lists (agentskills/agentskills#459). skillwatch reads both",
+            )),
             (None, None) => None,
         };
         if let Some((at, message)) = message {
@@ -875,7 +910,12 @@ fn pattern_sites<'n>(dialect: Dialect, node: &'n Node, pointer: &str) -> Vec<(St
                 (&["assertions"], &["output_matches", "output_not_matches"])
             } else {
                 (
-                    &["assertions", "expected_behavior", "expectations", "must_not"],
+                    &[
+                        "assertions",
+                        "expected_behavior",
+                        "expectations",
+                        "must_not",
+                    ],
                     &["contains_pattern", "not_contains_pattern"],
                 )
             };
@@ -890,7 +930,12 @@ fn pattern_sites<'n>(dialect: Dialect, node: &'n Node, pointer: &str) -> Vec<(St
             }
         }
         Dialect::Vally => {
-            let types = &["output-matches", "output-not-matches", "file-matches", "file-not-matches"];
+            let types = &[
+                "output-matches",
+                "output-not-matches",
+                "file-matches",
+                "file-not-matches",
+            ];
             for (i, item) in items(node, "graders").iter().enumerate() {
                 if typed(item, types)
                     && let Some(p) = item.get("config").and_then(|c| c.value.get("pattern"))
@@ -901,7 +946,9 @@ fn pattern_sites<'n>(dialect: Dialect, node: &'n Node, pointer: &str) -> Vec<(St
         }
         Dialect::WazaTask => {
             for (i, item) in items(node, "graders").iter().enumerate() {
-                let Some(config) = item.get("config").map(|e| &e.value) else { continue };
+                let Some(config) = item.get("config").map(|e| &e.value) else {
+                    continue;
+                };
                 for key in ["regex_match", "regex_not_match"] {
                     for (j, p) in items(config, key).iter().enumerate() {
                         out.push((format!("/graders/{i}/config/{key}/{j}"), p));
@@ -920,7 +967,9 @@ fn pattern_sites<'n>(dialect: Dialect, node: &'n Node, pointer: &str) -> Vec<(St
             for (at, judge) in judges {
                 for list in ["success", "failure"] {
                     for (i, rule) in items(judge, list).iter().enumerate() {
-                        let Some(m) = rule.get("output_matches").map(|e| &e.value) else { continue };
+                        let Some(m) = rule.get("output_matches").map(|e| &e.value) else {
+                            continue;
+                        };
                         for key in ["all", "any", "not"] {
                             for (j, p) in items(m, key).iter().enumerate() {
                                 out.push((format!("{at}/{list}/{i}/output_matches/{key}/{j}"), p));

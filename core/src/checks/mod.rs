@@ -471,7 +471,7 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
             text: None,
             diagnostics,
             ignored: Vec::new(),
-    dialect: None,
+            dialect: None,
         };
     }
     let offset = error.offset();

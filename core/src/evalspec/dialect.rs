@@ -155,7 +155,11 @@ pub fn of_tree(kind: FileKind, root: &Node, path: &Path) -> Detected {
 
 /// The decision from the top-level keys, most specific first: each dialect's required key,
 /// then keys only one of them uses.
-fn by_keys(has: &dyn Fn(&str) -> bool, cases_mapping: bool, first: Option<Block>) -> Option<Detected> {
+fn by_keys(
+    has: &dyn Fn(&str) -> bool,
+    cases_mapping: bool,
+    first: Option<Block>,
+) -> Option<Detected> {
     let found = |d: Dialect, k: &str| Some(Detected::by_key(d, k));
     if has("scenarios") {
         return found(Dialect::SkillValidator, "scenarios");
@@ -298,10 +302,19 @@ mod tests {
         let cases = [
             ("scenarios:\n  - name: a\n", Dialect::SkillValidator),
             ("name: x\nstimuli:\n  - name: a\n", Dialect::Vally),
-            ("name: e\nevals:\n  - t/*.yaml\nvary: [/environment/skills]\nvariants:\n  a: {}\n", Dialect::VallyExperiment),
-            ("name: w\nskill: s\ntasks:\n  - \"tasks/*.yaml\"\n", Dialect::Waza),
+            (
+                "name: e\nevals:\n  - t/*.yaml\nvary: [/environment/skills]\nvariants:\n  a: {}\n",
+                Dialect::VallyExperiment,
+            ),
+            (
+                "name: w\nskill: s\ntasks:\n  - \"tasks/*.yaml\"\n",
+                Dialect::Waza,
+            ),
             ("id: t1\nname: T\ninputs:\n  prompt: p\n", Dialect::WazaTask),
-            ("schema_version: v1alpha1\ncases:\n  files:\n    - evals/cases/a.yaml\n", Dialect::SkillUp),
+            (
+                "schema_version: v1alpha1\ncases:\n  files:\n    - evals/cases/a.yaml\n",
+                Dialect::SkillUp,
+            ),
             ("cases:\n  files: [a.yaml]\n", Dialect::SkillUp),
             ("id: c\ninput:\n  prompt: p\n", Dialect::SkillUpCase),
             ("skill: s\ncases:\n  - id: a\n", Dialect::EvalsJson),

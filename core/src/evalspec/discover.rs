@@ -281,9 +281,11 @@ pub(crate) fn experiment_glob(pattern: &str, path: &str) -> bool {
     if pats.len() != segs.len() || pats.contains(&"**") {
         return false;
     }
-    pats.iter().zip(&segs).all(|(p, s)| match p.strip_prefix("!(").and_then(|r| r.strip_suffix(')')) {
-        Some(alts) => !alts.split('|').any(|a| crate::grading::glob::matches(a, s)),
-        None => crate::grading::glob::matches(p, s),
+    pats.iter().zip(&segs).all(|(p, s)| {
+        match p.strip_prefix("!(").and_then(|r| r.strip_suffix(')')) {
+            Some(alts) => !alts.split('|').any(|a| crate::grading::glob::matches(a, s)),
+            None => crate::grading::glob::matches(p, s),
+        }
     })
 }
 
@@ -302,10 +304,9 @@ impl Experiment {
             .flat_map(|d| fs::read_dir(d).into_iter().flatten().filter_map(Result::ok))
             .map(|e| e.path())
             .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.ends_with(".experiment.yaml") || n.ends_with(".experiment.yml"))
-                    && p.is_file()
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.ends_with(".experiment.yaml") || n.ends_with(".experiment.yml")
+                }) && p.is_file()
             })
             .collect();
         paths.sort();
@@ -317,7 +318,11 @@ impl Experiment {
                     .and_then(|t| crate::yaml::parse(&t, 0).ok())
                     .and_then(|root| {
                         let list = root.get("evals")?.value.as_sequence()?.to_vec();
-                        Some(list.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+                        Some(
+                            list.iter()
+                                .filter_map(|n| n.as_str().map(str::to_string))
+                                .collect(),
+                        )
                     })
                     .unwrap_or_default();
                 Experiment { path, evals }

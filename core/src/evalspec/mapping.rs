@@ -152,10 +152,7 @@ pub(crate) fn join(base: &str, rel: &str) -> String {
 
 /// A duration: `5m`, `300s`, `30000ms`, `1h`, or a bare number of seconds, rounded up to
 /// whole seconds; `None` when absent. Zero or unreadable is an error naming the forms.
-pub(crate) fn duration_secs(
-    f: &Fields<'_>,
-    key: &str,
-) -> Result<Option<NonZeroU32>, ParseError> {
+pub(crate) fn duration_secs(f: &Fields<'_>, key: &str) -> Result<Option<NonZeroU32>, ParseError> {
     let Some(node) = f.present(key) else {
         return Ok(None);
     };

@@ -26,10 +26,9 @@ mod triggers;
 mod vally;
 mod waza;
 
-pub(crate) use discover::find_eval_files_in;
 pub use dialect::{Detected, Dialect};
+pub(crate) use discover::find_eval_files_in;
 pub use discover::{AboveSkills, find_eval_files, skill_dir_for_eval_file};
-pub use vally::GRADER_TYPES as VALLY_GRADER_TYPES;
 pub use eval_yaml::{ASSERTION_TYPES, DEFAULT_TIMEOUT_SECS};
 pub use evals_json::{TYPED_ASSERTIONS, files_source};
 pub use model::{
@@ -40,6 +39,7 @@ pub use triggers::{
     TRIGGER_SET_FILES, TriggerKind, TriggerQuery, load_trigger_queries, parse_trigger_set,
     trigger_queries,
 };
+pub use vally::GRADER_TYPES as VALLY_GRADER_TYPES;
 
 use std::fs::File;
 use std::io::Read;
@@ -219,7 +219,11 @@ pub fn suite_from_tree(kind: FileKind, tree: &Node, file: &str) -> Result<Suite,
 }
 
 /// Read a tree in a given dialect, a member file with no context.
-pub(crate) fn suite_of_dialect(dialect: Dialect, tree: &Node, file: &str) -> Result<Suite, ParseError> {
+pub(crate) fn suite_of_dialect(
+    dialect: Dialect,
+    tree: &Node,
+    file: &str,
+) -> Result<Suite, ParseError> {
     match dialect {
         Dialect::SkillValidator => eval_yaml::suite_from_tree(tree, file),
         Dialect::EvalsJson => evals_json::suite_from_tree(tree, file),
@@ -228,9 +232,7 @@ pub(crate) fn suite_of_dialect(dialect: Dialect, tree: &Node, file: &str) -> Res
         Dialect::Waza => waza::eval_from_tree(tree, file).map(|(s, _)| s),
         Dialect::SkillUp => skill_up::eval_from_tree(tree, file).map(|(s, _)| s),
         Dialect::WazaTask => waza::task_from_tree(tree, file, &waza::Context::default()),
-        Dialect::SkillUpCase => {
-            skill_up::case_from_tree(tree, file, &skill_up::Context::default())
-        }
+        Dialect::SkillUpCase => skill_up::case_from_tree(tree, file, &skill_up::Context::default()),
     }
 }
 
@@ -347,8 +349,9 @@ pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
     for file in &files {
         let loaded = Loaded::read(&file.path, skill_dir)?;
         let part = match (&file.role, loaded.dialect) {
-            (Role::Experiment, _) => loaded
-                .parse(|t, rel| vally::experiment_from_tree(t, rel, skill.as_deref()))?,
+            (Role::Experiment, _) => {
+                loaded.parse(|t, rel| vally::experiment_from_tree(t, rel, skill.as_deref()))?
+            }
             (_, Dialect::Waza) => {
                 let (mut part, ctx) = loaded.parse(waza::eval_from_tree)?;
                 for path in waza_tasks(&file.path, &ctx) {

@@ -122,7 +122,8 @@ impl Compiled {
 }
 
 fn compiled(dialect: Dialect) -> &'static Compiled {
-    static CELLS: [OnceLock<Compiled>; Dialect::ALL.len()] = [const { OnceLock::new() }; Dialect::ALL.len()];
+    static CELLS: [OnceLock<Compiled>; Dialect::ALL.len()] =
+        [const { OnceLock::new() }; Dialect::ALL.len()];
     let i = Dialect::ALL
         .iter()
         .position(|d| *d == dialect)
@@ -377,7 +378,11 @@ mod tests {
     use crate::yaml;
 
     fn yaml_violations(text: &str) -> Vec<SchemaViolation> {
-        validate(Dialect::SkillValidator, &yaml::parse(text, 0).unwrap(), text)
+        validate(
+            Dialect::SkillValidator,
+            &yaml::parse(text, 0).unwrap(),
+            text,
+        )
     }
 
     fn json_violations(text: &str) -> Vec<SchemaViolation> {

@@ -75,24 +75,41 @@ pub(crate) fn eval_from_tree(root: &Node, file: &str) -> Result<(Suite, Context)
     }
     if let Some(node) = top.present("engine") {
         let e = Fields::new(node, "/engine".into(), Texts::AnyScalar)?;
-        notes.info_at(&top, "engine", format!(
-            "`engine`{}: skillwatch runs `skillwatch run --harness H --model M`",
-            e.optional_text("name")?.map(|n| format!(" (`{n}`)")).unwrap_or_default()
-        ));
+        notes.info_at(
+            &top,
+            "engine",
+            format!(
+                "`engine`{}: skillwatch runs `skillwatch run --harness H --model M`",
+                e.optional_text("name")?
+                    .map(|n| format!(" (`{n}`)"))
+                    .unwrap_or_default()
+            ),
+        );
     }
     if let Some(node) = top.present("benchmark") {
-        let on = node.get("enabled").and_then(|e| e.value.as_scalar()).is_some_and(|s| s.text == "true");
+        let on = node
+            .get("enabled")
+            .and_then(|e| e.value.as_scalar())
+            .is_some_and(|s| s.text == "true");
         if !on {
             notes.info_at(&top, "benchmark", "`benchmark.enabled: false` (skill-up then runs the with-skill arm alone): skillwatch always runs both arms");
         }
     }
     if let Some(node) = top.present("environment") {
-        let kind = node.get("type").and_then(|t| t.value.as_str()).unwrap_or("none");
+        let kind = node
+            .get("type")
+            .and_then(|t| t.value.as_str())
+            .unwrap_or("none");
         if kind != "none" {
             notes.warn_at(&top, "environment", format!("the `{kind}` runtime environment: skillwatch stages each trial in a fresh local folder (`run --on harbor` for containers)"));
         }
     }
-    if top.present("mcp").and_then(|m| m.get("servers")).and_then(|s| s.value.as_sequence()).is_some_and(|s| !s.is_empty()) {
+    if top
+        .present("mcp")
+        .and_then(|m| m.get("servers"))
+        .and_then(|s| s.value.as_sequence())
+        .is_some_and(|s| !s.is_empty())
+    {
         notes.warn_at(&top, "mcp", "`mcp.servers`");
     }
     for key in ["user_simulator", "skills"] {
@@ -122,16 +139,30 @@ pub(crate) fn case_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
         .to_string();
     let id = f.optional_text("id")?.unwrap_or(stem);
     let input = f.present("input").ok_or_else(|| {
-        ParseError::shape(root.span, "(top level): expected `input` (with the `prompt`), found no such field".into())
+        ParseError::shape(
+            root.span,
+            "(top level): expected `input` (with the `prompt`), found no such field".into(),
+        )
     })?;
     let i = Fields::new(input, "/input".into(), Texts::AnyScalar)?;
     let prompt = match (i.present("prompt"), i.present("turns")) {
         (None, Some(turns)) => {
-            notes.warn_at(&i, "turns", "a multi-turn conversation (`input.turns`): only its first turn is sent");
+            notes.warn_at(
+                &i,
+                "turns",
+                "a multi-turn conversation (`input.turns`): only its first turn is sent",
+            );
             let first = turns.as_sequence().and_then(|t| t.first()).ok_or_else(|| {
-                ParseError::shape(turns.span, format!("/input/turns: expected a list of turns, found {}", describe(turns)))
+                ParseError::shape(
+                    turns.span,
+                    format!(
+                        "/input/turns: expected a list of turns, found {}",
+                        describe(turns)
+                    ),
+                )
             })?;
-            Fields::new(first, "/input/turns/0".into(), Texts::AnyScalar)?.required_text("content")?
+            Fields::new(first, "/input/turns/0".into(), Texts::AnyScalar)?
+                .required_text("content")?
         }
         _ => i.required_text("prompt")?,
     };
@@ -155,7 +186,13 @@ pub(crate) fn case_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
         (Some(node), _) => judge(node, "/judge", &mut notes)?,
         (None, Some(list)) => {
             let items = list.as_sequence().ok_or_else(|| {
-                ParseError::shape(list.span, format!("/judges: expected a list of judges, found {}", describe(list)))
+                ParseError::shape(
+                    list.span,
+                    format!(
+                        "/judges: expected a list of judges, found {}",
+                        describe(list)
+                    ),
+                )
             })?;
             let mut all = Judgement::default();
             for (n, item) in items.iter().enumerate() {
@@ -199,7 +236,11 @@ pub(crate) fn case_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
         expected_script: None,
         extra: f
             .present("description")
-            .map(|d| [("description".to_string(), d.to_json())].into_iter().collect())
+            .map(|d| {
+                [("description".to_string(), d.to_json())]
+                    .into_iter()
+                    .collect()
+            })
             .unwrap_or_default(),
         origin: Origin {
             file: file.to_string(),
@@ -224,23 +265,48 @@ fn context(node: &Node, notes: &mut Notes<'_>) -> Result<Vec<SetupFile>, ParseEr
     if let Some(dir) = c.optional_text("repo_fixture")? {
         files.push(SetupFile {
             path: ".".into(),
-            content: FileContent::Source { path: join("", &dir) },
+            content: FileContent::Source {
+                path: join("", &dir),
+            },
         });
     }
     if let Some(node) = c.present("files") {
         let entries = node.as_mapping().ok_or_else(|| {
-            ParseError::shape(node.span, format!("/context/files: expected a mapping of path to content, found {}", describe(node)))
+            ParseError::shape(
+                node.span,
+                format!(
+                    "/context/files: expected a mapping of path to content, found {}",
+                    describe(node)
+                ),
+            )
         })?;
         for entry in entries {
             let path = entry.key.as_key().unwrap_or_default().to_string();
-            let text = entry.value.as_scalar().map(|s| s.text.clone()).ok_or_else(|| {
-                ParseError::shape(entry.value.span, format!("/context/files/{path}: expected the file's text, found {}", describe(&entry.value)))
-            })?;
-            files.push(SetupFile { path, content: FileContent::Inline { text } });
+            let text = entry
+                .value
+                .as_scalar()
+                .map(|s| s.text.clone())
+                .ok_or_else(|| {
+                    ParseError::shape(
+                        entry.value.span,
+                        format!(
+                            "/context/files/{path}: expected the file's text, found {}",
+                            describe(&entry.value)
+                        ),
+                    )
+                })?;
+            files.push(SetupFile {
+                path,
+                content: FileContent::Inline { text },
+            });
         }
     }
     if c.present("git").is_some() {
-        notes.warn_at(&c, "git", "`context.git` (init, checkout, apply_diff, remotes)");
+        notes.warn_at(
+            &c,
+            "git",
+            "`context.git` (init, checkout, apply_diff, remotes)",
+        );
     }
     Ok(files)
 }
@@ -262,7 +328,11 @@ fn expect(e: &Fields<'_>, notes: &mut Notes<'_>) -> Result<Vec<Assertion>, Parse
     }
     if let Some(list) = e.present("file_contains") {
         for (n, item) in list.as_sequence().unwrap_or(&[]).iter().enumerate() {
-            let fc = Fields::new(item, format!("{}/{n}", e.path("file_contains")), Texts::AnyScalar)?;
+            let fc = Fields::new(
+                item,
+                format!("{}/{n}", e.path("file_contains")),
+                Texts::AnyScalar,
+            )?;
             out.push(Assertion::FileContains {
                 path: fc.required_text("path")?,
                 value: fc.required_text("content")?,
@@ -271,7 +341,11 @@ fn expect(e: &Fields<'_>, notes: &mut Notes<'_>) -> Result<Vec<Assertion>, Parse
     }
     exit_code(e, &mut out, notes);
     if e.present("golden_file").is_some() {
-        notes.warn_at(e, "golden_file", "`expect.golden_file` (the output compared with a file)");
+        notes.warn_at(
+            e,
+            "golden_file",
+            "`expect.golden_file` (the output compared with a file)",
+        );
     }
     Ok(out)
 }
@@ -301,7 +375,11 @@ fn judge(node: &Node, pointer: &str, notes: &mut Notes<'_>) -> Result<Judgement,
             out.criteria = j
                 .text_list("criteria")?
                 .into_iter()
-                .map(|text| Criterion { kind: CriterionKind::Rubric, text, name: None })
+                .map(|text| Criterion {
+                    kind: CriterionKind::Rubric,
+                    text,
+                    name: None,
+                })
                 .collect();
             if j.present("pass_threshold").is_some() {
                 notes.warn_at(&j, "pass_threshold", "`pass_threshold` (the share of criteria that must hold): skillwatch's judge scores each criterion");
@@ -323,7 +401,9 @@ fn rules(
     out: &mut Vec<Assertion>,
     notes: &mut Notes<'_>,
 ) -> Result<(), ParseError> {
-    let Some(list) = j.present(key) else { return Ok(()) };
+    let Some(list) = j.present(key) else {
+        return Ok(());
+    };
     for (n, item) in list.as_sequence().unwrap_or(&[]).iter().enumerate() {
         let r = Fields::new(item, format!("{}/{n}", j.path(key)), Texts::AnyScalar)?;
         for entry in item.as_mapping().unwrap_or(&[]) {
@@ -352,7 +432,11 @@ fn checks(
 ) -> Result<(), ParseError> {
     let pattern_of = |text: &str, key: &str, i: usize| -> Result<String, ParseError> {
         if regex {
-            let node = o.get(key).and_then(|n| n.as_sequence()).and_then(|s| s.get(i)).unwrap_or(o.node);
+            let node = o
+                .get(key)
+                .and_then(|n| n.as_sequence())
+                .and_then(|s| s.get(i))
+                .unwrap_or(o.node);
             case_sensitive(text, node, &format!("{}/{i}", o.path(key)))?;
             Ok(text.to_string())
         } else {
@@ -360,8 +444,13 @@ fn checks(
         }
     };
     let one = |text: &str, key: &str, i: usize, present: bool| -> Result<Assertion, ParseError> {
-        let p = super::Pattern::new(format!("(?-i){}", pattern_of(text, key, i)?)).expect("checked");
-        Ok(if present { Assertion::OutputMatches { pattern: p } } else { Assertion::OutputNotMatches { pattern: p } })
+        let p =
+            super::Pattern::new(format!("(?-i){}", pattern_of(text, key, i)?)).expect("checked");
+        Ok(if present {
+            Assertion::OutputMatches { pattern: p }
+        } else {
+            Assertion::OutputNotMatches { pattern: p }
+        })
     };
     for (key, present) in [("all", !failure), ("not", failure)] {
         for (i, v) in o.text_list(key)?.iter().enumerate() {
@@ -398,23 +487,56 @@ mod tests {
     #[test]
     fn eval_and_case() {
         let eval = "schema_version: v1alpha1\nenvironment:\n  type: none\nengine:\n  name: claude_code\ncases:\n  files:\n    - evals/cases/a.yaml\n  defaults:\n    timeout_seconds: 900\n    max_turns: 5\n    expect:\n      exit_code: 0\nbenchmark:\n  enabled: true\n";
-        let (suite, ctx) = eval_from_tree(&yaml::parse(eval, 0).unwrap(), "evals/eval.yaml").unwrap();
+        let (suite, ctx) =
+            eval_from_tree(&yaml::parse(eval, 0).unwrap(), "evals/eval.yaml").unwrap();
         assert_eq!(ctx.cases, ["evals/cases/a.yaml"]);
         assert_eq!(suite.notes.len(), 1, "{:?}", suite.notes);
         let case = "title: Stats\ninput:\n  prompt: |\n    Count the lines\ncontext:\n  repo_fixture: evals/fixtures/repos/sample\n  files:\n    notes.md: hi\nconstraints:\n  max_turns: 8\nexpect:\n  must_contain:\n    - \"Total Files: 3\"\n  files_exist: [report.md]\njudge:\n  type: rule_based\n  success:\n    - output_matches:\n        all: ['(?m)^- Total Files: 3$']\n        any: [pass, ok]\n        not: ['\\.js']\n  failure:\n    - output_contains:\n        any: [LGTM]\n";
-        let s = case_from_tree(&yaml::parse(case, 0).unwrap(), "evals/cases/count-lines.yaml", &ctx).unwrap();
+        let s = case_from_tree(
+            &yaml::parse(case, 0).unwrap(),
+            "evals/cases/count-lines.yaml",
+            &ctx,
+        )
+        .unwrap();
         let c = &s.cases[0];
         assert_eq!(c.id, "count-lines");
         assert_eq!(c.name, "Stats");
         assert_eq!(c.timeout_secs.unwrap().get(), 900);
         assert_eq!(c.constraints.max_turns.unwrap().get(), 8);
         assert_eq!(c.setup.files[0].path, ".");
-        assert_eq!(c.setup.files[0].content, FileContent::Source { path: "evals/fixtures/repos/sample".into() });
-        assert_eq!(c.setup.files[1].content, FileContent::Inline { text: "hi".into() });
-        let kinds: Vec<_> = c.assertions.iter().map(|a| format!("{a:?}").split(' ').next().unwrap().to_string()).collect();
-        assert_eq!(kinds, ["ExitSuccess", "OutputMatches", "FileExists", "OutputMatches", "OutputNotMatches", "OutputMatches", "OutputNotMatches"], "{:?}", c.assertions);
+        assert_eq!(
+            c.setup.files[0].content,
+            FileContent::Source {
+                path: "evals/fixtures/repos/sample".into()
+            }
+        );
+        assert_eq!(
+            c.setup.files[1].content,
+            FileContent::Inline { text: "hi".into() }
+        );
+        let kinds: Vec<_> = c
+            .assertions
+            .iter()
+            .map(|a| format!("{a:?}").split(' ').next().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "ExitSuccess",
+                "OutputMatches",
+                "FileExists",
+                "OutputMatches",
+                "OutputNotMatches",
+                "OutputMatches",
+                "OutputNotMatches"
+            ],
+            "{:?}",
+            c.assertions
+        );
         let is = |i: usize, out: &str| match &c.assertions[i] {
-            Assertion::OutputMatches { pattern } | Assertion::OutputNotMatches { pattern } => pattern.compile().is_match(out).unwrap(),
+            Assertion::OutputMatches { pattern } | Assertion::OutputNotMatches { pattern } => {
+                pattern.compile().is_match(out).unwrap()
+            }
             _ => panic!(),
         };
         assert!(is(1, "Total Files: 3") && !is(1, "total files: 3"));

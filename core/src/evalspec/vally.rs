@@ -19,7 +19,10 @@ use crate::yaml::Node;
 use super::ParseError;
 use super::eval_yaml::DEFAULT_TIMEOUT_SECS;
 use super::fields::{Fields, Texts, describe, key_span, scalar_text};
-use super::mapping::{Notes, beside, case_sensitive, contains_exactly, duration_secs, lacks_exactly, run_setting_notes};
+use super::mapping::{
+    Notes, beside, case_sensitive, contains_exactly, duration_secs, lacks_exactly,
+    run_setting_notes,
+};
 use super::model::{
     Activation, Assertion, Case, Constraints, Criterion, CriterionKind, FileContent, Format,
     Judged, Origin, Setup, SetupFile, Suite,
@@ -76,7 +79,10 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
     let items = stimuli.as_sequence().ok_or_else(|| {
         ParseError::shape(
             stimuli.span,
-            format!("/stimuli: expected a list of stimuli, found {}", describe(stimuli)),
+            format!(
+                "/stimuli: expected a list of stimuli, found {}",
+                describe(stimuli)
+            ),
         )
     })?;
     if items.is_empty() {
@@ -89,7 +95,14 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         .iter()
         .enumerate()
         .map(|(i, node)| {
-            stimulus(node, format!("/stimuli/{i}"), file, timeout, &shared, &mut notes)
+            stimulus(
+                node,
+                format!("/stimuli/{i}"),
+                file,
+                timeout,
+                &shared,
+                &mut notes,
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Suite {
@@ -165,7 +178,11 @@ fn environment(
         let items = list.as_sequence().ok_or_else(|| {
             ParseError::shape(
                 list.span,
-                format!("{}: expected a list of files, found {}", f.path("files"), describe(list)),
+                format!(
+                    "{}: expected a list of files, found {}",
+                    f.path("files"),
+                    describe(list)
+                ),
             )
         })?;
         for (i, item) in items.iter().enumerate() {
@@ -213,7 +230,11 @@ fn stimulus(
     let name = f.required_text("name")?;
     let prompt = match (f.present("prompt"), f.present("turns")) {
         (None, Some(turns)) => {
-            notes.warn_at(&f, "turns", "a multi-turn stimulus (`turns`): only its first turn is sent");
+            notes.warn_at(
+                &f,
+                "turns",
+                "a multi-turn stimulus (`turns`): only its first turn is sent",
+            );
             first_turn(turns, &f)?
         }
         _ => f.required_text("prompt")?,
@@ -238,7 +259,12 @@ fn stimulus(
         setup: Setup {
             copy_test_files: shared.copy_all || own.copy_all,
             files: shared.files.iter().chain(&own.files).cloned().collect(),
-            commands: shared.commands.iter().chain(&own.commands).cloned().collect(),
+            commands: shared
+                .commands
+                .iter()
+                .chain(&own.commands)
+                .cloned()
+                .collect(),
         },
         assertions,
         judged: Judged {
@@ -252,7 +278,9 @@ fn stimulus(
                 acceptable: Vec::new(),
             },
         },
-        timeout_secs: Some(timeout.unwrap_or(NonZeroU32::new(DEFAULT_TIMEOUT_SECS).expect("non-zero"))),
+        timeout_secs: Some(
+            timeout.unwrap_or(NonZeroU32::new(DEFAULT_TIMEOUT_SECS).expect("non-zero")),
+        ),
         constraints: constraints(&f, notes)?,
         expected_script: None,
         extra,
@@ -269,7 +297,11 @@ fn first_turn(turns: &Node, f: &Fields<'_>) -> Result<String, ParseError> {
     let first = turns.as_sequence().and_then(|t| t.first()).ok_or_else(|| {
         ParseError::shape(
             turns.span,
-            format!("{}: expected a list of turns, found {}", f.path("turns"), describe(turns)),
+            format!(
+                "{}: expected a list of turns, found {}",
+                f.path("turns"),
+                describe(turns)
+            ),
         )
     })?;
     if let Some(text) = scalar_text(first, Texts::AnyScalar) {
@@ -311,7 +343,11 @@ fn graders(
     let items = node.as_sequence().ok_or_else(|| {
         ParseError::shape(
             node.span,
-            format!("{}: expected a list of graders, found {}", f.path("graders"), describe(node)),
+            format!(
+                "{}: expected a list of graders, found {}",
+                f.path("graders"),
+                describe(node)
+            ),
         )
     })?;
     let mut out = Vec::new();
@@ -397,7 +433,10 @@ fn grader(
                 });
             }
             if kind == "panel" {
-                notes.warn(at, "the `panel` grader's several judges: skillwatch asks its one judge model");
+                notes.warn(
+                    at,
+                    "the `panel` grader's several judges: skillwatch asks its one judge model",
+                );
             }
             return Ok(None);
         }
@@ -476,7 +515,10 @@ pub fn experiment_from_tree(
         let variants = node.as_mapping().ok_or_else(|| {
             ParseError::shape(
                 node.span,
-                format!("/variants: expected a mapping of named variants, found {}", describe(node)),
+                format!(
+                    "/variants: expected a mapping of named variants, found {}",
+                    describe(node)
+                ),
             )
         })?;
         let arms = variants
@@ -569,7 +611,11 @@ fn skilled_arm(arms: &[Variant], skill: Option<&str>) -> Option<usize> {
     };
     arms.iter()
         .position(|a| single(a).is_some_and(|p| names_it(&p)))
-        .or_else(|| arms.iter().position(|a| single(a).is_some()).filter(|_| skill.is_none()))
+        .or_else(|| {
+            arms.iter()
+                .position(|a| single(a).is_some())
+                .filter(|_| skill.is_none())
+        })
 }
 
 #[cfg(test)]
@@ -579,7 +625,10 @@ mod tests {
     use crate::yaml;
 
     fn parse(text: &str) -> Result<Suite, ParseError> {
-        suite_from_tree(&yaml::parse(text, 0).unwrap(), "../../../../tests/p/s/eval.vally.yaml")
+        suite_from_tree(
+            &yaml::parse(text, 0).unwrap(),
+            "../../../../tests/p/s/eval.vally.yaml",
+        )
     }
 
     #[test]
@@ -656,17 +705,32 @@ stimuli:
             panic!()
         };
         assert!(pattern.compile().is_match("NET9.0").unwrap());
-        assert!(matches!(a.assertions[2], Assertion::OutputNotMatches { .. }));
+        assert!(matches!(
+            a.assertions[2],
+            Assertion::OutputNotMatches { .. }
+        ));
         assert_eq!(a.judged.criteria[0].text, "Sets the variable");
         assert_eq!(a.constraints.max_turns.unwrap().get(), 12);
         assert_eq!(a.origin.format, Format::Vally);
         assert!(b.setup.copy_test_files);
         assert_eq!(b.activation, Activation::MustNotTrigger);
-        let said: Vec<_> = suite.notes.iter().map(|n| (n.level, &text[n.span.start..n.span.end])).collect();
+        let said: Vec<_> = suite
+            .notes
+            .iter()
+            .map(|n| (n.level, &text[n.span.start..n.span.end]))
+            .collect();
         assert!(said.contains(&(NoteLevel::Info, "runs")), "{said:?}");
         assert!(said.contains(&(NoteLevel::Warning, "pairwise")), "{said:?}");
-        assert!(said.contains(&(NoteLevel::Warning, "run-command")), "{said:?}");
-        assert!(suite.notes.iter().all(|n| n.message.starts_with("not run by skillwatch: ")));
+        assert!(
+            said.contains(&(NoteLevel::Warning, "run-command")),
+            "{said:?}"
+        );
+        assert!(
+            suite
+                .notes
+                .iter()
+                .all(|n| n.message.starts_with("not run by skillwatch: "))
+        );
     }
 
     #[test]
@@ -674,8 +738,16 @@ stimuli:
         let cases = [
             ("stimuli: []\n", "at least one", "[]"),
             ("stimuli:\n  - prompt: p\n", "`name`", "prompt: p"),
-            ("config: {}\ndefaults: {}\nstimuli:\n  - name: a\n    prompt: p\n", "both", "defaults"),
-            ("config:\n  timeout: soon\nstimuli:\n  - name: a\n    prompt: p\n", "duration", "soon"),
+            (
+                "config: {}\ndefaults: {}\nstimuli:\n  - name: a\n    prompt: p\n",
+                "both",
+                "defaults",
+            ),
+            (
+                "config:\n  timeout: soon\nstimuli:\n  - name: a\n    prompt: p\n",
+                "duration",
+                "soon",
+            ),
             (
                 "stimuli:\n  - name: a\n    prompt: p\n    graders:\n      - type: output-matches\n        config:\n          pattern: \"(x\"\n",
                 "invalid regular expression",
@@ -685,7 +757,11 @@ stimuli:
         for (text, needle, at) in cases {
             let err = parse(text).unwrap_err();
             assert!(err.message.contains(needle), "{text}: {}", err.message);
-            assert!(text[err.span.start..].starts_with(at), "{text}: at {:?}", &text[err.span.start..]);
+            assert!(
+                text[err.span.start..].starts_with(at),
+                "{text}: at {:?}",
+                &text[err.span.start..]
+            );
         }
     }
 
@@ -714,15 +790,47 @@ variants:
         - plugins/dotnet/skills/csharp-expert
         - plugins/dotnet-advanced/skills/csharp-scripts
 "#;
-        let suite = experiment_from_tree(&yaml::parse(text, 0).unwrap(), "x.experiment.yaml", Some("csharp-expert")).unwrap();
+        let suite = experiment_from_tree(
+            &yaml::parse(text, 0).unwrap(),
+            "x.experiment.yaml",
+            Some("csharp-expert"),
+        )
+        .unwrap();
         assert!(suite.cases.is_empty());
-        let plugin = suite.notes.iter().find(|n| n.message.contains("plugin arm")).unwrap();
+        let plugin = suite
+            .notes
+            .iter()
+            .find(|n| n.message.contains("plugin arm"))
+            .unwrap();
         assert_eq!(&text[plugin.span.start..plugin.span.end], "plugin");
-        assert!(plugin.message.starts_with("not run by skillwatch yet: the plugin arm `plugin`"), "{}", plugin.message);
-        assert!(suite.notes.iter().any(|n| n.message.contains("overrides.model")));
+        assert!(
+            plugin
+                .message
+                .starts_with("not run by skillwatch yet: the plugin arm `plugin`"),
+            "{}",
+            plugin.message
+        );
+        assert!(
+            suite
+                .notes
+                .iter()
+                .any(|n| n.message.contains("overrides.model"))
+        );
         assert_eq!(suite.notes.len(), 2, "{:?}", suite.notes);
         // read for another skill, the one-skill arm is not its skilled arm
-        let other = experiment_from_tree(&yaml::parse(text, 0).unwrap(), "x.experiment.yaml", Some("csharp-scripts")).unwrap();
-        assert!(other.notes.iter().any(|n| n.message.contains("`skilled`, which stages")), "{:?}", other.notes);
+        let other = experiment_from_tree(
+            &yaml::parse(text, 0).unwrap(),
+            "x.experiment.yaml",
+            Some("csharp-scripts"),
+        )
+        .unwrap();
+        assert!(
+            other
+                .notes
+                .iter()
+                .any(|n| n.message.contains("`skilled`, which stages")),
+            "{:?}",
+            other.notes
+        );
     }
 }

@@ -19,7 +19,9 @@ use crate::yaml::Node;
 
 use super::ParseError;
 use super::fields::{Fields, Texts, describe, scalar_text};
-use super::mapping::{Notes, beside, case_sensitive, contains_exactly, join, lacks_exactly, run_setting_notes};
+use super::mapping::{
+    Notes, beside, case_sensitive, contains_exactly, join, lacks_exactly, run_setting_notes,
+};
 use super::model::{
     Activation, Assertion, Case, Constraints, Criterion, CriterionKind, FileContent, Format,
     Judged, Origin, Setup, SetupFile, Suite,
@@ -69,7 +71,12 @@ pub(crate) fn eval_from_tree(root: &Node, file: &str) -> Result<(Suite, Context)
             ],
             &mut notes,
         );
-        for key in ["skill_directories", "required_skills", "mcp_servers", "max_attempts"] {
+        for key in [
+            "skill_directories",
+            "required_skills",
+            "mcp_servers",
+            "max_attempts",
+        ] {
             if c.present(key).is_some() {
                 notes.warn_at(&c, key, format!("`config.{key}`"));
             }
@@ -119,7 +126,11 @@ pub(crate) fn task_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
     let prompt = i.required_text("prompt")?;
     for key in ["context", "environment"] {
         if i.present(key).is_some() {
-            notes.warn_at(&i, key, format!("`inputs.{key}` (passed to the agent by waza's executor)"));
+            notes.warn_at(
+                &i,
+                key,
+                format!("`inputs.{key}` (passed to the agent by waza's executor)"),
+            );
         }
     }
     let fixtures = match f.optional_text("context_dir")? {
@@ -142,7 +153,11 @@ pub(crate) fn task_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
     }
     graders(&f, "graders", &mut out, &mut notes)?;
     if f.optional_bool("enabled")? == Some(false) {
-        notes.info_at(&f, "enabled", "`enabled: false`: skillwatch runs the task all the same (name it out with `--case`)");
+        notes.info_at(
+            &f,
+            "enabled",
+            "`enabled: false`: skillwatch runs the task all the same (name it out with `--case`)",
+        );
     }
     let case = Case {
         name: f.optional_text("name")?.unwrap_or_else(|| id.clone()),
@@ -188,7 +203,11 @@ fn input_files(i: &Fields<'_>, fixtures: &str) -> Result<Vec<SetupFile>, ParseEr
     let items = node.as_sequence().ok_or_else(|| {
         ParseError::shape(
             node.span,
-            format!("{}: expected a list of files, found {}", i.path("files"), describe(node)),
+            format!(
+                "{}: expected a list of files, found {}",
+                i.path("files"),
+                describe(node)
+            ),
         )
     })?;
     items
@@ -243,7 +262,11 @@ fn expected(
         if completed {
             out.assertions.push(Assertion::ExitSuccess);
         } else {
-            notes.warn_at(e, "outcomes", "`expected.outcomes` other than one `task_completed`");
+            notes.warn_at(
+                e,
+                "outcomes",
+                "`expected.outcomes` other than one `task_completed`",
+            );
         }
     }
     if e.present("tool_calls").is_some() {
@@ -254,8 +277,12 @@ fn expected(
 
 /// `behavior` rules (in `expected` or a `behavior` grader's config).
 fn behavior(b: &Fields<'_>, out: &mut Graded, notes: &mut Notes<'_>) -> Result<(), ParseError> {
-    out.constraints.expect_tools.extend(b.text_list("required_tools")?);
-    out.constraints.reject_tools.extend(b.text_list("forbidden_tools")?);
+    out.constraints
+        .expect_tools
+        .extend(b.text_list("required_tools")?);
+    out.constraints
+        .reject_tools
+        .extend(b.text_list("forbidden_tools")?);
     if let Some(t) = b.optional_positive("max_tokens")? {
         out.constraints.max_tokens = Some(t);
     }
@@ -264,7 +291,11 @@ fn behavior(b: &Fields<'_>, out: &mut Graded, notes: &mut Notes<'_>) -> Result<(
     }
     for key in ["max_tool_calls", "max_response_time_ms", "max_duration_ms"] {
         if b.present(key).is_some() {
-            notes.warn_at(b, key, format!("`{key}`: skillwatch limits turns and tokens, not this"));
+            notes.warn_at(
+                b,
+                key,
+                format!("`{key}`: skillwatch limits turns and tokens, not this"),
+            );
         }
     }
     Ok(())
@@ -282,7 +313,11 @@ fn graders(
     let items = node.as_sequence().ok_or_else(|| {
         ParseError::shape(
             node.span,
-            format!("{}: expected a list of graders, found {}", f.path(key), describe(node)),
+            format!(
+                "{}: expected a list of graders, found {}",
+                f.path(key),
+                describe(node)
+            ),
         )
     })?;
     for (i, item) in items.iter().enumerate() {
@@ -296,15 +331,24 @@ fn grader(g: &Fields<'_>, out: &mut Graded, notes: &mut Notes<'_>) -> Result<(),
     let kind = g.required_text("type")?;
     let type_span = g.get("type").map_or(g.node.span, |n| n.span);
     if let Some(w) = g.present("weight")
-        && w.as_scalar().is_some_and(|s| s.text.trim() != "1" && s.text.trim() != "1.0")
+        && w.as_scalar()
+            .is_some_and(|s| s.text.trim() != "1" && s.text.trim() != "1.0")
     {
-        notes.warn_at(g, "weight", "a grader `weight`: every check counts alike under skillwatch");
+        notes.warn_at(
+            g,
+            "weight",
+            "a grader `weight`: every check counts alike under skillwatch",
+        );
     }
     let empty = Node {
         span: g.node.span,
         value: crate::yaml::Value::Mapping(Vec::new()),
     };
-    let c = Fields::new(g.present("config").unwrap_or(&empty), g.path("config"), Texts::AnyScalar)?;
+    let c = Fields::new(
+        g.present("config").unwrap_or(&empty),
+        g.path("config"),
+        Texts::AnyScalar,
+    )?;
     let list = |key: &str| -> Result<Vec<(String, &Node)>, ParseError> {
         let texts = c.text_list(key)?;
         let nodes = c.get(key).and_then(|n| n.as_sequence()).unwrap_or(&[]);
@@ -438,28 +482,55 @@ graders:
 
     #[test]
     fn eval_and_task() {
-        let (suite, ctx) = eval_from_tree(&yaml::parse(EVAL, 0).unwrap(), "evals/eval.yaml").unwrap();
+        let (suite, ctx) =
+            eval_from_tree(&yaml::parse(EVAL, 0).unwrap(), "evals/eval.yaml").unwrap();
         assert_eq!(suite.skill_name.as_deref(), Some("code-explainer"));
         assert_eq!(ctx.tasks, ["tasks/*.yaml"]);
         assert_eq!(ctx.timeout.unwrap().get(), 300);
-        let said: Vec<_> = suite.notes.iter().map(|n| (n.level, &EVAL[n.span.start..n.span.end])).collect();
-        for want in [(NoteLevel::Warning, "metrics"), (NoteLevel::Info, "trials_per_task"), (NoteLevel::Warning, "code")] {
+        let said: Vec<_> = suite
+            .notes
+            .iter()
+            .map(|n| (n.level, &EVAL[n.span.start..n.span.end]))
+            .collect();
+        for want in [
+            (NoteLevel::Warning, "metrics"),
+            (NoteLevel::Info, "trials_per_task"),
+            (NoteLevel::Warning, "code"),
+        ] {
             assert!(said.contains(&want), "{want:?} in {said:?}");
         }
-        let task = task_from_tree(&yaml::parse(TASK, 0).unwrap(), "evals/tasks/a.yaml", &ctx).unwrap();
+        let task =
+            task_from_tree(&yaml::parse(TASK, 0).unwrap(), "evals/tasks/a.yaml", &ctx).unwrap();
         let case = &task.cases[0];
         assert_eq!(case.id, "explain-js-async-001");
         assert_eq!(case.name, "Explain JavaScript Async/Await");
         assert_eq!(case.timeout_secs.unwrap().get(), 300);
-        assert!(matches!(case.assertions[0], Assertion::OutputNotMatches { .. }), "global grader first");
-        assert_eq!(case.assertions[1], Assertion::OutputContains { value: "async".into() });
+        assert!(
+            matches!(case.assertions[0], Assertion::OutputNotMatches { .. }),
+            "global grader first"
+        );
+        assert_eq!(
+            case.assertions[1],
+            Assertion::OutputContains {
+                value: "async".into()
+            }
+        );
         assert_eq!(
             case.setup.files[0].content,
-            FileContent::Source { path: "evals/fixtures/fetch_user.js".into() }
+            FileContent::Source {
+                path: "evals/fixtures/fetch_user.js".into()
+            }
         );
         assert_eq!(case.constraints.reject_tools, ["web_fetch"]);
-        assert_eq!(case.judged.criteria[0].text, "Does the answer explain await?");
-        assert!(task.notes.iter().any(|n| n.message.contains("max_tool_calls")));
+        assert_eq!(
+            case.judged.criteria[0].text,
+            "Does the answer explain await?"
+        );
+        assert!(
+            task.notes
+                .iter()
+                .any(|n| n.message.contains("max_tool_calls"))
+        );
     }
 
     #[test]
@@ -469,7 +540,11 @@ graders:
         assert!(err.message.contains("`inputs`"), "{}", err.message);
         let text = "id: a\ninputs:\n  prompt: p\ngraders:\n  - type: text\n    name: n\n    config:\n      regex_match: [\"(x\"]\n";
         let err = task_from_tree(&yaml::parse(text, 0).unwrap(), "t.yaml", &ctx).unwrap_err();
-        assert!(err.message.contains("invalid regular expression"), "{}", err.message);
+        assert!(
+            err.message.contains("invalid regular expression"),
+            "{}",
+            err.message
+        );
         assert!(text[err.span.start..].starts_with("\"(x\""));
     }
 }

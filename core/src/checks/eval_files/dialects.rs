@@ -25,7 +25,11 @@ impl Repo {
     fn skill(&self, name: &str) -> PathBuf {
         let dir = self.root.join("plugins/p/skills").join(name);
         fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(SKILL_FILE), format!("---\nname: {name}\ndescription: d\n---\nBody\n")).unwrap();
+        fs::write(
+            dir.join(SKILL_FILE),
+            format!("---\nname: {name}\ndescription: d\n---\nBody\n"),
+        )
+        .unwrap();
         dir
     }
 
@@ -91,7 +95,10 @@ fn a_valid_vally_spec_has_no_errors_and_says_what_is_not_run() {
     let pairwise = d.iter().find(|d| d.message.contains("pairwise")).unwrap();
     assert_eq!(pairwise.severity, Severity::Warning);
     assert!(pairwise.message.starts_with("not run by skillwatch: "));
-    let runs = d.iter().find(|d| d.message.contains("`config.runs`")).unwrap();
+    let runs = d
+        .iter()
+        .find(|d| d.message.contains("`config.runs`"))
+        .unwrap();
     assert_eq!(runs.severity, Severity::Info);
 }
 
@@ -101,7 +108,10 @@ fn a_broken_vally_spec_gives_positioned_errors_naming_the_dialect() {
     let skill = repo.skill("dump-collect");
     let text = VALLY
         .replace("type: output-contains", "type: output-contain")
-        .replace("          pattern: out of scope|cannot", "          pattern: \"(unclosed\"")
+        .replace(
+            "          pattern: out of scope|cannot",
+            "          pattern: \"(unclosed\"",
+        )
         .replace("    prompt: Analyze my dump\n", "");
     let path = repo.write("tests/p/dump-collect/eval.vally.yaml", &text);
     let d = check(&path, &skill);
@@ -110,9 +120,21 @@ fn a_broken_vally_spec_gives_positioned_errors_naming_the_dialect() {
         quoted(&text, &d, "SW402").contains(&"output-contain"),
         "{d:?}"
     );
-    let typo = e.iter().find(|d| &text[d.span.start..d.span.end] == "output-contain").unwrap();
-    assert!(typo.message.contains("did you mean `output-contains`"), "{}", typo.message);
-    assert!(typo.message.contains("[read as Microsoft Vally eval spec: top-level `stimuli:`]"), "{}", typo.message);
+    let typo = e
+        .iter()
+        .find(|d| &text[d.span.start..d.span.end] == "output-contain")
+        .unwrap();
+    assert!(
+        typo.message.contains("did you mean `output-contains`"),
+        "{}",
+        typo.message
+    );
+    assert!(
+        typo.message
+            .contains("[read as Microsoft Vally eval spec: top-level `stimuli:`]"),
+        "{}",
+        typo.message
+    );
     assert!(e.iter().any(|d| d.message.contains("`prompt`")), "{e:?}");
     assert_eq!(quoted(&text, &d, "SW404"), ["\"(unclosed\""], "{d:?}");
 }
@@ -134,12 +156,18 @@ fn an_experiment_names_its_plugin_arm() {
     let d = check(&exp, &skill);
     assert!(errors(&d).is_empty(), "{d:?}");
     assert_eq!(quoted(text, &d, "SW416"), ["plugin"]);
-    assert!(d[0].message.starts_with("not run by skillwatch yet: the plugin arm `plugin`"), "{}", d[0].message);
+    assert!(
+        d[0].message
+            .starts_with("not run by skillwatch yet: the plugin arm `plugin`"),
+        "{}",
+        d[0].message
+    );
     // the suite: the spec's case, and the note placed in the experiment
     let suite = evalspec::load_suite(&skill).unwrap();
     assert_eq!(suite.cases.len(), 1);
     assert_eq!(suite.notes.len(), 1);
-    assert_eq!((suite.notes[0].line, suite.notes[0].column), (16, 3));
+    // `  plugin:` is line 15
+    assert_eq!((suite.notes[0].line, suite.notes[0].column), (15, 3));
     // a batch over two skills of the same experiment reports it once
     let reports = crate::checks::check_skill_dir(&skill, &CheckOptions::default());
     assert_eq!(reports.iter().filter(|r| r.path == exp).count(), 1);
@@ -154,21 +182,38 @@ fn waza_eval_and_tasks() {
     let task = "id: t1\nname: Explain\ninputs:\n  prompt: What does this code do?\n  files:\n    - path: missing.js\ngraders:\n  - name: g\n    type: text\n    config:\n      regex_match: [\"(x\"]\n";
     let task_path = repo.write("plugins/p/skills/code-explainer/evals/tasks/t1.yaml", task);
     let d = check(&eval_path, &skill);
-    assert!(errors(&d).is_empty(), "{d:?}");
+    // the only error: the glob that matches no task file
+    assert_eq!(errors(&d).len(), 1, "{d:?}");
     assert_eq!(quoted(eval, &d, "SW413"), ["code-explainr"]);
     assert_eq!(quoted(eval, &d, "SW405"), ["\"more/*.yaml\""]);
-    assert_eq!(quoted(eval, &d, "SW416"), ["trials_per_task", "model", "executor", "metrics"], "{d:?}");
+    assert_eq!(
+        quoted(eval, &d, "SW416"),
+        ["trials_per_task", "executor", "model", "metrics"],
+        "{d:?}"
+    );
     let d = check(&task_path, &skill);
     assert_eq!(quoted(task, &d, "SW404"), ["\"(x\""], "{d:?}");
     assert_eq!(quoted(task, &d, "SW405"), ["missing.js"], "{d:?}");
     // the check of the skill checks the task file too
     let reports = crate::checks::check_skill_dir(&skill, &CheckOptions::default());
-    assert!(reports.iter().any(|r| r.path == task_path), "{:?}", reports.iter().map(|r| &r.path).collect::<Vec<_>>());
+    assert!(
+        reports.iter().any(|r| r.path == task_path),
+        "{:?}",
+        reports.iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
     let broken = "id: t1\nname: Explain\ninputs:\n  promt: What does this code do?\n";
-    let path = repo.write("plugins/p/skills/code-explainer/evals/tasks/t2.yaml", broken);
+    let path = repo.write(
+        "plugins/p/skills/code-explainer/evals/tasks/t2.yaml",
+        broken,
+    );
     let d = check(&path, &skill);
     assert_eq!(quoted(broken, &d, "SW403"), ["promt"], "{d:?}");
-    assert!(errors(&d).iter().any(|d| d.message.contains("`prompt`") && d.message.contains("microsoft/waza task")), "{d:?}");
+    assert!(
+        errors(&d)
+            .iter()
+            .any(|d| d.message.contains("`prompt`") && d.message.contains("microsoft/waza task")),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -180,7 +225,8 @@ fn skill_up_eval_and_cases() {
     let case = "id: a\ninput:\n  prompt: Count lines\nexpect:\n  must_contain: [\"Total Files: 3\"]\njudge:\n  type: script\n  script_path: evals/check.sh\n";
     let case_path = repo.write("plugins/p/skills/code-stats/evals/cases/a.yaml", case);
     let d = check(&eval_path, &skill);
-    assert!(errors(&d).is_empty(), "{d:?}");
+    // the only error: the case file that does not exist
+    assert_eq!(errors(&d).len(), 1, "{d:?}");
     assert_eq!(quoted(eval, &d, "SW405"), ["evals/cases/gone.yaml"]);
     let d = check(&case_path, &skill);
     assert!(errors(&d).is_empty(), "{d:?}");
@@ -195,8 +241,15 @@ fn skill_up_eval_and_cases() {
 fn sw415_says_which_evals_json_dialect_a_file_writes() {
     let repo = Repo::new();
     let skill = repo.skill("pdf");
-    let case = |key: &str| format!("{{\"skill_name\": \"pdf\", \"evals\": [{{\"id\": 1, \"prompt\": \"p\", \"expected_output\": \"o\", \"{key}\": [\"x\"]}}]}}");
-    for (key, says) in [("assertions", "agentskills.io guide's name"), ("expectations", "skill-creator's name")] {
+    let case = |key: &str| {
+        format!(
+            "{{\"skill_name\": \"pdf\", \"evals\": [{{\"id\": 1, \"prompt\": \"p\", \"expected_output\": \"o\", \"{key}\": [\"x\"]}}]}}"
+        )
+    };
+    for (key, says) in [
+        ("assertions", "agentskills.io guide's name"),
+        ("expectations", "skill-creator's name"),
+    ] {
         let text = case(key);
         let path = repo.write("plugins/p/skills/pdf/evals/evals.json", &text);
         let d = check(&path, &skill);
@@ -209,14 +262,25 @@ fn sw415_says_which_evals_json_dialect_a_file_writes() {
     let path = repo.write("plugins/p/skills/pdf/evals/evals.jsonl", jsonl);
     let d = check(&path, &skill);
     assert!(errors(&d).is_empty(), "{d:?}");
-    assert!(d.iter().any(|d| d.rule == "SW415" && d.message.contains("JSON Lines")), "{d:?}");
+    assert!(
+        d.iter()
+            .any(|d| d.rule == "SW415" && d.message.contains("JSON Lines")),
+        "{d:?}"
+    );
     let suite = evalspec::load_suite(&skill).unwrap();
     assert_eq!(suite.cases.len(), 2);
     assert_eq!(suite.cases[0].activation, Activation::MustNotTrigger);
     let broken = "{\"id\": \"a\", \"question\": \"q\"}\n{\"id\": \"b\",\n \"question\": \"q\"}\n";
-    let d = check(&repo.write("plugins/p/skills/pdf/evals/evals.jsonl", broken), &skill);
+    let d = check(
+        &repo.write("plugins/p/skills/pdf/evals/evals.jsonl", broken),
+        &skill,
+    );
     assert_eq!(rules(&d), ["SW401"], "{d:?}");
-    assert!(d[0].message.contains("one JSON value per line"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("one JSON value per line"),
+        "{}",
+        d[0].message
+    );
 }
 
 #[test]
@@ -228,7 +292,8 @@ fn an_eval_yaml_no_key_places_says_how_it_was_read() {
     let d = check(&path, &skill);
     assert!(
         d.iter().any(|d| d.rule == "SW402"
-            && d.message.contains("read as skill-validator eval.yaml: the file name")
+            && d.message
+                .contains("read as skill-validator eval.yaml: the file name")
             && d.message.contains("`stimuli:` Vally's")),
         "{d:?}"
     );
