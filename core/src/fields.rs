@@ -9,9 +9,18 @@
 //! here is known to all of them at once.
 
 use crate::checks::Profile;
+use crate::evalspec::Dialect;
 
 mod dialects;
 use dialects::*;
+
+/// The case fields whose items may be criterion objects (evals.json).
+fn is_criteria_list(key: &str) -> bool {
+    matches!(
+        key,
+        "assertions" | "expectations" | "must_not" | "expected_behavior"
+    )
+}
 
 /// Where a field comes from, which decides who accepts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,6 +232,92 @@ impl Place {
     /// The field called `name` here, whatever the profile.
     pub fn field(self, name: &str) -> Option<&'static Field> {
         self.fields().iter().find(|f| f.name == name)
+    }
+
+    /// The place of the mapping reached by `keys` (the mapping keys from the root, sequence
+    /// indices left out) in a file of `dialect`: what hover and completion look fields up in.
+    /// `starts_with_index`: the path's first step is into a top-level list (an evals.json that
+    /// is a list of cases); `cases_shape`: the evals.json's top level holds `cases`
+    /// (SkillEvaluator's shape). `None` where no table applies.
+    pub fn at(
+        dialect: Dialect,
+        keys: &[&str],
+        starts_with_index: bool,
+        cases_shape: bool,
+    ) -> Option<Place> {
+        use Place::*;
+        match dialect {
+            Dialect::SkillValidator => match keys {
+                [] => Some(EvalYamlTop),
+                ["scenarios"] => Some(Scenario),
+                ["scenarios", "setup"] => Some(Setup),
+                ["scenarios", "setup", "files"] => Some(SetupFile),
+                ["scenarios", "assertions"] => Some(Assertion),
+                _ => None,
+            },
+            Dialect::EvalsJson => match keys {
+                [] if starts_with_index => Some(Case),
+                [] if cases_shape => Some(EvalsJsonCasesTop),
+                [] => Some(EvalsJsonTop),
+                ["evals" | "cases"] => Some(Case),
+                [_, criteria] if is_criteria_list(criteria) => Some(Criterion),
+                [criteria] if starts_with_index && is_criteria_list(criteria) => Some(Criterion),
+                _ => None,
+            },
+            Dialect::Vally => match keys {
+                [] => Some(VallyTop),
+                ["config" | "defaults"] => Some(VallyConfig),
+                ["environment"] | ["stimuli", "environment"] => Some(VallyEnvironment),
+                ["environment", "files"] | ["stimuli", "environment", "files"] => Some(VallyFile),
+                ["stimuli"] => Some(VallyStimulus),
+                ["stimuli", "graders"] => Some(VallyGrader),
+                ["stimuli", "graders", "config"] => Some(VallyGraderConfig),
+                ["stimuli", "constraints"] => Some(VallyConstraints),
+                ["scoring"] => Some(VallyScoring),
+                _ => None,
+            },
+            Dialect::VallyExperiment => match keys {
+                [] => Some(VallyExperimentTop),
+                ["variants", _] => Some(VallyVariant),
+                _ => None,
+            },
+            Dialect::Waza => match keys {
+                [] => Some(WazaTop),
+                ["config"] => Some(WazaConfig),
+                ["metrics"] => Some(WazaMetric),
+                ["graders"] => Some(WazaGrader),
+                ["graders", "config"] => Some(WazaGraderConfig),
+                _ => None,
+            },
+            Dialect::WazaTask => match keys {
+                [] => Some(WazaTask),
+                ["inputs"] => Some(WazaInputs),
+                ["expected"] => Some(WazaExpected),
+                ["expected", "behavior"] => Some(WazaBehavior),
+                ["graders"] => Some(WazaGrader),
+                ["graders", "config"] => Some(WazaGraderConfig),
+                _ => None,
+            },
+            Dialect::SkillUp => match keys {
+                [] => Some(SkillUpTop),
+                ["cases"] => Some(SkillUpCases),
+                ["cases", "defaults"] => Some(SkillUpDefaults),
+                ["cases", "defaults", "expect"] => Some(SkillUpExpect),
+                ["judge" | "judges"] | ["cases", "defaults", "judge" | "judges"] => {
+                    Some(SkillUpJudge)
+                }
+                _ => None,
+            },
+            Dialect::SkillUpCase => match keys {
+                [] => Some(SkillUpCase),
+                ["input"] => Some(SkillUpInput),
+                ["context"] => Some(SkillUpContext),
+                ["constraints"] => Some(SkillUpConstraints),
+                ["expect"] => Some(SkillUpExpect),
+                ["judge" | "judges"] => Some(SkillUpJudge),
+                _ => None,
+            },
+        }
     }
 
     /// The values a `type` field takes here, when it selects a kind of check.

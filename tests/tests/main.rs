@@ -20,6 +20,7 @@ mod daemon_protocol;
 mod daemon_queue;
 mod daemon_security;
 mod daemon_watch;
+mod dialects;
 mod evalspec_corpus;
 mod evalspec_readme;
 mod evalspec_schema_reference;

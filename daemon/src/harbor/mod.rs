@@ -7,5 +7,7 @@ mod import;
 mod run;
 
 pub use export::{ExportOptions, export_suite, write_export};
-pub use import::{ImportOptions, JobError, JobImport, describe, read_job};
+pub use import::{
+    ImportOptions, JobError, JobImport, JobsImport, Unpaired, describe, read_job, read_jobs,
+};
 pub use run::{HARBOR_VARS, HarborTarget, default_dir, execute, harbor_model};
