@@ -86,7 +86,10 @@ impl DocumentKind {
         let parent = path.parent()?;
         match self {
             DocumentKind::SkillMd => Some(parent.to_path_buf()),
-            DocumentKind::EvalYaml | DocumentKind::EvalsJson => Self::member_skill_dir(path)
+            // waza keeps its eval.yaml beside SKILL.md
+            DocumentKind::EvalYaml | DocumentKind::EvalsJson => (parent.join(SKILL_FILE).is_file())
+                .then(|| parent.to_path_buf())
+                .or_else(|| Self::member_skill_dir(path))
                 .or_else(|| evalspec::skill_dir_for_eval_file(path))
                 .or_else(|| parent.parent().map(Path::to_path_buf)),
         }

@@ -101,7 +101,7 @@ fn file<'v>(v: &'v Value, root: &Path, rel: &str) -> &'v Value {
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| Path::new(f["path"].as_str().unwrap()) == want)
+        .find(|f| root.join(f["path"].as_str().unwrap()) == want)
         .unwrap_or_else(|| panic!("no {rel} in {v:#}"))
 }
 
@@ -298,5 +298,132 @@ fn run_runs_every_case_of_each_dialect_in_both_arms() {
                 );
             }
         }
+    }
+}
+
+/// One file per dialect for the editor: the file, its language id, a key the hover explains
+/// (and completion offers where the key's line is cut to its first letters), and an edit that
+/// breaks the file with the text its error points at.
+const EDITOR: &[(usize, &str, &str, &str, (&str, &str))] = &[
+    (
+        0,
+        "tests/dotnet-diag/dump-collect/eval.vally.yaml",
+        "yaml",
+        "rubric",
+        ("type: pairwise", "type: pairwse"),
+    ),
+    (
+        0,
+        "dump-collect.experiment.yaml",
+        "yaml",
+        "variants",
+        ("baseline: baseline", "baseline: [baseline"),
+    ),
+    (
+        1,
+        "code-explainer/eval.yaml",
+        "yaml",
+        "metrics",
+        ("trials_per_task: 3", "trials_per_task: three"),
+    ),
+    (
+        1,
+        "code-explainer/tasks/explain-js-async.yaml",
+        "yaml",
+        "expected",
+        ("  prompt:", "  promt:"),
+    ),
+    (
+        2,
+        "task-list/evals/evals.json",
+        "json",
+        "expected_skill",
+        ("\"expected_skill\": null", "\"expected_skill\": 5"),
+    ),
+    (
+        3,
+        "code-stats/evals/eval.yaml",
+        "yaml",
+        "engine",
+        ("    max_turns: 5", "    max_turns: many"),
+    ),
+    (
+        3,
+        "code-stats/evals/cases/top-extensions.yaml",
+        "yaml",
+        "expect",
+        ("  timeout_seconds: 900", "  timeout_seconds: soon"),
+    ),
+];
+
+#[test]
+fn the_editor_gives_diagnostics_hover_and_completion_on_each_dialect() {
+    use skillwatch_tests::lsp::{LspClient, utf16_position};
+    let mut client = LspClient::initialized(Value::Null);
+    let mut version = 1;
+    for (i, rel, language, key, (from, to)) in EDITOR {
+        let (_tmp, root) = copy(&FIXTURES[*i]);
+        let path = root.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let uri = client.open(&path, language, &text);
+        let clean = client.diagnostics(&uri, Some(1));
+        assert!(
+            clean.iter().all(|d| d["severity"] != 1),
+            "{rel}: {clean:#?}"
+        );
+        // hover on the key
+        let quoted = if *language == "json" {
+            format!("\"{key}\"")
+        } else {
+            format!("\n{key}:")
+        };
+        let at = text
+            .find(&quoted)
+            .or_else(|| text.find(&format!(" {key}:")))
+            .unwrap_or_else(|| panic!("{rel}: no {key}"))
+            + 2;
+        let (line, character) = utf16_position(&text, at);
+        let hover = client.request(
+            "textDocument/hover",
+            serde_json::json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+        );
+        let shown = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(shown.contains(&format!("`{key}`")), "{rel}: {hover:#}");
+        // completion where the key's line is cut to its first three letters
+        let cut = at - 1;
+        let typed = format!("{}{}", &text[..cut], &key[..3]);
+        version += 1;
+        client.notify(
+            "textDocument/didChange",
+            serde_json::json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": typed}]}),
+        );
+        let (line, character) = utf16_position(&typed, typed.len());
+        let items = client.request(
+            "textDocument/completion",
+            serde_json::json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+        );
+        let list = items.get("items").unwrap_or(&items);
+        let labels: Vec<&str> = list
+            .as_array()
+            .unwrap_or_else(|| panic!("{rel}: {items:#}"))
+            .iter()
+            .filter_map(|i| i["label"].as_str())
+            .collect();
+        assert!(labels.contains(key), "{rel}: {key} not in {labels:?}");
+        // a broken edit: a positioned error
+        let broken = text.replacen(from, to, 1);
+        version += 1;
+        client.notify(
+            "textDocument/didChange",
+            serde_json::json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": broken}]}),
+        );
+        let found = client.diagnostics(&uri, Some(version));
+        let error = found
+            .iter()
+            .find(|d| d["severity"] == 1)
+            .unwrap_or_else(|| panic!("{rel}: no error in {found:#?}"));
+        let want = broken.find(to).unwrap();
+        let (line, _) = utf16_position(&broken, want);
+        assert_eq!(error["range"]["start"]["line"], line, "{rel}: {error:#}");
     }
 }

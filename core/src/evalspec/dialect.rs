@@ -173,6 +173,10 @@ fn by_keys(
     if has("matrix") && has("evals") {
         return found(Dialect::VallyExperiment, "matrix");
     }
+    // an experiment whose `variants:` is still being typed
+    if has("vary") && has("evals") {
+        return found(Dialect::VallyExperiment, "vary");
+    }
     if cases_mapping {
         return found(Dialect::SkillUp, "cases");
     }
@@ -304,6 +308,10 @@ mod tests {
             ("name: x\nstimuli:\n  - name: a\n", Dialect::Vally),
             (
                 "name: e\nevals:\n  - t/*.yaml\nvary: [/environment/skills]\nvariants:\n  a: {}\n",
+                Dialect::VallyExperiment,
+            ),
+            (
+                "name: e\nevals:\n  - t/*.yaml\nvary: [/environment/skills]\nvar",
                 Dialect::VallyExperiment,
             ),
             (

@@ -33,7 +33,14 @@ pub fn find_eval_files(skill_dir: &Path) -> Vec<EvalFile> {
 }
 
 /// eval.yaml-like files inside a skill, in the order they are read.
-const IN_SKILL: &[&str] = &["tests/eval.yaml", "evals/eval.yaml", "eval/eval.yaml"];
+/// Where a skill's own eval.yaml is looked for; the last is microsoft/waza's place (its
+/// examples keep `eval.yaml` beside SKILL.md, the task files in `tasks/`).
+const IN_SKILL: &[&str] = &[
+    "tests/eval.yaml",
+    "evals/eval.yaml",
+    "eval/eval.yaml",
+    "eval.yaml",
+];
 
 /// The evals.json family inside a skill, in SkillEvaluator's order (its first found is read).
 const EVALS_JSON: &[&str] = &[
