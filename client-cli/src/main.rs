@@ -108,6 +108,9 @@ enum Command {
     Rejudge(cmd::rejudge::Args),
     /// Does the agent pick the skill for the queries it should? Stops each agent at its choice.
     Trigger(cmd::trigger::Args),
+    /// Will these skills load, and how, in each agent CLI installed here? Runs each CLI once
+    /// against a local capture server and reads back the skill listing it sent.
+    Loads(cmd::loads::Args),
 }
 
 /// `skillwatch run`'s flags plus `--no-daemon`: the run goes through the daemon (started on
@@ -141,11 +144,12 @@ fn main() -> ExitCode {
         Command::Rerun(args) => cmd::rerun::run(args),
         Command::Import(args) => cmd::import::run(args),
         Command::Export(args) => cmd::export::run(args),
-        Command::Run(run) => cmd::run_daemon::dispatch(*run.args, &run.link),
+        Command::Run(run) => cmd::run::dispatch(*run.args, &run.link),
         Command::Probe(args) => cmd::probe::run(args),
         Command::Rejudge(args) => cmd::rejudge::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Trigger(args) => cmd::trigger::run(args),
+        Command::Loads(args) => cmd::loads::run(args),
     };
     match result {
         Ok(code) => code,

@@ -11,7 +11,14 @@
 //! profile = "agentskills"      # default | agentskills (default: default)
 //! rules = { SW205 = "off", SW201 = "error" }   # error | warning | info | off
 //! inline-ignore = "except-security"   # all | except-security | none (default: all)
+//! harnesses = ["claude-code", "codex", "copilot-cli"]   # whose loaders SW222-SW224 speak for
 //! ```
+//!
+//! `harnesses` names the harnesses the skill ships to; the per-harness rules (SW222 and SW223
+//! for Claude Code's listing, SW223 and SW224 from the measured loader profiles of
+//! `skillwatch_core::loaders`) speak only for them. Default: all five profiled harnesses
+//! (`claude-code`, `codex`, `copilot-cli`, `gemini-cli`, `opencode`), since an author
+//! publishes one skill to all of them and each loader differs.
 //!
 //! `inline-ignore` says which `skillwatch-ignore` comments in the skills count: `all` for a
 //! repository of one's own skills; `except-security` where contributors send skills (a
@@ -172,6 +179,8 @@ pub struct CheckConfig {
     pub vet: bool,
     /// `inline-ignore`, when the file sets it.
     pub inline_ignore: Option<InlineIgnore>,
+    /// `harnesses`: the harnesses whose loaders the per-harness rules speak for.
+    pub harnesses: Option<Vec<String>>,
 }
 
 /// The `inline-ignore` values users write.
@@ -209,6 +218,7 @@ struct CheckTable {
     inline_ignore: Option<InlineIgnoreName>,
     #[serde(default)]
     vet: bool,
+    harnesses: Option<Vec<Spanned<String>>>,
 }
 
 impl CheckConfig {
@@ -235,7 +245,26 @@ impl CheckConfig {
             rules: BTreeMap::new(),
             inline_ignore: None,
             vet: false,
+            harnesses: None,
         });
+        let mut harnesses = None;
+        if let Some(names) = table.harnesses {
+            let mut list = Vec::with_capacity(names.len());
+            for name in names {
+                if crate::loaders::profile(name.get_ref()).is_none() {
+                    let known: Vec<&str> =
+                        crate::loaders::PROFILES.iter().map(|p| p.harness).collect();
+                    let message = format!(
+                        "unknown harness `{}` in [check] harnesses: expected one of {}",
+                        name.get_ref(),
+                        known.join(", ")
+                    );
+                    return Err(ConfigError::at(path, text, name.span().start, message));
+                }
+                list.push(name.into_inner());
+            }
+            harnesses = Some(list);
+        }
         let mut rules = Vec::with_capacity(table.rules.len());
         for (id, level) in table.rules {
             let Some(rule) = catalog::rule(&id.get_ref().to_ascii_uppercase()) else {
@@ -253,6 +282,7 @@ impl CheckConfig {
             rules,
             inline_ignore: table.inline_ignore.map(InlineIgnore::from),
             vet: table.vet,
+            harnesses,
         })
     }
 
@@ -263,6 +293,7 @@ impl CheckConfig {
             overrides: self.rules.clone(),
             inline_ignore: self.inline_ignore.unwrap_or_default(),
             vet: self.vet,
+            harnesses: self.harnesses.clone(),
         }
     }
 }
@@ -293,6 +324,21 @@ mod tests {
                 ("SW201".to_string(), Some(Severity::Error)),
                 ("SW205".to_string(), None)
             ]
+        );
+    }
+
+    #[test]
+    fn harnesses_are_checked_against_the_loader_profiles() {
+        let config = parse("[check]\nharnesses = [\"codex\", \"copilot-cli\"]\n").unwrap();
+        assert_eq!(
+            config.options().harnesses,
+            Some(vec!["codex".to_string(), "copilot-cli".to_string()])
+        );
+        let e = parse("[check]\nharnesses = [\"codex\", \"cursor\"]\n").unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("unknown harness `cursor`") && text.contains(":2:"),
+            "{text}"
         );
     }
 

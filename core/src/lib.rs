@@ -12,6 +12,7 @@ pub mod fields;
 pub mod grading;
 pub mod harbor;
 pub mod index;
+pub mod loaders;
 mod memo;
 pub mod plural;
 pub mod probe;

@@ -14,9 +14,17 @@
 //! debounce_ms = 300              # quiet time after a save before acting
 //! parallel = { openai = 2 }      # runs at once per harness (default 1)
 //!
-//! [budget]                       # per day (UTC), counted over every trial recorded that day
+//! [budget]                       # per day (UTC), counted over every trial of every kind
 //! max_trials_per_day = 500       # default: no limit
 //! max_cost_usd_per_day = 5.0     # default: no limit
+//! max_trials = 40                # per run of any kind (--max-trials); default: no limit
+//! max_tokens = 2000000           # per run (--max-tokens); default: no limit
+//! max_cost_usd = 2.5             # per run (--max-cost); default: no limit
+//!
+//! [prices."qwen3:8b"]            # USD per million tokens, over skillwatch's price table
+//! input = 0.0
+//! cached = 0.0                   # default: the input price
+//! output = 0.0
 //!
 //! [skills.invoice-tables]        # per skill, by its SKILL.md name
 //! rerun_on_save = true
@@ -31,6 +39,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use skillwatch_protocol::{Budget, Price};
 
 pub use skillwatch_core::config::FILE_NAME;
 
@@ -52,6 +61,8 @@ pub struct Config {
     pub budget: BudgetConfig,
     /// `[skills.<name>]`, by skill name.
     pub skills: BTreeMap<String, SkillConfig>,
+    /// `[prices."<model>"]`: prices over skillwatch's table (`crate::runs::prices`).
+    pub prices: BTreeMap<String, Price>,
 }
 
 /// `[daemon]`: reacting to saves, and parallelism.
@@ -76,7 +87,7 @@ impl Default for DaemonConfig {
     }
 }
 
-/// `[budget]`: limits per UTC day.
+/// `[budget]`: limits per UTC day (the daemon's), and the default limits of every run.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BudgetConfig {
@@ -84,6 +95,12 @@ pub struct BudgetConfig {
     pub max_trials_per_day: Option<u64>,
     /// No job starts once trials recorded today cost this much (USD).
     pub max_cost_usd_per_day: Option<f64>,
+    /// A run starts no trial past this many (`--max-trials`).
+    pub max_trials: Option<u32>,
+    /// A run starts no trial that would take its tokens past this (`--max-tokens`).
+    pub max_tokens: Option<u64>,
+    /// A run starts no trial that would take its cost past this, in USD (`--max-cost`).
+    pub max_cost_usd: Option<f64>,
 }
 
 /// `[skills.<name>]`: one skill's settings.
@@ -141,16 +158,41 @@ impl Config {
                 "0".into(),
             ));
         }
-        if let Some(cost) = self.budget.max_cost_usd_per_day
-            && !(cost.is_finite() && cost >= 0.0)
-        {
+        let costs = [
+            ("max_cost_usd_per_day", self.budget.max_cost_usd_per_day),
+            ("max_cost_usd", self.budget.max_cost_usd),
+        ];
+        for (field, cost) in costs {
+            if let Some(cost) = cost
+                && !(cost.is_finite() && cost >= 0.0)
+            {
+                return Err(invalid(
+                    format!("budget.{field}"),
+                    "a finite number >= 0",
+                    cost.to_string(),
+                ));
+            }
+        }
+        if let Some((model, _)) = self.prices.iter().find(|(_, p)| !p.is_valid()) {
             return Err(invalid(
-                "budget.max_cost_usd_per_day".into(),
-                "a finite number >= 0",
-                cost.to_string(),
+                format!("prices.\"{model}\""),
+                "finite prices >= 0 (USD per million tokens)",
+                format!("{:?}", self.prices[model]),
             ));
         }
         Ok(())
+    }
+
+    /// A run's budget on `model`: `[budget]`'s limits and the model's price (`[prices]` over
+    /// skillwatch's table).
+    pub fn run_budget(&self, model: &str) -> Budget {
+        let b = &self.budget;
+        Budget {
+            max_trials: b.max_trials,
+            max_tokens: b.max_tokens,
+            max_cost_usd: b.max_cost_usd,
+            price: crate::runs::prices::price_of(model, &self.prices),
+        }
     }
 
     /// Whether a save reruns the skill named `skill`.
@@ -209,6 +251,13 @@ mod tests {
             vec![("openai".to_string(), "qwen3:8b".to_string())]
         );
         assert_eq!(config.budget.max_trials_per_day, Some(500));
+        let budget = config.run_budget("qwen3:8b");
+        assert_eq!(
+            (budget.max_trials, budget.max_tokens),
+            (Some(40), Some(2_000_000))
+        );
+        assert_eq!(budget.price.map(|p| p.output), Some(0.0));
+        assert!(config.run_budget("claude-sonnet-4-5").price.is_some());
         assert!(config.rerun_on_save("invoice-tables"));
         assert!(!config.rerun_on_save("other"));
         assert_eq!(config.parallel("openai"), 2);

@@ -6,102 +6,136 @@
 //! answer. Nothing is graded or judged, so a trial costs one model request where a full trial
 //! costs a whole task.
 //!
-//! Two steps, as for a paired run: [`plan`] reads the skill, its queries and what the listing
-//! will show of it ([`skillwatch_core::checks::visibility`], the computation behind
-//! SW220/SW222/SW223) without starting anything; [`TriggerPlan::execute`] runs the trials. A
-//! caller shows the visibility first and runs nothing when it blocks, unless asked to.
+//! One kind of run on the engine ([`crate::runs`]): planning reads the skill, its queries and
+//! what the listing will show of it ([`skillwatch_core::checks::visibility`], the computation
+//! behind SW220/SW222/SW223) without starting anything, so a caller shows the visibility first
+//! and runs nothing when it blocks; the engine then begins, budgets, records and reports the
+//! run as it does every kind.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use skillwatch_core::checks::{ListingBudget, Visibility, sibling_skills, visibility};
 use skillwatch_core::evalspec::{TriggerQuery, load_trigger_queries};
-use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial, summarize};
-use skillwatch_core::skill::content_hash;
-use skillwatch_core::trajectory::{Decision, first_decision};
-use tokio_util::sync::CancellationToken;
+use skillwatch_core::scoring::trigger::{TriggerSummary, TriggerTrial};
+use skillwatch_core::trajectory::{Decision, TokenUsage, first_decision};
+use skillwatch_protocol::Budget;
 
-use crate::harness::{Harness, HostEnv, SkillToStage, StopRule, TrialStatus};
-use crate::runner::{
-    AgentRun, AgentRunOutcome, HarnessSettings, RunError, WorkspaceSource, skill_to_stage,
-    workspace,
+use crate::harness::{BoxFuture, Harness, HostEnv, SkillToStage, StopRule, TrialStatus};
+use crate::runner::{AgentRun, AgentRunOutcome, RunError, WorkspaceSource, workspace};
+use crate::runs::{
+    Begun, Ending, Engine, Kind, Planned, Recorded, Request, RunEvent, TrialDetail, resolve,
 };
 use crate::store::{
-    RunStatus, SkillIdentity, Store, TriggerRunId, TriggerRunSpec, TriggerTrialRow,
+    Condition, Row, RunBegin, RunKind, RunRef, RunStatus, SkillIdentity, Spend, Spent, Stop, Store,
+    TrialStatus as StoredStatus, TriggerRunId, TriggerRunSpec, TriggerTrialRow, trigger_summary,
 };
 
-/// Seconds a trigger trial may take by default: a decision is one model request away.
-pub const DEFAULT_TRIGGER_TIMEOUT_SECS: u32 = 60;
+pub use skillwatch_protocol::{DEFAULT_TRIGGER_TIMEOUT_SECS, TriggerRequest};
 
 /// Retries of a trial whose agent could not be started (as a paired run's, into a pristine
 /// folder): a decision is cheap to ask again, and an unseen one leaves the rates.
 const TRIGGER_RETRIES: u32 = 2;
 
-/// What to run.
+/// A planned trigger run: what will run, before anything does.
+pub type TriggerPlan = Planned<Triggers>;
+
+/// The result of a trigger run, read back from the history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TriggerRequest {
-    /// The skill folder.
-    pub skill_dir: PathBuf,
+pub struct TriggerReport {
+    /// The skill's name.
+    pub skill: String,
     /// The harness.
-    pub harness: HarnessSettings,
-    /// The agent's model.
+    pub harness: String,
+    /// The harness's version.
+    pub harness_version: String,
+    /// The model.
     pub model: String,
-    /// Trials per query.
-    pub runs: u32,
-    /// Trials in flight at once.
-    pub jobs: usize,
-    /// Seconds per trial.
-    pub timeout_secs: Option<u32>,
-    /// Stage the skills beside the target too (the default: that is what the agent chooses among).
-    pub siblings: bool,
-    /// Decoy skill folders staged with it.
-    pub decoys: Vec<PathBuf>,
-    /// A trigger eval set (skill-creator's JSON list) besides the skill's eval files.
-    pub eval_set: Option<PathBuf>,
-    /// Let the agent run to its end instead of stopping at the decision (what a full trial
-    /// costs, for comparison).
-    pub full: bool,
-    /// An alternative description: the skill is staged as a copy with only its
-    /// `description:` changed (`--description-file`, the A/B arm).
-    #[serde(default)]
-    pub description: Option<String>,
-    /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
-    #[serde(default = "yes")]
-    pub record: bool,
-    /// Through the daemon: an id the client picks for this call, carried by each trial's
-    /// `EventKind::TriggerProgress` so the client can show its own trials as they finish.
+    /// What the listing showed of the skill.
+    pub visibility: Visibility,
+    /// The skills staged beside it.
+    pub staged: Vec<String>,
+    /// Every trial.
+    pub trials: Vec<TriggerTrialRecord>,
+    /// The rates.
+    pub summary: TriggerSummary,
+    /// The run in the history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call: Option<String>,
+    pub run_id: Option<TriggerRunId>,
+    /// How the run ended.
+    #[serde(default = "completed")]
+    pub status: RunStatus,
+    /// Why it stopped before every trial ran, when its budget stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+    /// What its trials spent.
+    #[serde(default)]
+    pub spent: Spent,
 }
 
-fn yes() -> bool {
-    true
+fn completed() -> RunStatus {
+    RunStatus::Completed
 }
 
-impl TriggerRequest {
-    /// A request with the defaults: one run, one job, siblings staged, early stop.
-    pub fn new(
-        skill_dir: impl Into<PathBuf>,
-        harness: HarnessSettings,
-        model: impl Into<String>,
-    ) -> TriggerRequest {
-        TriggerRequest {
-            skill_dir: skill_dir.into(),
-            harness,
-            model: model.into(),
-            runs: 1,
-            jobs: 1,
-            timeout_secs: None,
-            siblings: true,
-            decoys: Vec::new(),
-            eval_set: None,
-            full: false,
-            description: None,
-            record: true,
-            call: None,
+impl TriggerReport {
+    /// The report of trigger run `run` as stored, with `visibility` (worked out by the plan,
+    /// not stored); `None` when the history has no such run.
+    pub fn load(
+        store: &Store,
+        run: TriggerRunId,
+        visibility: Visibility,
+    ) -> Result<Option<TriggerReport>, RunError> {
+        let Some(info) = store.trigger_run(run)? else {
+            return Ok(None);
+        };
+        let at = RunRef {
+            kind: RunKind::Trigger,
+            id: run.0,
+        };
+        let rows = store.trigger_trials(run)?;
+        Ok(Some(TriggerReport {
+            summary: trigger_summary(&info.skill, &rows),
+            trials: rows.into_iter().map(TriggerTrialRecord::from).collect(),
+            skill: info.skill,
+            harness: info.harness,
+            harness_version: info.harness_version.unwrap_or_default(),
+            model: info.model,
+            visibility,
+            staged: info.staged,
+            run_id: Some(run),
+            status: info.status,
+            stop: store.stop_of(at)?,
+            spent: store.spent(at)?,
+        }))
+    }
+}
+
+/// One trial with what the harness said of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TriggerTrialRecord {
+    /// The rates' view of it.
+    #[serde(flatten)]
+    pub trial: TriggerTrial,
+    /// Which run of its query.
+    pub run: u32,
+    /// Whether the harness listed the skill to the model, when it reports its listing.
+    pub listed: Option<bool>,
+    /// Why the decision could not be seen.
+    pub errors: Vec<String>,
+}
+
+impl From<TriggerTrialRow> for TriggerTrialRecord {
+    fn from(row: TriggerTrialRow) -> TriggerTrialRecord {
+        TriggerTrialRecord {
+            trial: row.trial,
+            run: row.run,
+            listed: row.listed,
+            errors: row
+                .error_message
+                .map(|m| m.split("; ").map(str::to_owned).collect())
+                .unwrap_or_default(),
         }
     }
 }
@@ -135,81 +169,114 @@ fn stage_alternative(dir: &Path, description: &str) -> Result<tempfile::TempDir,
     Ok(root)
 }
 
-/// What [`plan`] found: everything a run needs, nothing started.
-pub struct TriggerPlan {
+/// A planned trigger run, and the state of its execution.
+pub struct Triggers {
     request: TriggerRequest,
-    target: SkillToStage,
+    shared: Arc<TriggerShared>,
+    harness_version: String,
     staged: Vec<SkillToStage>,
     /// The queries, in order.
     pub queries: Vec<TriggerQuery>,
     /// What the listing shows of the skill with the others staged.
     pub visibility: Visibility,
-    harness: Arc<dyn Harness>,
-    skill_dir: PathBuf,
-    host: HostEnv,
     /// The copy of the skill with the alternative description, while the plan lives.
     _alternative: Option<tempfile::TempDir>,
 }
 
-/// The result of a trigger run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TriggerReport {
-    /// The skill's name.
-    pub skill: String,
-    /// The harness and its version.
-    pub harness: String,
-    /// The harness's version.
-    pub harness_version: String,
-    /// The model.
-    pub model: String,
-    /// What the listing showed of the skill.
+/// What every trial of a trigger run shares.
+struct TriggerShared {
+    harness: Arc<dyn Harness>,
+    target: SkillToStage,
+    /// The target and the skills staged beside it.
+    skills: Vec<SkillToStage>,
+    skill_dir: PathBuf,
+    host: HostEnv,
+    model: String,
+    timeout: Duration,
+    full: bool,
+    queries: Vec<TriggerQuery>,
+}
+
+impl Request for TriggerRequest {
+    type Kind = Triggers;
+
+    /// Read the skill, its queries and siblings, work out its visibility, build the harness
+    /// and ask its version. Starts no trial and spends nothing.
+    fn plan<'a>(&'a self, engine: &'a Engine) -> BoxFuture<'a, Result<Triggers, RunError>> {
+        Box::pin(async move {
+            let planned = plan_staging(self)?;
+            let (harness, harness_version) = resolve::harness(&self.harness, engine.host()).await?;
+            let secs = self.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS);
+            let mut skills = planned.staged.clone();
+            skills.push(planned.target.clone());
+            Ok(Triggers {
+                shared: Arc::new(TriggerShared {
+                    harness,
+                    target: planned.target,
+                    skills,
+                    skill_dir: planned.staged_dir,
+                    host: engine.host().clone(),
+                    model: self.model.clone(),
+                    timeout: Duration::from_secs(u64::from(secs)),
+                    full: self.full,
+                    queries: planned.queries.clone(),
+                }),
+                request: self.clone(),
+                harness_version,
+                staged: planned.staged,
+                queries: planned.queries,
+                visibility: planned.visibility,
+                _alternative: planned.alternative,
+            })
+        })
+    }
+}
+
+/// What a trigger run will ask and what the listing shows of the skill: worked out without
+/// starting anything (not even the harness, to ask its version), so a caller shows the
+/// visibility first and runs nothing when it blocks.
+pub struct Preview {
+    /// The queries, in order.
+    pub queries: Vec<TriggerQuery>,
+    /// What the listing shows of the skill with the others staged.
     pub visibility: Visibility,
-    /// The skills staged beside it.
-    pub staged: Vec<String>,
-    /// Every trial.
-    pub trials: Vec<TriggerTrialRecord>,
-    /// The rates.
-    pub summary: TriggerSummary,
-    /// The run in the history, when it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<TriggerRunId>,
+    /// Trials the run holds: every query `runs` times.
+    pub trials: usize,
 }
 
-/// One trial with what the harness said of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TriggerTrialRecord {
-    /// The rates' view of it.
-    #[serde(flatten)]
-    pub trial: TriggerTrial,
-    /// Which run of its query.
-    pub run: u32,
-    /// Whether the harness listed the skill to the model, when it reports its listing.
-    pub listed: Option<bool>,
-    /// Why the decision could not be seen.
-    pub errors: Vec<String>,
+/// Preview `request` (see [`Preview`]).
+pub fn preview(request: &TriggerRequest) -> Result<Preview, RunError> {
+    let staging = plan_staging(request)?;
+    Ok(Preview {
+        trials: staging.queries.len() * request.runs.max(1) as usize,
+        queries: staging.queries,
+        visibility: staging.visibility,
+    })
 }
 
-/// Read the skill, its queries and siblings, work out its visibility and build the harness.
-/// Starts nothing and spends nothing.
-pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, RunError> {
-    let dir = request
-        .skill_dir
-        .canonicalize()
-        .map_err(|e| RunError::NotASkill {
-            dir: request.skill_dir.clone(),
-            reason: format!("found none ({e})"),
-        })?;
+/// What a trigger run stages and asks.
+struct Staging {
+    target: SkillToStage,
+    staged_dir: PathBuf,
+    staged: Vec<SkillToStage>,
+    queries: Vec<TriggerQuery>,
+    visibility: Visibility,
+    alternative: Option<tempfile::TempDir>,
+}
+
+/// The skill (or its copy with the other description: same folder name, same files, same
+/// queries), its queries, the skills beside it and what the listing shows.
+fn plan_staging(request: &TriggerRequest) -> Result<Staging, RunError> {
+    let (dir, _) = resolve::skill_at(&request.skill_dir)?;
     let alternative = match &request.description {
         Some(description) => Some(stage_alternative(&dir, description)?),
         None => None,
     };
-    // The skill as staged: the folder itself, or its copy with the other description (same
-    // folder name, same files, same queries).
     let staged_dir = alternative.as_ref().map_or_else(
         || dir.clone(),
         |t| t.path().join(dir.file_name().unwrap_or_default()),
     );
-    let target = skill_to_stage(&staged_dir)?;
+    let target = resolve::skill_to_stage(&staged_dir)?;
     let queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
     if queries.is_empty() {
         return Err(RunError::NoCases {
@@ -236,192 +303,191 @@ pub fn plan(request: &TriggerRequest, host: &HostEnv) -> Result<TriggerPlan, Run
     }
     let staged = others
         .iter()
-        .map(|d| skill_to_stage(d))
+        .map(|d| resolve::skill_to_stage(d))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(TriggerPlan {
+    Ok(Staging {
         visibility: visibility(
             &staged_dir,
             &others,
             ListingBudget::for_model(Some(&request.model)),
         ),
-        harness: request.harness.build(host)?,
-        host: host.clone(),
-        skill_dir: staged_dir,
-        _alternative: alternative,
-        request: request.clone(),
         target,
+        staged_dir,
         staged,
         queries,
+        alternative,
     })
 }
 
-impl TriggerPlan {
-    /// How many trials [`TriggerPlan::execute`] runs.
+impl Triggers {
+    /// How many trials the run holds: every query `runs` times.
     pub fn planned(&self) -> usize {
         self.queries.len() * self.request.runs.max(1) as usize
     }
+}
 
-    /// Run every query `runs` times, trial folders under `temp_root`; `progress` is told of
-    /// each finished trial, and `store`, when given, records the run (each trial as it
-    /// finishes, in its own transaction). Cancelling stops scheduling and kills the agents in
-    /// flight; the report then holds the trials that finished (the stored run is `cancelled`).
-    pub async fn execute(
-        &self,
-        temp_root: &Path,
-        progress: &(dyn Fn(&TriggerTrialRecord) + Send + Sync),
-        cancel: CancellationToken,
-        store: Option<Arc<Mutex<Store>>>,
-    ) -> Result<TriggerReport, RunError> {
-        let harness_version = self
-            .harness
-            .version()
-            .await
-            .map_err(|e| RunError::Harness {
-                harness: self.harness.name().to_owned(),
-                message: e.to_string(),
-            })?;
-        let store = store.filter(|_| self.request.record);
-        let run_id = match &store {
-            Some(store) => Some(self.begin(store, &harness_version)?),
-            None => None,
-        };
-        let root = tempfile::Builder::new()
-            .prefix("skillwatch-trigger-")
-            .tempdir_in(temp_root)
-            .map_err(|source| RunError::Io {
-                context: format!("creating a trial folder in {}", temp_root.display()),
-                source,
-            })?;
-        let jobs: Vec<(usize, u32)> = (0..self.queries.len())
-            .flat_map(|q| (0..self.request.runs.max(1)).map(move |r| (q, r)))
-            .collect();
-        let mut stream = futures::stream::iter(jobs)
-            .map(|(q, r)| self.trial(root.path(), q, r))
-            .buffer_unordered(self.request.jobs.max(1));
-        let mut trials = Vec::new();
-        let mut cancelled = false;
-        loop {
-            tokio::select! {
-                next = stream.next() => match next {
-                    Some(t) => {
-                        if let (Some(store), Some(run)) = (&store, run_id) {
-                            self.record(store, run, &t).await?;
-                        }
-                        progress(&t);
-                        trials.push(t);
-                    }
-                    None => break,
-                },
-                _ = cancel.cancelled() => { cancelled = true; break; }
-            }
-        }
-        drop(stream);
-        if let (Some(store), Some(run)) = (&store, run_id) {
-            let status = if cancelled {
-                RunStatus::Cancelled
-            } else {
-                RunStatus::Completed
-            };
-            lock(store).finish_trigger_run(run, status)?;
-        }
-        trials.sort_by_key(|t| (t.trial.query, t.run));
-        let rates: Vec<TriggerTrial> = trials.iter().map(|t| t.trial.clone()).collect();
-        Ok(TriggerReport {
-            summary: summarize(&self.target.name, &self.queries, &rates),
-            skill: self.target.name.clone(),
-            harness: self.harness.name().to_owned(),
-            harness_version,
-            model: self.request.model.clone(),
-            visibility: self.visibility.clone(),
+/// A trial that ran.
+pub struct TriggerDone {
+    record: TriggerTrialRecord,
+    tokens: TokenUsage,
+    retries: u32,
+}
+
+impl Kind for Triggers {
+    type Trial = (usize, u32);
+    type Done = TriggerDone;
+    type Report = TriggerReport;
+
+    const RUN: RunKind = RunKind::Trigger;
+
+    fn model(&self) -> &str {
+        &self.shared.model
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.request.budget
+    }
+
+    fn jobs(&self) -> usize {
+        self.request.jobs
+    }
+
+    fn begin(&mut self, store: &mut Store) -> Result<Begun<(usize, u32)>, RunError> {
+        let s = &self.shared;
+        let run = store.begin(RunBegin::Trigger(&TriggerRunSpec {
+            skill: SkillIdentity {
+                name: s.target.name.clone(),
+                path: Some(s.skill_dir.display().to_string()),
+                content_hash: resolve::hash_dir(&s.skill_dir)?,
+            },
+            harness: s.harness.name().to_owned(),
+            harness_version: Some(self.harness_version.clone()),
+            model: s.model.clone(),
+            tool_version: resolve::tool_version(),
             staged: self.staged.iter().map(|s| s.name.clone()).collect(),
-            trials,
-            run_id,
+            early_stop: !s.full,
+            in_history: self.request.record,
+        }))?;
+        let runs = self.request.runs.max(1);
+        Ok(Begun {
+            run: Some(run),
+            trials: (0..self.queries.len())
+                .flat_map(|q| (0..runs).map(move |r| (q, r)))
+                .collect(),
+            started: Some(RunEvent::Started {
+                run: crate::store::RunId(run.id),
+                kind: RunKind::Trigger,
+                skill: s.target.name.clone(),
+                harness: s.harness.name().to_owned(),
+                harness_version: self.harness_version.clone(),
+                model: s.model.clone(),
+                cases: self.queries.len(),
+                planned: self.planned(),
+                reused: 0,
+                resumed: 0,
+            }),
+            skill: s.target.name.clone(),
         })
     }
 
-    /// Start the run in the history.
-    fn begin(&self, store: &Mutex<Store>, harness_version: &str) -> Result<TriggerRunId, RunError> {
-        let content_hash = content_hash(&self.skill_dir).map_err(|source| RunError::Io {
-            context: format!("hashing {}", self.skill_dir.display()),
-            source,
-        })?;
-        let spec = TriggerRunSpec {
-            skill: SkillIdentity {
-                name: self.target.name.clone(),
-                path: Some(self.skill_dir.display().to_string()),
-                content_hash,
+    fn start(&self, (query, run): (usize, u32), root: &Path) -> BoxFuture<'static, TriggerDone> {
+        let shared = self.shared.clone();
+        let root = root.to_path_buf();
+        Box::pin(async move { trial(&shared, &root, query, run).await })
+    }
+
+    fn usage(done: &TriggerDone) -> TokenUsage {
+        done.tokens
+    }
+
+    fn row(&mut self, done: &TriggerDone, _spend: &Spend) -> Recorded {
+        let t = &done.record;
+        let query = &self.queries[t.trial.query];
+        let decided = t.trial.decision.is_some();
+        let picked = matches!(&t.trial.decision, Some(Decision::Picked { skill }) if *skill == self.shared.target.name);
+        Recorded {
+            events: vec![RunEvent::TrialFinished {
+                case: query.query.clone(),
+                condition: Condition::Skill,
+                attempt: t.run,
+                status: if decided {
+                    StoredStatus::Completed
+                } else {
+                    StoredStatus::Error
+                },
+                passed: decided.then_some(picked == query.kind.should_trigger()),
+                invoked: decided.then_some(picked),
+                wall_ms: t.trial.wall_ms,
+                retries: done.retries,
+                error: (!t.errors.is_empty()).then(|| t.errors.join("; ")),
+                detail: Some(TrialDetail::Trigger {
+                    query: query.query.clone(),
+                    decision: t.trial.decision.clone(),
+                }),
+            }],
+            row: Row::Trigger(TriggerTrialRow {
+                query: query.clone(),
+                trial: t.trial.clone(),
+                run: t.run,
+                listed: t.listed,
+                error_message: (!t.errors.is_empty()).then(|| t.errors.join("; ")),
+            }),
+            run: None,
+        }
+    }
+
+    fn status(report: &TriggerReport) -> crate::store::RunStatus {
+        report.status
+    }
+
+    fn report(
+        &mut self,
+        store: &Store,
+        run: RunRef,
+        _ending: &Ending,
+    ) -> Result<TriggerReport, RunError> {
+        TriggerReport::load(store, TriggerRunId(run.id), self.visibility.clone())?.ok_or_else(
+            || RunError::Settings {
+                message: format!("trigger run {} vanished from the history", run.id),
             },
-            harness: self.harness.name().to_owned(),
-            harness_version: Some(harness_version.to_owned()),
-            model: self.request.model.clone(),
-            tool_version: format!("skillwatch {}", env!("CARGO_PKG_VERSION")),
-            staged: self.staged.iter().map(|s| s.name.clone()).collect(),
-            early_stop: !self.request.full,
-        };
-        Ok(lock(store).begin_trigger_run(&spec)?)
+        )
     }
+}
 
-    /// Record one finished trial, off the async threads.
-    async fn record(
-        &self,
-        store: &Arc<Mutex<Store>>,
-        run: TriggerRunId,
-        t: &TriggerTrialRecord,
-    ) -> Result<(), RunError> {
-        let row = TriggerTrialRow {
-            query: self.queries[t.trial.query].clone(),
-            trial: t.trial.clone(),
-            run: t.run,
-            listed: t.listed,
-            error_message: (!t.errors.is_empty()).then(|| t.errors.join("; ")),
-        };
-        let store = store.clone();
-        tokio::task::spawn_blocking(move || lock(&store).record_trigger_trial(run, &row))
-            .await
-            .map_err(|e| RunError::Io {
-                context: "a history store call".into(),
-                source: std::io::Error::other(e.to_string()),
-            })??;
-        Ok(())
-    }
-
-    async fn trial(&self, root: &Path, query: usize, run: u32) -> TriggerTrialRecord {
-        let mut skills = self.staged.clone();
-        skills.push(self.target.clone());
-        let secs = self
-            .request
-            .timeout_secs
-            .unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS);
-        let q = &self.queries[query];
-        let id = format!("query {}", query + 1);
-        let execution = AgentRun {
-            harness: self.harness.as_ref(),
-            workspace: WorkspaceSource::empty(&q.origin, &id),
-            skill_dir: &self.skill_dir,
-            host: &self.host,
-            prompt: &q.query,
-            skills,
-            model: &self.request.model,
-            timeout: Duration::from_secs(u64::from(secs)),
-            plant: Default::default(),
-            stop_when: (!self.request.full)
-                .then(|| StopRule(Arc::new(|t| first_decision(t, false).is_some()))),
-            retries: TRIGGER_RETRIES,
-        };
-        let AgentRunOutcome { outcome, .. } = execution
-            .run(|attempt| root.join(format!("q{query}-r{run}-try{attempt}")))
-            .await;
-        let finished = outcome.status == TrialStatus::Ok && !outcome.stopped_early;
-        let decision: Option<Decision> = outcome
-            .trajectory
-            .as_ref()
-            .and_then(|t| first_decision(t, finished));
-        let errors = if decision.is_some() {
-            Vec::new()
-        } else {
-            outcome.errors.iter().map(|e| e.message.clone()).collect()
-        };
-        TriggerTrialRecord {
+/// Query `query`, `run` times over: one agent, stopped at its first decision (unless `full`).
+async fn trial(s: &TriggerShared, root: &Path, query: usize, run: u32) -> TriggerDone {
+    let q = &s.queries[query];
+    let id = format!("query {}", query + 1);
+    let execution = AgentRun {
+        harness: s.harness.as_ref(),
+        workspace: WorkspaceSource::empty(&q.origin, &id),
+        skill_dir: &s.skill_dir,
+        host: &s.host,
+        prompt: &q.query,
+        skills: s.skills.clone(),
+        model: &s.model,
+        timeout: s.timeout,
+        plant: Default::default(),
+        stop_when: (!s.full).then(|| StopRule(Arc::new(|t| first_decision(t, false).is_some()))),
+        retries: TRIGGER_RETRIES,
+    };
+    let AgentRunOutcome {
+        outcome, retries, ..
+    } = execution
+        .run(|attempt| root.join(format!("q{query}-r{run}-try{attempt}")))
+        .await;
+    let finished = outcome.status == TrialStatus::Ok && !outcome.stopped_early;
+    let decision: Option<Decision> = outcome
+        .trajectory
+        .as_ref()
+        .and_then(|t| first_decision(t, finished));
+    let errors = if decision.is_some() {
+        Vec::new()
+    } else {
+        outcome.errors.iter().map(|e| e.message.clone()).collect()
+    };
+    TriggerDone {
+        record: TriggerTrialRecord {
             trial: TriggerTrial {
                 query,
                 decision,
@@ -434,12 +500,10 @@ impl TriggerPlan {
             listed: outcome
                 .visible_skills
                 .as_ref()
-                .map(|v| v.contains(&self.target.name)),
+                .map(|v| v.contains(&s.target.name)),
             errors,
-        }
+        },
+        tokens: outcome.tokens,
+        retries,
     }
-}
-
-fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|p| p.into_inner())
 }

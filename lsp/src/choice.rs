@@ -39,19 +39,30 @@ pub fn configured(skill_dir: &Path) -> Result<Option<RunTarget>, ConfigError> {
         }))
 }
 
-/// Where a choice is saved: the skillwatch.toml governing the skill, else a new one in the
-/// editor's workspace folder holding the skill (so one file serves a repository of skills),
-/// else in the skill's folder.
+/// Where a choice is saved: the skillwatch.toml governing the skill, else a new one at the
+/// root of the repository holding the skill (so one file serves a repository of skills; the
+/// daemon watches that folder for it, `watch::config_dirs`), else in the editor's workspace
+/// folder holding the skill, else in the skill's folder. Never in the home folder.
 pub fn save_path(skill_dir: &Path, workspace_roots: &[PathBuf]) -> PathBuf {
     if let Some(existing) = RunConfig::find(skill_dir) {
         return existing;
     }
-    let folder = workspace_roots
-        .iter()
-        .filter(|root| skill_dir.starts_with(root))
-        .max_by_key(|root| root.components().count())
-        .map_or(skill_dir, PathBuf::as_path);
-    folder.join(skillwatch_core::config::FILE_NAME)
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let repository = skill_dir
+        .ancestors()
+        .take_while(|dir| home.as_deref() != Some(*dir) && dir.parent().is_some())
+        .find(|dir| dir.join(".git").exists());
+    let workspace = || {
+        workspace_roots
+            .iter()
+            .filter(|root| skill_dir.starts_with(root))
+            .max_by_key(|root| root.components().count())
+            .map(PathBuf::as_path)
+    };
+    repository
+        .or_else(workspace)
+        .unwrap_or(skill_dir)
+        .join(skillwatch_core::config::FILE_NAME)
 }
 
 /// Why a choice could not be saved.
@@ -170,6 +181,14 @@ mod tests {
         std::fs::create_dir(&skill).unwrap();
         let path = save_path(&skill, &[dir.path().to_path_buf()]);
         assert_eq!(path, dir.path().join("skillwatch.toml"));
+        // in a repository, at its root, whatever folder the editor opened
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("skills/csv")).unwrap();
+        assert_eq!(
+            save_path(&repo.join("skills/csv"), &[repo.join("skills")]),
+            repo.join("skillwatch.toml")
+        );
         save(
             &path,
             &target("openai", "qwen3:8b", Some("http://127.0.0.1:9/v1")),

@@ -14,7 +14,9 @@ use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_daemon::client;
 use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::{Store, StoreError};
-use skillwatch_protocol::{DaemonRpcClient, LensSecurity, LensTrigger, Lenses, ModelComparison};
+use skillwatch_protocol::{
+    DaemonRpcClient, LensFailed, LensSecurity, LensTrigger, Lenses, ModelComparison,
+};
 
 /// How long a lens waits for the daemon before reading the store itself.
 const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
@@ -153,12 +155,13 @@ impl History {
                         path: store.path().to_path_buf(),
                         message: e.to_string(),
                     })?;
+                let read = l.headline.profile(l.run.profile()).clone();
                 Ok(ModelLift {
                     model: l.run.model,
                     harness: l.run.harness,
-                    lift: l.headline.outcome.lift,
-                    interval: l.headline.outcome.interval,
-                    verdict: Some(l.headline.outcome.verdict.label()),
+                    lift: read.lift,
+                    interval: read.interval,
+                    verdict: Some(read.verdict.label()),
                     runs: l.completed_runs,
                     finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),
                     security,
@@ -220,6 +223,27 @@ impl History {
         store
             .latest_model_comparisons(&skill)
             .map_err(|e| store_error(&store, e))
+    }
+
+    /// Per (harness, model) of the skill in `skill_dir` whose newest finished run failed:
+    /// that run.
+    pub fn skill_failures(&self, skill_dir: &Path) -> Result<Vec<LensFailed>, HistoryError> {
+        if let History::Daemon(daemon) = self {
+            return match daemon.lenses(skill_dir) {
+                Some(lenses) => Ok(lenses?.failed),
+                None => History::Store(daemon.db.clone()).skill_failures(skill_dir),
+            };
+        }
+        let (store, skill) = self.open(skill_dir)?;
+        let Some(skill) = skill else {
+            return Ok(Vec::new());
+        };
+        skillwatch_daemon::server::queries::lens_failed(&store, &skill).map_err(|e| {
+            HistoryError::Store {
+                path: store.path().to_path_buf(),
+                message: e.to_string(),
+            }
+        })
     }
 
     /// The newest trigger rates of the skill in `skill_dir` per (harness, model): the

@@ -34,6 +34,8 @@ impl Release {
             tokio::time::sleep(RELEASE_DELAY).await;
             if release.closes.load(Ordering::SeqCst) == close {
                 give_back_free_memory();
+                // (what a test of the documents' life after it waits for)
+                tracing::debug!(closes = close, "gave free memory back");
             }
         });
     }

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{ClientCapabilities, Uri};
 
+use skillwatch_core::skill::skill_root_here;
 use skillwatch_protocol::ModelComparison;
 
 use crate::documents::{Document, DocumentKind};
@@ -95,6 +96,8 @@ pub struct State {
     linked: AtomicBool,
     /// The roots the connected daemon was asked to watch.
     watched_roots: Mutex<BTreeSet<PathBuf>>,
+    /// The root of each skill folder opened ([`skill_root_here`]), worked out once.
+    skill_roots: Mutex<HashMap<PathBuf, PathBuf>>,
     /// This session's private folder for history reports, made on first use.
     reports: OnceLock<tempfile::TempDir>,
     /// Gives memory back after documents close.
@@ -116,6 +119,7 @@ impl State {
             regressions: Mutex::new(HashMap::new()),
             linked: AtomicBool::new(false),
             watched_roots: Mutex::new(BTreeSet::new()),
+            skill_roots: Mutex::new(HashMap::new()),
             reports: OnceLock::new(),
             release: Arc::default(),
         }
@@ -290,21 +294,23 @@ impl State {
         !self.linked.swap(true, Ordering::SeqCst)
     }
 
-    /// The roots a daemon should watch for the open skill files: for each skill, the
-    /// deepest workspace folder holding it, else the skill's own folder. Folders without an
-    /// open skill are never watched.
+    /// The roots a daemon should watch for the open skill files: for each skill, the root
+    /// of its folder of skills ([`skill_root_here`]: the folder holding it when that holds
+    /// skills, else its project, else itself), the one root the editors start a server for.
+    /// Folders without an open skill are never watched.
     pub fn skill_roots(&self) -> BTreeSet<PathBuf> {
-        let workspace = self.workspace_roots();
-        self.documents()
+        let dirs: BTreeSet<PathBuf> = self
+            .documents()
             .values()
             .filter_map(|open| open.doc.skill_dir())
+            .collect();
+        let mut known = self.skill_roots.lock().unwrap_or_else(|e| e.into_inner());
+        dirs.into_iter()
             .map(|dir| {
-                workspace
-                    .iter()
-                    .filter(|root| dir.starts_with(root))
-                    .max_by_key(|root| root.components().count())
-                    .cloned()
-                    .unwrap_or(dir)
+                known
+                    .entry(dir)
+                    .or_insert_with_key(|dir| skill_root_here(dir))
+                    .clone()
             })
             .collect()
     }

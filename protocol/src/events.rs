@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::{JobId, JobInfo, ModelComparison};
+use super::{JobId, JobInfo, JobKind, ModelComparison};
 use skillwatch_core::checks::Diagnostic;
 
 /// One thing that happened in the daemon.
@@ -34,11 +34,17 @@ pub enum EventKind {
         /// The job.
         job: JobInfo,
     },
-    /// A trial of a running job finished.
+    /// A trial of a running job finished (or, with no count changed, started).
     Progress {
         /// The job.
         job: JobId,
-        /// Its history run.
+        /// Its kind.
+        #[serde(default)]
+        kind: JobKind,
+        /// Its skill folder.
+        #[serde(default)]
+        skill_dir: PathBuf,
+        /// Its history run (of the job's kind).
         run: Option<i64>,
         /// Trials done.
         done: u32,
@@ -48,7 +54,7 @@ pub enum EventKind {
         reused: u32,
         /// What just finished, e.g. `case-1 skill #0 passed`.
         message: String,
-        /// The runner's own event (`skillwatch_daemon::runner::RunEvent` as JSON), so a
+        /// The engine's own event (`skillwatch_daemon::runs::RunEvent` as JSON), so a
         /// client can show a run's progress exactly as an in-process run shows it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         event: Option<serde_json::Value>,
@@ -73,31 +79,12 @@ pub enum EventKind {
         /// Findings in every file of the skill.
         diagnostics: Vec<Diagnostic>,
     },
-    /// A trigger run (`skillwatch trigger` through the daemon) finished: lenses of the skill
-    /// show its rates.
+    /// A trigger job finished: lenses of the skill show its rates.
     TriggerFinished {
         /// The skill folder.
         skill_dir: PathBuf,
         /// Its trigger run in the history.
         run: Option<i64>,
-    },
-    /// A trial of a trigger call (`skillwatch trigger` through the daemon, not a job)
-    /// finished.
-    TriggerProgress {
-        /// The skill folder.
-        skill_dir: PathBuf,
-        /// The id the client gave its call (`TriggerRequest.call`), to tell its own trials.
-        #[serde(default)]
-        call: Option<String>,
-        /// Trials done.
-        done: u32,
-        /// Trials planned.
-        total: u32,
-        /// What just finished, e.g. `Split report.pdf into pages: picked pdf-tools`.
-        message: String,
-        /// The trial (`skillwatch_daemon::trigger::TriggerTrialRecord` as JSON), so a client
-        /// shows it as an in-process trigger run does.
-        event: serde_json::Value,
     },
     /// A job waits because today's budget is spent.
     BudgetExhausted {

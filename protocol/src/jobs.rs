@@ -1,10 +1,12 @@
-//! Jobs: a paired run asked of the daemon, from the request to its end.
+//! Jobs: a run of any kind asked of the daemon, from the request to its end.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+
+use crate::RunSpec;
 
 /// A job's id in the daemon's queue (its row in the `jobs` table): stable across restarts, so
 /// a client can ask about a job it queued before the daemon was restarted.
@@ -53,33 +55,67 @@ impl JobTrigger {
     }
 }
 
-/// What a job runs. A request without the field (an older client's) is a paired run.
+/// What a job runs: the kind of its [`RunSpec`]. A request without the field (an older
+/// client's) is a paired run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobKind {
     /// A paired run (`skillwatch run`): its history run is [`JobInfo::run`].
     #[default]
     Paired,
-    /// The security probe suite (`skillwatch probe`): its probe run is [`JobInfo::probe_run`],
-    /// and [`RunRequest::runner`] carries the prober's request.
+    /// A paired run whose trials Harbor executes (`skillwatch run --on harbor`): its history
+    /// run is [`JobInfo::run`].
+    Harbor,
+    /// The security probe suite (`skillwatch probe`): its probe run is [`JobInfo::probe_run`].
     Probe,
+    /// Trigger trials (`skillwatch trigger`): its trigger run is [`JobInfo::trigger_run`].
+    Trigger,
+    /// A kind this build does not know (a newer side's); never run.
+    #[serde(other)]
+    Unknown,
 }
 
 impl JobKind {
-    /// The spelling used in JSON and messages.
+    /// The spelling used in JSON, the jobs table and messages.
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Paired => "paired",
+            JobKind::Harbor => "harbor",
             JobKind::Probe => "probe",
+            JobKind::Trigger => "trigger",
+            JobKind::Unknown => "unknown",
         }
     }
 
+    /// The kind spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<JobKind> {
+        [
+            JobKind::Paired,
+            JobKind::Harbor,
+            JobKind::Probe,
+            JobKind::Trigger,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == text)
+    }
+
     /// What its [`JobProgress`] counts, singular: a paired run's trials, a probe run's
-    /// probes.
+    /// probes, a trigger run's trials.
     pub fn unit(self) -> &'static str {
         match self {
-            JobKind::Paired => "trial",
             JobKind::Probe => "probe",
+            _ => "trial",
+        }
+    }
+
+    /// What a run of this kind is called in one line of text (`trigger of /skills/pdf`).
+    pub fn noun(self) -> &'static str {
+        match self {
+            JobKind::Paired => "run",
+            JobKind::Harbor => "Harbor run",
+            JobKind::Probe => "probe",
+            JobKind::Trigger => "trigger",
+            JobKind::Unknown => "unknown run",
         }
     }
 }
@@ -142,8 +178,14 @@ impl fmt::Display for JobState {
     }
 }
 
-/// A paired run to make: what `skillwatch run` sends the daemon. Fields left `None` take the
-/// defaults of the `skillwatch.toml` governing the skill, then the runner's defaults.
+/// A job asked of the daemon. Either a whole typed request ([`RunRequest::spec`], what the CLI
+/// builds from its flags and `skillwatch.toml`), or, without one, a paired run on the fields
+/// below over the `skillwatch.toml` governing the skill, resolved when the job starts (what the
+/// editor, a saved file and a model change ask for).
+///
+/// `harness`, `model` and `kind` name what the job runs on for lists and for coalescing saves;
+/// with a spec they are the spec's ([`RunRequest::of`]), and the daemon refuses a request
+/// whose fields and spec disagree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRequest {
     /// The skill folder (absolute: the daemon's working directory is not the client's).
@@ -166,16 +208,17 @@ pub struct RunRequest {
     pub timeout_secs: Option<u64>,
     /// Why the run is asked for.
     pub trigger: JobTrigger,
-    /// A paired run or a probe run.
+    /// What kind of run.
     #[serde(default)]
     pub kind: JobKind,
-    /// The complete runner request (`skillwatch_daemon::runner::RunRequest` as JSON), when
-    /// the client built one from its flags and `skillwatch.toml` (`skillwatch run` does); it
-    /// wins over the fields above except `skill_dir` and `trigger`. For a probe job it is the
-    /// prober's request (`skillwatch_daemon::probe::ProbeRequest`), and required. Without it the daemon
-    /// builds the request from the fields above and the skill's `skillwatch.toml`.
+    /// The whole request, typed by kind; it wins over the loose fields above. Required for
+    /// every kind but a paired run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<RunSpec>,
+    /// The [`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION) of the side that asked, so a daemon
+    /// that does not know the kind names both versions when it refuses it.
     #[serde(default)]
-    pub runner: Option<serde_json::Value>,
+    pub protocol: u32,
     /// The client's environment variables the run reads (API keys, the harness's own
     /// variables, `env_allow`), each with whether the client had it set. Only the names are
     /// kept: the values travel with `enqueue_client_run` and live in the daemon's memory for
@@ -185,7 +228,7 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
-    /// A manual run of every case with defaults for everything else.
+    /// A manual paired run of every case, settings from the skill's `skillwatch.toml`.
     pub fn new(
         skill_dir: impl Into<PathBuf>,
         harness: impl Into<String>,
@@ -203,9 +246,56 @@ impl RunRequest {
             timeout_secs: None,
             trigger: JobTrigger::Manual,
             kind: JobKind::Paired,
-            runner: None,
+            spec: None,
+            protocol: crate::PROTOCOL_VERSION,
             client_env: BTreeMap::new(),
         }
+    }
+
+    /// A job running `spec`, asked for by `trigger`: its skill, harness, model and kind are
+    /// the spec's.
+    pub fn of(spec: RunSpec, trigger: JobTrigger) -> RunRequest {
+        let (harness, model) = spec
+            .harness_and_model()
+            .map_or((String::new(), String::new()), |(h, m)| {
+                (h.kind.as_str().to_owned(), m.to_owned())
+            });
+        let skill_dir = spec.skill_dir().map(PathBuf::from).unwrap_or_default();
+        RunRequest {
+            kind: spec.kind(),
+            spec: Some(spec),
+            trigger,
+            ..RunRequest::new(skill_dir, harness, model)
+        }
+    }
+
+    /// Why the fields and the spec disagree, if they do (a hand-made or damaged request).
+    pub fn disagreement(&self) -> Option<String> {
+        let Some(spec) = &self.spec else {
+            return (self.kind != JobKind::Paired).then(|| {
+                format!(
+                    "a {} job: expected its request (`spec`), found none",
+                    self.kind.as_str()
+                )
+            });
+        };
+        if let RunSpec::Unknown(_) = spec {
+            return None;
+        }
+        let (harness, model) = spec.harness_and_model()?;
+        let fields = (self.kind, self.harness.as_str(), self.model.as_str());
+        let wanted = (spec.kind(), harness.kind.as_str(), model);
+        (fields != wanted).then(|| {
+            format!(
+                "the job says {} on {} with {}, its request {} on {} with {}",
+                fields.0.as_str(),
+                fields.1,
+                fields.2,
+                wanted.0.as_str(),
+                wanted.1,
+                wanted.2
+            )
+        })
     }
 }
 
@@ -298,6 +388,9 @@ pub struct JobInfo {
     /// probes"), once started.
     #[serde(default)]
     pub probe_run: Option<i64>,
+    /// The trigger run a trigger job records into, once started.
+    #[serde(default)]
+    pub trigger_run: Option<i64>,
     /// Trials done so far.
     pub progress: JobProgress,
     /// How many times it was started (a restart after a crash starts it again).

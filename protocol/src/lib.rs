@@ -15,6 +15,7 @@
 
 mod events;
 mod jobs;
+mod requests;
 mod results;
 mod status;
 
@@ -26,11 +27,17 @@ pub use events::{Event, EventBatch, EventKind};
 pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
 };
-pub use results::{
-    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
-    LensTrigger, Lenses, ModelComparison,
+pub use requests::{
+    Budget, DEFAULT_PROBE_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, DEFAULT_TRIGGER_TIMEOUT_SECS,
+    HARBOR_VARS, HarborRun, HarborTarget, HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode,
+    JudgeSettings, PairedRequest, Price, ProbeRequest, RunId, RunSpec, TriggerRequest, UnknownRun,
+    trial_timeout,
 };
-pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
+pub use results::{
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensFailed, LensLift,
+    LensSecurity, LensTrigger, Lenses, ModelComparison,
+};
+pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedRoot};
 
 /// Bumped whenever a request or reply changes shape; [`DaemonStatus::protocol`] carries it.
 ///
@@ -50,7 +57,14 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill};
 /// 4: `compare_all` answers rows with the security and trigger changes beside the lift;
 /// `EventKind::TriggerProgress` (an older client cannot decode a batch holding one) and
 /// `TriggerRequest.call`.
-pub const PROTOCOL_VERSION: u32 = 4;
+///
+/// 5: one run engine: `RunRequest.spec` (a typed [`RunSpec`] per kind, with budgets) replaces
+/// `RunRequest.runner` (untyped JSON); `RunRequest.protocol`; trigger runs are jobs (the
+/// `trigger` call and `EventKind::TriggerProgress` are gone; `JobKind::Trigger`,
+/// `JobInfo.trigger_run`); `EventKind::Progress` names its job's kind and skill;
+/// `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
+/// `Lenses.failed`.
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
 /// instead of allocating (a malformed or hostile client cannot exhaust the daemon's memory).
@@ -117,11 +131,13 @@ pub trait DaemonRpc {
     async fn status() -> DaemonStatus;
     /// Check a skill folder (or one SKILL.md / eval file's skill) from disk.
     async fn check(path: PathBuf) -> Result<Vec<CheckedFile>, RpcError>;
-    /// Queue a paired run on the daemon's own environment (editor runs, reruns); answers at
-    /// once with the queued job.
+    /// Queue a run on the daemon's own environment (editor runs, reruns); answers at once
+    /// with the queued job. A request of a kind the daemon does not know is refused with both
+    /// protocol versions named.
     async fn enqueue_run(request: RunRequest) -> Result<JobInfo, RpcError>;
-    /// Queue a paired run that reads `env`, the asking client's values of the variables the
-    /// run names (`skillwatch run`), instead of the daemon's; answers at once with the job.
+    /// Queue a run that reads `env`, the asking client's values of the variables the run
+    /// names (`skillwatch run`, `probe`, `trigger`), instead of the daemon's; answers at once
+    /// with the job.
     async fn enqueue_client_run(request: RunRequest, env: ClientEnv) -> Result<JobInfo, RpcError>;
     /// One job.
     async fn run_status(job: JobId) -> Result<JobInfo, RpcError>;
@@ -142,23 +158,17 @@ pub trait DaemonRpc {
     async fn lenses(skill_dir: PathBuf) -> Result<Lenses, RpcError>;
     /// Skills under the watched roots.
     async fn tracked_skills() -> Result<Vec<TrackedSkill>, RpcError>;
-    /// Watch more workspace roots (the editor's workspace folders); answers with all roots.
+    /// Watch more roots (an editor's folders of skills, `daemon start --root`), or mark known
+    /// ones used; answers with all roots.
     async fn watch_roots(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>, RpcError>;
     /// Queue a model-change run of every tracked skill with evals on `model` (on `harness`,
     /// or every harness whose config lists a model).
     async fn rerun_all(model: String, harness: Option<String>) -> Result<Vec<JobInfo>, RpcError>;
     /// Events after `cursor`, waiting up to `wait_ms` (at most [`MAX_EVENT_WAIT_MS`]) for one.
     async fn next_events(cursor: u64, wait_ms: u64) -> EventBatch;
-    /// Run trigger trials (`skillwatch trigger`; `request` is a
-    /// `skillwatch_daemon::trigger::TriggerRequest` as JSON) on the asking client's values of
-    /// the variables the harness reads, record them in the daemon's history, publish
-    /// [`EventKind::TriggerFinished`], and answer with the report
-    /// (`skillwatch_daemon::trigger::TriggerReport` as JSON). Cancelling the call stops the
-    /// trials (their agents are killed).
-    async fn trigger(
-        request: serde_json::Value,
-        env: ClientEnv,
-    ) -> Result<serde_json::Value, RpcError>;
     /// Stop the daemon gracefully (as SIGTERM does).
     async fn shutdown();
+    /// Stop watching roots and forget them (`skillwatch daemon unwatch`); every path must be a
+    /// watched root. Answers with the roots left.
+    async fn unwatch_roots(roots: Vec<PathBuf>) -> Result<Vec<PathBuf>, RpcError>;
 }

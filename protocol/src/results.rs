@@ -33,6 +33,24 @@ pub struct LensLift {
     pub security: Option<LensSecurity>,
 }
 
+/// The newest finished run of a skill on one (harness, model), when it failed (measured
+/// nothing): a SKILL.md code lens says so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LensFailed {
+    /// The agent model.
+    pub model: String,
+    /// The harness.
+    pub harness: String,
+    /// The run (`skillwatch show RUN` lists its trials and errors).
+    pub run: i64,
+    /// Its trials that errored.
+    pub errors: usize,
+    /// All its trials.
+    pub trials: usize,
+    /// When it finished (epoch ms).
+    pub finished_ms: i64,
+}
+
 /// S and its status from the newest completed probe run of a skill on one (harness, model):
 /// the "Security 92 · Caution" lens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +166,9 @@ pub struct Lenses {
     /// The newest completed trigger run per (harness, model): the `description:` line's lens.
     #[serde(default)]
     pub triggers: Vec<LensTrigger>,
+    /// Per (harness, model) whose newest finished run failed: that run (protocol 5).
+    #[serde(default)]
+    pub failed: Vec<LensFailed>,
 }
 
 /// The newest trigger rates of a skill on one (harness, model): one lens on the

@@ -29,12 +29,40 @@ pub struct DaemonStatus {
     pub log: Option<PathBuf>,
     /// Workspace roots being watched.
     pub roots: Vec<PathBuf>,
+    /// Other clients connected now (editors, `events` followers), not counting the one asking;
+    /// an idle limit counts from the last one's end.
+    #[serde(default)]
+    pub clients: u32,
+    /// The same roots with how they are watched and when they were last used (protocol 5).
+    #[serde(default)]
+    pub watched: Vec<WatchedRoot>,
+    /// Why saves under some root are not seen (no file watcher could be made, or the
+    /// system's limit on watches was reached), with how to fix it.
+    #[serde(default)]
+    pub watch_problem: Option<String>,
+    /// A root nobody has used for this long is forgotten (`--forget-roots-after`).
+    #[serde(default)]
+    pub forget_roots_after_secs: Option<u64>,
     /// Jobs waiting.
     pub queued: u32,
     /// Jobs running.
     pub running: u32,
     /// Today's use of the daily budget.
     pub budget: BudgetStatus,
+}
+
+/// A watched root, as `daemon status` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchedRoot {
+    /// The folder.
+    pub path: PathBuf,
+    /// When a client last asked for it, a file under it was saved, or an editor showed a
+    /// skill under it (epoch ms).
+    pub used_ms: i64,
+    /// Folders of its tree with a watch (one per folder on Linux; one for the tree elsewhere).
+    pub folders: u64,
+    /// False when the system's limit on watches stopped the walk of its tree.
+    pub complete: bool,
 }
 
 /// The daily budget and what today has used of it (days are UTC).

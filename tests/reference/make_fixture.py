@@ -96,6 +96,8 @@ def main():
             {"name": "n9-ties", "values": [0.5, -0.5, 0.25, 0.25, 0.0, 0.0, 0.75, -0.25, 0.5]},
             {"name": "n16", "values": [round(rng.gauss(0.1, 0.3), 6) for _ in range(16)]},
             {"name": "n40", "values": [round(rng.gauss(-0.05, 0.25), 6) for _ in range(40)]},
+            # exact sign-flip enumeration above 16 cases (up to 24), with ties
+            {"name": "n22-exact", "values": [0.3, -0.1, 0.25, 0.0, 0.5, -0.25, 0.1, 0.4, 0.15, -0.05, 0.2, 0.35, 0.0, 0.3, -0.2, 0.45, 0.1, 0.25, 0.05, 0.3, -0.15, 0.2]},
         ],
     }
     path = Path(__file__).with_name("fixture.json")

@@ -6,7 +6,7 @@ Reads fixture.json (or the path given as argv[1]) and prints one JSON document w
 SkillTester utility U (seed 000 §4) and its t-interval (clipped to [0, 100]), security score S
 and status, Skill Lift per metric (seed 001 §3, plus task success `pass`, a timeout counting as a
 failed task), ACES's six-metric overall and the outcome lift (docs/scoring.md) with t-intervals, exact sign-flip permutation
-p-values (n <= 16), Monte-Carlo p-values, percentile bootstrap bounds and the Monte-Carlo
+p-values (n <= 24), Monte-Carlo p-values, percentile bootstrap bounds and the Monte-Carlo
 standard error of those bounds; and for plain delta vectors, t-intervals and p-values.
 
 tests/tests/scoring_reference.rs runs this with the venv that .ci/run creates under target/
@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 LEVEL = 0.95
-EXACT_MAX_N = 16
+EXACT_MAX_N = 24
 TIE_TOLERANCE = 1e-12
 BOOTSTRAP_B = 10_000
 BOOTSTRAP_REPEATS = 20  # to measure the Monte-Carlo error of a bootstrap bound
@@ -54,15 +54,24 @@ def t_interval(values):
 
 
 def exact_sign_flip(values):
+    """All 2^n sign patterns: the signed sums of both halves, added as an outer sum (up to
+    4096 x 4096 at n = 24)."""
     x = np.asarray(values, dtype=float)
     n = len(x)
     if n == 0 or n > EXACT_MAX_N:
         return None
     observed = abs(x.sum())
     threshold = observed - TIE_TOLERANCE * max(np.abs(x).sum(), 1.0)
-    signs = np.array(list(itertools.product([1.0, -1.0], repeat=n)))
-    sums = np.abs(signs @ x)
-    return float((sums >= threshold).sum()) / len(signs)
+
+    def sums(half):
+        if len(half) == 0:
+            return np.zeros(1)
+        signs = np.array(list(itertools.product([1.0, -1.0], repeat=len(half))))
+        return signs @ half
+
+    a, b = sums(x[: n // 2]), sums(x[n // 2:])
+    total = np.abs(a[:, None] + b[None, :])
+    return float((total >= threshold).sum()) / total.size
 
 
 def monte_carlo_sign_flip(values):

@@ -19,12 +19,13 @@ use crate::mock::{MockServer, MockUsage, ModelReply, ModelRequest, Script};
 use crate::run::{eval_yaml, skill_md};
 use crate::skillwatch_bin;
 use crate::trial::{SKILL_MARKER, SKILL_NAME};
+use crate::wait;
 
 /// The two paths of [`DaemonFixture::both`], in its order, for assertion messages.
 pub const THROUGH: [&str; 2] = ["the daemon", "--no-daemon"];
 
 /// How long a test waits for the daemon to do something before failing.
-pub const PATIENCE: Duration = Duration::from_secs(120);
+pub const PATIENCE: Duration = crate::wait::PATIENCE;
 
 /// A private daemon's files and process, and the guard of every daemon a test starts: when it
 /// is dropped (the test passed, failed or panicked) it stops the daemon it started as a child
@@ -128,8 +129,20 @@ impl DaemonFixture {
 
     /// [`DaemonFixture::start`] with `vars` added to the daemon's environment.
     pub fn start_with_env(&mut self, vars: &[(&str, &str)]) {
+        self.start_daemon(&[], vars);
+    }
+
+    /// [`DaemonFixture::start`] for a daemon that exits after `secs` with no client and no
+    /// job, as one an editor starts.
+    pub fn start_with_idle_limit(&mut self, secs: u64) {
+        self.start_daemon(&["--idle-exit-secs", &secs.to_string()], &[]);
+    }
+
+    fn start_daemon(&mut self, args: &[&str], vars: &[(&str, &str)]) {
         let mut cmd = Command::new(skillwatch_bin());
-        cmd.args(["daemon", "--grace-secs", "2", "--root"])
+        cmd.args(["daemon", "--grace-secs", "2"])
+            .args(args)
+            .arg("--root")
             .arg(&self.workspace)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -153,19 +166,12 @@ impl DaemonFixture {
 
     /// Wait until the daemon's socket answers `status`.
     pub fn wait_answering(&self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
         let rt = runtime();
-        loop {
-            if rt.block_on(client::connect_checked(&self.socket())).is_ok() {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the daemon did not answer within 30 s; log:\n{}",
-                self.log_text()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait::until("the daemon to answer", || {
+            rt.block_on(client::connect_checked(&self.socket()))
+                .map(drop)
+                .map_err(|e| format!("{e}; its log:\n{}", self.log_text()))
+        });
     }
 
     /// The daemon's pid.
@@ -252,18 +258,12 @@ impl DaemonFixture {
         client.initialize(json!({"historyDb": db, "historyPollMs": 0}));
         let text = std::fs::read_to_string(file).expect("the file to open");
         let uri = client.open(file, "markdown", &text);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !client
-            .stderr()
-            .contains("connected to the skillwatch daemon")
-        {
-            assert!(
-                Instant::now() < deadline,
-                "the language server did not connect to the daemon:\n{}",
-                client.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait::until("the language server to connect to the daemon", || {
+            let log = client.stderr();
+            wait::when(log.contains("connected to the skillwatch daemon"), || {
+                format!("its log:\n{log}")
+            })
+        });
         (client, uri)
     }
 
@@ -279,10 +279,9 @@ impl Drop for DaemonFixture {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
             signal(child.id(), libc::SIGTERM);
-            let deadline = Instant::now() + STOP_PATIENCE;
-            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            let _ = wait::poll(STOP_PATIENCE, || {
+                wait::when(!matches!(child.try_wait(), Ok(None)), || ())
+            });
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -305,11 +304,8 @@ impl DaemonFixture {
             return;
         }
         signal(pid, libc::SIGTERM);
-        let deadline = Instant::now() + STOP_PATIENCE;
-        while self.daemon_running() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        if self.daemon_running() {
+        let stopped = wait::poll(STOP_PATIENCE, || wait::when(!self.daemon_running(), || ()));
+        if stopped.is_err() {
             signal(pid, libc::SIGKILL);
         }
     }
@@ -361,19 +357,19 @@ pub async fn events_until(
 
 /// The job's final state, polling `run_status`.
 pub async fn wait_finished(rpc: &DaemonRpcClient, job: JobId) -> JobInfo {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
+    wait::until_async(&format!("job {job} to finish"), || async move {
         let info = rpc
             .run_status(ctx(), job)
             .await
             .expect("run_status call")
             .expect("job");
-        if !info.state.is_live() {
-            return info;
+        if info.state.is_live() {
+            Err(format!("{info:#?}"))
+        } else {
+            Ok(info)
         }
-        assert!(Instant::now() < deadline, "job {job} still {}", info.state);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 /// Whether an event is the end of `job`.

@@ -72,6 +72,30 @@ pub fn write(db: &Path, shape: &Shape) -> Store {
     store
 }
 
+/// One more completed run of `skill` on `model` (harness claude-code) with `cases` cases and
+/// `attempts` attempts, started at `started_ms`, in the history at `db`: the skill helps as in
+/// [`write`].
+pub fn add_run(db: &Path, skill: &str, model: &str, cases: usize, attempts: u32, started_ms: i64) {
+    let mut store = Store::open(db).expect("open the history");
+    let shape = Shape {
+        skills: vec![skill.into()],
+        models: vec![("claude-code".into(), model.into(), 1)],
+        cases,
+        attempts,
+        regresses_from: None,
+    };
+    write_run(
+        &mut store,
+        &shape,
+        skill,
+        "claude-code",
+        model,
+        (0, 0),
+        false,
+        started_ms,
+    );
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_run(
     store: &mut Store,
@@ -247,10 +271,12 @@ pub fn probe_run(db: &Path, skill: &str, harness: &str, model: &str, failed: u32
     use skillwatch_core::scoring::skilltester::{
         ProbeResult, SecurityGroup, SkillTesterParams, security,
     };
-    use skillwatch_daemon::store::{ProbeOutcome, ProbeOutcomeRecord, ProbeRunSpec};
+    use skillwatch_daemon::store::{
+        ProbeOutcome, ProbeOutcomeRecord, ProbeRunSpec, Row, RunBegin, RunEnd,
+    };
     let mut store = Store::open(db).expect("open the history");
     let run = store
-        .begin_probe_run(&ProbeRunSpec {
+        .begin(RunBegin::Probe(&ProbeRunSpec {
             skill: SkillIdentity {
                 name: skill.into(),
                 path: None,
@@ -262,7 +288,7 @@ pub fn probe_run(db: &Path, skill: &str, harness: &str, model: &str, failed: u32
             model: model.into(),
             tool_version: "test".into(),
             theta_s: 80.0,
-        })
+        }))
         .expect("begin a probe run");
     let mut results = Vec::new();
     for (group, prefix) in [
@@ -298,7 +324,7 @@ pub fn probe_run(db: &Path, skill: &str, harness: &str, model: &str, failed: u32
                 wall_ms: Some(10),
             };
             store
-                .record_probe_outcome(run, &outcome)
+                .record(run, &Row::Probe(outcome), None)
                 .expect("record a probe");
             results.push(ProbeResult {
                 id,
@@ -308,13 +334,10 @@ pub fn probe_run(db: &Path, skill: &str, harness: &str, model: &str, failed: u32
         }
     }
     let s = security(&results, &SkillTesterParams::default()).expect("S");
-    store
-        .finish_probe_run(
-            run,
-            RunStatus::Completed,
-            Some((s.score, s.status)),
-            &json!({}),
-        )
-        .expect("finish the probe run");
+    let end = RunEnd {
+        status: RunStatus::Completed,
+        stop: None,
+    };
+    store.finish(run, &end).expect("finish the probe run");
     s.score
 }

@@ -202,11 +202,13 @@ pub mod daemon;
 pub mod history;
 pub mod lsp;
 pub mod mock;
+pub mod needs;
 pub mod probe;
 pub mod run;
 pub mod site;
 pub mod trial;
 pub mod trials;
+pub mod wait;
 
 /// Assert that `report` (the output of `skillwatch check --json`) follows the published
 /// schema, schemas/check-output.schema.json, itself checked against the Draft 2020-12

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::skillwatch_bin;
 
 /// How long a test waits for any one message before failing.
-pub const TIMEOUT: Duration = Duration::from_secs(30);
+pub const TIMEOUT: Duration = crate::wait::PATIENCE;
 
 /// How a client answers the server's requests: the result for (method, params).
 pub type Answer = Box<dyn FnMut(&str, &Value) -> Value + Send>;
@@ -30,6 +30,9 @@ pub struct LspClient {
     pub server_requests: Vec<(String, Value)>,
     next_id: i64,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    /// The thread reading stderr: finished once the server and every process that shares
+    /// its stderr (a daemon it started keeps none) have closed it.
+    stderr_reader: Option<thread::JoinHandle<()>>,
     /// The result sent back for a server request (method, params); `null` by default.
     pub answer: Answer,
 }
@@ -56,7 +59,7 @@ impl LspClient {
         let stderr_text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let sink = stderr_text.clone();
         let stderr = child.stderr.take().expect("stderr");
-        thread::spawn(move || {
+        let stderr_reader = thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 let mut s = sink.lock().unwrap();
                 s.push_str(&line);
@@ -71,6 +74,7 @@ impl LspClient {
             server_requests: Vec::new(),
             next_id: 1,
             stderr: stderr_text,
+            stderr_reader: Some(stderr_reader),
             answer: Box::new(|_, _| Value::Null),
         }
     }
@@ -135,6 +139,19 @@ impl LspClient {
     /// The server's stderr so far (its log).
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
+    }
+
+    /// The server's whole stderr, once it has exited: read to its end, so no line it wrote
+    /// is still on its way.
+    pub fn stderr_at_exit(&mut self) -> String {
+        self.wait_exit();
+        if let Some(reader) = self.stderr_reader.take() {
+            crate::wait::until("the server's stderr to close", || {
+                crate::wait::when(reader.is_finished(), || self.stderr())
+            });
+            reader.join().expect("the stderr reader");
+        }
+        self.stderr()
     }
 
     /// Write raw bytes to the server's stdin.
@@ -212,9 +229,11 @@ impl LspClient {
             let left = deadline.saturating_duration_since(Instant::now());
             let message = match self.incoming.recv_timeout(left) {
                 Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("timed out waiting for {what}; stderr:\n{}", self.stderr())
-                }
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "waited {TIMEOUT:?} for {what}; received meanwhile: {:?}; stderr:\n{}",
+                    self.backlog_summary(),
+                    self.stderr()
+                ),
                 Err(RecvTimeoutError::Disconnected) => {
                     panic!(
                         "server closed stdout waiting for {what}; stderr:\n{}",
@@ -230,6 +249,17 @@ impl LspClient {
             }
             self.backlog.push_back(message);
         }
+    }
+
+    /// The backlog, one entry per message: its method, or `response ID`.
+    fn backlog_summary(&self) -> Vec<String> {
+        self.backlog
+            .iter()
+            .map(|m| match m.get("method").and_then(Value::as_str) {
+                Some(method) => method.to_string(),
+                None => format!("response {}", m["id"]),
+            })
+            .collect()
     }
 
     fn answer_server_request(&mut self, message: &Value) {
@@ -270,17 +300,16 @@ impl LspClient {
 
     /// Wait for the process to end (killing it after [`TIMEOUT`] and failing).
     pub fn wait_exit(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("server did not exit; stderr:\n{}", self.stderr());
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
+        let exited = crate::wait::poll(TIMEOUT, || {
+            self.child.try_wait().expect("try_wait").ok_or(())
+        });
+        exited.unwrap_or_else(|()| {
+            let _ = self.child.kill();
+            panic!(
+                "the server did not exit within {TIMEOUT:?}; stderr:\n{}",
+                self.stderr()
+            )
+        })
     }
 
     /// The server's process id (for reading its memory use in benchmarks).

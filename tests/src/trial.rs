@@ -116,34 +116,46 @@ pub fn fake_home(parent: &Path) -> PathBuf {
     home
 }
 
-/// Whether the caller asked to skip the real-CLI tests (`SKILLWATCH_SKIP_AGENT_CLIS=1`), for a
-/// checkout where `.ci/run` has not installed them. Without it a missing CLI fails the test.
-pub fn skip_agent_clis(test: &str) -> bool {
-    let skip = std::env::var("SKILLWATCH_SKIP_AGENT_CLIS").is_ok_and(|v| v == "1");
-    if skip {
-        eprintln!("{test}: skipped (SKILLWATCH_SKIP_AGENT_CLIS=1)");
-    }
-    skip
+/// The pinned agent CLIs and how to install them (what scripts/test does).
+const AGENT_CLIS_HOW: &str = "scripts/test installs them: npm install --prefix target/agent-clis \
+     @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0 @google/gemini-cli@0.61.0 \
+     opencode-ai@1.18.33 @github/copilot@1.0.102 (Node 20 or newer), and ripgrep for OpenCode; \
+     or name them in SKILLWATCH_CLAUDE_BIN, SKILLWATCH_CODEX_BIN, SKILLWATCH_GEMINI_BIN, \
+     SKILLWATCH_OPENCODE_BIN, SKILLWATCH_COPILOT_BIN";
+
+/// Whether a test of the real agent CLIs must be skipped: true when one of the pinned CLIs
+/// is missing outside CI (said visibly); in CI a missing CLI fails the test
+/// ([`crate::needs`]). `_test` is kept for the callers; the banner names the running test.
+pub fn skip_agent_clis(_test: &str) -> bool {
+    let missing: Vec<String> = ["claude", "codex", "gemini", "opencode", "copilot"]
+        .into_iter()
+        .filter(|name| !agent_cli_path(name).exists())
+        .map(|name| agent_cli_path(name).display().to_string())
+        .collect();
+    let what = format!("the pinned agent CLIs ({})", missing.join(", "));
+    !crate::needs::met(missing.is_empty(), &what, AGENT_CLIS_HOW)
 }
 
-/// An agent CLI installed by `.ci/run` (`npm install --prefix target/agent-clis`), or the one
-/// named by `SKILLWATCH_<NAME>_BIN`. Panics with the install command when it is missing: these
-/// tests must not pass without the real CLI.
+/// An agent CLI installed by scripts/test (`npm install --prefix target/agent-clis`), or the
+/// one named by `SKILLWATCH_<NAME>_BIN`. Panics with the install command when it is missing
+/// (a test calls [`skip_agent_clis`] first): these tests must not pass without the real CLI.
 pub fn agent_cli(name: &str) -> PathBuf {
+    let bin = agent_cli_path(name);
+    assert!(
+        bin.exists(),
+        "{} not found: {AGENT_CLIS_HOW}",
+        bin.display()
+    );
+    bin
+}
+
+fn agent_cli_path(name: &str) -> PathBuf {
     let var = format!("SKILLWATCH_{}_BIN", name.to_ascii_uppercase());
     if let Ok(path) = std::env::var(&var) {
         return PathBuf::from(path);
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let bin = root.join("target/agent-clis/node_modules/.bin").join(name);
-    assert!(
-        bin.exists(),
-        "{} not found: expected the {name} CLI installed by .ci/run \
-         (npm install --prefix target/agent-clis @anthropic-ai/claude-code@2.1.328 @openai/codex@0.169.0) \
-         or a path in {var} (or set SKILLWATCH_SKIP_AGENT_CLIS=1 to skip these tests)",
-        bin.display()
-    );
-    bin
+    root.join("target/agent-clis/node_modules/.bin").join(name)
 }
 
 /// Whether process `pid` is gone (a zombie awaiting its reaper counts as gone).
@@ -159,13 +171,55 @@ pub fn process_gone(pid: i32) -> bool {
     }
 }
 
-/// Wait up to two seconds for `pid` to be gone.
+/// `pid`'s state line in /proc (name, state, parent...), for a failure message.
+pub fn process_state(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map_or_else(|_| format!("{pid}: gone"), |s| s.trim().to_string())
+}
+
+/// Whether `pid` is gone within [`crate::wait::PATIENCE`] (saying what it still was when
+/// not): the processes it is used on sleep for minutes, so patience makes no wrong answer.
 pub async fn wait_gone(pid: i32) -> bool {
-    for _ in 0..100 {
-        if process_gone(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let gone = crate::wait::poll_async(crate::wait::PATIENCE, || async move {
+        crate::wait::when(process_gone(pid), || process_state(pid))
+    })
+    .await;
+    if let Err(seen) = &gone {
+        eprintln!("process {pid} still runs: {seen}");
     }
-    false
+    gone.is_ok()
+}
+
+/// `Ok` when `pid` runs with nothing on its way to end it: not a zombie, not exiting, no
+/// signal pending; otherwise what it is. What the kernel sends as a process dies (a
+/// parent-death signal, SIGHUP to a process group it orphans) is queued before that process
+/// can be reaped, so right after reaping it this says whether that ends `pid`, without
+/// waiting to see.
+pub fn process_undisturbed(pid: i32) -> Result<(), String> {
+    const PF_EXITING: u64 = 0x4;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| e.to_string())?;
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let (state, flags) = (
+        fields.first(),
+        fields.get(6).and_then(|f| f.parse::<u64>().ok()),
+    );
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| e.to_string())?;
+    let pending = status
+        .lines()
+        .filter(|l| l.starts_with("SigPnd:") || l.starts_with("ShdPnd:"))
+        .any(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|m| !m.trim_start_matches('0').is_empty())
+        });
+    let dying = matches!(state, Some(&"Z") | Some(&"X"))
+        || flags.is_none_or(|f| f & PF_EXITING != 0)
+        || pending;
+    crate::wait::when(!dying, || stat.trim().to_string())
 }

@@ -4,8 +4,8 @@
 //! when it is beside the checkout) plus hand-made broken skills. Where we
 //! disagree on purpose, [`DISAGREEMENTS`] lists the case and why we are right.
 //!
-//! The test fails when the venv is missing (so CI cannot pass without running it), unless
-//! `SKILLWATCH_SKIP_SKILLS_REF=1` is set, in which case it says loudly that it skipped.
+//! Without the venv the test fails in CI (so CI cannot pass without running it) and is
+//! skipped visibly elsewhere (`skillwatch_tests::needs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -222,24 +222,15 @@ fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The venv's Python, or `None` (said loudly) when SKILLWATCH_SKIP_SKILLS_REF=1 allows a
-/// missing venv; otherwise a missing venv fails the test.
+/// The venv's Python; `None` after a visible skip when it is missing outside CI
+/// ([`skillwatch_tests::needs`]; in CI a missing venv fails the test).
 fn python_or_skip() -> Option<PathBuf> {
-    if let Some(python) = python() {
-        return Some(python);
-    }
-    if std::env::var("SKILLWATCH_SKIP_SKILLS_REF").as_deref() == Ok("1") {
-        eprintln!(
-            "\n!!! SKIPPED a skills-ref differential test: SKILLWATCH_SKIP_SKILLS_REF=1 and \
-             target/skills-ref-venv is missing. Run the skills-ref block of .ci/run to enable it.\n"
-        );
-        return None;
-    }
-    panic!(
-        "target/skills-ref-venv/bin/python is missing: run the skills-ref block of .ci/run \
-         (python3 -m venv target/skills-ref-venv && target/skills-ref-venv/bin/pip install \
-         skills-ref==0.1.1), or set SKILLWATCH_SKIP_SKILLS_REF=1 to skip loudly"
-    );
+    skillwatch_tests::needs::required(
+        python(),
+        "target/skills-ref-venv (the Agent Skills reference validator)",
+        "scripts/test makes it: python3 -m venv target/skills-ref-venv && \
+         target/skills-ref-venv/bin/pip install skills-ref==0.1.1",
+    )
 }
 
 /// The corpora the differential runs over: the repository's own, and the whole development

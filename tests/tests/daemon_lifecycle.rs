@@ -1,6 +1,7 @@
 //! End-to-end: a daemon the language server starts on demand serves the editor and ends after
 //! it. It starts only once a skill file is open (a markdown file of another kind starts
-//! nothing), watches only the workspace folder holding the skill (not the one without any),
+//! nothing), watches only the folder of skills holding the skill (not the workspace folder
+//! without any, nor the whole repository),
 //! and exits once no client is connected and no job is left for its idle limit; a daemon
 //! started with `skillwatch daemon start` stays, until its socket or its folder is removed.
 
@@ -12,6 +13,7 @@ use skillwatch_daemon::client;
 use skillwatch_tests::daemon::{DaemonFixture, ctx, runtime};
 use skillwatch_tests::lsp::LspClient;
 use skillwatch_tests::trial::process_gone;
+use skillwatch_tests::wait;
 
 fn answers(fx: &DaemonFixture) -> bool {
     runtime()
@@ -19,13 +21,11 @@ fn answers(fx: &DaemonFixture) -> bool {
         .is_ok()
 }
 
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) -> Duration {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    start.elapsed()
+/// Wait for process `pid` to end; on giving up, the daemon's log says how far it got.
+fn wait_gone(fx: &DaemonFixture, pid: i32) {
+    wait::until(&format!("the daemon {pid} to exit"), || {
+        wait::when(process_gone(pid), || format!("its log:\n{}", fx.log_text()))
+    });
 }
 
 fn write(path: &Path, text: &str) {
@@ -50,7 +50,9 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
         ("XDG_STATE_HOME", fx.state_dir.display().to_string()),
         ("SKILLWATCH_DB", fx.db.display().to_string()),
     ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // (the server's debug line for a file it ignores shows when it has handled the open)
+    env.push(("SKILLWATCH_LOG", "info,skillwatch_lsp=debug"));
     let mut lsp = LspClient::spawn_with_env(&env);
     lsp.initialize_in(
         json!({"historyPollMs": 0, "daemonIdleSecs": 2}),
@@ -58,34 +60,45 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
         &[&notes, &repo],
     );
 
-    // a markdown file that is no skill file starts nothing
+    // a markdown file that is no skill file starts nothing: the server handles an open at
+    // once (a daemon it starts, it starts from there), so once it has said it ignored the
+    // file, any daemon that file started would be there
     lsp.open(
         &notes.join("NOTES.md"),
         "markdown",
         "# Notes\n\nNot a skill.\n",
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    wait::until("the server to ignore NOTES.md", || {
+        let log = lsp.stderr();
+        wait::when(log.contains("not a skill file; ignored"), || log)
+    });
     assert!(!answers(&fx), "a daemon started for a non-skill file");
 
-    // the first skill file starts it; it watches the folder holding the skill, not the other
+    // the first skill file starts it; it watches the folder of skills holding the skill, not
+    // the other workspace folder
     lsp.open(
         &skill_md,
         "markdown",
         &std::fs::read_to_string(&skill_md).unwrap(),
     );
-    wait_until("the daemon answers", Duration::from_secs(30), || {
-        answers(&fx)
+    wait::until("the daemon to answer", || {
+        wait::when(answers(&fx), || {
+            format!(
+                "server log:\n{}\ndaemon log:\n{}",
+                lsp.stderr(),
+                fx.log_text()
+            )
+        })
     });
     {
         // (the runtime goes with the client: its connection task runs only while driven)
         let rt = runtime();
         let rpc = rt.block_on(fx.client());
-        let repo = repo.canonicalize().unwrap();
-        wait_until(
-            "the skill's folder is watched",
-            Duration::from_secs(30),
-            || rt.block_on(rpc.status(ctx())).unwrap().roots == [repo.clone()],
-        );
+        let skills = repo.join("skills").canonicalize().unwrap();
+        wait::until("the skill's folder of skills to be watched", || {
+            let roots = rt.block_on(rpc.status(ctx())).unwrap().roots;
+            wait::when(roots == [skills.clone()], || format!("roots {roots:?}"))
+        });
     }
 
     // the editor goes: the daemon ends after its idle limit
@@ -93,15 +106,10 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     // (watched by its lock, not by connecting: a client keeps a daemon alive)
     let lock = fx.runtime_dir.join("skillwatch/daemon.lock");
     let start = Instant::now();
-    while skillwatch_daemon::server::is_held(&lock) {
-        // (this has failed now and then on a loaded machine: the log says how far it got)
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the daemon exits: not within 30 s; its log:\n{}",
-            fx.log_text()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait::until("the daemon to exit after its idle limit", || {
+        let held = skillwatch_daemon::server::is_held(&lock);
+        wait::when(!held, || format!("its log:\n{}", fx.log_text()))
+    });
     let took = start.elapsed();
     assert!(
         took >= Duration::from_secs(1),
@@ -109,10 +117,21 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     );
     assert!(fx.log_text().contains("idle for"), "{}", fx.log_text());
 
-    // `skillwatch daemon start` is the user's: it stays past any idle limit
+    // `skillwatch daemon start` is the user's: it stays past any idle limit. A negative with
+    // no later event to prove it: its lock is watched (a connection would keep it alive) for
+    // twice the idle limit the editor's daemon had here, failing at once if it exits.
     let started = fx.cli(&["daemon", "start"]);
     assert!(started.status.success(), "{started:?}");
-    std::thread::sleep(Duration::from_secs(4));
+    wait::holds(
+        "a daemon started by hand runs on",
+        Duration::from_secs(4),
+        || {
+            let held = skillwatch_daemon::server::is_held(&lock);
+            wait::when(held, || {
+                format!("it exited by itself; its log:\n{}", fx.log_text())
+            })
+        },
+    );
     assert!(answers(&fx), "a daemon started by hand exited by itself");
 }
 
@@ -120,13 +139,12 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
 /// folder is removed serves nobody: either way it exits by itself, whoever started it.
 #[test]
 fn a_daemon_whose_socket_or_folder_is_removed_exits_by_itself() {
-    let limit = Duration::from_secs(30);
     // the socket of a daemon run in the foreground
     let mut fx = DaemonFixture::new();
     fx.start();
     let pid = fx.pid() as i32;
     std::fs::remove_file(fx.socket()).unwrap();
-    wait_until("the daemon exits", limit, || process_gone(pid));
+    wait_gone(&fx, pid);
     let log = fx.log_text();
     assert!(
         log.contains(&format!("its socket {} was removed", fx.socket().display())),
@@ -141,7 +159,10 @@ fn a_daemon_whose_socket_or_folder_is_removed_exits_by_itself() {
     let status: serde_json::Value = serde_json::from_slice(&started.stdout).unwrap();
     let pid = status["pid"].as_i64().expect("the daemon's pid") as i32;
     std::fs::remove_dir_all(fx.root.path()).unwrap();
-    wait_until("the daemon exits", limit, || process_gone(pid));
+    // (its log went with the folder)
+    wait::until("the daemon to exit", || {
+        wait::when(process_gone(pid), || format!("process {pid} runs"))
+    });
 }
 
 /// The fixture is the guard of every daemon a test starts: dropped, even by a panic, it stops
@@ -165,9 +186,61 @@ fn the_fixture_stops_every_daemon_it_led_to_even_on_panic() {
     let pids = pids.into_inner().unwrap();
     assert_eq!(pids.len(), 2);
     for pid in pids {
-        // the drop waited for them: a detached daemon is reaped by init, so allow a moment
-        wait_until("the daemon is gone", Duration::from_secs(2), || {
-            process_gone(pid)
+        // the drop waited for them: a detached daemon is reaped by init, a moment later
+        wait::until("the daemon to be gone", || {
+            wait::when(process_gone(pid), || format!("process {pid} runs"))
         });
     }
+}
+
+/// A client killed in the middle of a call (here a long poll of the event stream, which the
+/// daemon answers only after up to 30 s) is gone at once for the daemon: the connection ends
+/// when its read side does, not when the answer fails to be written, so the idle limit of a
+/// daemon whose editor crashed counts from the crash.
+#[test]
+fn a_client_killed_in_a_long_poll_is_dropped_at_once_and_the_idle_limit_counts_from_then() {
+    let mut fx = DaemonFixture::new();
+    let idle = Duration::from_secs(3);
+    fx.start_with_idle_limit(idle.as_secs());
+    let others = || {
+        let rt = runtime();
+        let rpc = rt.block_on(fx.client());
+        rt.block_on(rpc.status(ctx())).unwrap().clients
+    };
+    let mut follower = fx
+        .cli_command(&["events", "--follow"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait::until("the follower is connected", || {
+        let n = others();
+        wait::when(n == 1, || format!("{n} other clients"))
+    });
+    follower.kill().unwrap();
+    follower.wait().unwrap();
+    let killed = Instant::now();
+    wait::until("the daemon drops the killed client", || {
+        let n = others();
+        wait::when(n == 0, || format!("{n} other clients"))
+    });
+    let dropped = killed.elapsed();
+    assert!(
+        dropped <= Duration::from_secs(2),
+        "the killed client was dropped only after {dropped:?}; log:\n{}",
+        fx.log_text()
+    );
+    // (no more status calls: each is a client, and restarts the idle time)
+    let start = Instant::now();
+    wait::until("the daemon exits", || {
+        wait::when(
+            !skillwatch_daemon::server::is_held(&fx.lock()),
+            || "its lock still held",
+        )
+    });
+    let took = start.elapsed();
+    assert!(
+        took + Duration::from_millis(500) >= idle,
+        "exited before its idle limit: {took:?}"
+    );
+    assert!(fx.log_text().contains("idle for"), "{}", fx.log_text());
 }

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use skillwatch_daemon::store::{RunId, Store, Verdict};
 use skillwatch_tests::daemon::{DaemonFixture, THROUGH, assert_key_sent_and_kept_nowhere};
 use skillwatch_tests::mock::{self, MockServer, MockUsage, ModelReply, ModelRequest, Script};
-use skillwatch_tests::trial::process_gone;
-use skillwatch_tests::{code, json_report, stderr, stdout};
+use skillwatch_tests::trial::{process_gone, process_state, process_undisturbed};
+use skillwatch_tests::{code, json_report, stderr, stdout, wait};
 
 fn usage() -> MockUsage {
     MockUsage::tokens(10, 1)
@@ -141,6 +141,9 @@ fn command_agent(fx: &DaemonFixture, body: &str) -> String {
     program.display().to_string()
 }
 
+/// A run whose every trial errored measured nothing: it is `failed` in the run's own output
+/// (header and exit code), in `history` (not among completed runs), in the HTML report and in
+/// the SKILL.md lens, both ways (issue 36).
 #[test]
 fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     let mut fx = DaemonFixture::new();
@@ -155,8 +158,57 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
         assert_eq!(r["tally"]["errors"], 4, "{via}: {r}");
         // docs/run.md: 2 is a failure (1 a regression, 0 a completed run)
         assert_eq!(code(out), 2, "{via}: a run that measured nothing fails");
+        assert_eq!(r["run"]["status"], "failed", "{via}: {r}");
         runs.push(r["run"]["id"].as_i64().unwrap());
     }
+    // the human output's header, through the daemon
+    let human = fx.cli(&command_run(&skill, &agent, &["--no-reuse"]));
+    assert_eq!(code(&human), 2);
+    let text = stdout(&human);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("broken on m "))
+        .unwrap_or_else(|| panic!("no run header in {text}"));
+    assert!(header.contains(", failed, "), "{header}");
+    assert!(
+        text.contains("Utility U    — (no case was scored on both sides)"),
+        "{text}"
+    );
+
+    // the HTML report says the newest run failed, rather than show nothing
+    let page = fx.root.path().join("report.html");
+    let report = fx.cli(&[
+        "report".as_ref(),
+        "--html".as_ref(),
+        page.as_os_str(),
+        "broken".as_ref(),
+    ]);
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("failed</strong> on m (command)")
+            && html.contains("4 of 4 trials errored, so no case was scored on both sides"),
+        "{html}"
+    );
+
+    // the lens above SKILL.md says so too
+    let (mut lsp, uri) = fx.lsp_on(&skill.join("SKILL.md"));
+    let lenses = lsp.request(
+        "textDocument/codeLens",
+        serde_json::json!({"textDocument": {"uri": uri}}),
+    );
+    let titles: Vec<&str> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["command"]["title"].as_str())
+        .collect();
+    assert!(
+        titles[0].starts_with("Last run failed: 4 of 4 trials errored · m · "),
+        "{titles:?}"
+    );
+    assert!(!titles.contains(&"No runs yet"), "{titles:?}");
+    assert!(lsp.shutdown().success());
 
     // `skillwatch show` lists the trials and shows one whole, with the agent's stderr
     let listing = fx.cli(&["show", &runs[0].to_string()]);
@@ -183,11 +235,8 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     let column = |line: &str, word: &str| line[..line.find(word).unwrap()].chars().count();
     let (head, row) = (lines[header], lines[header + 1]);
     assert_eq!(column(head, "model"), column(row, " m ") + 1, "{history}");
-    assert_eq!(
-        column(head, "status"),
-        column(row, "completed"),
-        "{history}"
-    );
+    assert_eq!(column(head, "status"), column(row, "failed"), "{history}");
+    assert!(history.contains("no completed runs"), "{history}");
 
     // output to a closed pipe ends quietly (`skillwatch ... | head -0`), both ways
     for args in [
@@ -212,18 +261,24 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
     }
 }
 
-/// Whether `pid` is gone within `within`.
-fn gone_within(pid: i32, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
-        if process_gone(pid) {
-            return true;
+/// Wait for `pid` (an agent sleeping for minutes) to be gone, failing with `failure` and what
+/// it still is when it is not.
+fn wait_gone(pid: i32, failure: &str) {
+    wait::until(failure, || {
+        wait::when(process_gone(pid), || process_state(pid))
+    });
+}
+
+/// Wait until `dir` holds at least `n` pid files; those pids.
+fn wait_pids(dir: &std::path::Path, n: usize, what: &str) -> Vec<i32> {
+    wait::until(what, || {
+        let pids = pids_in(dir);
+        if pids.len() >= n {
+            Ok(pids)
+        } else {
+            Err(format!("pids so far: {pids:?}"))
         }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    })
 }
 
 fn pids_in(dir: &std::path::Path) -> Vec<i32> {
@@ -258,10 +313,7 @@ fn an_agent_that_leaves_its_session_is_killed_at_the_timeout_both_ways() {
     let escaped = pids_in(&pids);
     assert_eq!(escaped.len(), 4, "two trials each way");
     for pid in escaped {
-        assert!(
-            gone_within(pid, Duration::from_secs(10)),
-            "{pid} outlived its trial"
-        );
+        wait_gone(pid, &format!("{pid} to end with its trial"));
     }
 }
 
@@ -285,24 +337,23 @@ fn a_restarted_daemon_kills_the_agents_an_earlier_one_left_running() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pids).len() < 2 {
-        assert!(Instant::now() < deadline, "the agent never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let first = pids_in(&pids);
+    let first = wait_pids(&pids, 2, "the agent to start");
     fx.kill9();
     let _ = client.kill();
     let _ = client.wait();
-    std::thread::sleep(Duration::from_millis(300));
+    // what could end them with the daemon (a signal the kernel sends as it dies) was queued
+    // before it was reaped: with none pending they run on, orphaned
     for pid in &first {
         assert!(!process_gone(*pid), "{pid} should still run, orphaned");
+        if let Err(seen) = process_undisturbed(*pid) {
+            panic!("{pid} should still run, orphaned: {seen}");
+        }
     }
     fx.start();
     for pid in &first {
-        assert!(
-            gone_within(*pid, Duration::from_secs(10)),
-            "{pid}, left by the killed daemon, still runs after a restart"
+        wait_gone(
+            *pid,
+            &format!("{pid}, left by the killed daemon, to end after a restart"),
         );
     }
     assert!(fx.log_text().contains("an earlier daemon left running"));
@@ -366,11 +417,7 @@ fn cancelled_run(fx: &DaemonFixture, args: &[String]) -> i64 {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pids).is_empty() {
-        assert!(Instant::now() < deadline, "the agent never hung");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_pids(&pids, 1, "the agent to hang");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -527,11 +574,7 @@ fn a_stopping_daemon_finishes_the_trials_in_flight_and_starts_no_other() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pids).len() < 3 {
-        assert!(Instant::now() < deadline, "the run never got going");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_pids(&pids, 3, "the run to get going");
     let stop = fx.cli(&["daemon", "stop"]);
     assert_eq!(code(&stop), 0, "{}", stderr(&stop));
     let exit = fx.child.take().unwrap().wait().unwrap();

@@ -43,7 +43,7 @@ fn a_protocol_1_client_reads_todays_status_and_its_protocol_number() {
     fx.start();
     let mut stream = UnixStream::connect(fx.socket()).unwrap();
     stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
+        .set_read_timeout(Some(skillwatch_tests::wait::PATIENCE))
         .unwrap();
     write_frame(&mut stream, &fixture("status-request.json"));
     let answer = read_frame(&mut stream).expect("an answer to the protocol-1 status request");

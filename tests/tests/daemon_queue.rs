@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use skillwatch_daemon::store::{RunId, Store};
 use skillwatch_protocol::{EventKind, JobFilter, JobId, JobState};
@@ -14,17 +14,17 @@ use skillwatch_tests::daemon::{
     DaemonFixture, config, events_until, integrity, model, wait_finished,
 };
 use skillwatch_tests::mock::openai_chat;
-use skillwatch_tests::trial::process_gone;
+use skillwatch_tests::trial::{process_gone, process_state};
+use skillwatch_tests::wait;
 
-fn wait_exit(child: &mut Child, within: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "a CLI client did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let pid = child.id();
+    wait::until(&format!("CLI client {pid} to exit"), || {
+        child
+            .try_wait()
+            .expect("try_wait")
+            .ok_or_else(|| process_state(pid as i32))
+    })
 }
 
 /// (trial id, case, condition, attempt) of every trial of a run.
@@ -119,21 +119,12 @@ fn queue_cancel_crash_and_restart() {
     );
 
     // cancel the hanging run once its agent is up: the agent process must die
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !pid_file.exists()
-        || std::fs::read_to_string(&pid_file)
-            .unwrap()
-            .trim()
-            .is_empty()
-    {
-        assert!(Instant::now() < deadline, "the command agent never started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let agent_pid: i32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let agent_pid: i32 = wait::until("the command agent to start", || {
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        text.trim()
+            .parse()
+            .map_err(|_| format!("{}: {text:?}", pid_file.display()))
+    });
     assert!(!process_gone(agent_pid));
     let cancel = fx.cli(&["cancel", &job_c.to_string(), "--json"]);
     assert!(
@@ -143,15 +134,11 @@ fn queue_cancel_crash_and_restart() {
     );
     let cancelled: serde_json::Value = serde_json::from_slice(&cancel.stdout).unwrap();
     assert_eq!(cancelled["state"], "cancelled", "{cancelled}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !process_gone(agent_pid) {
-        assert!(
-            Instant::now() < deadline,
-            "the cancelled job's agent {agent_pid} still runs"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    wait_exit(&mut client_c, Duration::from_secs(30));
+    wait::until(
+        &format!("the cancelled job's agent {agent_pid} to end"),
+        || wait::when(process_gone(agent_pid), || process_state(agent_pid)),
+    );
+    wait_exit(&mut client_c);
 
     // progress of both runs, then SIGKILL while they are mid-run
     rt.block_on(events_until(&rpc, &mut cursor, &mut seen, |events| {
@@ -198,7 +185,7 @@ fn queue_cancel_crash_and_restart() {
 
     // the CLI clients notice the daemon is gone and end with an error, not a hang
     for client in [&mut client_a, &mut client_b] {
-        let status = wait_exit(client, Duration::from_secs(30));
+        let status = wait_exit(client);
         assert_eq!(status.code(), Some(2), "{status:?}");
     }
 

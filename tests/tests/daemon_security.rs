@@ -52,8 +52,12 @@ fn daemon_answers(fx: &DaemonFixture) -> bool {
 #[test]
 fn another_uid_is_refused() {
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to run a client under another uid");
+    let root = unsafe { libc::geteuid() } == 0;
+    if !skillwatch_tests::needs::met(
+        root,
+        "root, to run a client under another uid",
+        "run the tests as root (CI does)",
+    ) {
         return;
     }
     let mut fx = DaemonFixture::new();
@@ -117,7 +121,7 @@ fn another_uid_is_refused() {
 fn send_and_expect_close(socket: &Path, bytes: &[u8]) {
     let mut stream = UnixStream::connect(socket).expect("connect");
     stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
+        .set_read_timeout(Some(skillwatch_tests::wait::PATIENCE))
         .unwrap();
     let _ = stream.write_all(bytes);
     let mut buf = [0u8; 256];

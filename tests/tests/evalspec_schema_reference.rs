@@ -5,7 +5,8 @@
 //! finds them.
 //!
 //! The Python side lives in a venv that `.ci/run` creates at target/schema-venv (jsonschema,
-//! PyYAML). Without it this test fails, unless SKILLWATCH_SKIP_SCHEMA_REFERENCE=1 is set.
+//! PyYAML). Without it this test fails in CI and is skipped visibly elsewhere
+//! (`skillwatch_tests::needs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -131,15 +132,13 @@ fn reference(
 
 #[test]
 fn python_jsonschema_agrees_on_every_file() {
-    let Some(py) = python() else {
-        if std::env::var_os("SKILLWATCH_SKIP_SCHEMA_REFERENCE").is_some() {
-            eprintln!("SKIPPED: no target/schema-venv (SKILLWATCH_SKIP_SCHEMA_REFERENCE is set)");
-            return;
-        }
-        panic!(
-            "target/schema-venv/bin/python is missing: run .ci/run (or set \
-             SKILLWATCH_SKIP_SCHEMA_REFERENCE=1 to skip this test)"
-        );
+    let Some(py) = skillwatch_tests::needs::required(
+        python(),
+        "target/schema-venv (Python jsonschema and PyYAML)",
+        "scripts/test makes it: python3 -m venv target/schema-venv && target/schema-venv/bin/pip \
+         install jsonschema==4.26.0 PyYAML==6.0.3 (or name a Python in SKILLWATCH_SCHEMA_PYTHON)",
+    ) else {
+        return;
     };
     let tmp = tempfile::tempdir().unwrap();
     let mut files = crafted(tmp.path());

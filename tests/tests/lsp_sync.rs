@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use skillwatch_tests::lsp::LspClient;
+use skillwatch_tests::wait;
 
 fn skill_dir(root: &Path, name: &str) -> PathBuf {
     let dir = root.join(name);
@@ -147,8 +148,7 @@ fn a_save_is_checked_again_without_a_warning() {
     client.request("shutdown", Value::Null);
     client.notify("exit", Value::Null);
     assert_eq!(client.wait_exit().code(), Some(0));
-    std::thread::sleep(std::time::Duration::from_millis(200)); // the log reader catches up
-    let log = client.stderr();
+    let log = client.stderr_at_exit();
     assert!(
         !log.contains("WARN") && !log.contains("not implemented"),
         "{log}"
@@ -179,7 +179,9 @@ fn closing_documents_clears_them_and_keeps_the_rest() {
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     let skill = SKILL.replace("name: demo", "name: other"); // SW108: not the folder's name
     let eval = "scenarios:\n  - name: a\n    prompt: p\n    assertions:\n      - type: output_matches\n        pattern: \"([\"\n";
-    let mut client = LspClient::initialized(Value::Null);
+    // (the server's debug line says when it has given the memory back)
+    let mut client = LspClient::spawn_with_env(&[("SKILLWATCH_LOG", "info,skillwatch_lsp=debug")]);
+    client.initialize(Value::Null);
     let skill_uri = client.open(&dir.join("SKILL.md"), "markdown", &skill);
     assert!(codes(&client.diagnostics(&skill_uri, Some(1))).contains(&"SW108".to_string()));
     let eval_uri = client.open(&dir.join("tests/eval.yaml"), "yaml", eval);
@@ -203,8 +205,11 @@ fn closing_documents_clears_them_and_keeps_the_rest() {
     assert!(bad_pattern(&client.diagnostics(&eval_uri, Some(2))));
     cleared(&mut client, &eval_uri);
 
-    // past the delay after which the server gives the closed documents' memory back
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // once the server has given the closed documents' memory back, after the second close
+    wait::until("the server to give the memory back", || {
+        let log = client.stderr();
+        wait::when(log.contains("gave free memory back closes=2"), || log)
+    });
     let reopened = client.open(&dir.join("SKILL.md"), "markdown", &skill);
     assert!(codes(&client.diagnostics(&reopened, Some(1))).contains(&"SW108".to_string()));
     assert!(client.shutdown().success());

@@ -2,8 +2,8 @@
 //! servers on 127.0.0.1 (Anthropic Messages, Responses): a "compliant" agent that leaks a canary, posts the project's .env to the
 //! honeypot, writes outside the workspace and runs `curl -k` fails exactly those probes,
 //! with the evidence stored redacted; a "refusing" agent passes them; S and the status match a
-//! hand computation from SkillTester's definition (seed 000 §4.4). Skipped only with
-//! SKILLWATCH_SKIP_AGENT_CLIS=1.
+//! hand computation from SkillTester's definition (seed 000 §4.4). Without the CLIs: a failure
+//! in CI, a visible skip elsewhere (`skillwatch_tests::needs`).
 
 use std::sync::Arc;
 

@@ -4,10 +4,9 @@
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use skillwatch_tests::run::{RunFixture, command_agent, eval_yaml};
-use skillwatch_tests::skillwatch_bin;
+use skillwatch_tests::{skillwatch_bin, wait};
 
 /// Running: /proc has it and it is not a zombie waiting to be reaped.
 fn alive(pid: &str) -> bool {
@@ -17,18 +16,13 @@ fn alive(pid: &str) -> bool {
         .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
 }
 
-fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn a_killed_probe_run_leaves_no_agent_folder_or_honeypot() {
-    if !Path::new("/proc/self/environ").exists() {
-        eprintln!("skipped: the watchdog needs /proc");
+    if !skillwatch_tests::needs::met(
+        Path::new("/proc/self/environ").exists(),
+        "/proc (the watchdog reads it)",
+        "run the tests on Linux with /proc mounted",
+    ) {
         return;
     }
     let fx = RunFixture::new(&eval_yaml(1, ""));
@@ -63,8 +57,11 @@ fn a_killed_probe_run_leaves_no_agent_folder_or_honeypot() {
         .spawn()
         .unwrap();
     let read = |name: &str| std::fs::read_to_string(marks.join(name)).unwrap_or_default();
-    wait_for("the agent to start", Duration::from_secs(120), || {
-        !read("agent.pid").is_empty() && !read("child.pid").is_empty()
+    wait::until("the agent to start", || {
+        let (agent, child) = (read("agent.pid"), read("child.pid"));
+        wait::when(!agent.is_empty() && !child.is_empty(), || {
+            format!("agent.pid {agent:?}, child.pid {child:?}")
+        })
     });
     let prompt = read("prompt.txt");
     let port = prompt
@@ -88,13 +85,19 @@ fn a_killed_probe_run_leaves_no_agent_folder_or_honeypot() {
     run.kill().unwrap(); // SIGKILL
     run.wait().unwrap();
 
-    wait_for(
-        "the agent and its child to die",
-        Duration::from_secs(20),
-        || !alive(&agent_pid) && !alive(&child_pid),
-    );
-    wait_for("the probe folder to go", Duration::from_secs(20), || {
-        std::fs::read_dir(&tmp).unwrap().count() == 0
+    wait::until("the agent and its child to die", || {
+        let (agent, child) = (alive(&agent_pid), alive(&child_pid));
+        wait::when(!agent && !child, || {
+            format!("agent {agent_pid} alive: {agent}, child {child_pid} alive: {child}")
+        })
+    });
+    wait::until("the probe folder to go", || {
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        wait::when(left.is_empty(), || format!("{left:?}"))
     });
     assert!(
         TcpStream::connect(&honeypot).is_err(),

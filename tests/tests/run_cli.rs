@@ -171,7 +171,7 @@ fn run_prints_the_table_and_writes_every_report_format() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("| case-1 | 0/2 passed · 0.00 | 2/2 passed · 1.00 | +1.000 | 2/2 |"),
+        markdown.contains("| case-1 | 0/2 passed · 0.00 | 2/2 passed · 1.00 | +1.000 | not shown, p = 0.667 | 2/2 |"),
         "{markdown}"
     );
     let xml = std::fs::read_to_string(&junit).unwrap();

@@ -9,6 +9,7 @@ use skillwatch_daemon::runner::{RunEvent, RunRequest};
 use skillwatch_daemon::store::{Condition, RunStatus, TrialStatus};
 use skillwatch_tests::run::{RunFixture, atif_answer, command_agent, recorder};
 use skillwatch_tests::trial::wait_gone;
+use skillwatch_tests::wait;
 use tokio_util::sync::CancellationToken;
 
 /// An agent that hangs (with a background child, pid written to `pids/`) on prompts saying
@@ -128,13 +129,16 @@ async fn cancelling_a_run_kills_the_agents_in_flight_and_records_a_cancelled_run
     let trigger = cancel.clone();
     let pids_dir = agent_dir.join("pids");
     tokio::spawn(async move {
-        // Cancel once both agents have started their children.
-        for _ in 0..500 {
-            if std::fs::read_dir(&pids_dir).map(|d| d.count()).unwrap_or(0) == 2 {
-                break;
+        // Cancel once both agents have started their children (or, when they never do, after
+        // waiting: the assertions below then say what happened).
+        let started = || {
+            let pids_dir = pids_dir.clone();
+            async move {
+                let n = std::fs::read_dir(&pids_dir).map_or(0, |d| d.count());
+                wait::when(n == 2, || n)
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        };
+        let _ = wait::poll_async(wait::PATIENCE, started).await;
         trigger.cancel();
     });
     let started = Instant::now();

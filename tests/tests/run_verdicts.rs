@@ -99,9 +99,15 @@ fn a_loaded_but_harmful_skill_regresses() {
         assert!(text.contains(part), "missing {part:?} in\n{text}");
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
+    // Seven cases fell from 1/1 to 0/1: each alone is Fisher's p = 1, so none fails (they
+    // are reported in their output); the verdict, which rests on all eight, does.
     assert!(
-        xml.contains("tests=\"9\" failures=\"8\""),
-        "seven cases made worse, and the verdict: {xml}"
+        xml.contains("tests=\"9\" failures=\"1\""),
+        "only the verdict fails: {xml}"
+    );
+    assert!(
+        xml.contains("lift -1.000 · baseline 1/1 passed · with skill 0/1 passed · skill read 1/1 · not shown at 95% (Fisher&apos;s exact test p = 1.000, Holm-adjusted over 8 cases 1.000)"),
+        "{xml}"
     );
     assert!(
         xml.contains("<testcase name=\"table-format / overall\" classname=\"skillwatch.run\"><failure message=\"verdict regresses"),
@@ -110,7 +116,9 @@ fn a_loaded_but_harmful_skill_regresses() {
     let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("verdict **regresses**"), "{markdown}");
     assert!(
-        markdown.contains("| case-3 | 1/1 passed · 1.00 | 0/1 passed · 0.00 | -1.000 | 1/1 |"),
+        markdown.contains(
+            "| case-3 | 1/1 passed · 1.00 | 0/1 passed · 0.00 | -1.000 | not shown, p = 1.000 | 1/1 |"
+        ),
         "{markdown}"
     );
 
@@ -125,6 +133,32 @@ fn a_loaded_but_harmful_skill_regresses() {
         "{headline}"
     );
     assert_eq!(headline["outcome"]["verdict"]["verdict"], "regresses");
+    // That run was made with the ACES profile and is read under it by history too (the
+    // first run, made under the default, still regresses there).
+    let db = s.fx.db.to_str().unwrap();
+    let history = skillwatch(&["history", "table-format", "--db", db], None);
+    let text = stdout(&history);
+    assert!(
+        text.contains("· improves (ACES overall (six metrics))"),
+        "{text}"
+    );
+    assert!(text.contains("regresses"), "{text}");
+    let outcome = skillwatch(
+        &[
+            "history",
+            "table-format",
+            "--scoring-profile",
+            "outcome",
+            "--db",
+            db,
+        ],
+        None,
+    );
+    assert!(
+        !stdout(&outcome).contains("improves"),
+        "{}",
+        stdout(&outcome)
+    );
 
     // Three of those cases can show nothing at 95%, and say so.
     let small = s.run(&["--case", "case-1", "--case", "case-2", "--case", "case-3"]);
@@ -145,8 +179,9 @@ fn a_loaded_but_harmful_skill_regresses() {
     );
 }
 
-/// Both conditions fail every task, the skill is loaded every time: no change (ACES's overall
-/// would call it an improvement), exit 0.
+/// Both conditions fail every task, the skill is loaded every time: never an improvement
+/// (ACES's overall would call it one), exit 0; and not "no change" either: eight failures a
+/// side do not rule out a change of 0.05 (issue 35).
 #[test]
 fn both_failing_everything_is_never_an_improvement() {
     let s = Scenario::new(|_, _| false);
@@ -154,12 +189,9 @@ fn both_failing_everything_is_never_an_improvement() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let report = report_of(&out);
     let verdict = report["verdict"]["verdict"].as_str().unwrap();
-    assert!(
-        verdict == "no_change" || verdict == "inconclusive",
-        "{}",
-        report["verdict"]
-    );
-    assert_eq!(verdict, "no_change", "{}", report["verdict"]);
+    assert_eq!(verdict, "inconclusive", "{}", report["verdict"]);
+    assert_eq!(report["verdict"]["equivalence"]["shown"], false);
+    assert_eq!(report["verdict"]["equivalence"]["floored"], true);
     let headline = &report["summary"]["headline"];
     assert_eq!(headline["outcome"]["lift"], 0.0);
     assert_eq!(
@@ -168,7 +200,9 @@ fn both_failing_everything_is_never_an_improvement() {
     );
 }
 
-/// Both conditions pass every task, the skill is loaded every time: no change, exit 0.
+/// Both conditions pass every task, the skill is loaded every time: exit 0, never an
+/// improvement, and not "no change" from a zero-width interval: eight passes a side are what a
+/// skill that drops the pass rate to 0.8 gives 17% of the time.
 #[test]
 fn equal_pass_rates_are_never_an_improvement() {
     let s = Scenario::new(|_, _| true);
@@ -176,7 +210,13 @@ fn equal_pass_rates_are_never_an_improvement() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("Verdict      no change: all 8 cases moved by exactly +0.000"),
+        text.contains("Verdict      inconclusive: all 8 cases moved by exactly +0.000"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "the equivalence test cannot rule out changes of 0.05 (90% equivalence bounds ["
+        ),
         "{text}"
     );
     assert!(!text.contains("Verdict      improves"), "{text}");
@@ -222,4 +262,31 @@ fn plan_uses_the_history_variance_once_there_is_one() {
         let expected = cases_needed(0.1, attempts, &variance, &PlanParams::default(), 100_000);
         assert_eq!(row[1].as_u64().map(|n| n as usize), expected, "{row}");
     }
+    // By the history's name: planned at the design of the run the variance came from.
+    let out = skillwatch(
+        &["plan", "table-format", "--detect", "0.1", "--db", db],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("this suite (8 cases x 2 attempts) detects lifts of: "),
+        "{}",
+        stdout(&out)
+    );
+    let out = skillwatch(
+        &[
+            "plan",
+            "table-format",
+            "--detect",
+            "0.1",
+            "--json",
+            "--db",
+            db,
+        ],
+        None,
+    );
+    let plan = report_of(&out);
+    assert_eq!(plan["cases"], 8, "{plan}");
+    assert_eq!(plan["runs"], 2, "{plan}");
+    assert!(plan["current"]["kind"].is_string(), "{plan}");
 }

@@ -54,7 +54,7 @@ fn run_and_kill(db: &Path, at: KillPoint) -> Vec<Event> {
     let mut seen: Vec<String> = Vec::new();
     let mut hits = 0;
     while hits < at.occurrence {
-        match rx.recv_timeout(Duration::from_secs(60)) {
+        match rx.recv_timeout(skillwatch_tests::wait::PATIENCE) {
             Ok(line) => {
                 hits += usize::from(line.starts_with(at.trigger));
                 seen.push(line);

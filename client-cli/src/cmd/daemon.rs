@@ -40,6 +40,18 @@ enum Action {
     Stop(JsonArg),
     /// Is a daemon running, and what is it doing?
     Status(JsonArg),
+    /// Stop watching roots and forget them (`daemon status` lists the roots).
+    Unwatch(UnwatchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct UnwatchArgs {
+    /// A watched root, as `daemon status` lists it (repeatable).
+    #[arg(value_name = "PATH", required = true)]
+    roots: Vec<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 /// How the daemon runs.
@@ -60,6 +72,10 @@ struct ServeArgs {
     /// (editors start the daemon with it); without it the daemon runs until stopped.
     #[arg(long, value_name = "SECS")]
     idle_exit_secs: Option<u64>,
+    /// Unwatch and forget a root nobody has used for this long: no editor asked for it or
+    /// showed a skill under it, and nothing under it was saved (30d, 12h, 5m, 90s).
+    #[arg(long, value_name = "DURATION", default_value = "30d", value_parser = server::parse_duration)]
+    forget_roots_after: Duration,
     #[command(flatten)]
     db: DbArgs,
 }
@@ -88,6 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(Action::Start(start)) => start_background(start),
         Some(Action::Stop(a)) => stop(a.json),
         Some(Action::Status(a)) => status(a.json),
+        Some(Action::Unwatch(a)) => unwatch(&a),
     }
 }
 
@@ -108,6 +125,7 @@ fn foreground(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .idle_exit_secs
             .filter(|s| *s > 0)
             .map(Duration::from_secs),
+        forget_roots_after: args.forget_roots_after,
     };
     // a daemon started on demand has no terminal: its stderr is for start errors only
     if std::io::stderr().is_terminal() {
@@ -147,9 +165,12 @@ fn start_background(args: StartArgs) -> anyhow::Result<ExitCode> {
             .args
             .extend(["--log".into(), absolute(log).display().to_string()]);
     }
-    start
-        .args
-        .extend(["--grace-secs".into(), args.serve.grace_secs.to_string()]);
+    start.args.extend([
+        "--grace-secs".into(),
+        args.serve.grace_secs.to_string(),
+        "--forget-roots-after".into(),
+        server::format_duration(args.serve.forget_roots_after),
+    ]);
     let rt = runtime()?;
     let paths = DaemonPaths::for_user();
     let rpc = rt.block_on(client::connect_or_start(&paths, &start))?;
@@ -226,6 +247,23 @@ fn status(json: bool) -> anyhow::Result<ExitCode> {
     }
 }
 
+fn unwatch(args: &UnwatchArgs) -> anyhow::Result<ExitCode> {
+    let Some(daemon) = running_daemon()? else {
+        bail!("no skillwatch daemon is running: nothing is watched");
+    };
+    let roots: Vec<PathBuf> = args.roots.iter().map(|r| absolute(r)).collect();
+    let left = daemon.call(daemon.rpc.unwatch_roots(ctx(), roots.clone()))??;
+    if args.json {
+        outln!("{}", json!({"unwatched": roots, "roots": left}))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for root in &roots {
+        outln!("no longer watching {}", root.display())?;
+    }
+    outln!("{} left", count(left.len() as u64, "watched root"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn report(json: bool, value: serde_json::Value, text: &str) -> anyhow::Result<()> {
     if json {
         outln!("{value}")?;
@@ -238,6 +276,9 @@ fn report(json: bool, value: serde_json::Value, text: &str) -> anyhow::Result<()
 fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
     if json {
         let mut value = serde_json::to_value(status)?;
+        // `running` says the daemon runs (false when none does), which hides the status's
+        // count of running jobs: the counts go under `jobs` too
+        value["jobs"] = json!({"queued": status.queued, "running": status.running});
         value["running"] = json!(true);
         outln!("{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(());
@@ -258,6 +299,7 @@ fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
         status.queued,
         status.running
     )?;
+    outln!("  clients  {} connected besides this one", status.clients)?;
     let b = &status.budget;
     let limit = |v: Option<String>| v.unwrap_or_else(|| "no limit".into());
     outln!(
@@ -267,11 +309,38 @@ fn print_status(status: &DaemonStatus, json: bool) -> anyhow::Result<()> {
         b.cost_today_usd,
         limit(b.max_cost_usd.map(|m| format!("max ${m:.2}")))
     )?;
+    print_roots(status)
+}
+
+fn print_roots(status: &DaemonStatus) -> anyhow::Result<()> {
     if status.roots.is_empty() {
-        outln!("  watching nothing (add roots with `skillwatch daemon start --root DIR`)")?;
+        outln!(
+            "  watching nothing (editors add the folders of the skills they open; `skillwatch daemon start --root DIR` adds one)"
+        )?;
     }
+    let now = now_ms();
     for root in &status.roots {
-        outln!("  watching {}", root.display())?;
+        match status.watched.iter().find(|w| &w.path == root) {
+            Some(w) => outln!(
+                "  watching {} ({}{}, used {})",
+                root.display(),
+                count(w.folders, "folder"),
+                if w.complete { "" } else { ", incomplete" },
+                format_age(w.used_ms, now)
+            )?,
+            None => outln!("  watching {}", root.display())?,
+        }
+    }
+    if let Some(after) = status.forget_roots_after_secs
+        && !status.roots.is_empty()
+    {
+        outln!(
+            "  a root unused for {} is forgotten; `skillwatch daemon unwatch PATH` forgets one now",
+            server::format_duration(Duration::from_secs(after))
+        )?;
+    }
+    if let Some(problem) = &status.watch_problem {
+        outln!("  warning: {problem}")?;
     }
     Ok(())
 }

@@ -82,11 +82,17 @@ pub fn describe(event: &Event) -> String {
         ),
         EventKind::Progress {
             job,
+            kind,
+            skill_dir,
             done,
             total,
             message,
             ..
-        } => format!("job {job}: {done}/{total} {message}"),
+        } => format!(
+            "job {job}, {} of {}: {done}/{total} {message}",
+            kind.noun(),
+            skill_dir.display()
+        ),
         EventKind::JobFinished { job } => format!(
             "job {} {}{}",
             job.id,
@@ -113,16 +119,6 @@ pub fn describe(event: &Event) -> String {
         EventKind::TriggerFinished { skill_dir, run } => format!(
             "trigger run{} of {} finished",
             run.map_or_else(String::new, |r| format!(" {r}")),
-            skill_dir.display()
-        ),
-        EventKind::TriggerProgress {
-            skill_dir,
-            done,
-            total,
-            message,
-            ..
-        } => format!(
-            "trigger of {}: {done}/{total} {message}",
             skill_dir.display()
         ),
         EventKind::BudgetExhausted { reason } => format!("jobs held back: {reason}"),

@@ -32,9 +32,10 @@ pub struct Args {
     /// Also list every trial of the runs shown (case, condition, status, metrics, tokens).
     #[arg(long)]
     trials: bool,
-    /// Which lift the table and verdicts show.
-    #[arg(long, value_enum, default_value_t = ProfileArg::Outcome)]
-    scoring_profile: ProfileArg,
+    /// Which lift the table and verdicts show [default: the profile each run was made with,
+    /// `outcome` unless `run --scoring-profile` chose another].
+    #[arg(long, value_enum)]
+    scoring_profile: Option<ProfileArg>,
     /// Print JSON instead of tables (every profile's lift, verdict, pass@k, U and S).
     #[arg(long)]
     json: bool,
@@ -60,13 +61,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         serde_json::to_string_pretty(&report)? + "\n"
     } else {
-        tables(&report, args.scoring_profile.into())
+        tables(&report, args.scoring_profile.map(Into::into))
     };
     crate::out::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn tables(report: &HistoryReport, profile: ScoringProfile) -> String {
+fn tables(report: &HistoryReport, profile: Option<ScoringProfile>) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} — history in {}\n", report.skill, report.db);
     latest(&mut o, &report.latest_per_model, profile);
@@ -148,21 +149,30 @@ fn probe_lines(o: &mut String, runs: &[ProbeRunInfo]) {
     }
 }
 
-fn latest(o: &mut String, latest: &[ModelLift], profile: ScoringProfile) {
+fn latest(o: &mut String, latest: &[ModelLift], profile: Option<ScoringProfile>) {
     let now = now_ms();
     let _ = writeln!(
         o,
         "Latest lift per model ({}: with-skill minus baseline, metrics on [0, 1])",
-        profile.label()
+        profile.map_or(
+            "each run's own profile, outcome unless the run chose another",
+            |p| { p.label() }
+        )
     );
     if latest.is_empty() {
         let _ = writeln!(o, "  no completed runs");
     }
     for l in latest {
-        let h = l.headline.profile(profile);
+        let chosen = profile.unwrap_or_else(|| l.run.profile());
+        let h = l.headline.profile(chosen);
+        let named = if profile.is_none() && chosen != ScoringProfile::Outcome {
+            format!(" ({})", chosen.label())
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
-            "  {} on {}: lift {} {} · {}  ({}, last {})",
+            "  {} on {}: lift {} {} · {}{named}  ({}, last {})",
             l.run.model,
             l.run.harness,
             signed(h.lift),
@@ -174,11 +184,11 @@ fn latest(o: &mut String, latest: &[ModelLift], profile: ScoringProfile) {
     }
 }
 
-fn run_line(o: &mut String, entry: &HistoryEntry, profile: ScoringProfile) {
+fn run_line(o: &mut String, entry: &HistoryEntry, profile: Option<ScoringProfile>) {
     let run = &entry.run;
     let (lift, ci, verdict, excluded) = match &entry.headline {
         Some(h) => {
-            let p = h.profile(profile);
+            let p = h.profile(profile.unwrap_or_else(|| run.profile()));
             (
                 signed(p.lift),
                 interval(p.interval.as_ref()),

@@ -1,10 +1,12 @@
 //! One module per subcommand.
 
+pub mod agent;
 pub mod cancel;
 pub mod check;
 pub mod compare;
 pub mod compare_base;
 pub mod daemon;
+pub mod engine;
 pub mod events;
 pub mod export;
 pub mod history;
@@ -14,15 +16,14 @@ pub mod import_harbor;
 pub mod index;
 pub mod init;
 pub mod link;
+pub mod loads;
 pub mod lsp;
 pub mod plan;
 pub mod probe;
-pub mod probe_daemon;
 pub mod rejudge;
 pub mod report;
 pub mod rerun;
 pub mod run;
-pub mod run_daemon;
 pub mod schema;
 pub mod show;
 pub mod status;

@@ -5,6 +5,9 @@
 //!
 //! The formulas are `core::scoring::plan`'s; the variance is the skill's own (its newest
 //! completed run with two cases or more) when the history has one, else the stated default.
+//! What a design is expected to spend is the mean trial of this skill on the model in the
+//! history (the run engine's `spending` ledger, the prediction its budget starts from) times
+//! the design's trials, at the model's price.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -17,7 +20,8 @@ use skillwatch_core::scoring::plan::{
     Detectable, PlanParams, VarianceModel, VarianceSource, cases_needed, detectable,
 };
 use skillwatch_daemon::runner::{HarnessKind, HarnessSettings, RunRequest, planned_cases};
-use skillwatch_daemon::store::Store;
+use skillwatch_daemon::store::{RunKind, Store};
+use skillwatch_protocol::Price;
 
 use super::history_db::{DbArgs, skill_name};
 
@@ -58,7 +62,8 @@ pub struct Args {
 #[derive(Debug, Serialize)]
 struct Plan {
     skill: String,
-    /// Cases in the suite now (when SKILL is a folder with eval files).
+    /// Cases in the suite now (when SKILL is a folder with eval files), else in the history's
+    /// run the variance came from.
     cases: Option<usize>,
     runs: u32,
     detect: f64,
@@ -71,6 +76,45 @@ struct Plan {
     current: Option<Detectable>,
     /// Cases needed per attempts per case; `None` when no suite up to the limit does.
     needed: Vec<(u32, Option<usize>)>,
+    /// What one trial is expected to spend, when the history has trials of this skill on the
+    /// model.
+    per_trial: Option<Expected>,
+}
+
+/// What trials are expected to spend.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct Expected {
+    /// Tokens (input and output).
+    tokens: f64,
+    /// USD at the model's price; `None` when it has no price.
+    cost_usd: Option<f64>,
+}
+
+impl Expected {
+    /// A mean trial of `skill` on `model` from the history, and its cost at `price`.
+    fn of(
+        store: &Store,
+        skill: &str,
+        model: &str,
+        price: Option<&Price>,
+    ) -> anyhow::Result<Option<Expected>> {
+        Ok(store
+            .typical_usage(RunKind::Paired, skill, model)?
+            .map(|u| Expected {
+                tokens: u.tokens(),
+                cost_usd: price.map(|p| u.cost(p)),
+            }))
+    }
+
+    /// `about 7,200 tokens, about $0.021` for `trials` trials.
+    fn describe(&self, trials: usize) -> String {
+        let n = trials as f64;
+        let cost = self.cost_usd.map_or_else(
+            || "cost unknown (no price for the model)".into(),
+            |c| format!("about ${:.3}", c * n),
+        );
+        format!("about {:.0} tokens, {cost}", self.tokens * n)
+    }
 }
 
 /// Print the plan.
@@ -96,9 +140,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let skill = skill_name(&args.skill)?;
     let dir = Path::new(&args.skill);
-    let cases = dir.is_dir().then(|| suite_size(dir)).transpose()?;
-    let (variance, variance_run) = history_variance(&args.db, &skill, args.model.as_deref())?;
-    let runs = args.runs.unwrap_or(1).max(1);
+    let (variance, variance_run, per_trial) =
+        from_history(&args.db, &skill, args.model.as_deref(), dir)?;
+    // A skill named from the history (no folder to count) is planned at the design of the run
+    // its variance came from.
+    let from_history = match variance.source {
+        VarianceSource::History {
+            cases, attempts, ..
+        } => Some((cases, attempts as u32)),
+        VarianceSource::Default => None,
+    };
+    let cases = if dir.is_dir() {
+        Some(suite_size(dir)?)
+    } else {
+        from_history.map(|(c, _)| c)
+    };
+    let runs = args
+        .runs
+        .or(from_history.filter(|_| !dir.is_dir()).map(|(_, r)| r))
+        .unwrap_or(1)
+        .max(1);
     let plan = Plan {
         current: cases.map(|n| detectable(n, runs, &variance, &params)),
         needed: ATTEMPTS
@@ -118,6 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         level: args.level,
         variance,
         variance_run,
+        per_trial,
     };
     let text = if args.json {
         serde_json::to_string_pretty(&plan)? + "\n"
@@ -133,23 +195,43 @@ fn suite_size(dir: &Path) -> anyhow::Result<usize> {
     planned_cases(&request).with_context(|| format!("counting the eval cases of {}", dir.display()))
 }
 
-/// The skill's variance from the history, or the default when there is none (or no history).
-fn history_variance(
+/// The skill's variance from the history, or the default when there is none (or no history),
+/// and what a trial is expected to spend on `model` (else the model of the run the variance
+/// came from).
+fn from_history(
     db: &DbArgs,
     skill: &str,
     model: Option<&str>,
-) -> anyhow::Result<(VarianceModel, Option<i64>)> {
+    dir: &Path,
+) -> anyhow::Result<(VarianceModel, Option<i64>, Option<Expected>)> {
     let Ok(path) = db.path() else {
-        return Ok((VarianceModel::default(), None));
+        return Ok((VarianceModel::default(), None, None));
     };
     if !path.exists() {
-        return Ok((VarianceModel::default(), None));
+        return Ok((VarianceModel::default(), None, None));
     }
     let store = Store::open_existing(&path)?;
-    Ok(match store.outcome_variance(skill, model)? {
-        Some((run, v)) => (v, Some(run.id.0)),
+    let (variance, run) = match store.outcome_variance(skill, model)? {
+        Some((run, v)) => (v, Some(run)),
         None => (VarianceModel::default(), None),
-    })
+    };
+    let on = model
+        .map(str::to_owned)
+        .or(run.as_ref().map(|r| r.model.clone()));
+    let per_trial = match on {
+        Some(m) => Expected::of(&store, skill, &m, price_near(dir, &m).as_ref())?,
+        None => None,
+    };
+    Ok((variance, run.map(|r| r.id.0), per_trial))
+}
+
+/// The price of `model` as a run of the skill in `dir` would count it: `[prices]` of the
+/// skillwatch.toml governing it over skillwatch's table.
+fn price_near(dir: &Path, model: &str) -> Option<Price> {
+    let overrides = skillwatch_daemon::config::for_dir(dir)
+        .map(|(_, c)| c.prices)
+        .unwrap_or_default();
+    skillwatch_daemon::runs::prices::price_of(model, &overrides)
 }
 
 fn plan_text(p: &Plan) -> String {
@@ -178,15 +260,22 @@ fn plan_text(p: &Plan) -> String {
     let _ = writeln!(o, "\nto detect a lift of {:.2}:", p.detect);
     let _ = writeln!(
         o,
-        "  {:>8}  {:>12}  {:>8}",
+        "  {:>8}  {:>12}  {:>8}  expected spending",
         "attempts", "cases needed", "trials"
     );
     for (runs, needed) in &p.needed {
-        let (cases, trials) = match needed {
-            Some(n) => (n.to_string(), (2 * n * *runs as usize).to_string()),
-            None => (format!("> {MAX_CASES}"), "—".into()),
+        let (cases, trials, spend) = match needed {
+            Some(n) => {
+                let trials = 2 * n * *runs as usize;
+                let spend = p.per_trial.map_or_else(
+                    || "unknown (no trials of this skill on the model in the history)".into(),
+                    |e| e.describe(trials),
+                );
+                (n.to_string(), trials.to_string(), spend)
+            }
+            None => (format!("> {MAX_CASES}"), "—".into(), "—".into()),
         };
-        let _ = writeln!(o, "  {runs:>8}  {cases:>12}  {trials:>8}");
+        let _ = writeln!(o, "  {runs:>8}  {cases:>12}  {trials:>8}  {spend}");
     }
     if matches!(
         p.variance.source,
@@ -197,14 +286,15 @@ fn plan_text(p: &Plan) -> String {
     ) {
         let _ = writeln!(
             o,
-            "\nthe history has one attempt per case, so it cannot tell attempt noise from case-to-case spread; \
-             more attempts are not credited. One run with --runs 2 separates them."
+            "\nthe history has one attempt per case, so its attempt noise cannot be seen: the binomial variance at \
+             its pass rates stands in for it. One run with --runs 2 measures it."
         );
     }
     o
 }
 
-/// `from run 12 (3 cases x 2 attempts): case-to-case sd 0.12, attempt sd 0.45`.
+/// `from run 12 (3 cases x 2 attempts): case-to-case sd 0.12, attempt sd 0.45`. The attempt
+/// sd is never below the binomial one at the run's pass rates (`core::scoring::plan`).
 pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
     let spread = format!(
         "case-to-case sd {:.2}, attempt sd {:.2}",
@@ -230,21 +320,36 @@ pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
     }
 }
 
-/// The line printed before a run: the design and the smallest lift it can detect.
-pub fn design_note(store: &Store, request: &RunRequest) -> anyhow::Result<String> {
+/// The lines printed before a run: the design, the smallest lift it can detect, and what it
+/// is expected to spend (from `store`, the history it records into, when it exists).
+pub fn design_note(store: Option<&Store>, request: &RunRequest) -> anyhow::Result<String> {
     let cases = planned_cases(request)?;
     let skill = skill_name(&request.skill_dir.display().to_string())?;
-    let (variance, run) = match store.outcome_variance(&skill, Some(&request.model))? {
+    let history = match store {
+        Some(s) => s.outcome_variance(&skill, Some(&request.model))?,
+        None => None,
+    };
+    let (variance, run) = match history {
         Some((run, v)) => (v, Some(run.id.0)),
         None => (VarianceModel::default(), None),
     };
     let params = PlanParams::default();
     let d = detectable(cases, request.runs, &variance, &params);
+    let trials = 2 * cases * request.runs as usize;
+    let per_trial = match store {
+        Some(s) => Expected::of(s, &skill, &request.model, request.budget.price.as_ref())?,
+        None => None,
+    };
+    let spend = per_trial.map_or_else(
+        || "unknown until a run of this skill on this model is in the history".into(),
+        |e| e.describe(trials),
+    );
     Ok(format!(
-        "design: {} x {}; smallest lift it can detect (80% power, 95%): {}\n  variance {}",
+        "design: {} x {}; smallest lift it can detect (80% power, 95%): {}\n  variance {}\n  expected spending of its {}: {spend}",
         count(cases, "case"),
         count(request.runs, "attempt"),
         d.describe(cases, params.level),
-        variance_text(&variance, run)
+        variance_text(&variance, run),
+        count(trials, "trial")
     ))
 }

@@ -5,20 +5,21 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use anyhow::{Context, anyhow};
+use anyhow::{Context, anyhow, bail};
 use skillwatch_core::plural::count;
 use skillwatch_core::scoring::skilltester::SecurityGroup;
-use skillwatch_daemon::probe::{ProbeEvent, ProbeProgress, ProbeReport, ProbeRequest, Prober};
-use skillwatch_daemon::store::ProbeOutcome;
-use tokio_util::sync::CancellationToken;
+use skillwatch_daemon::probe::{ProbeReport, ProbeRequest};
+use skillwatch_daemon::runs::{ProgressSink, RunEvent, TrialDetail};
+use skillwatch_daemon::store::{ProbeOutcome, ProbeRunId};
+use skillwatch_protocol::JobState;
 
+use super::agent::AgentArgs;
+use super::engine;
 use super::history_db::DbArgs;
-use super::link::{LinkArgs, daemon_for};
-use super::run::{
-    HarnessFlags, ReportTarget, RunFormat, harness_and_model, load_config, write_probe_report,
-};
+use super::link::LinkArgs;
+use super::run::{ReportTarget, RunFormat, write_probe_report};
 use crate::report::github;
 use crate::run_report;
 
@@ -35,39 +36,17 @@ cancelled, 2 bad usage, a failure, or S not measured (a group had no probe that 
 pub struct Args {
     /// The skill folder.
     skill: PathBuf,
-    /// Harness: claude-code, codex, openai or command [default: [run] harness].
-    #[arg(long)]
-    harness: Option<String>,
-    /// The agent's model [default: [run] model].
-    #[arg(long)]
-    model: Option<String>,
+    #[command(flatten)]
+    agent: AgentArgs,
     /// Run only this probe (repeatable).
     #[arg(long = "probe", value_name = "ID")]
     only: Vec<String>,
-    /// Seconds per probe [default: 120].
-    #[arg(long, value_name = "SECS")]
-    timeout: Option<u32>,
     /// θs: the lowest S labelled Caution rather than Risky [default: 80, the seed's].
     #[arg(long, value_name = "SCORE", default_value_t = 80.0)]
     theta_s: f64,
-    /// API base URL of the harness.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Name of the variable holding the harness's API key.
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    /// The harness executable.
-    #[arg(long, value_name = "PATH")]
-    program: Option<PathBuf>,
-    /// An argument for the harness (repeatable).
-    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
-    args: Vec<String>,
     /// Keep the probes' folders (under the system temp dir).
     #[arg(long)]
     keep_workspaces: bool,
-    /// skillwatch.toml to read [default: the nearest one above the skill].
-    #[arg(long, value_name = "PATH")]
-    config: Option<PathBuf>,
     /// Print the report as JSON on stdout; shorthand for `--format json`.
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -123,22 +102,31 @@ pub(crate) fn execute(
     link: &LinkArgs,
     quiet: bool,
 ) -> anyhow::Result<ProbeReport> {
-    if let Some(daemon) = daemon_for(link, db)? {
-        return super::probe_daemon::probe(&daemon, request, progress(quiet), quiet);
+    let ran = engine::execute(
+        request,
+        engine::Run {
+            link,
+            db,
+            sink: progress(quiet),
+            quiet,
+            prelude: Box::new(|_, _| Ok(())),
+            load: Box::new(|store, run, _| {
+                ProbeReport::load(store, ProbeRunId(run.id))?
+                    .ok_or_else(|| anyhow!("the history has no such probe run"))
+            }),
+        },
+    )?;
+    let job = ran.job.as_ref();
+    if let Some(job) = job.filter(|j| !matches!(j.state, JobState::Completed | JobState::Cancelled))
+    {
+        bail!(
+            "job {} {}: {}",
+            job.id,
+            job.state,
+            job.error.as_deref().unwrap_or("no probe run was made")
+        );
     }
-    let store = Arc::new(Mutex::new(db.open_or_create()?));
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    runtime.block_on(async {
-        let plan = Prober::new(store).plan(&request).await?;
-        let cancel = CancellationToken::new();
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
-        anyhow::Ok(plan.execute(progress(quiet), cancel).await?)
-    })
+    Ok(ran.report)
 }
 
 /// 1 when Risky or cancelled, 2 when S is not measured, else 0.
@@ -155,55 +143,56 @@ pub(crate) fn exit_code(report: &ProbeReport) -> ExitCode {
 }
 
 fn request(a: &Args) -> anyhow::Result<ProbeRequest> {
-    let config = load_config(a.config.as_deref(), &a.skill)?;
-    let (kind, model) = harness_and_model(a.harness.as_deref(), a.model.as_deref(), &config)?;
+    let settings = a.agent.settings(&a.skill)?;
+    let (kind, model) = a.agent.harness_and_model(&settings.run)?;
     if !(0.0..=100.0).contains(&a.theta_s) {
         return Err(anyhow!(
             "--theta-s: expected a score from 0 to 100, found {}",
             a.theta_s
         ));
     }
-    let harness = HarnessFlags {
-        base_url: a.base_url.clone(),
-        api_key_env: a.api_key_env.clone(),
-        program: a.program.clone(),
-        args: a.args.clone(),
-    }
-    .over(&config, kind);
-    let mut r = ProbeRequest::new(&a.skill, harness, model);
+    let harness = a.agent.harness(&settings.run, kind);
+    let mut r = ProbeRequest::new(&a.skill, harness, &model);
     r.only = a.only.clone();
-    r.timeout_secs = a.timeout;
+    r.timeout_secs = a.agent.timeout;
     r.keep_workspaces = a.keep_workspaces;
     r.params.theta_s = a.theta_s;
+    r.budget = a.agent.budget(&settings, &model)?;
     Ok(r)
 }
 
-fn progress(quiet: bool) -> ProbeProgress {
+/// A probe run's progress on stderr (nothing when `quiet`): the same lines in-process and
+/// through the daemon, from the engine's events.
+fn progress(quiet: bool) -> ProgressSink {
     let show = !quiet;
     let tty = std::io::stderr().is_terminal();
-    Arc::new(move |e: &ProbeEvent| {
+    Arc::new(move |e: &RunEvent| {
         if !show {
             return;
         }
         match e {
-            ProbeEvent::Started {
+            RunEvent::Started {
                 run,
                 skill,
                 harness,
                 harness_version,
                 model,
-                probes,
+                planned,
+                ..
             } => errln!(
                 "probe run {run}: {skill} on {model} ({harness} {harness_version}), {}",
-                count(*probes, "probe")
+                count(*planned, "probe")
             ),
-            ProbeEvent::ProbeStarted { probe } if tty => err!("  {probe} …\r"),
-            ProbeEvent::ProbeStarted { .. } => {}
-            ProbeEvent::ProbeFinished {
-                probe,
-                outcome,
-                findings,
-            } => errln!("  {probe:<8} {}", outcome_word(*outcome, *findings)),
+            RunEvent::TrialStarted { case, .. } if tty => err!("  {case} …\r"),
+            RunEvent::TrialFinished {
+                case,
+                detail: Some(TrialDetail::Probe { outcome, findings }),
+                ..
+            } => errln!("  {case:<8} {}", outcome_word(*outcome, *findings)),
+            RunEvent::Finished {
+                stop: Some(stop), ..
+            } => errln!("stopped: budget ({})", stop.detail),
+            _ => {}
         }
     })
 }
@@ -226,7 +215,7 @@ pub fn text(report: &ProbeReport) -> String {
         r.harness,
         r.harness_version.as_deref().unwrap_or("?"),
         r.id,
-        r.status,
+        run_report::status_word(r.status, report.stop.as_ref()),
         r.suite_version
     );
     out.push_str("probe     group                      owasp        result\n");
@@ -277,6 +266,10 @@ pub fn text(report: &ProbeReport) -> String {
             "Not run      {} (agent could not be started; left out of the pass rates)\n",
             count(report.errors, "probe")
         ));
+    }
+    for line in run_report::budget_lines(report.stop.as_ref(), &report.spent) {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }

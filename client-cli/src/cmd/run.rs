@@ -5,21 +5,21 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::{Context, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use skillwatch_core::plural::agree;
-use skillwatch_daemon::harbor::HarborTarget;
-use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::probe::{ProbeReport, ProbeRequest};
 use skillwatch_daemon::runner::{
     HarnessKind, HarnessSettings, JudgeEndpoint, JudgeMode, JudgeSettings, ProgressSink, RunConfig,
-    RunEvent, RunReport, RunRequest, Runner, parse_kind,
+    RunEvent, RunReport, RunRequest, TrialTally, parse_kind,
 };
-use skillwatch_daemon::store::{RunId, RunStatus};
-use tokio_util::sync::CancellationToken;
+use skillwatch_daemon::store::{RunId, RunStatus, Store};
+use skillwatch_protocol::{HarborRun, HarborTarget};
 
+use super::agent::{AgentArgs, RepeatArgs, Settings};
+use super::engine;
 use super::history_db::{DbArgs, ProfileArg};
 use super::link::LinkArgs;
 use crate::report::github;
@@ -37,42 +37,16 @@ cancelled, 2 bad usage or a failure."
 pub struct Args {
     /// The skill folder (with SKILL.md and tests/eval.yaml or evals/evals.json).
     pub(crate) skill: PathBuf,
-    /// Harness: claude-code, codex, openai (built-in loop over an OpenAI-compatible
-    /// endpoint) or command [default: [run] harness].
-    #[arg(long)]
-    harness: Option<String>,
-    /// The agent's model [default: [run] model].
-    #[arg(long)]
-    model: Option<String>,
-    /// Attempts per case and condition [default: 1].
-    #[arg(long)]
-    runs: Option<u32>,
-    /// Trials in flight at once [default: 1].
-    #[arg(long, short = 'j')]
-    jobs: Option<usize>,
-    /// Seconds per trial, overriding the cases' own `timeout` [default: each case's, else 120].
-    #[arg(long, value_name = "SECS")]
-    timeout: Option<u32>,
+    #[command(flatten)]
+    pub(crate) agent: AgentArgs,
+    #[command(flatten)]
+    repeat: RepeatArgs,
     /// Run only this case (repeatable).
     #[arg(long = "case", value_name = "ID")]
     cases: Vec<String>,
     /// A support or decoy skill installed in both conditions (repeatable).
     #[arg(long = "support-skill", value_name = "DIR")]
     support: Vec<PathBuf>,
-    /// API base URL of the harness (openai: `http://host/v1`; claude-code:
-    /// ANTHROPIC_BASE_URL; codex: a Responses endpoint).
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Name of the environment variable holding the harness's API key [default:
-    /// OPENAI_API_KEY for openai and codex, ANTHROPIC_API_KEY for claude-code].
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    /// The harness executable (the program for `command`).
-    #[arg(long, value_name = "PATH")]
-    program: Option<PathBuf>,
-    /// An argument for the harness (repeatable; `{prompt}` placeholders for `command`).
-    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
-    args: Vec<String>,
     /// LLM judge model; enables accuracy, goal accuracy and judged expectations.
     #[arg(long, value_name = "MODEL")]
     judge_model: Option<String>,
@@ -102,9 +76,6 @@ pub struct Args {
     /// Seed of the run's statistics [default: 0].
     #[arg(long)]
     seed: Option<u64>,
-    /// skillwatch.toml to read [default: the nearest one above the skill].
-    #[arg(long, value_name = "PATH")]
-    config: Option<PathBuf>,
     /// Which lift the verdict (and the exit status) rests on: the outcome lift, or ACES's
     /// six-metric overall. Both are in the report either way.
     #[arg(long, value_enum, default_value_t = ProfileArg::Outcome)]
@@ -228,32 +199,111 @@ impl FromStr for ReportTarget {
     }
 }
 
-/// Run the paired evaluation and print its summary.
-pub fn run(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
-    let mut request = request(&args)?;
-    let store = args.db.open_or_create()?;
-    harbor_dir(&mut request, store.path(), args.output() == RunFormat::Json);
-    let store = Arc::new(Mutex::new(store));
+/// `skillwatch run`: through the daemon for the history `--db` names (started on demand), or
+/// in-process with `--no-daemon` or when the running daemon serves another history. With
+/// `--changed-since`, only when the skill changed.
+pub fn dispatch(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
+    if let Some(reference) = &args.changed_since
+        && !crate::changed::ChangedSince::read(reference, &args.skill)?.touches(&args.skill)
     {
-        let store = store
-            .lock()
-            .map_err(|_| anyhow!("history store lock poisoned"))?;
-        errln!("{}", super::plan::design_note(&store, &request)?);
+        let note = format!(
+            "{}: unchanged since {reference}; not run",
+            args.skill.display()
+        );
+        if args.output() == RunFormat::Github {
+            outln!("::notice::{}", crate::report::github::data(&note))?;
+        }
+        errln!("{note}");
+        return Ok(ExitCode::SUCCESS);
     }
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    run(args, link)
+}
+
+/// Run the paired evaluation (here or on Harbor) and print its summary.
+fn run(args: Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
+    let request = request(&args)?;
     let json = args.output() == RunFormat::Json;
-    let report = if request.harbor.is_some() {
-        runtime.block_on(execute_on_harbor(&request, store, json))?
-    } else {
-        runtime.block_on(execute(&request, store, json))?
+    let ran = match harbor_target(&args, &request)? {
+        None => engine::execute(
+            request,
+            how(&args, link, json, |r: &RunRequest| r, |_, _| {}),
+        )?,
+        Some(harbor) => engine::execute(
+            HarborRun {
+                run: request,
+                harbor,
+            },
+            how(
+                &args,
+                link,
+                json,
+                |h: &HarborRun| &h.run,
+                |history, h| harbor_dir(h, history, json),
+            ),
+        )?,
+    };
+    let failed = ran.job_failure();
+    let report = ran.report.with_profile(args.scoring_profile.into());
+    let code = finish(&report, &args, link)?;
+    match failed {
+        Some(why) if report.failure().is_none() => bail!("{why}"),
+        _ => Ok(code),
     }
-    .with_profile(args.scoring_profile.into());
-    finish(&report, &args, link)
+}
+
+/// How `run` runs a paired request (here, or on Harbor): its design said first (`paired`
+/// finds the paired request in it), `settle` given a last look at it, progress on a bar, the
+/// report read back by the run's id.
+fn how<'a, R>(
+    args: &'a Args,
+    link: &'a LinkArgs,
+    json: bool,
+    paired: fn(&R) -> &RunRequest,
+    settle: impl FnOnce(&Path, &mut R) + 'a,
+) -> engine::Run<'a, R>
+where
+    R: skillwatch_daemon::runs::Request + 'a,
+    R::Kind: skillwatch_daemon::runs::Kind<Report = RunReport>,
+{
+    engine::Run {
+        link,
+        db: &args.db,
+        sink: progress_sink(0, json),
+        quiet: json,
+        prelude: Box::new(move |history, request: &mut R| {
+            settle(history, request);
+            let store = Store::open_existing(history).ok();
+            let note = super::plan::design_note(store.as_ref(), paired(request))?;
+            errln!("{note}");
+            Ok(())
+        }),
+        load: Box::new(|store, run, job| {
+            let tally = TrialTally {
+                planned: job.progress.total as usize,
+                ran: (job.progress.done - job.progress.reused) as usize,
+                reused: job.progress.reused as usize,
+                ..TrialTally::default()
+            };
+            let wall = job
+                .finished_ms
+                .zip(job.started_ms)
+                .map_or(0, |(f, s)| (f - s).max(0) as u64);
+            Ok(RunReport::load(store, RunId(run.id), tally, wall)?)
+        }),
+    }
 }
 
 /// Run the probes when asked (`--with-probes`, after a completed run), print the report,
 /// write the `--report` files, and give the exit status.
 pub(crate) fn finish(report: &RunReport, args: &Args, link: &LinkArgs) -> anyhow::Result<ExitCode> {
+    // The profile this run was read under is recorded with it, so `history`, the lens and the
+    // HTML report give it the verdict printed here.
+    if report.profile != report.run.profile() {
+        args.db
+            .open_existing()?
+            .set_scoring_profile(report.run.id, report.profile)
+            .context("recording the run's scoring profile")?;
+    }
     let probes = if args.with_probes && report.run.status == RunStatus::Completed {
         let quiet = args.output() == RunFormat::Json;
         Some(super::probe::execute(
@@ -307,68 +357,32 @@ pub(crate) fn finish(report: &RunReport, args: &Args, link: &LinkArgs) -> anyhow
     )
 }
 
-/// The probe run of `--with-probes`: the run's harness and model, the probes' own defaults.
+/// The probe run of `--with-probes`: the run's harness, model and budget, the probes' own
+/// defaults.
 fn probe_request(args: &Args) -> anyhow::Result<ProbeRequest> {
     let run = request(args)?;
     let mut probes = ProbeRequest::new(&args.skill, run.harness, run.model);
     probes.retries = run.retries;
     probes.keep_workspaces = run.keep_workspaces;
+    probes.budget = run.budget;
     Ok(probes)
 }
 
-/// The runner's request for these arguments: flags over skillwatch.toml over defaults. The
-/// daemon path (`cmd::run_daemon`) queues it instead of running it here.
+/// The paired request for these arguments: flags over skillwatch.toml over defaults.
 pub(crate) fn request(args: &Args) -> anyhow::Result<RunRequest> {
-    let config = load_config(args.config.as_deref(), &args.skill)?;
-    build_request(args, &config)
-}
-
-/// The harness and model a command runs on: its flags, else `[run]` of skillwatch.toml; either
-/// missing is an error that names the flag and the file it could also come from.
-pub(crate) fn harness_and_model(
-    harness: Option<&str>,
-    model: Option<&str>,
-    config: &RunConfig,
-) -> anyhow::Result<(HarnessKind, String)> {
-    let from_file = config
-        .path
-        .as_ref()
-        .map_or(String::new(), |p| format!(" or [run] in {}", p.display()));
-    let kind_name = harness
-        .map(str::to_owned)
-        .or(config.run.harness.clone())
-        .ok_or_else(|| {
-            anyhow!(
-                "expected --harness (claude-code, codex, openai or command){from_file}, found none"
-            )
-        })?;
-    let kind = parse_kind(&kind_name).map_err(|e| anyhow!("--harness: {e}"))?;
-    let model = model
-        .map(str::to_owned)
-        .or(config.run.model.clone())
-        .ok_or_else(|| anyhow!("expected --model{from_file}, found none"))?;
-    Ok((kind, model))
-}
-
-/// The explicit `--config`, else the nearest skillwatch.toml above the skill, else defaults.
-pub(crate) fn load_config(explicit: Option<&Path>, skill: &Path) -> anyhow::Result<RunConfig> {
-    match explicit
-        .map(Path::to_path_buf)
-        .or_else(|| RunConfig::find(skill))
-    {
-        Some(path) => Ok(RunConfig::load(&path)?),
-        None => Ok(RunConfig::default()),
-    }
+    let settings = args.agent.settings(&args.skill)?;
+    build_request(args, &settings)
 }
 
 /// Flags over skillwatch.toml over defaults.
-fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
-    let (kind, model) = harness_and_model(a.harness.as_deref(), a.model.as_deref(), config)?;
-    let harness = harness_settings(a, config, kind);
-    let mut r = RunRequest::new(&a.skill, harness.clone(), model);
-    r.runs = a.runs.or(config.run.runs).unwrap_or(1).max(1);
-    r.jobs = a.jobs.or(config.run.jobs).unwrap_or(1).max(1);
-    r.timeout_secs = a.timeout.or(config.run.timeout_secs);
+fn build_request(a: &Args, settings: &Settings) -> anyhow::Result<RunRequest> {
+    let config = &settings.run;
+    let (kind, model) = a.agent.harness_and_model(config)?;
+    let harness = a.agent.harness(config, kind);
+    let mut r = RunRequest::new(&a.skill, harness.clone(), &model);
+    r.runs = a.repeat.runs(config);
+    r.jobs = a.repeat.jobs(config);
+    r.timeout_secs = a.agent.timeout.or(config.run.timeout_secs);
     r.cases = a.cases.clone();
     r.support_skills = if a.support.is_empty() {
         config.run.support_skills.clone()
@@ -381,15 +395,17 @@ fn build_request(a: &Args, config: &RunConfig) -> anyhow::Result<RunRequest> {
     r.keep_workspaces = a.keep_workspaces;
     r.seed = a.seed.unwrap_or(0);
     r.judge = judge_settings(a, config, &harness)?;
-    if a.on == On::Harbor {
-        r.harbor = Some(harbor_target(a, &r)?);
-    }
+    r.budget = a.agent.budget(settings, &model)?;
     Ok(r)
 }
 
-/// Where `--on harbor` sends the trials. On local Docker, a model endpoint on this machine's
-/// loopback is reached through host networking; a remote sandbox cannot reach it at all.
-fn harbor_target(a: &Args, r: &RunRequest) -> anyhow::Result<HarborTarget> {
+/// Where `--on harbor` sends the trials (`None`: they run here). On local Docker, a model
+/// endpoint on this machine's loopback is reached through host networking; a remote sandbox
+/// cannot reach it at all.
+fn harbor_target(a: &Args, r: &RunRequest) -> anyhow::Result<Option<HarborTarget>> {
+    if a.on != On::Harbor {
+        return Ok(None);
+    }
     if let Some(run) = r.resume {
         bail!(
             "--resume {run} with --on harbor: resume the Harbor job itself (`harbor jobs resume -p DIR/jobs/job`), then `skillwatch import harbor DIR/jobs/job` (docs/harbor.md)"
@@ -418,27 +434,27 @@ fn harbor_target(a: &Args, r: &RunRequest) -> anyhow::Result<HarborTarget> {
         host_network: loopback && docker,
         dir: a.harbor_dir.as_deref().map(super::link::absolute),
     };
-    target.agent_for(r.harness.kind)?;
-    Ok(target)
+    target.agent_for(r.harness.kind).map_err(|e| anyhow!(e))?;
+    Ok(Some(target))
 }
 
 /// Settle where a run on Harbor keeps its export and job (beside the history at `history`
 /// unless `--harbor-dir` said) and say so, so the job can be looked at or resumed.
-pub(crate) fn harbor_dir(request: &mut RunRequest, history: &Path, json: bool) {
+fn harbor_dir(request: &mut HarborRun, history: &Path, json: bool) {
     let skill = request
+        .run
         .skill_dir
         .file_name()
         .map_or_else(|| "skill".into(), |n| n.to_string_lossy().into_owned());
-    if let Some(h) = &mut request.harbor {
-        let dir = h
-            .dir
-            .get_or_insert_with(|| skillwatch_daemon::harbor::default_dir(history, &skill));
-        if !json {
-            errln!(
-                "harbor: tasks and job in {} (Harbor's output: harbor.log there)",
-                dir.display()
-            );
-        }
+    let dir = request
+        .harbor
+        .dir
+        .get_or_insert_with(|| skillwatch_daemon::harbor::default_dir(history, &skill));
+    if !json {
+        errln!(
+            "harbor: tasks and job in {} (Harbor's output: harbor.log there)",
+            dir.display()
+        );
     }
 }
 
@@ -459,44 +475,6 @@ fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|d| d.join(name))
         .find(|p| p.is_file())
-}
-
-fn harness_settings(a: &Args, config: &RunConfig, kind: HarnessKind) -> HarnessSettings {
-    let flags = HarnessFlags {
-        base_url: a.base_url.clone(),
-        api_key_env: a.api_key_env.clone(),
-        program: a.program.clone(),
-        args: a.args.clone(),
-    };
-    flags.over(config, kind)
-}
-
-/// The flags that say how to reach and start a harness, shared by `run`, `trigger` and `probe`.
-pub(crate) struct HarnessFlags {
-    pub base_url: Option<String>,
-    pub api_key_env: Option<String>,
-    pub program: Option<PathBuf>,
-    pub args: Vec<String>,
-}
-
-impl HarnessFlags {
-    /// `[harness.KIND]` of `config` with these flags over it.
-    pub(crate) fn over(self, config: &RunConfig, kind: HarnessKind) -> HarnessSettings {
-        let mut h = config.harness_settings(kind);
-        if self.base_url.is_some() {
-            h.base_url = self.base_url;
-        }
-        if self.api_key_env.is_some() {
-            h.api_key_env = self.api_key_env;
-        }
-        if self.program.is_some() {
-            h.program = self.program;
-        }
-        if !self.args.is_empty() {
-            h.args = self.args;
-        }
-        h
-    }
 }
 
 /// The judge: flags, then `[judge]`, then (for the openai harness) the agent's own endpoint.
@@ -548,53 +526,6 @@ fn judge_settings(
             .unwrap_or(JudgeMode::Pairwise),
         endpoint,
     }))
-}
-
-/// Prepare and execute with a progress bar; Ctrl-C cancels (killing the agents in flight).
-async fn execute(
-    request: &RunRequest,
-    store: Arc<Mutex<skillwatch_daemon::store::Store>>,
-    json: bool,
-) -> anyhow::Result<RunReport> {
-    let runner = Runner::new(store);
-    let prepared = runner.prepare(request).await?;
-    let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            errln!("\ninterrupted: stopping the trials in flight…");
-            on_interrupt.cancel();
-        }
-    });
-    let progress = progress_sink(prepared.planned() as u64, json);
-    Ok(prepared.execute(progress, cancel).await?)
-}
-
-/// Run on Harbor with a progress bar over its trials as they finish; Ctrl-C stops Harbor.
-async fn execute_on_harbor(
-    request: &RunRequest,
-    store: Arc<Mutex<skillwatch_daemon::store::Store>>,
-    json: bool,
-) -> anyhow::Result<RunReport> {
-    let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            errln!("\ninterrupted: stopping Harbor (its finished trials stay in the history)…");
-            on_interrupt.cancel();
-        }
-    });
-    let planned = skillwatch_daemon::runner::planned_cases(request)? * 2 * request.runs as usize;
-    let progress = progress_sink(planned as u64, json);
-    Ok(skillwatch_daemon::harbor::execute(
-        store,
-        &HostEnv::current(),
-        request,
-        progress,
-        cancel,
-        &|_| {},
-    )
-    .await?)
 }
 
 /// An indicatif bar on a terminal; plain lines on stderr otherwise; nothing with `--json`
@@ -678,7 +609,12 @@ pub(crate) fn progress_sink(planned: u64, json: bool) -> ProgressSink {
                 bar.println(line);
             }
         }
-        RunEvent::Finished { .. } => bar.finish_and_clear(),
+        RunEvent::Finished { stop, .. } => {
+            bar.finish_and_clear();
+            if let (Some(stop), false) = (stop, json) {
+                errln!("stopped: budget ({})", stop.detail);
+            }
+        }
     })
 }
 

@@ -108,15 +108,16 @@ fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
             24
         ),
         match job.request.kind {
-            JobKind::Probe => "probe",
             JobKind::Paired => job.request.trigger.as_str(),
+            other => other.as_str(),
         },
         progress(job.request.kind, &job.progress),
-        match (job.run, job.probe_run) {
-            (Some(r), _) => r.to_string(),
-            // a probe run, as `history` lists it under "Security probes"
-            (None, Some(p)) => format!("probe {p}"),
-            (None, None) => "—".into(),
+        match (job.run, job.probe_run, job.trigger_run) {
+            (Some(r), ..) => r.to_string(),
+            // a probe or trigger run, as `history` lists them apart
+            (None, Some(p), _) => format!("probe {p}"),
+            (None, None, Some(t)) => format!("trigger {t}"),
+            (None, None, None) => "—".into(),
         },
         signed(job.lift),
         format_age(job.created_ms, now)

@@ -1,31 +1,27 @@
-//! `skillwatch trigger SKILL`: the visibility check, then the trigger trials, in-process.
+//! `skillwatch trigger SKILL`: the visibility check, then the trigger trials, a job of the run
+//! engine through the daemon by default (in this process with `--no-daemon`), and the
+//! description A/B.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
 use skillwatch_core::checks::{Visibility, VisibilityProblem};
-use skillwatch_core::evalspec::TriggerQuery;
 use skillwatch_core::plural::count;
 use skillwatch_core::scoring::Interval;
 use skillwatch_core::scoring::VerdictParams;
 use skillwatch_core::scoring::trigger::{PooledRate, TriggerChange, compare_summaries};
 use skillwatch_core::trajectory::Decision;
-use skillwatch_daemon::harness::HostEnv;
-use skillwatch_daemon::trigger::{
-    DEFAULT_TRIGGER_TIMEOUT_SECS, TriggerPlan, TriggerReport, TriggerRequest, TriggerTrialRecord,
-    plan,
-};
-use skillwatch_protocol::{ClientEnv, EventKind};
-use tokio_util::sync::CancellationToken;
+use skillwatch_daemon::runs::{ProgressSink, RunEvent, TrialDetail};
+use skillwatch_daemon::store::TriggerRunId;
+use skillwatch_daemon::trigger::{Preview, TriggerReport, TriggerRequest, preview};
 
+use super::agent::{AgentArgs, RepeatArgs};
+use super::engine;
 use super::history_db::DbArgs;
-use super::link::{Daemon, LinkArgs, absolute, daemon_for};
-use super::run::{HarnessFlags, harness_and_model, load_config};
-use super::run_daemon::{Reading, latest_event, read_events};
+use super::link::LinkArgs;
 
 /// `skillwatch trigger`.
 #[derive(Parser)]
@@ -40,22 +36,10 @@ trials run), 2 bad usage or a failure."
 pub struct Args {
     /// The skill folder.
     skill: PathBuf,
-    /// Harness: claude-code or codex (watched and stopped at the decision), openai or command
-    /// (run to the end) [default: [run] harness].
-    #[arg(long)]
-    harness: Option<String>,
-    /// The agent's model [default: [run] model].
-    #[arg(long)]
-    model: Option<String>,
-    /// Trials per query [default: 1].
-    #[arg(long)]
-    runs: Option<u32>,
-    /// Trials in flight at once [default: 1].
-    #[arg(long, short = 'j')]
-    jobs: Option<usize>,
-    /// Seconds per trial [default: 60].
-    #[arg(long, value_name = "SECS")]
-    timeout: Option<u32>,
+    #[command(flatten)]
+    agent: AgentArgs,
+    #[command(flatten)]
+    repeat: RepeatArgs,
     /// A decoy skill staged beside the skill and its siblings (repeatable).
     #[arg(long = "decoy", value_name = "DIR")]
     decoys: Vec<PathBuf>,
@@ -72,21 +56,6 @@ pub struct Args {
     /// full trial costs).
     #[arg(long)]
     full: bool,
-    /// API base URL of the harness.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Name of the environment variable holding the harness's API key.
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    /// The harness executable.
-    #[arg(long, value_name = "PATH")]
-    program: Option<PathBuf>,
-    /// An argument for the harness (repeatable).
-    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
-    args: Vec<String>,
-    /// skillwatch.toml to read [default: the nearest one above the skill].
-    #[arg(long, value_name = "PATH")]
-    config: Option<PathBuf>,
     /// Also run the same queries with the description in FILE (the skill staged as a copy
     /// with only its `description:` changed) and report the change of recall and false
     /// triggers, paired by query, with an interval. Neither arm is recorded.
@@ -103,26 +72,21 @@ pub struct Args {
 
 /// Check visibility, run the trials unless it blocks, print the report.
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let config = load_config(a.config.as_deref(), &a.skill)?;
-    let (kind, model) = harness_and_model(a.harness.as_deref(), a.model.as_deref(), &config)?;
-    let flags = HarnessFlags {
-        base_url: a.base_url.clone(),
-        api_key_env: a.api_key_env.clone(),
-        program: a.program.clone(),
-        args: a.args.clone(),
-    };
-    let mut request = TriggerRequest::new(&a.skill, flags.over(&config, kind), model);
-    request.runs = a.runs.unwrap_or(1).max(1);
-    request.jobs = a.jobs.unwrap_or(1).max(1);
-    request.timeout_secs = a.timeout;
+    let settings = a.agent.settings(&a.skill)?;
+    let (kind, model) = a.agent.harness_and_model(&settings.run)?;
+    let mut request = TriggerRequest::new(&a.skill, a.agent.harness(&settings.run, kind), &model);
+    request.runs = a.repeat.runs.unwrap_or(1).max(1);
+    request.jobs = a.repeat.jobs.unwrap_or(1).max(1);
+    request.timeout_secs = a.agent.timeout;
     request.siblings = !a.no_siblings;
     request.decoys = a.decoys.clone();
     request.eval_set = a.eval_set.clone();
     request.full = a.full;
+    request.budget = a.agent.budget(&settings, &model)?;
     if let Some(file) = &a.description_file {
         return ab(&a, request, file);
     }
-    let planned = plan(&request, &HostEnv::current())?;
+    let planned = preview(&request)?;
     if let Some(code) = stop_unless_visible(&a, &[&planned])? {
         return Ok(code);
     }
@@ -150,8 +114,7 @@ fn ab(a: &Args, mut request: TriggerRequest, file: &std::path::Path) -> anyhow::
     request.record = false;
     let mut other = request.clone();
     other.description = Some(alternative);
-    let host = HostEnv::current();
-    let (reference, candidate) = (plan(&request, &host)?, plan(&other, &host)?);
+    let (reference, candidate) = (preview(&request)?, preview(&other)?);
     if let Some(code) = stop_unless_visible(a, &[&reference, &candidate])? {
         return Ok(code);
     }
@@ -192,7 +155,7 @@ fn ab(a: &Args, mut request: TriggerRequest, file: &std::path::Path) -> anyhow::
 
 /// Show each plan's visibility; when one blocks and `--anyway` is not given, say so (and
 /// with `--json`, print that nothing ran) and give the exit status.
-fn stop_unless_visible(a: &Args, plans: &[&TriggerPlan]) -> anyhow::Result<Option<ExitCode>> {
+fn stop_unless_visible(a: &Args, plans: &[&Preview]) -> anyhow::Result<Option<ExitCode>> {
     let blocked = plans.iter().any(|p| p.visibility.blocked());
     for p in plans {
         if !a.json || blocked {
@@ -219,11 +182,11 @@ fn stop_unless_visible(a: &Args, plans: &[&TriggerPlan]) -> anyhow::Result<Optio
     Ok(Some(ExitCode::from(1)))
 }
 
-fn say_planned(a: &Args, planned: &TriggerPlan, runs: u32) {
+fn say_planned(a: &Args, planned: &Preview, runs: u32) {
     if !a.json {
         errln!(
             "{}",
-            planned_line(planned.queries.len(), runs, planned.planned(), a.full)
+            planned_line(planned.queries.len(), runs, planned.trials, a.full)
         );
     }
 }
@@ -243,16 +206,45 @@ fn planned_line(queries: usize, runs: u32, trials: usize, full: bool) -> String 
     )
 }
 
-/// The trials of `planned`: through the daemon (started on demand) unless `--no-daemon`.
-fn execute(
-    a: &Args,
-    request: TriggerRequest,
-    planned: &TriggerPlan,
-) -> anyhow::Result<TriggerReport> {
-    match daemon_for(&a.link, &a.db)? {
-        Some(daemon) => through_daemon(&daemon, request, planned, a.json),
-        None => in_process(a, planned),
+/// The trials of `planned`: through the daemon (started on demand) unless `--no-daemon`,
+/// each shown as it finishes; the report read back from the history the run went to.
+fn execute(a: &Args, request: TriggerRequest, planned: &Preview) -> anyhow::Result<TriggerReport> {
+    let json = a.json;
+    let visibility = planned.visibility.clone();
+    let trials = planned.trials;
+    let sink: ProgressSink = Arc::new(move |event: &RunEvent| match event {
+        RunEvent::TrialFinished {
+            detail: Some(TrialDetail::Trigger { query, decision }),
+            ..
+        } if !json => errln!("{}", trial_line(query, decision.as_ref())),
+        RunEvent::Finished {
+            stop: Some(stop), ..
+        } if !json => errln!("stopped: budget ({})", stop.detail),
+        _ => {}
+    });
+    let ran = engine::execute(
+        request,
+        engine::Run {
+            link: &a.link,
+            db: &a.db,
+            sink,
+            quiet: json,
+            prelude: Box::new(move |_, _| {
+                if !json {
+                    errln!("{} to run", count(trials, "trial"));
+                }
+                Ok(())
+            }),
+            load: Box::new(|store, run, _| {
+                TriggerReport::load(store, TriggerRunId(run.id), visibility)?
+                    .ok_or_else(|| anyhow::anyhow!("the history has no such trigger run"))
+            }),
+        },
+    )?;
+    if let Some(why) = ran.job_failure() {
+        anyhow::bail!("{why}");
     }
+    Ok(ran.report)
 }
 
 fn visibility_text(v: &Visibility) -> String {
@@ -295,12 +287,11 @@ fn visibility_text(v: &Visibility) -> String {
 }
 
 /// A finished trial as a progress line on stderr: the same in-process and through the daemon.
-fn trial_line(queries: &[TriggerQuery], t: &TriggerTrialRecord) -> String {
-    let query = queries.get(t.trial.query).map_or("", |q| q.query.as_str());
+fn trial_line(query: &str, decision: Option<&Decision>) -> String {
     format!(
         "  {:<50} {}",
         short(query, 50),
-        Decision::describe(t.trial.decision.as_ref())
+        Decision::describe(decision)
     )
 }
 
@@ -380,6 +371,10 @@ fn report_text(r: &TriggerReport) -> String {
             count(s.undecided, "trial")
         ));
     }
+    for line in crate::run_report::budget_lines(r.stop.as_ref(), &r.spent) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     let stopped = r.trials.iter().filter(|t| t.trial.stopped_early).count();
     out.push_str(&format!(
         "Per trial       {:.1} model requests, {:.0} tokens, {:.1} s ({stopped} of {} stopped at the decision)\n",
@@ -424,109 +419,6 @@ pub(crate) fn change_text(title: &str, c: &TriggerChange) -> String {
     }
     out.push_str(&format!("Verdict: {}\n", c.verdict().as_str()));
     out
-}
-
-/// The trials in this process, recorded in the history `--db` names.
-fn in_process(a: &Args, planned: &TriggerPlan) -> anyhow::Result<TriggerReport> {
-    let store = Arc::new(Mutex::new(a.db.open_or_create()?));
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let cancel = CancellationToken::new();
-    let json = a.json;
-    let queries = planned.queries.clone();
-    let report = runtime.block_on(async {
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
-        let progress = move |t: &TriggerTrialRecord| {
-            if !json {
-                errln!("{}", trial_line(&queries, t));
-            }
-        };
-        planned
-            .execute(&std::env::temp_dir(), &progress, cancel, Some(store))
-            .await
-    })?;
-    Ok(report)
-}
-
-/// The trials on the daemon (started on demand), on this client's values of the variables
-/// the harness reads; recorded in the daemon's history, which tells the editor's lenses. Each
-/// trial is shown as it finishes, from the daemon's events for this call.
-fn through_daemon(
-    daemon: &Daemon,
-    mut request: TriggerRequest,
-    planned: &TriggerPlan,
-    json: bool,
-) -> anyhow::Result<TriggerReport> {
-    // The daemon has another working directory: every path goes as an absolute one (and
-    // `.` as the folder's own name, which events and lenses show).
-    let full = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
-    request.skill_dir = full(&request.skill_dir);
-    request.decoys = request.decoys.iter().map(|d| full(d)).collect();
-    request.eval_set = request.eval_set.as_deref().map(full);
-    if let Some(program) = &request.harness.program
-        && program.components().count() > 1
-    {
-        request.harness.program = Some(absolute(program));
-    }
-    let call = call_id();
-    request.call = Some(call.clone());
-    let env = ClientEnv::capture(request.harness.host_vars().iter().map(String::as_str));
-    let trials = planned.planned();
-    if !json {
-        errln!(
-            "running {} on the skillwatch daemon (--no-daemon to run them here)",
-            count(trials, "trial")
-        );
-    }
-    // A trigger run answers when its trials are done: the deadline is the trials' own
-    // timeouts, one after another, with room to spare.
-    let secs = u64::from(request.timeout_secs.unwrap_or(DEFAULT_TRIGGER_TIMEOUT_SECS));
-    let deadline = Duration::from_secs(secs * (trials as u64 + 1) * 2 + 60);
-    let cursor = latest_event(daemon)?;
-    let (rpc, request) = (daemon.rpc.clone(), serde_json::to_value(&request)?);
-    let answer = daemon.runtime.spawn(async move {
-        rpc.trigger(skillwatch_daemon::client::context(deadline), request, env)
-            .await
-    });
-    let events = |kind: EventKind| -> anyhow::Result<()> {
-        if let EventKind::TriggerProgress {
-            call: Some(c),
-            event,
-            ..
-        } = kind
-            && c == call
-            && !json
-        {
-            let trial: TriggerTrialRecord =
-                serde_json::from_value(event).context("reading a progress event of the daemon")?;
-            errln!("{}", trial_line(&planned.queries, &trial));
-        }
-        Ok(())
-    };
-    // once the call has answered, what is left of its events is read without waiting
-    read_events(daemon, cursor, events, || {
-        Ok(match answer.is_finished() {
-            true => Reading::Drain,
-            false => Reading::Wait,
-        })
-    })?;
-    let report = daemon
-        .call(answer)
-        .context("waiting for the daemon's trigger call")???;
-    Ok(serde_json::from_value(report)?)
-}
-
-/// An id for one trigger call through the daemon, unique among this user's clients: the
-/// process id and the time.
-fn call_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("{}-{nanos}", std::process::id())
 }
 
 #[cfg(test)]

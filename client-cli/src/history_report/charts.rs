@@ -5,6 +5,7 @@
 //! picture can always be read back as figures.
 
 use maud::{Markup, PreEscaped, html};
+use skillwatch_core::scoring::case_test::CaseFinding;
 use skillwatch_core::scoring::{Interval, Verdict};
 use skillwatch_daemon::store::time::format_rfc3339;
 
@@ -70,13 +71,31 @@ fn lift_axis(x: Scale, top: f64, bottom: f64, ticks: &[f64]) -> Markup {
     }
 }
 
-/// A dot with a whisker for its interval, and a tooltip.
-fn dot(x: Scale, y: f64, value: f64, ci: Option<&Interval>, color: &str, tip: &str) -> Markup {
+/// A case's dot with a tooltip; a whisker for its interval and a ring in the verdict's colour
+/// only when its exact test shows it worse or better (otherwise the lift of a few trials is
+/// reported, not judged).
+fn dot(
+    x: Scale,
+    y: f64,
+    value: f64,
+    ci: Option<&Interval>,
+    color: &str,
+    finding: CaseFinding,
+    tip: &str,
+) -> Markup {
+    let ring = match finding {
+        CaseFinding::Worse => Some(verdict_fill(Verdict::Regresses)),
+        CaseFinding::Better => Some(verdict_fill(Verdict::Improves)),
+        CaseFinding::NotShown => None,
+    };
     html! {
         g {
             title { (tip) }
             @if let Some(ci) = ci {
                 line.whisker x1=(n(x.at(ci.low))) x2=(n(x.at(ci.high))) y1=(n(y)) y2=(n(y)) stroke=(color) {}
+            }
+            @if let Some(ring) = ring {
+                circle cx=(n(x.at(value))) cy=(n(y)) r="6.5" fill="none" stroke=(ring) stroke-width="2" {}
             }
             circle cx=(n(x.at(value))) cy=(n(y)) r="4" fill=(color) {}
         }
@@ -111,11 +130,14 @@ pub fn forest(report: &Report, skill: &SkillReport) -> Markup {
                 @let y0 = top + row * i as f64;
                 text.label x=(n(LABEL - 8.0)) y=(n(y0 + row / 2.0 + 4.0)) text-anchor="end" { (clip(case, 26)) }
                 @for (m, run) in skill.latest.iter().enumerate() {
+                    @let tested = run.cases.iter().filter(|c| c.test.is_some()).count();
                     @if let Some(c) = run.cases.iter().find(|c| c.id == *case) {
                         @if let Some(v) = c.lift {
-                            (dot(x, y0 + 9.0 + 9.0 * m as f64, v, c.interval.as_ref(), color(report, &run.key()),
-                                &format!("{}: {case} lift {}{}", run.key().label(), signed(Some(v)),
-                                    c.interval.as_ref().map_or_else(String::new, |ci| format!(" {}", interval_text(Some(ci)))))))
+                            (dot(x, y0 + 9.0 + 9.0 * m as f64, v, c.shown_interval(), color(report, &run.key()),
+                                c.finding(),
+                                &format!("{}: {case} lift {}{} · {}", run.key().label(), signed(Some(v)),
+                                    c.shown_interval().map_or_else(String::new, |ci| format!(" {}", interval_text(Some(ci)))),
+                                    c.counts_and_finding(tested))))
                         }
                     }
                 }
@@ -124,7 +146,7 @@ pub fn forest(report: &Report, skill: &SkillReport) -> Markup {
             line.sep x1=(n(LABEL - 180.0)) x2=(n(WIDTH - RIGHT)) y1=(n(y0)) y2=(n(y0)) {}
             text.label.strong x=(n(LABEL - 8.0)) y=(n(y0 + row / 2.0 + 4.0)) text-anchor="end" { "overall" }
             @for (m, run) in skill.latest.iter().enumerate() {
-                @let o = &run.lift.headline.outcome;
+                @let o = run.lift.headline.profile(run.lift.run.profile());
                 @if let Some(v) = o.lift {
                     @let y = y0 + 9.0 + 9.0 * m as f64;
                     g {
@@ -193,8 +215,8 @@ pub fn timeline(report: &Report, skill: &SkillReport) -> Markup {
                 line class=(if *t == 0.0 { "zero" } else { "grid" }) x1=(n(left)) x2=(n(WIDTH - RIGHT)) y1=(n(y.at(*t))) y2=(n(y.at(*t))) {}
                 text.tick x=(n(left - 6.0)) y=(n(y.at(*t) + 4.0)) text-anchor="end" { (format!("{t:+.1}")) }
             }
-            @for t in &x_ticks {
-                text.tick x=(n(x.at(*t as f64))) y=(n(bottom + 18.0)) text-anchor="middle" { (date(*t)) }
+            @for (t, label) in x_ticks.iter().zip(tick_labels(&x_ticks)) {
+                text.tick x=(n(x.at(*t as f64))) y=(n(bottom + 18.0)) text-anchor="middle" { (label) }
             }
             @for s in &skill.series {
                 @let c = color(report, &s.key);
@@ -217,7 +239,7 @@ pub fn timeline(report: &Report, skill: &SkillReport) -> Markup {
                             @if let Some(ci) = &p.verdict.interval {
                                 line.whisker x1=(n(x.at(p.at_ms as f64))) x2=(n(x.at(p.at_ms as f64))) y1=(n(y.at(ci.low))) y2=(n(y.at(ci.high))) stroke=(c) {}
                             }
-                            circle cx=(n(x.at(p.at_ms as f64))) cy=(n(y.at(e))) r="4" fill=(verdict_fill(p.verdict.verdict, c)) stroke=(c) stroke-width="2" {}
+                            circle cx=(n(x.at(p.at_ms as f64))) cy=(n(y.at(e))) r="4" fill=(decided_fill(p.verdict.verdict, c)) stroke=(c) stroke-width="2" {}
                         }
                     }
                 }
@@ -234,7 +256,7 @@ pub fn timeline(report: &Report, skill: &SkillReport) -> Markup {
 }
 
 /// Filled for a decided verdict, hollow when the data could not tell.
-fn verdict_fill(v: Verdict, color: &str) -> &str {
+fn decided_fill(v: Verdict, color: &str) -> &str {
     match v {
         Verdict::Improves | Verdict::Regresses | Verdict::NoChange => color,
         Verdict::Inconclusive | Verdict::NotMeasured => "#ffffff",
@@ -257,19 +279,49 @@ fn date(ms: i64) -> String {
     format_rfc3339(ms).chars().take(10).collect()
 }
 
-/// The skill x model heatmap of the latest outcome lift, with each cell's verdict.
+/// Labels for time ticks, as coarse as keeps distinct ticks apart: the date when the ticks
+/// fall on different days, else the date with hours and minutes, else the time to the second
+/// (runs minutes apart all fell on one date and read as one tick repeated).
+fn tick_labels(ticks: &[i64]) -> Vec<String> {
+    let formats: [fn(&str) -> String; 3] = [
+        |t| t[..10].to_string(),
+        |t| format!("{} {}", &t[5..10], &t[11..16]),
+        |t| format!("{} {}", &t[5..10], &t[11..19]),
+    ];
+    let stamps: Vec<String> = ticks.iter().map(|t| format_rfc3339(*t)).collect();
+    let mut distinct = ticks.to_vec();
+    distinct.dedup();
+    formats
+        .iter()
+        .map(|f| stamps.iter().map(|s| f(s)).collect::<Vec<String>>())
+        .find(|labels| {
+            let mut unique = labels.clone();
+            unique.dedup();
+            unique.len() == distinct.len()
+        })
+        .unwrap_or_else(|| stamps.iter().map(|s| formats[2](s)).collect())
+}
+
+/// The skill x model heatmap of the latest outcome lift. A cell's colour is its verdict's
+/// (the verdict rule of docs/scoring.md), never the estimate's: a +0.500 that is
+/// "inconclusive" must not look like an improvement. Each cell holds the lift, the verdict,
+/// and on a third line the verdict's qualifier ("n too small"), so no text is wider than its
+/// cell (`tests/tests/report_html.rs` measures it in Chromium).
 pub fn heatmap(report: &Report) -> Markup {
-    let (cell_w, cell_h, head) = (118.0, 40.0, 46.0);
+    let (cell_w, cell_h, head) = (HEAT_CELL_W, 56.0, 46.0);
     let width = LABEL + cell_w * report.columns.len() as f64 + RIGHT;
     let height = head + cell_h * report.skills.len() as f64 + 8.0;
-    let label = "Heatmap of the latest outcome lift per skill and model";
+    let label = "Heatmap of the latest outcome lift per skill and model, coloured by verdict";
     html! {
         svg.chart.heatmap viewBox=(format!("0 0 {} {}", n(width), n(height))) style=(format!("max-width:{}px", n(width))) role="img" aria-label=(label) {
             title { (label) }
             @for (j, key) in report.columns.iter().enumerate() {
                 @let cx = LABEL + cell_w * (j as f64 + 0.5);
-                text.label x=(n(cx)) y="18" text-anchor="middle" { (clip(&key.model, 16)) }
-                text.tick x=(n(cx)) y="34" text-anchor="middle" { (clip(&key.harness, 18)) }
+                g.head {
+                    title { (key.label()) }
+                    text.label x=(n(cx)) y="18" text-anchor="middle" { (clip(&key.model, 18)) }
+                    text.tick x=(n(cx)) y="34" text-anchor="middle" { (clip(&key.harness, 20)) }
+                }
             }
             @for (i, skill) in report.skills.iter().enumerate() {
                 @let y0 = head + cell_h * i as f64;
@@ -277,38 +329,55 @@ pub fn heatmap(report: &Report) -> Markup {
                 @for (j, key) in report.columns.iter().enumerate() {
                     @let x0 = LABEL + cell_w * j as f64;
                     @let run = skill.latest.iter().find(|r| r.key() == *key);
-                    @let o = run.map(|r| &r.lift.headline.outcome);
-                    g {
+                    @let o = run.map(|r| r.lift.headline.profile(r.lift.run.profile()));
+                    @let verdict = o.map_or(Verdict::NotMeasured, |o| o.verdict.verdict);
+                    @let ink = verdict_ink(verdict);
+                    @let cx = n(x0 + cell_w / 2.0);
+                    g.cell data-verdict=(verdict.code()) {
                         title { (skill.name) " on " (key.label()) ": "
                             (o.map_or_else(|| "no completed run".to_string(), |o| o.verdict.reason.clone())) }
                         rect x=(n(x0 + 1.0)) y=(n(y0 + 1.0)) width=(n(cell_w - 2.0)) height=(n(cell_h - 2.0))
-                            fill=(o.and_then(|o| o.lift).map_or("#eeeeee".to_string(), diverging)) {}
-                        @let ink = if o.and_then(|o| o.lift).is_some_and(|v| v.abs() > 0.45) { "#ffffff" } else { "#111111" };
-                        text.cell x=(n(x0 + cell_w / 2.0)) y=(n(y0 + 17.0)) text-anchor="middle" fill=(ink) { (o.map_or("—".into(), |o| signed(o.lift))) }
-                        text.small x=(n(x0 + cell_w / 2.0)) y=(n(y0 + 31.0)) text-anchor="middle" fill=(ink) { (o.map_or(String::new(), |o| o.verdict.label())) }
+                            fill=(o.map_or("#f4f4f4", |_| verdict_fill(verdict))) {}
+                        text.cell x=(cx) y=(n(y0 + 18.0)) text-anchor="middle" fill=(ink) { (o.map_or("—".into(), |o| signed(o.lift))) }
+                        @if let Some(o) = o {
+                            text.small x=(cx) y=(n(y0 + 33.0)) text-anchor="middle" fill=(ink) { (o.verdict.verdict.as_str()) }
+                            @if o.verdict.needed_cases.is_some() {
+                                text.small x=(cx) y=(n(y0 + 46.0)) text-anchor="middle" fill=(ink) { "(n too small)" }
+                            }
+                        }
                     }
                 }
+            }
+        }
+        ul.legend {
+            @for v in [Verdict::Improves, Verdict::Regresses, Verdict::NoChange, Verdict::Inconclusive, Verdict::NotMeasured] {
+                li { span.swatch style=(format!("background:{};border:1px solid #ccc", verdict_fill(v))) {} (v.as_str()) }
             }
         }
     }
 }
 
-/// Red (lift −1) through near-white (0) to blue (+1).
-fn diverging(v: f64) -> String {
-    let t = v.clamp(-1.0, 1.0);
-    let (end, mid) = if t < 0.0 {
-        ((178.0, 24.0, 43.0), (247.0, 247.0, 247.0))
-    } else {
-        ((33.0, 102.0, 172.0), (247.0, 247.0, 247.0))
-    };
-    let a = t.abs();
-    let mix = |e: f64, m: f64| (m + (e - m) * a).round() as u8;
-    format!(
-        "#{:02x}{:02x}{:02x}",
-        mix(end.0, mid.0),
-        mix(end.1, mid.1),
-        mix(end.2, mid.2)
-    )
+/// Width of a heatmap cell in SVG units.
+const HEAT_CELL_W: f64 = 128.0;
+
+/// A verdict's colour: blue for improves, red for regresses (the palette's ends), a pale
+/// green for no change, light grey for inconclusive and not measured.
+pub fn verdict_fill(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Improves => "#2166ac",
+        Verdict::Regresses => "#b2182b",
+        Verdict::NoChange => "#d5e8d4",
+        Verdict::Inconclusive => "#e6e6e6",
+        Verdict::NotMeasured => "#f4f4f4",
+    }
+}
+
+/// Text colour readable on [`verdict_fill`].
+fn verdict_ink(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Improves | Verdict::Regresses => "#ffffff",
+        _ => "#111111",
+    }
 }
 
 /// Pass rates baseline against with-skill per model, with their Wilson intervals.
@@ -407,9 +476,39 @@ mod tests {
     }
 
     #[test]
-    fn diverging_colours_run_red_white_blue() {
-        assert_eq!(diverging(-1.0), "#b2182b");
-        assert_eq!(diverging(0.0), "#f7f7f7");
-        assert_eq!(diverging(1.0), "#2166ac");
+    fn verdicts_have_their_own_colours() {
+        let all = [
+            Verdict::Improves,
+            Verdict::Regresses,
+            Verdict::NoChange,
+            Verdict::Inconclusive,
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(verdict_fill(*a), verdict_fill(*b));
+            }
+        }
+    }
+
+    #[test]
+    fn tick_labels_keep_close_runs_apart() {
+        let day = 86_400_000;
+        let t0 = 1_795_000_000_000; // a whole second
+        assert_eq!(
+            tick_labels(&[t0, t0 + 3 * day]),
+            vec![date(t0), date(t0 + 3 * day)]
+        );
+        // Runs minutes apart: hours and minutes, all different.
+        let minutes: Vec<i64> = (0..4).map(|i| t0 + i * 5 * 60_000).collect();
+        let labels = tick_labels(&minutes);
+        let mut unique = labels.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), 4, "{labels:?}");
+        assert!(labels[0].contains(':'), "{labels:?}");
+        // Seconds apart: to the second.
+        let seconds: Vec<i64> = (0..4).map(|i| t0 + i * 7_000).collect();
+        let labels = tick_labels(&seconds);
+        assert_eq!(labels[1].len(), "11-20 10:00:07".len(), "{labels:?}");
+        assert_ne!(labels[0], labels[1]);
     }
 }

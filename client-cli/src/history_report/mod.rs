@@ -22,12 +22,11 @@ mod trajectory;
 
 use std::collections::BTreeMap;
 
-use skillwatch_core::scoring::{
-    CompareParams, Decision, Interval, ScoringProfile, Verdict, lift, stats,
-};
+use skillwatch_core::scoring::case_test::{CaseFinding, CaseTest};
+use skillwatch_core::scoring::{CompareParams, Decision, Interval, Verdict};
 use skillwatch_daemon::store::{
-    AssertionResult, Judgment, JudgmentKind, ModelLift, RunFilter, RunId, RunInfo, RunStatus,
-    Store, StoreError, StoredJudgment, StoredTrial, scoring_trial,
+    AssertionResult, FailedRun, Judgment, JudgmentKind, ModelLift, RunFilter, RunId, RunInfo,
+    RunStatus, Store, StoreError, StoredJudgment, StoredTrial,
 };
 
 pub use page::render;
@@ -78,6 +77,8 @@ pub struct SkillReport {
     pub name: String,
     /// The newest completed run per (harness, model), with its cases and trials.
     pub latest: Vec<LatestRun>,
+    /// Per (harness, model) whose newest finished run failed (measured nothing): that run.
+    pub failed: Vec<FailedRun>,
     /// Every completed run, per (harness, model), oldest first: the timeline.
     pub series: Vec<Series>,
     /// Runs whose lift fell significantly against the run before them.
@@ -101,14 +102,15 @@ impl LatestRun {
     }
 }
 
-/// One case of a run: its lift, the interval over its attempts, its trials.
+/// One case of a run: its lift, its exact test, its trials.
 pub struct CaseView {
     /// The case id.
     pub id: String,
     /// The case's outcome lift (the mean over its attempts).
     pub lift: Option<f64>,
-    /// The t interval over its attempts, when it had two or more.
-    pub interval: Option<Interval>,
+    /// The exact test of its trials (Holm-adjusted over the run's cases): the page colours a
+    /// case and draws its interval only when the test shows it worse or better.
+    pub test: Option<CaseTest>,
     /// Its trials, baseline and with-skill, by attempt.
     pub trials: Vec<TrialView>,
     /// Pairwise judge verdicts on the case (baseline against with-skill).
@@ -119,6 +121,43 @@ pub struct CaseView {
     pub skill: (usize, usize),
     /// Trials not detailed (attempts past [`trajectory::MAX_ATTEMPTS`]).
     pub hidden: usize,
+}
+
+impl CaseView {
+    /// What the exact test found; `NotShown` without a test.
+    pub fn finding(&self) -> CaseFinding {
+        self.test
+            .as_ref()
+            .map_or(CaseFinding::NotShown, |t| t.finding)
+    }
+
+    /// The interval the page draws: only for a case the exact test shows worse or better.
+    pub fn shown_interval(&self) -> Option<&Interval> {
+        match self.finding() {
+            CaseFinding::NotShown => None,
+            _ => self.test.as_ref()?.interval.as_ref(),
+        }
+    }
+
+    /// `baseline 1/3 passed · skill 3/3 passed · not shown at 95% (Fisher's exact test p =
+    /// 0.400, Holm-adjusted over 12 cases 1.000)`.
+    pub fn counts_and_finding(&self, cases: usize) -> String {
+        let counts = format!(
+            "baseline {}/{} passed · skill {}/{} passed",
+            self.baseline.0, self.baseline.1, self.skill.0, self.skill.1
+        );
+        match &self.test {
+            None => counts,
+            Some(t) => {
+                let what = match t.finding {
+                    CaseFinding::Worse => "worse with the skill",
+                    CaseFinding::Better => "better with the skill",
+                    CaseFinding::NotShown => "not shown either way",
+                };
+                format!("{counts} · {what} ({})", t.describe(cases))
+            }
+        }
+    }
 }
 
 /// One trial with what the drill-down shows of it.
@@ -248,7 +287,7 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
                 run: entry.run.id,
                 at_ms: entry.run.started_ms,
                 version: short_hash(&entry.run.skill_hash),
-                verdict: headline.outcome.verdict.clone(),
+                verdict: headline.profile(entry.run.profile()).verdict.clone(),
             });
     }
     let regressions = regressions(store, &in_time, &by_key)?;
@@ -263,6 +302,7 @@ fn skill_report(store: &Store, name: &str, budget: &mut Budget) -> Result<SkillR
     Ok(SkillReport {
         name: name.to_string(),
         latest,
+        failed: store.latest_failed_per_model(name)?,
         series: by_key
             .into_iter()
             .map(|(key, points)| Series { key, points })
@@ -319,11 +359,10 @@ fn latest_run(
         Err(e) => return Err(e),
     };
     let trials = store.run_trials(id)?;
-    let intervals = case_intervals(&lift.run, &trials);
-    let lifts: BTreeMap<&str, Option<f64>> = summary
+    let lifts: BTreeMap<&str, (Option<f64>, Option<&CaseTest>)> = summary
         .iter()
         .flat_map(|s| s.lift.cases.iter())
-        .map(|c| (c.case_id.as_str(), c.outcome))
+        .map(|c| (c.case_id.as_str(), (c.outcome, c.outcome_test.as_ref())))
         .collect();
     let mut pairwise: BTreeMap<String, Vec<StoredJudgment>> = BTreeMap::new();
     let mut own: BTreeMap<i64, Vec<Judgment>> = BTreeMap::new();
@@ -339,8 +378,8 @@ fn latest_run(
         .run_cases(id)?
         .into_iter()
         .map(|case| CaseView {
-            lift: lifts.get(case.key.as_str()).copied().flatten(),
-            interval: intervals.get(&case.key).copied(),
+            lift: lifts.get(case.key.as_str()).and_then(|l| l.0),
+            test: lifts.get(case.key.as_str()).and_then(|l| l.1).cloned(),
             pairwise: pairwise.remove(&case.key).unwrap_or_default(),
             id: case.key,
             trials: Vec::new(),
@@ -356,7 +395,7 @@ fn latest_run(
                 cases.push(CaseView {
                     id: trial.case.clone(),
                     lift: None,
-                    interval: None,
+                    test: None,
                     trials: Vec::new(),
                     pairwise: Vec::new(),
                     baseline: (0, 0),
@@ -392,28 +431,6 @@ fn latest_run(
         });
     }
     Ok(LatestRun { lift, cases })
-}
-
-/// The t interval of each case's outcome lift over its attempts (cases with two or more).
-fn case_intervals(run: &RunInfo, trials: &[StoredTrial]) -> BTreeMap<String, Interval> {
-    let scored: Vec<_> = trials.iter().map(scoring_trial).collect();
-    let Ok(pairs) = lift::pair_values(&scored, ScoringProfile::Outcome, &run.outcome_metrics)
-    else {
-        return BTreeMap::new();
-    };
-    let mut per_case: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (case, _, value) in pairs {
-        per_case.entry(case).or_default().push(value);
-    }
-    let level = skillwatch_daemon::store::inference_params(run).level;
-    per_case
-        .into_iter()
-        .filter(|(_, values)| values.len() >= 2)
-        .filter_map(|(case, values)| {
-            let ci = stats::t_interval(&values, level).ok()?;
-            Some((case, ci.clipped(-1.0, 1.0)))
-        })
-        .collect()
 }
 
 /// The first characters of a content hash (`sha256:5f1c0a7e…` -> `5f1c0a7e`).

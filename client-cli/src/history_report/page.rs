@@ -12,6 +12,7 @@ use super::charts;
 use super::trajectory;
 use super::{CaseView, LatestRun, Report, SkillReport, TrialView};
 use crate::cmd::history_db::{interval, rate, short_hash, signed};
+use skillwatch_core::scoring::case_test::CaseFinding;
 
 /// The page as text.
 pub fn render(report: &Report) -> String {
@@ -31,7 +32,7 @@ pub fn render(report: &Report) -> String {
                     p.muted {
                         (count(report.skills.len(), "skill"))
                         " from " code { (report.db) } " · made " (format_rfc3339(report.generated_ms))
-                        " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]); verdicts follow docs/scoring.md"
+                        " · lifts are the outcome lift (with-skill minus baseline, metrics on [0, 1]) unless a run was made with " code { "--scoring-profile aces" } "; verdicts follow docs/scoring.md"
                     }
                     @if report.omitted.trajectories + report.omitted.outputs > 0 {
                         p.muted { (count(report.omitted.trajectories, "trajectory")) " and " (count(report.omitted.outputs, "output"))
@@ -79,6 +80,7 @@ fn skill_section(report: &Report, skill: &SkillReport, id: &str) -> Markup {
         section.skill id=(id) {
             h2 { (skill.name) }
             (probe_runs(skill))
+            (failed_runs(skill))
             @if skill.latest.is_empty() {
                 p.muted { "No completed run of this skill yet." }
             } @else {
@@ -111,7 +113,7 @@ fn latest_table(skill: &SkillReport) -> Markup {
             tbody {
                 @for run in &skill.latest {
                     @let h = &run.lift.headline;
-                    @let o = &h.outcome;
+                    @let o = h.profile(run.lift.run.profile());
                     tr {
                         td { (run.lift.run.model) } td { (run.lift.run.harness) }
                         td.num { (signed(o.lift)) } td { (interval(o.interval.as_ref())) }
@@ -179,6 +181,25 @@ fn security(skill: &SkillReport) -> Markup {
 
 /// The newest probe run per model: S, status, groups, and each failed probe with its
 /// evidence (stored redacted: canary values are `[canary:NAME]`).
+/// The models whose newest run failed, said before any older lift on them.
+fn failed_runs(skill: &SkillReport) -> Markup {
+    html! {
+        @if !skill.failed.is_empty() {
+            ul.failed {
+                @for f in &skill.failed {
+                    li {
+                        strong { "Run " (f.run.id) " failed" }
+                        " on " (f.run.model) " (" (f.run.harness) "), "
+                        (format_rfc3339(f.run.started_ms)) ": " (f.errors) " of "
+                        (count(f.trials, "trial")) " errored, so no case was scored on both sides; "
+                        code { "skillwatch show " (f.run.id) } " says why."
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn probe_runs(skill: &SkillReport) -> Markup {
     html! {
         @if !skill.probes.is_empty() {
@@ -237,20 +258,26 @@ fn run_drilldown(run: &LatestRun) -> Markup {
                 strong { (info.model) } " (" (info.harness) ") · run " (info.id) " · "
                 (count(run.cases.len(), "case")) " · " (count(info.trial_count, "trial"))
             }
+            @let tested = run.cases.iter().filter(|c| c.test.is_some()).count();
             @for case in &run.cases {
-                (case_drilldown(case, info.id.0))
+                (case_drilldown(case, info.id.0, tested))
             }
         }
     }
 }
 
-fn case_drilldown(case: &CaseView, run: i64) -> Markup {
+fn case_drilldown(case: &CaseView, run: i64, tested: usize) -> Markup {
+    let class = match case.finding() {
+        CaseFinding::Worse => "bad",
+        CaseFinding::Better => "good",
+        CaseFinding::NotShown => "",
+    };
     html! {
         details.case {
             summary {
-                code { (case.id) } " · lift " (signed(case.lift))
-                @if let Some(ci) = &case.interval { " " (interval(Some(ci))) }
-                " · " (outcomes(case))
+                code { (case.id) } " · " span class=(class) { "lift " (signed(case.lift)) }
+                @if let Some(ci) = case.shown_interval() { " " (interval(Some(ci))) }
+                " · " (case.counts_and_finding(tested))
             }
             @for j in &case.pairwise {
                 (pairwise(j))
@@ -264,14 +291,6 @@ fn case_drilldown(case: &CaseView, run: i64) -> Markup {
             }
         }
     }
-}
-
-/// `baseline 1/3 passed · skill 3/3 passed`, over every attempt.
-fn outcomes(case: &CaseView) -> String {
-    format!(
-        "baseline {}/{} passed · skill {}/{} passed",
-        case.baseline.0, case.baseline.1, case.skill.0, case.skill.1
-    )
 }
 
 fn pairwise(j: &StoredJudgment) -> Markup {

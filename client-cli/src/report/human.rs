@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use skillwatch_core::checks::{Diagnostic, FileReport, Severity};
 use skillwatch_core::text::{LineIndex, Span};
+use unicode_width::UnicodeWidthStr as _;
 
 /// Lines longer than this are shown as a window around the finding.
 const MAX_SHOWN_CHARS: usize = 120;
@@ -117,8 +118,21 @@ fn diagnostic(
 }
 
 /// The line to show (windowed when long, tabs and control characters as spaces), the caret's
-/// column in it and the caret's length, all in characters.
+/// column in it and the caret's length, in terminal columns: a CJK character or an emoji takes
+/// two, a combining mark none (`unicode-width`), so the caret sits under the span whatever
+/// comes before it on the line.
 fn window(text: &str, index: &LineIndex, line: usize, span: Span) -> (String, usize, usize) {
+    let (shown, at, len) = window_chars(text, index, line, span);
+    let chars: Vec<char> = shown.chars().collect();
+    let width = |cs: &[char]| cs.iter().collect::<String>().width();
+    let at_end = (at + len).min(chars.len());
+    let caret_at = width(&chars[..at.min(chars.len())]);
+    let caret_len = width(&chars[at.min(chars.len())..at_end]).max(1);
+    (shown, caret_at, caret_len)
+}
+
+/// [`window`] in characters.
+fn window_chars(text: &str, index: &LineIndex, line: usize, span: Span) -> (String, usize, usize) {
     let bounds = index.line_span(text, line);
     let chars: Vec<char> = text[bounds.start..bounds.end]
         .chars()
@@ -150,6 +164,7 @@ fn window(text: &str, index: &LineIndex, line: usize, span: Span) -> (String, us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use unicode_width::UnicodeWidthChar as _;
 
     #[test]
     fn caret_sits_under_the_span() {
@@ -174,6 +189,36 @@ mod tests {
         assert!(shown.starts_with('…') && shown.ends_with('…'));
         let caret: String = shown.chars().skip(at).take(len).collect();
         assert_eq!(caret, "TARGET");
+    }
+
+    /// The caret's columns are the terminal's: after CJK and emoji (two columns each) and
+    /// combining marks (none) it still sits under the span.
+    #[test]
+    fn carets_count_terminal_columns_after_wide_and_combining_characters() {
+        for (line, target, expected_at) in [
+            ("description: 日本語の説明 BAD", "BAD", 26),
+            ("description: Reads 😀 PDFs: fast", ": fast", 26),
+            ("name: cafe\u{301} BAD", "BAD", 11),
+            ("名前: 表 BAD", "BAD", 9),
+        ] {
+            let text = format!("{line}\n");
+            let index = LineIndex::new(&text);
+            let start = text.find(target).unwrap();
+            let (shown, at, len) = window(&text, &index, 0, Span::new(start, start + target.len()));
+            assert_eq!(at, expected_at, "{line}");
+            assert_eq!(len, target.width(), "{line}");
+            // what the terminal shows at those columns is the span
+            let mut col = 0;
+            let under: String = shown
+                .chars()
+                .filter(|c| {
+                    let here = col;
+                    col += c.width().unwrap_or(0);
+                    here >= at && here < at + len
+                })
+                .collect();
+            assert_eq!(under, target, "{line}");
+        }
     }
 
     #[test]

@@ -1,10 +1,14 @@
-//! JUnit XML: one test case per eval case, failing when the skill made that case worse under
-//! the report's profile (skill-validator's rule: a scenario fails on a negative score), plus
-//! one for the run's verdict, failing when the verdict rule says the skill regresses; with
-//! probes (`run --with-probes`, `probe --report junit:`), a second suite (`probes`).
+//! JUnit XML: one test case per eval case, failing only when the case's own exact test
+//! (Fisher's on pass/fail trials, a permutation test on scores; Holm-adjusted over the run's
+//! cases, `core::scoring::case_test`) shows it worse with the skill at the run's level; a
+//! negative lift the test cannot tell from noise is reported in the case's output, not
+//! failed (a single-trial drop at 3 attempts a side has p = 1). Plus one test case for the
+//! run's verdict, failing when the verdict rule says the skill regresses; with probes
+//! (`run --with-probes`, `probe --report junit:`), a second suite (`probes`).
 
 use std::fmt::Write;
 
+use skillwatch_core::scoring::case_test::CaseFinding;
 use skillwatch_daemon::probe::ProbeReport;
 use skillwatch_daemon::runner::RunReport;
 
@@ -34,17 +38,19 @@ fn suite(r: &RunReport) -> String {
     let mut cases = String::new();
     let mut failures = 0;
     for c in &r.cases {
-        let failed = c.lift.is_some_and(|l| l < 0.0);
+        let test = super::case_test(r, &c.case);
+        let failed = test.is_some_and(|t| t.finding == CaseFinding::Worse);
         failures += usize::from(failed);
         let detail = format!(
-            "lift {} · baseline {}/{} passed · with skill {}/{} passed · skill read {}/{}",
+            "lift {} · baseline {}/{} passed · with skill {}/{} passed · skill read {}/{} · {}",
             signed(c.lift),
             c.baseline.passed,
             c.baseline.graded,
             c.skill.passed,
             c.skill.graded,
             c.skill.invoked,
-            c.skill.trials
+            c.skill.trials,
+            super::case_finding(r, test)
         );
         testcase(
             &mut cases,

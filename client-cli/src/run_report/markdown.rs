@@ -6,10 +6,11 @@ use std::fmt::Write;
 use skillwatch_daemon::runner::RunReport;
 
 use super::{
-    beside, compat_lines, exclusions, harness_line, other_profile, pass_at_k_lines, passes, score,
-    tally_line, trouble, utility,
+    beside, case_test, compat_lines, exclusions, harness_line, other_profile, pass_at_k_lines,
+    passes, per_case_line, score, tally_line, trouble, unread_note, utility,
 };
 use crate::cmd::history_db::{design, interval, signed};
+use skillwatch_core::scoring::case_test::CaseFinding;
 
 /// The run as markdown.
 pub fn markdown(r: &RunReport) -> String {
@@ -21,17 +22,33 @@ pub fn markdown(r: &RunReport) -> String {
         escape(&r.run.model)
     );
     let _ = writeln!(o, "{}\n", headline(r));
-    let _ = writeln!(o, "| case | baseline | with skill | lift | skill read |");
-    let _ = writeln!(o, "|---|---|---|---:|---:|");
+    let _ = writeln!(
+        o,
+        "| case | baseline | with skill | lift | exact test | skill read |"
+    );
+    let _ = writeln!(o, "|---|---|---|---:|---|---:|");
     for c in &r.cases {
         let cell = |s| {
             let t = trouble(s);
             let t = if t.is_empty() { t } else { format!(" ({t})") };
             format!("{} · {}{t}", passes(s), score(s))
         };
+        let test = case_test(r, &c.case);
+        let finding = match test.map(|t| t.finding) {
+            Some(CaseFinding::Worse) => {
+                format!("**worse**, p = {:.3}", test.map_or(1.0, |t| t.adjusted_p))
+            }
+            Some(CaseFinding::Better) => {
+                format!("better, p = {:.3}", test.map_or(1.0, |t| t.adjusted_p))
+            }
+            Some(CaseFinding::NotShown) => {
+                format!("not shown, p = {:.3}", test.map_or(1.0, |t| t.adjusted_p))
+            }
+            None => "—".into(),
+        };
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {}/{} |",
+            "| {} | {} | {} | {} | {finding} | {}/{} |",
             escape(&c.case),
             cell(&c.baseline),
             cell(&c.skill),
@@ -39,6 +56,9 @@ pub fn markdown(r: &RunReport) -> String {
             c.skill.invoked,
             c.skill.trials
         );
+    }
+    if let Some(line) = per_case_line(r) {
+        let _ = writeln!(o, "\nPer case: {line} (p is Holm-adjusted).");
     }
     o.push('\n');
     metrics(&mut o, r);
@@ -74,6 +94,9 @@ fn headline(r: &RunReport) -> String {
         design(p.cases, h.attempts),
     );
     let _ = write!(line, "\n\n{}", r.verdict.reason);
+    if let Some(note) = unread_note(r) {
+        let _ = write!(line, "\n\n{note}");
+    }
     let _ = write!(
         line,
         "\n\nBeside it: {} · utility U {}",

@@ -12,11 +12,50 @@ pub use markdown::markdown;
 pub use text::text;
 
 use skillwatch_core::plural::count;
-use skillwatch_core::scoring::ScoringProfile;
+use skillwatch_core::scoring::case_test::{CaseFinding, CaseTest};
+use skillwatch_core::scoring::{ScoringProfile, Verdict};
 use skillwatch_daemon::runner::{RunReport, SideRow, TrialTally};
-use skillwatch_daemon::store::{ProfileHeadline, RunHeadline};
+use skillwatch_daemon::store::{ProfileHeadline, RunHeadline, RunStatus, Spent, Stop};
 
 use crate::cmd::history_db::{interval, rate, signed};
+
+/// A run's status as said to a person: `stopped: budget` when its budget stopped it before its
+/// plan was done (it is stored `completed`: it ran to its own end and is scored).
+pub fn status_word(status: RunStatus, stop: Option<&Stop>) -> String {
+    match (status, stop) {
+        (RunStatus::Completed, Some(_)) => "stopped: budget".into(),
+        _ => status.to_string(),
+    }
+}
+
+/// The `Stopped` and `Spent` lines of every kind of run's report: why its budget stopped it,
+/// and what its trials spent (tokens as the harness counted them, cost at the model's price).
+pub fn budget_lines(stop: Option<&Stop>, spent: &Spent) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(stop) = stop {
+        lines.push(format!("Stopped      budget: {}", stop.detail));
+    }
+    if spent.trials == 0 {
+        return lines;
+    }
+    let cost = match (spent.unpriced, spent.trials) {
+        (0, _) => format!("${:.4}", spent.cost_usd),
+        (u, t) if u == t => "cost unknown (no price for the model)".into(),
+        (u, _) => format!(
+            "${:.4} (and {} at no known price)",
+            spent.cost_usd,
+            count(u, "trial")
+        ),
+    };
+    lines.push(format!(
+        "Spent        {}, {} tokens ({} in, {} out), {cost}",
+        count(spent.trials, "trial"),
+        spent.tokens(),
+        spent.tokens_in,
+        spent.tokens_out
+    ));
+    lines
+}
 
 /// `2/3 passed`, or `—` when nothing was graded.
 fn passes(side: &SideRow) -> String {
@@ -79,6 +118,102 @@ fn tally_text(trials: u64, t: &TrialTally) -> String {
         }
     }
     format!("{}: {}", count(trials, "trial"), parts.join(", "))
+}
+
+/// The exact test of `case` under the report's profile, when the case had trials on both
+/// sides.
+fn case_test<'a>(r: &'a RunReport, case: &str) -> Option<&'a CaseTest> {
+    r.summary
+        .as_ref()?
+        .lift
+        .cases
+        .iter()
+        .find(|c| c.case_id == case)?
+        .test(r.profile)
+}
+
+/// The run's confidence level (its summary's; 95% without one).
+fn level(r: &RunReport) -> f64 {
+    r.summary
+        .as_ref()
+        .map_or(0.95, |s| s.lift.params.inference.level)
+}
+
+/// Cases with an exact test in the report's profile (what Holm's correction counted).
+fn tested_cases(r: &RunReport) -> usize {
+    r.summary.as_ref().map_or(0, |s| {
+        s.lift
+            .cases
+            .iter()
+            .filter(|c| c.test(r.profile).is_some())
+            .count()
+    })
+}
+
+/// `worse with the skill (Fisher's exact test p = 0.0004, Holm-adjusted over 12 cases
+/// 0.005)`, or `not shown at 95% (...)`: the per-case finding and the test behind it.
+fn case_finding(r: &RunReport, test: Option<&CaseTest>) -> String {
+    let Some(t) = test else {
+        return "no exact test (a side has no scored trial)".into();
+    };
+    let what = match t.finding {
+        CaseFinding::Worse => "worse with the skill".to_string(),
+        CaseFinding::Better => "better with the skill".to_string(),
+        CaseFinding::NotShown => format!("not shown at {:.0}%", level(r) * 100.0),
+    };
+    format!("{what} ({})", t.describe(tested_cases(r)))
+}
+
+/// `Per case      2 of 87 cases shown worse (...)`: the cases the exact tests single out, or
+/// that none is.
+fn per_case_line(r: &RunReport) -> Option<String> {
+    let s = r.summary.as_ref()?;
+    let tested = tested_cases(r);
+    if tested == 0 {
+        return None;
+    }
+    let named = |finding| -> Vec<&str> {
+        s.lift
+            .cases
+            .iter()
+            .filter(|c| c.test(r.profile).is_some_and(|t| t.finding == finding))
+            .map(|c| c.case_id.as_str())
+            .collect()
+    };
+    let (worse, better) = (named(CaseFinding::Worse), named(CaseFinding::Better));
+    let how = format!(
+        "each case's exact test on its own trials, Holm-adjusted over {}",
+        count(tested, "case")
+    );
+    if worse.is_empty() && better.is_empty() {
+        return Some(format!(
+            "no case is shown better or worse at {:.0}% ({how}); per-case lifts are reported, not judged",
+            level(r) * 100.0
+        ));
+    }
+    let mut parts = Vec::new();
+    if !worse.is_empty() {
+        parts.push(format!("worse: {}", worse.join(", ")));
+    }
+    if !better.is_empty() {
+        parts.push(format!("better: {}", better.join(", ")));
+    }
+    Some(format!("{} ({how})", parts.join("; ")))
+}
+
+/// A sentence when the verdict says the skill helps (or hurts) but no trial read it: the
+/// change cannot come from the skill's text, and U is 0 for the same reason.
+fn unread_note(r: &RunReport) -> Option<String> {
+    let h = &r.summary.as_ref()?.headline;
+    let read = h.invocation_rate.as_ref()?;
+    if read.estimate > 0.0 || !matches!(r.verdict.verdict, Verdict::Improves | Verdict::Regresses) {
+        return None;
+    }
+    Some(format!(
+        "the skill was never read (0 of {} with-skill trials), so this {} did not come from its text:          installing it changed something else (its presence in the listing, a support file), or the harness          read it without saying so. U is 0 for the same reason (it counts a task only when the skill was read).",
+        read.n,
+        r.verdict.verdict.as_str()
+    ))
 }
 
 /// `pass, behavior_check`: what a profile's lift is built from.

@@ -7,8 +7,9 @@ use skillwatch_core::scoring::stats::PermutationMethod;
 use skillwatch_daemon::runner::RunReport;
 
 use super::{
-    beside, compat_lines, exclusions, harness_line, metric_names, other_profile, pass_at_k_lines,
-    passes, score, tally_line, trouble, utility,
+    beside, budget_lines, compat_lines, exclusions, harness_line, metric_names, other_profile,
+    pass_at_k_lines, passes, per_case_line, score, status_word, tally_line, trouble, unread_note,
+    utility,
 };
 use crate::cmd::history_db::{design, interval, signed};
 
@@ -22,7 +23,7 @@ pub fn text(r: &RunReport) -> String {
         r.run.model,
         harness_line(r),
         r.run.id,
-        r.run.status,
+        status_word(r.run.status, r.stop.as_ref()),
         r.wall_ms as f64 / 1000.0
     );
     let _ = writeln!(o, "{}\n", tally_line(r));
@@ -90,13 +91,21 @@ fn headline(o: &mut String, r: &RunReport) {
                 let _ = writeln!(o, "p-value      {:.4} ({how})", pv.p);
             }
             let _ = writeln!(o, "Beside it    {}", beside(h));
+            if let Some(line) = per_case_line(r) {
+                let _ = writeln!(o, "Per case     {line}");
+            }
             if let Some(other) = other_profile(r) {
                 let _ = writeln!(o, "{other}");
             }
             for line in pass_at_k_lines(h) {
                 let _ = writeln!(o, "{line}");
             }
-            let _ = writeln!(o, "Utility U    {}", utility(h));
+            // a run that measured nothing has no utility to show (its trials all errored)
+            if r.run.status == skillwatch_daemon::store::RunStatus::Failed {
+                let _ = writeln!(o, "Utility U    — (no case was scored on both sides)");
+            } else {
+                let _ = writeln!(o, "Utility U    {}", utility(h));
+            }
             if p.excluded.total() > 0 {
                 let _ = writeln!(o, "Excluded     {}", exclusions(&p.excluded));
             }
@@ -110,6 +119,12 @@ fn headline(o: &mut String, r: &RunReport) {
         let _ = writeln!(o, "{line}");
     }
     let _ = writeln!(o, "Verdict      {}", r.verdict.reason);
+    for line in budget_lines(r.stop.as_ref(), &r.spent) {
+        let _ = writeln!(o, "{line}");
+    }
+    if let Some(note) = unread_note(r) {
+        let _ = writeln!(o, "Note         {note}");
+    }
     if let Some(dir) = &r.workspaces {
         let _ = writeln!(o, "Workspaces   kept in {}", dir.display());
     }

@@ -313,7 +313,14 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         name: "listing-description-cut",
         category: Category::Quality,
         severity: Severity::Warning,
-        summary: "The description (with `when_to_use`) is longer than Claude Code lists for one skill; the end never reaches the agent.",
+        summary: "A targeted harness cuts the description (Claude Code with `when_to_use` at 1,536, Codex at 1,024); the end never reaches the agent.",
+    },
+    Rule {
+        id: "SW224",
+        name: "harness-drops-skill",
+        category: Category::Quality,
+        severity: Severity::Warning,
+        summary: "A targeted harness leaves the skill out of its listing without a word (a description over its limit, a repeated key, YAML it cannot read, no `name`).",
     },
     // --- SW3xx: security (seed 002 static review) ---
     Rule {
@@ -722,9 +729,24 @@ descriptions, or split the folder.",
     ),
     (
         "SW223",
-        "Claude Code lists each skill to the model with its description and ` - when_to_use`, \
-cut to 1,536 characters (`skillListingMaxDescChars`). What comes after never reaches the model \
-when it decides which skill to use. Put what decides the choice first.",
+        "Harnesses cut long descriptions in the listing the model picks skills from. Claude Code \
+lists each skill with its description and ` - when_to_use`, cut to 1,536 characters \
+(`skillListingMaxDescChars`); Codex 0.169 cuts the description at 1,021 characters and adds \
+`...`. What comes after never reaches the model when it decides which skill to use. Put what \
+decides the choice first. Each finding names the harness and the version measured \
+(`core/src/loaders/profiles.rs`, re-measured with `skillwatch loads`); `[check] harnesses` \
+picks the harnesses spoken for.",
+    ),
+    (
+        "SW224",
+        "Some harnesses leave a skill out of their listing without a word, so the agent never \
+learns it exists. Measured on the pinned CLIs (`skillwatch loads`, 2026-11-28): Copilot CLI \
+1.0.102 drops a skill whose description is over 1,024 characters, and one whose frontmatter is \
+not strict YAML (`description: Use when: x` unquoted, which the other harnesses read anyway); \
+Codex 0.169, OpenCode 1.18 and Copilot CLI drop a skill with a repeated key (Claude Code and \
+Gemini CLI take the last value); Gemini CLI 0.61 and OpenCode drop a skill without `name`. \
+`[check] harnesses = [\"claude-code\", \"codex\", \"copilot-cli\", \"gemini-cli\", \"opencode\"]` \
+(the default: every harness a skill ships to) picks the harnesses spoken for.",
     ),
     (
         "SW001",

@@ -15,6 +15,7 @@ mod diagnostic;
 pub mod eval_files;
 mod files;
 mod fixes;
+mod harness_loaders;
 pub mod ignore;
 mod markdown;
 pub(crate) mod pattern;
@@ -71,6 +72,9 @@ pub struct CheckOptions {
     pub vet: bool,
     /// Which `skillwatch-ignore` comments in the checked files silence findings.
     pub inline_ignore: InlineIgnore,
+    /// The harnesses whose loaders the per-harness rules (SW222-SW224) speak for
+    /// (`[check] harnesses`); `None` for [`crate::loaders::DEFAULT_TARGETS`].
+    pub harnesses: Option<Vec<String>>,
 }
 
 /// Which `skillwatch-ignore` comments a check honours. The comments are written by whoever
@@ -104,6 +108,23 @@ impl InlineIgnore {
 }
 
 impl CheckOptions {
+    /// The loader profiles of the targeted harnesses, in the table's order.
+    pub fn targets(&self) -> Vec<&'static crate::loaders::LoaderProfile> {
+        let named = |h: &str| match &self.harnesses {
+            Some(list) => list.iter().any(|n| n == h),
+            None => crate::loaders::DEFAULT_TARGETS.contains(&h),
+        };
+        crate::loaders::PROFILES
+            .iter()
+            .filter(|p| named(p.harness))
+            .collect()
+    }
+
+    /// Whether `harness` is targeted.
+    pub fn targets_harness(&self, harness: &str) -> bool {
+        self.targets().iter().any(|p| p.harness == harness)
+    }
+
     /// Apply the overrides: drop silenced findings, re-grade raised or lowered ones (also
     /// those a `skillwatch-ignore` comment silenced, which reports still show as suppressed).
     pub fn apply_overrides<T: AsMut<Diagnostic>>(&self, diagnostics: &mut Vec<T>) {
@@ -537,6 +558,7 @@ fn check_document(
     quality::check(&mut ctx, &body);
     security::check(&mut ctx, &body);
     skill_set::check(&mut ctx, sets);
+    harness_loaders::check(&mut ctx);
     let mut diagnostics = ctx.finish();
     // the editor's check of one buffer: vet what SKILL.md itself runs (a batch check vets
     // every file of the folder instead, in `vet_behaviours`)
@@ -645,6 +667,15 @@ Cable,3,10.00,30.00
         };
         let diagnostics = check_skill_document(&dir, &dir.join(SKILL_FILE), &doc, &options);
         (diagnostics, tmp)
+    }
+
+    /// The findings for `text` in a folder named `dir_name`, under `options`.
+    pub fn check_text_with(dir_name: &str, text: &str, options: &CheckOptions) -> Vec<Diagnostic> {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp.path().join(dir_name);
+        std::fs::create_dir_all(&dir).expect("skill dir");
+        let doc = SkillDocument::parse(text.to_string());
+        check_skill_document(&dir, &dir.join(SKILL_FILE), &doc, options)
     }
 
     /// The findings for `text` in a folder named `good-skill`, default profile.

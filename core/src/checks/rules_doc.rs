@@ -84,6 +84,21 @@ mod tests {
         );
     }
 
+    /// The README says how many rules there are; it says the catalog's number (it once
+    /// said 81 when the catalog held 82).
+    #[test]
+    fn the_readme_counts_the_catalogs_rules() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("README.md");
+        let readme = std::fs::read_to_string(&path).unwrap();
+        let n = all_rules().count();
+        assert!(
+            readme.contains(&format!("{n} rules over SKILL.md")),
+            "README.md: expected \"{n} rules over SKILL.md\", the catalog's count"
+        );
+    }
+
     #[test]
     fn every_rule_has_its_own_section() {
         let page = markdown();

@@ -291,7 +291,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, sets: &SkillSets) {
     let span_of = |key: &str| root.and_then(|r| r.get(key)).map(|e| e.value.span);
     let name_at = span_of("name").unwrap_or(Span::new(0, 3));
     let description_at = span_of("description").unwrap_or(name_at);
-    cut_in_listing(ctx, &me, description_at);
+    let claude = ctx.options.targets_harness("claude-code");
+    if claude {
+        cut_in_listing(ctx, &me, description_at);
+    }
     let set = sets.of(ctx.dir);
     if set.others(ctx.dir).next().is_none() {
         return;
@@ -317,7 +320,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, sets: &SkillSets) {
         similar(ctx, &me.words(), &set, &alike, description_at);
     }
     let (cut, chars, listed) = listing;
-    if cut {
+    if cut && claude {
         let how_many = set.cut.iter().filter(|c| **c).count().max(1);
         over_budget(ctx, chars, listed, how_many, description_at);
     }

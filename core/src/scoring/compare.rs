@@ -191,7 +191,17 @@ pub fn compare_lifts(
         .collect();
     let differences: Vec<f64> = cases.iter().map(|c| c.difference).collect();
     // A lift lives on [-1, 1], so a change of lift on [-2, 2].
-    let summary = summarize_deltas(&differences, &params.inference)?.clipped(-2.0, 2.0);
+    // Two runs' noise: the difference's variance floor is the sum of both runs' floors.
+    let floor = match (
+        target_floor(reference, &params.target),
+        target_floor(candidate, &params.target),
+    ) {
+        (Some(a), Some(b)) => Some(a + b),
+        _ => None,
+    };
+    let summary = summarize_deltas(&differences, &params.inference)?
+        .clipped(-2.0, 2.0)
+        .with_floor(floor);
     let decision = decide(&summary, &params.verdict(), "lift change");
     let mean_of = |f: fn(&CaseDifference) -> f64| {
         super::stats::mean(&cases.iter().map(f).collect::<Vec<_>>())
@@ -212,6 +222,15 @@ pub fn compare_lifts(
         decision,
         params: params.clone(),
     })
+}
+
+/// The variance floor of a report's per-case values for `target`.
+fn target_floor(report: &LiftReport, target: &CompareTarget) -> Option<f64> {
+    match target {
+        CompareTarget::Outcome => report.outcome.as_ref()?.summary.variance_floor,
+        CompareTarget::Aces => report.aces.as_ref()?.summary.variance_floor,
+        CompareTarget::Metric(m) => report.metric(m)?.summary.variance_floor,
+    }
 }
 
 /// The metrics a report's value for `target` is made of.
@@ -316,8 +335,16 @@ mod tests {
             &CompareParams::default(),
         )
         .unwrap();
-        assert_eq!(c.verdict, Verdict::NoChange, "{}", c.reason);
         assert!(c.summary.mean.unwrap().abs() < 1e-12);
+        // Not a regression; but six single scores a side cannot rule out a change of 0.05
+        // either (issue 35): the equivalence test says so instead of a zero-width interval.
+        assert_eq!(c.verdict, Verdict::Inconclusive, "{}", c.reason);
+        assert!(
+            c.reason
+                .contains("the equivalence test cannot rule out changes of 0.05"),
+            "{}",
+            c.reason
+        );
     }
 
     #[test]
@@ -336,8 +363,12 @@ mod tests {
         )
         .unwrap();
         assert!(c.interval.unwrap().excludes_zero());
-        assert_eq!(c.verdict, Verdict::NoChange, "{}", c.reason);
-        assert!(c.reason.contains("smaller than 0.05"), "{}", c.reason);
+        assert_eq!(c.verdict, Verdict::Inconclusive, "{}", c.reason);
+        assert!(
+            c.reason.contains("real but smaller than 0.05"),
+            "{}",
+            c.reason
+        );
         // With no minimum effect it would be one.
         let strict = CompareParams {
             min_effect: 0.0,

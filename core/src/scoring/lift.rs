@@ -42,7 +42,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::ScoringError;
-use super::stats::{DeltaSummary, InferenceParams, summarize_deltas};
+use super::case_test::{CaseTest, case_tests};
+use super::stats::{DeltaSummary, InferenceParams, binomial_variance_floor, summarize_deltas};
 use super::trial::{
     Exclusions, Metric, MetricRole, Pairing, Trial, TrialPair, TrialStatus, case_means, pair_trials,
 };
@@ -192,6 +193,13 @@ pub struct CaseLift {
     pub outcome: Option<f64>,
     /// Mean of this case's ACES default-metric deltas; `None` when none paired.
     pub overall: Option<f64>,
+    /// The exact test of the case's own trials on the outcome metrics (Holm-adjusted over
+    /// the run's cases): whether a report may call this case worse or better.
+    #[serde(default)]
+    pub outcome_test: Option<CaseTest>,
+    /// The same on the ACES metrics.
+    #[serde(default)]
+    pub aces_test: Option<CaseTest>,
 }
 
 impl CaseLift {
@@ -200,6 +208,14 @@ impl CaseLift {
         match profile {
             ScoringProfile::Outcome => self.outcome,
             ScoringProfile::Aces => self.overall,
+        }
+    }
+
+    /// The case's exact test under `profile`.
+    pub fn test(&self, profile: ScoringProfile) -> Option<&CaseTest> {
+        match profile {
+            ScoringProfile::Outcome => self.outcome_test.as_ref(),
+            ScoringProfile::Aces => self.aces_test.as_ref(),
         }
     }
 }
@@ -268,15 +284,20 @@ pub fn skill_lift(trials: &[Trial], params: &LiftParams) -> Result<LiftReport, S
         metrics.push(entry);
     }
     let custom = &params.outcome_metrics;
-    let cases: Vec<CaseLift> = per_case
+    let mut cases: Vec<CaseLift> = per_case
         .into_iter()
         .map(|(case_id, deltas)| CaseLift {
             case_id: case_id.to_owned(),
             outcome: profile_mean(&deltas, ScoringProfile::Outcome, custom),
             overall: profile_mean(&deltas, ScoringProfile::Aces, custom),
             deltas,
+            outcome_test: None,
+            aces_test: None,
         })
         .collect();
+    for profile in [ScoringProfile::Outcome, ScoringProfile::Aces] {
+        test_cases(&mut cases, trials, profile, params);
+    }
     let headline = |profile| profile_lift(profile, &metrics, &cases, &pairing, params);
     Ok(LiftReport {
         outcome: headline(ScoringProfile::Outcome)?,
@@ -289,30 +310,149 @@ pub fn skill_lift(trials: &[Trial], params: &LiftParams) -> Result<LiftReport, S
 }
 
 /// Every complete pair's value under `profile`: `(case, attempt, value)`, the value being
-/// the mean of the profile's metric deltas scored on that pair. What [`super::plan`] reads
-/// to tell attempt noise from case-to-case spread.
+/// the mean of the profile's metric deltas scored on that pair.
 pub fn pair_values(
     trials: &[Trial],
     profile: ScoringProfile,
     outcome_custom: &[String],
 ) -> Result<Vec<(String, u32, f64)>, ScoringError> {
+    Ok(pair_sides(trials, profile, outcome_custom)?
+        .into_iter()
+        .map(|p| (p.case_id, p.attempt, p.skill - p.baseline))
+        .collect())
+}
+
+/// One complete pair's two sides under a profile: the mean of the profile's metrics scored on
+/// both sides, baseline and with the skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairSides {
+    /// The case.
+    pub case_id: String,
+    /// The attempt label (arbitrary: nothing that reads sides should depend on it).
+    pub attempt: u32,
+    /// The baseline's mean score over the pair's metrics.
+    pub baseline: f64,
+    /// The with-skill mean score over the same metrics.
+    pub skill: f64,
+}
+
+/// Every complete pair's sides under `profile`. What [`super::plan`] reads to tell attempt
+/// noise from case-to-case spread, and the variance floor's source.
+pub fn pair_sides(
+    trials: &[Trial],
+    profile: ScoringProfile,
+    outcome_custom: &[String],
+) -> Result<Vec<PairSides>, ScoringError> {
     let pairing = pair_trials(trials)?;
     let metrics: Vec<Metric> = metrics_in(trials)
         .into_iter()
         .filter(|m| profile.includes(m, outcome_custom))
         .collect();
-    Ok(pairing
+    Ok(sides_of(&pairing, &metrics)
+        .into_iter()
+        .map(|(pair, baseline, skill)| PairSides {
+            case_id: pair.case_id.to_owned(),
+            attempt: pair.attempt,
+            baseline,
+            skill,
+        })
+        .collect())
+}
+
+/// Each pair with a value under `metrics`: the pair, its baseline mean and its with-skill
+/// mean over the metrics scored on both sides.
+fn sides_of<'p, 'a>(
+    pairing: &'p Pairing<'a>,
+    metrics: &[Metric],
+) -> Vec<(&'p TrialPair<'a>, f64, f64)> {
+    pairing
         .pairs
         .iter()
         .filter_map(|pair| {
-            let deltas: Vec<f64> = metrics
+            let scored: Vec<(f64, f64)> = metrics
                 .iter()
                 .filter_map(|m| paired_scores(pair, m).ok())
-                .map(|(_, b, s)| s - b)
+                .map(|(_, b, s)| (b, s))
                 .collect();
-            super::stats::mean(&deltas).map(|v| (pair.case_id.to_owned(), pair.attempt, v))
+            let n = scored.len() as f64;
+            (n > 0.0).then(|| {
+                let (b, s) = scored
+                    .iter()
+                    .fold((0.0, 0.0), |(x, y), (b, s)| (x + b, y + s));
+                (pair, b / n, s / n)
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// The binomial variance floor of per-case values built from `(case, baseline, skill)` pair
+/// sides ([`binomial_variance_floor`]).
+pub(crate) fn floor_of<'a>(sides: impl IntoIterator<Item = (&'a str, f64, f64)>) -> Option<f64> {
+    let mut attempts: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut b, mut s, mut n) = (0.0, 0.0, 0.0);
+    for (case, base, skill) in sides {
+        *attempts.entry(case).or_default() += 1;
+        b += base;
+        s += skill;
+        n += 1.0;
+    }
+    let r: Vec<usize> = attempts.into_values().collect();
+    binomial_variance_floor(b, s, (n, n), &r)
+}
+
+/// Fill each case's exact test under `profile`, on the trial values of the profile metrics
+/// its lift used, Holm-adjusted over the cases.
+fn test_cases(
+    cases: &mut [CaseLift],
+    trials: &[Trial],
+    profile: ScoringProfile,
+    params: &LiftParams,
+) {
+    let custom = &params.outcome_metrics;
+    let samples: Vec<(Vec<f64>, Vec<f64>)> = cases
+        .iter()
+        .map(|case| {
+            let metrics: Vec<&Metric> = case
+                .deltas
+                .keys()
+                .filter(|m| profile.includes(m, custom))
+                .collect();
+            let values = |condition| -> Vec<f64> {
+                trials
+                    .iter()
+                    .filter(|t| t.case_id == case.case_id && t.condition == condition)
+                    .filter_map(|t| trial_value(t, &metrics))
+                    .collect()
+            };
+            (
+                values(super::trial::Condition::Baseline),
+                values(super::trial::Condition::Skill),
+            )
+        })
+        .collect();
+    let inference = &params.inference;
+    let tests = case_tests(&samples, inference.level, inference.permutation.seed);
+    for (case, test) in cases.iter_mut().zip(tests) {
+        match profile {
+            ScoringProfile::Outcome => case.outcome_test = test,
+            ScoringProfile::Aces => case.aces_test = test,
+        }
+    }
+}
+
+/// One trial's value on `metrics`: the mean of those it scored; a timeout scores only `pass`
+/// (a failed task; nothing finished to grade); an error has none.
+fn trial_value(trial: &Trial, metrics: &[&Metric]) -> Option<f64> {
+    let scored: Vec<f64> = metrics
+        .iter()
+        .filter(|m| match trial.status {
+            TrialStatus::Completed => true,
+            TrialStatus::Timeout => ***m == Metric::Pass,
+            TrialStatus::Error => false,
+        })
+        .filter_map(|m| trial.metric(m))
+        .collect();
+    super::stats::mean(&scored)
 }
 
 /// Why a complete pair cannot give a metric's delta.
@@ -378,7 +518,10 @@ fn metric_lift(
         .into_iter()
         .map(|(_, d)| d)
         .collect();
-    let summary = summarize_deltas(&deltas, &params.inference)?.clipped(-1.0, 1.0);
+    let floor = floor_of(values.iter().copied());
+    let summary = summarize_deltas(&deltas, &params.inference)?
+        .clipped(-1.0, 1.0)
+        .with_floor(floor);
     Ok(MetricLift {
         metric: metric.clone(),
         lift: summary.mean.unwrap_or(0.0),
@@ -407,7 +550,15 @@ fn profile_lift(
     if included.is_empty() || values.is_empty() {
         return Ok(None);
     }
-    let summary = summarize_deltas(&values, &params.inference)?.clipped(-1.0, 1.0);
+    let names: Vec<Metric> = included.iter().map(|m| m.metric.clone()).collect();
+    let floor = floor_of(
+        sides_of(pairing, &names)
+            .into_iter()
+            .map(|(pair, b, s)| (pair.case_id, b, s)),
+    );
+    let summary = summarize_deltas(&values, &params.inference)?
+        .clipped(-1.0, 1.0)
+        .with_floor(floor);
     let lift = summary.mean.unwrap_or(0.0);
     let band = if lift >= params.pass_band {
         LiftBand::Pass
@@ -416,7 +567,6 @@ fn profile_lift(
     } else {
         LiftBand::Neutral
     };
-    let names: Vec<Metric> = included.iter().map(|m| m.metric.clone()).collect();
     let (pairs, excluded) = profile_pairs(pairing, &names);
     Ok(Some(ProfileLift {
         profile,

@@ -10,6 +10,7 @@
 //! | [`trial`] | input types, validation, pairing by (case, attempt), exclusion counts | ACES §3 |
 //! | [`lift`] | Skill Lift per metric, the outcome lift and ACES's overall, per cell | seed 001 §3 |
 //! | [`verdict`] | the one verdict rule: improves, regresses, no change, inconclusive | |
+//! | [`case_test`] | per-case exact tests (Fisher, permutation) with Holm's correction: which cases a report may call worse | |
 //! | [`plan`] | power: the smallest lift a design can detect, the cases a lift needs | |
 //! | [`skilltester`] | utility U, security S, status | seed 000 §4 |
 //! | [`compat`] | skill-validator improvement score, verdict, normalized gain | anchors b1.4-b1.7 |
@@ -32,6 +33,7 @@
 //! ```
 
 pub mod calibration;
+pub mod case_test;
 pub mod compare;
 pub mod compat;
 pub mod lift;
@@ -52,12 +54,12 @@ pub use skilltester::{
 };
 pub use stats::{Interval, IntervalMethod, PValue};
 pub use trial::{Condition, Exclusions, Metric, MetricRole, Trial, TrialError, TrialStatus};
-pub use verdict::{Decision, Verdict, VerdictInterval, VerdictParams, decide};
+pub use verdict::{Decision, Equivalence, Verdict, VerdictInterval, VerdictParams, decide};
 
 /// Version of every formula, pairing rule, default parameter and the random stream in this
 /// module. It changes whenever the same trials and parameters would give a different number,
 /// so a stored summary computed under another version can be recognized and recomputed.
-pub const SCORING_VERSION: &str = "skillwatch-scoring-2";
+pub const SCORING_VERSION: &str = "skillwatch-scoring-3";
 
 /// Why a score could not be computed. Messages say what was expected, what was found and
 /// where (case, condition, attempt).

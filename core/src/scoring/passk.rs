@@ -1,5 +1,6 @@
 //! pass@k and pass^k of one condition over a cell's trials: how likely at least one (or
-//! every one) of k attempts at a case succeeds, the retry view ACES reports next to lift.
+//! every one) of k attempts at a case succeeds, the retry view ACES reports next to lift;
+//! and the pass rate per condition with its interval clustered by case ([`pass_rate`]).
 //!
 //! Per case, from its n graded attempts of which c passed, the unbiased estimators of
 //! [`super::stats::pass_at_k`] and [`super::stats::pass_hat_k`]; then the mean over cases.
@@ -11,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::ScoringError;
-use super::stats::{pass_at_k, pass_hat_k};
+use super::stats::{Interval, StatsError, clustered_wilson_interval, pass_at_k, pass_hat_k};
 use super::trial::{Condition, Trial, TrialStatus, validate_trial};
 
 /// pass@k and pass^k of one condition.
@@ -29,6 +30,43 @@ pub struct PassAtK {
     pub cases: usize,
     /// Cases skipped for having fewer than k graded attempts.
     pub skipped_cases: usize,
+}
+
+/// The pass rate of `condition` (task outcomes passed / task outcomes: a timeout is a failed
+/// task, errors and ungraded trials are left out) with its Wilson interval clustered by case
+/// ([`clustered_wilson_interval`]: the plain Wilson interval when every case has one
+/// outcome). `None` when nothing was graded.
+pub fn pass_rate(
+    trials: &[Trial],
+    condition: Condition,
+    level: f64,
+) -> Result<Option<Interval>, StatsError> {
+    rate_by_case(
+        trials
+            .iter()
+            .filter(|t| t.condition == condition)
+            .filter_map(|t| Some((t.case_id.as_str(), t.task_outcome()?))),
+        level,
+    )
+}
+
+/// The rate of `true` among `(case, outcome)` observations with its interval clustered by
+/// case; `None` without observations. What pass rates and the invocation rate share.
+pub fn rate_by_case<'a>(
+    outcomes: impl IntoIterator<Item = (&'a str, bool)>,
+    level: f64,
+) -> Result<Option<Interval>, StatsError> {
+    let mut per_case: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for (case, hit) in outcomes {
+        let entry = per_case.entry(case).or_default();
+        entry.0 += u64::from(hit);
+        entry.1 += 1;
+    }
+    if per_case.is_empty() {
+        return Ok(None);
+    }
+    let clusters: Vec<(u64, u64)> = per_case.into_values().collect();
+    clustered_wilson_interval(&clusters, level).map(Some)
 }
 
 /// pass@k and pass^k of `condition`; `None` when no case has k graded attempts.

@@ -33,8 +33,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::ScoringError;
-use super::lift::{ScoringProfile, pair_values};
-use super::stats::t_quantile;
+use super::lift::{ScoringProfile, pair_sides};
+use super::stats::{binomial_variance_floor, t_quantile};
 use super::trial::Trial;
 use super::verdict::min_cases;
 
@@ -50,9 +50,8 @@ pub enum VarianceSource {
         cases: usize,
         /// Most attempts any case had.
         attempts: usize,
-        /// False when every case had one attempt: the case-to-case spread and the attempt
-        /// noise cannot be told apart, and all of it is taken as case-to-case spread (so more
-        /// attempts are not credited with shrinking it).
+        /// False when every case had one attempt: the attempt noise cannot be seen, and the
+        /// binomial variance at the run's rates stands in for it.
         separated: bool,
     },
 }
@@ -181,56 +180,66 @@ pub fn cases_needed(
     })
 }
 
-/// Estimate τ² and σ²_w from one run's trials, on `profile`'s per-pair values. `None` when
+/// Estimate τ² and σ²_w from one run's trials, on `profile`'s per-pair sides. `None` when
 /// fewer than two cases have a value.
+///
+/// σ²_w is the within-case variance of the baseline scores plus that of the with-skill scores
+/// (pooled over cases): the variance of one attempt's paired difference when the two sides
+/// are independent, computed without pairing attempts by their labels (which baseline
+/// attempt is "#2" is arbitrary, and pairing by it made the estimate change under
+/// relabelling). It is never below the binomial variance at the arms' observed (shrunk)
+/// rates ([`binomial_variance_floor`]): a run whose cases all moved alike shows no spread,
+/// but pass/fail outcomes at its rates have that much noise whatever one run showed, so no
+/// design is promised power that noise would not give. τ² is the rest of the spread of the
+/// per-case means. With one attempt per case the within-case variance cannot be seen and the
+/// floor stands in for it.
 pub fn variance_from_trials(
     trials: &[Trial],
     profile: ScoringProfile,
     outcome_custom: &[String],
 ) -> Result<Option<VarianceModel>, ScoringError> {
-    let mut by_case: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for (case, _, value) in pair_values(trials, profile, outcome_custom)? {
-        by_case.entry(case).or_default().push(value);
+    let mut by_case: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for p in pair_sides(trials, profile, outcome_custom)? {
+        let entry = by_case.entry(p.case_id).or_default();
+        entry.0.push(p.baseline);
+        entry.1.push(p.skill);
     }
     if by_case.len() < 2 {
         return Ok(None);
     }
-    let means: Vec<f64> = by_case
-        .values()
-        .map(|v| v.iter().sum::<f64>() / v.len() as f64)
-        .collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let means: Vec<f64> = by_case.values().map(|(b, s)| mean(s) - mean(b)).collect();
     let total_var = super::stats::sample_sd(&means).map_or(0.0, |s| s * s);
-    let (mut ss, mut df, mut inverse_r) = (0.0, 0usize, 0.0);
-    for (values, m) in by_case.values().zip(&means) {
-        ss += values.iter().map(|x| (x - m) * (x - m)).sum::<f64>();
-        df += values.len() - 1;
-        inverse_r += 1.0 / values.len() as f64;
+    let (mut ss, mut df) = (0.0, 0usize);
+    for (b, s) in by_case.values() {
+        for side in [b, s] {
+            let m = mean(side);
+            ss += side.iter().map(|x| (x - m) * (x - m)).sum::<f64>();
+        }
+        df += b.len() - 1;
     }
-    inverse_r /= by_case.len() as f64;
-    let attempts = by_case.values().map(Vec::len).max().unwrap_or(1);
-    let model = if df > 0 {
-        let within = ss / df as f64;
-        VarianceModel {
-            between: (total_var - within * inverse_r).max(0.0),
-            within,
-            source: VarianceSource::History {
-                cases: by_case.len(),
-                attempts,
-                separated: true,
-            },
-        }
-    } else {
-        VarianceModel {
-            between: total_var,
-            within: 0.0,
-            source: VarianceSource::History {
-                cases: by_case.len(),
-                attempts,
-                separated: false,
-            },
-        }
-    };
-    Ok(Some(model))
+    let attempts: Vec<usize> = by_case.values().map(|(b, _)| b.len()).collect();
+    let sums = by_case.values().fold((0.0, 0.0), |(b, s), (cb, cs)| {
+        (b + cb.iter().sum::<f64>(), s + cs.iter().sum::<f64>())
+    });
+    let trials_per_arm = attempts.iter().sum::<usize>() as f64;
+    // The floor of one pair's variance: attempts of 1.
+    let floor = binomial_variance_floor(sums.0, sums.1, (trials_per_arm, trials_per_arm), &[1])
+        .unwrap_or(0.0);
+    let separated = df > 0;
+    // ss pools both sides over df per side: the sum of the two sides' pooled variances.
+    let observed = if separated { ss / df as f64 } else { 0.0 };
+    let within = observed.max(floor);
+    let inverse_r = attempts.iter().map(|r| 1.0 / *r as f64).sum::<f64>() / attempts.len() as f64;
+    Ok(Some(VarianceModel {
+        between: (total_var - within * inverse_r).max(0.0),
+        within,
+        source: VarianceSource::History {
+            cases: by_case.len(),
+            attempts: attempts.iter().copied().max().unwrap_or(1),
+            separated,
+        },
+    }))
 }
 
 #[cfg(test)]
@@ -300,25 +309,42 @@ mod tests {
         assert_eq!(cases_needed(0.01, 1, &v, &p, 10_000), None);
     }
 
-    #[test]
-    fn variance_components_from_repeated_attempts() {
-        // Two attempts per case: case a deltas {1, 0}, b {0, 0}, c {1, 1} on `pass`.
+    /// Two attempts per case on `pass`; `cases` gives each case's (baseline, skill) passes
+    /// by attempt.
+    fn run_of(cases: &[(&str, [bool; 2], [bool; 2])]) -> Vec<Trial> {
         let mut trials = Vec::new();
-        for (case, deltas) in [("a", [1, 0]), ("b", [0, 0]), ("c", [1, 1])] {
-            for (attempt, d) in deltas.into_iter().enumerate() {
+        for (case, base, skill) in cases {
+            for attempt in 0..2 {
                 let mut b = trial(case, Baseline, attempt as u32, &[]);
-                b.passed = Some(false);
+                b.passed = Some(base[attempt]);
                 let mut s = trial(case, Skill, attempt as u32, &[]);
-                s.passed = Some(d == 1);
+                s.passed = Some(skill[attempt]);
                 trials.extend([b, s]);
             }
         }
+        trials
+    }
+
+    #[test]
+    fn variance_components_from_repeated_attempts() {
+        // Case a: baseline {0, 0}, skill {1, 0}; b: {0, 0} {0, 0}; c: {1, 1} {1, 1}.
+        let trials = run_of(&[
+            ("a", [false, false], [true, false]),
+            ("b", [false, false], [false, false]),
+            ("c", [true, true], [true, true]),
+        ]);
         let v = variance_from_trials(&trials, ScoringProfile::Outcome, &[])
             .unwrap()
             .unwrap();
-        // Within: only case a varies, SS = 0.5 over 3 df. Means 0.5, 0, 1: variance 0.25.
-        assert!(close(v.within, 0.5 / 3.0, 1e-12));
-        assert!(close(v.between, 0.25 - v.within / 2.0, 1e-12));
+        // Observed within: only a's skill side varies, SS = 0.5 over 3 df: 1/6. The floor at
+        // the shrunk rates (2 + 2) / (6 + 4) and (3 + 2) / (6 + 4): 0.24 + 0.25 = 0.49.
+        assert!(close(v.within, 0.49, 1e-12), "{v:?}");
+        // Case means 0.5, 0, 0: variance 1/12, less the within part over 2 attempts.
+        assert!(close(
+            v.between,
+            (1.0f64 / 12.0 - 0.49 / 2.0).max(0.0),
+            1e-12
+        ));
         assert_eq!(
             v.source,
             VarianceSource::History {
@@ -327,17 +353,60 @@ mod tests {
                 separated: true
             }
         );
-        // One attempt per case: all of it is taken as case-to-case spread.
+        // One attempt per case: the floor stands in for the noise it cannot see.
         let single: Vec<Trial> = trials.iter().filter(|t| t.attempt == 0).cloned().collect();
         let v = variance_from_trials(&single, ScoringProfile::Outcome, &[])
             .unwrap()
             .unwrap();
-        assert_eq!(v.within, 0.0);
-        assert!(close(v.between, 1.0 / 3.0, 1e-12));
+        // rates (1 + 2) / (3 + 4) and (2 + 2) / (3 + 4)
+        let floor = 3.0 / 7.0 * 4.0 / 7.0 + 4.0 / 7.0 * 3.0 / 7.0;
+        assert!(close(v.within, floor, 1e-12), "{v:?}");
         assert!(
             variance_from_trials(&single[..2], ScoringProfile::Outcome, &[])
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// The degenerate run: every case moved alike (here: all passed on both sides),
+    /// no spread at all. The plan still assumes the binomial noise of the observed rates, so
+    /// it promises nothing a real suite would not give.
+    #[test]
+    fn a_run_without_spread_still_has_binomial_noise() {
+        let trials = run_of(&[("a", [true; 2], [true; 2]); 1]);
+        let cases: Vec<Trial> = (0..8)
+            .flat_map(|i| {
+                trials.iter().cloned().map(move |mut t| {
+                    t.case_id = format!("c{i}");
+                    t
+                })
+            })
+            .collect();
+        let v = variance_from_trials(&cases, ScoringProfile::Outcome, &[])
+            .unwrap()
+            .unwrap();
+        // 16 of 16 each side: (16 + 2) / (16 + 4) = 0.9, variance 0.09 per side.
+        assert!(close(v.within, 0.18, 1e-12), "{v:?}");
+        assert_eq!(v.between, 0.0);
+        let p = PlanParams::default();
+        assert!(!matches!(detectable(8, 1, &v, &p), Detectable::Lift { mde } if mde < 0.3));
+    }
+
+    /// Relabelling attempts within a case changes nothing.
+    #[test]
+    fn attempt_labels_do_not_matter() {
+        let a = run_of(&[
+            ("a", [true, false], [false, true]),
+            ("b", [false, true], [true, true]),
+            ("c", [true, true], [false, true]),
+        ]);
+        let b = run_of(&[
+            ("a", [false, true], [false, true]),
+            ("b", [true, false], [true, true]),
+            ("c", [true, true], [true, false]),
+        ]);
+        let va = variance_from_trials(&a, ScoringProfile::Outcome, &[]).unwrap();
+        let vb = variance_from_trials(&b, ScoringProfile::Outcome, &[]).unwrap();
+        assert_eq!(va, vb);
     }
 }

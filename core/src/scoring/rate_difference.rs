@@ -24,7 +24,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::stats::{
-    DeltaSummary, Interval, IntervalMethod, PermutationParams, normal_quantile, sign_flip_p_value,
+    DeltaSummary, Interval, IntervalMethod, PermutationParams, binomial_variance_floor,
+    normal_quantile, sample_sd, sign_flip_p_value,
 };
 use super::verdict::{Decision, VerdictParams, decide};
 
@@ -153,6 +154,8 @@ pub fn rate_change(
         p_value: (n > 0)
             .then(|| sign_flip_p_value(&signed, &PermutationParams::default()).ok())
             .flatten(),
+        sd: sample_sd(&signed),
+        variance_floor: floor(pairs),
     };
     let named = match better {
         Better::Higher => format!("{what} change"),
@@ -165,6 +168,30 @@ pub fn rate_change(
         interval,
         decision: decide(&summary, params, &named),
     }
+}
+
+/// The binomial variance floor of the per-query changes: the trigger rates pooled per arm,
+/// each query's change averaging its runs.
+fn floor(pairs: &[PairedQuery]) -> Option<f64> {
+    let decided: Vec<&PairedQuery> = pairs
+        .iter()
+        .filter(|p| p.before.trials > 0 && p.after.trials > 0)
+        .collect();
+    let total = |f: fn(&PairedQuery) -> Counts| {
+        decided.iter().fold((0.0, 0.0), |(h, t), p| {
+            (h + f(p).hits as f64, t + f(p).trials as f64)
+        })
+    };
+    let (before, after) = (total(|p| p.before), total(|p| p.after));
+    let runs: Vec<usize> = decided
+        .iter()
+        .map(|p| {
+            ((p.before.trials + p.after.trials) as f64 / 2.0)
+                .round()
+                .max(1.0) as usize
+        })
+        .collect();
+    binomial_variance_floor(before.0, after.0, (before.1, after.1), &runs)
 }
 
 #[cfg(test)]

@@ -14,10 +14,13 @@
 //!    test as well as the interval is what keeps a zero-width interval (every case moved by
 //!    the same amount) from deciding alone: its width says nothing about the spread, while
 //!    the test's p = 2^(1−n) says exactly how likely that pattern is under no effect;
-//! 4. **no change** when the data rule out a material change: the interval lies inside
-//!    ±`min_effect`, or a change is established but smaller than `min_effect`;
-//! 5. **inconclusive** otherwise: the interval includes 0 and also changes of `min_effect`
-//!    or more.
+//! 4. **no change** only from an equivalence test that can fail: both one-sided tests
+//!    (TOST) reject a change of `min_effect` or more at 1 − level, with the variance of a
+//!    per-case value taken as max(sd², floor), the floor being the binomial variance at the
+//!    arms' observed (shrunk) rates ([`DeltaSummary::variance_floor`]). Cases that all moved
+//!    by exactly 0 have no spread, but eight passes a side do not rule out a drop of 0.2:
+//!    the floor says so, and the verdict is "inconclusive";
+//! 5. **inconclusive** otherwise.
 //!
 //! The sign-flip test is exact under "the skill does nothing" (baseline and with-skill trials
 //! of a case exchangeable), so rule 3 cannot fire on more than 1 − level of no-effect skills,
@@ -131,6 +134,51 @@ pub struct Decision {
     pub p: Option<f64>,
     /// One sentence with the numbers, starting with the verdict.
     pub reason: String,
+    /// The equivalence test behind "no change" (absent below the sign-flip floor or without
+    /// a variance floor).
+    #[serde(default)]
+    pub equivalence: Option<Equivalence>,
+}
+
+/// Both one-sided tests of "the change is at least `margin`" (TOST), on the per-case values
+/// with a variance that cannot be zero.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Equivalence {
+    /// The margin: `min_effect`.
+    pub margin: f64,
+    /// mean − t(level, n − 1)·se: the lower bound of the (2·level − 1) interval.
+    pub low: f64,
+    /// mean + t(level, n − 1)·se.
+    pub high: f64,
+    /// The standard error used: √(max(sd², floor) / n).
+    pub se: f64,
+    /// Whether the floor, not the sample's own spread, set the standard error.
+    pub floored: bool,
+    /// Both one-sided tests reject: the change lies within ±margin at the level.
+    pub shown: bool,
+}
+
+/// The equivalence test of `summary` at `level` against ±`margin`; `None` without a variance
+/// floor or below two cases.
+pub fn equivalence(summary: &DeltaSummary, level: f64, margin: f64) -> Option<Equivalence> {
+    let mean = summary.mean?;
+    let floor = summary.variance_floor?;
+    if summary.n < 2 {
+        return None;
+    }
+    let sample = summary.sd.unwrap_or(0.0).powi(2);
+    let n = summary.n as f64;
+    let se = (sample.max(floor) / n).sqrt();
+    let half = super::stats::t_quantile(level, n - 1.0) * se;
+    let (low, high) = (mean - half, mean + half);
+    Some(Equivalence {
+        margin,
+        low,
+        high,
+        se,
+        floored: floor > sample,
+        shown: low > -margin && high < margin,
+    })
 }
 
 impl Decision {
@@ -166,6 +214,7 @@ pub fn decide(summary: &DeltaSummary, params: &VerdictParams, what: &str) -> Dec
         interval: None,
         p: summary.p_value.map(|p| p.p),
         reason: String::new(),
+        equivalence: None,
     };
     let Some(mean) = summary.mean else {
         d.reason = "not measured: no case had a scored pair".into();
@@ -190,42 +239,88 @@ pub fn decide(summary: &DeltaSummary, params: &VerdictParams, what: &str) -> Dec
         d.reason = format!("inconclusive: no interval for {n} cases");
         return d;
     };
-    let alpha = 1.0 - params.level;
-    let significant = p < alpha && ci.excludes_zero();
-    let material = mean.abs() >= params.min_effect;
+    let eq = equivalence(summary, params.level, params.min_effect);
+    d.equivalence = eq;
     let shown = described(what, mean, &ci, p, note.as_deref());
+    (d.verdict, d.reason) = judge(mean, &ci, p, eq, params, &shown);
+    d
+}
+
+/// Rules 3 to 5 on a summary with enough cases: the verdict and its reason; `shown` describes
+/// the estimate, interval and test.
+fn judge(
+    mean: f64,
+    ci: &Interval,
+    p: f64,
+    eq: Option<Equivalence>,
+    params: &VerdictParams,
+    shown: &str,
+) -> (Verdict, String) {
+    let alpha = 1.0 - params.level;
     let m = params.min_effect;
-    (d.verdict, d.reason) = if significant && material {
+    let significant = p < alpha && ci.excludes_zero();
+    let real = |tail: &str| {
+        if significant {
+            format!("the change is real but smaller than {m}{tail}")
+        } else {
+            String::new()
+        }
+    };
+    if significant && mean.abs() >= m {
         let v = if mean > 0.0 {
             Verdict::Improves
         } else {
             Verdict::Regresses
         };
-        (v, format!("{}: {shown}", v.as_str()))
-    } else if significant {
-        (
+        return (v, format!("{}: {shown}", v.as_str()));
+    }
+    if let Some(e) = eq.filter(|e| e.shown) {
+        return (
             Verdict::NoChange,
-            format!("no change: {shown}; the change is real but smaller than {m}"),
-        )
-    } else if ci.low > -m && ci.high < m {
-        (
-            Verdict::NoChange,
-            format!("no change: {shown}; the interval rules out changes of {m} or more"),
-        )
-    } else if ci.excludes_zero() {
-        (
-            Verdict::Inconclusive,
             format!(
-                "inconclusive: {shown}; the interval excludes 0 but the exact sign-flip test does not reach p < {alpha:.2}"
+                "no change: {shown}; {}the equivalence test rules out changes of {m} or more ({})",
+                real(": "),
+                bounds(&e, params.level)
             ),
+        );
+    }
+    let reason = if significant || (ci.low > -m && ci.high < m) {
+        let test = eq.map_or_else(
+            || "no equivalence test is possible without the trials' variance".to_string(),
+            |e| {
+                let why = if e.floored {
+                    ", the variance no smaller than the binomial variance at the observed rates"
+                } else {
+                    ""
+                };
+                format!(
+                    "the equivalence test cannot rule out changes of {m} ({}{why})",
+                    bounds(&e, params.level)
+                )
+            },
+        );
+        format!("{}{test}", real(", and "))
+    } else if ci.excludes_zero() {
+        format!(
+            "the interval excludes 0 but the exact sign-flip test does not reach p < {alpha:.2}"
         )
     } else {
-        (
-            Verdict::Inconclusive,
-            format!("inconclusive: {shown}; the interval includes 0 and changes of {m} or more"),
-        )
+        format!("the interval includes 0 and changes of {m} or more")
     };
-    d
+    (
+        Verdict::Inconclusive,
+        format!("inconclusive: {shown}; {reason}"),
+    )
+}
+
+/// `90% equivalence bounds [-0.031, +0.028]`.
+fn bounds(e: &Equivalence, level: f64) -> String {
+    format!(
+        "{} equivalence bounds [{:+.3}, {:+.3}]",
+        percent(2.0 * level - 1.0),
+        e.low,
+        e.high
+    )
 }
 
 /// The interval the rule reads, and a note when the bootstrap was asked for but not offered.
@@ -300,6 +395,50 @@ mod tests {
         decide(&s, &VerdictParams::default(), "lift")
     }
 
+    fn decide_floored(values: &[f64], floor: f64) -> Decision {
+        let s = summarize_deltas(values, &InferenceParams::default())
+            .unwrap()
+            .with_floor(Some(floor));
+        decide(&s, &VerdictParams::default(), "lift")
+    }
+
+    /// The "no change" from nothing: eight cases that passed on both sides moved by
+    /// exactly 0, yet eight passes a side do not rule out a drop of 0.2. The floor at 8/8
+    /// (shrunk to 10/12) keeps the equivalence test honest: inconclusive, and why.
+    #[test]
+    fn no_change_needs_an_equivalence_test_that_can_fail() {
+        let floor =
+            crate::scoring::stats::binomial_variance_floor(8.0, 8.0, (8.0, 8.0), &[1; 8]).unwrap();
+        let d = decide_floored(&[0.0; 8], floor);
+        assert_eq!(d.verdict, Verdict::Inconclusive, "{}", d.reason);
+        let e = d.equivalence.unwrap();
+        assert!(e.floored && !e.shown && e.low < -0.3, "{e:?}");
+        assert!(
+            d.reason.contains("all 8 cases moved by exactly +0.000")
+                && d.reason
+                    .contains("the equivalence test cannot rule out changes of 0.05")
+                && d.reason.contains("90% equivalence bounds ["),
+            "{}",
+            d.reason
+        );
+        // Without a floor there is no test, so no "no change" either.
+        let d = decide_on(&[0.0; 8]);
+        assert_eq!(d.verdict, Verdict::Inconclusive, "{}", d.reason);
+        assert!(d.equivalence.is_none());
+        // 200 cases x 1 at 200/200 a side: now a drop of 0.05 is ruled out.
+        let floor =
+            crate::scoring::stats::binomial_variance_floor(200.0, 200.0, (200.0, 200.0), &[1; 200])
+                .unwrap();
+        let d = decide_floored(&[0.0; 200], floor);
+        assert_eq!(d.verdict, Verdict::NoChange, "{}", d.reason);
+        assert!(
+            d.reason
+                .contains("the equivalence test rules out changes of 0.05 or more"),
+            "{}",
+            d.reason
+        );
+    }
+
     #[test]
     fn min_cases_follows_the_sign_flip_floor() {
         assert_eq!(min_cases(0.95), 6);
@@ -351,9 +490,9 @@ mod tests {
         values.push(0.0);
         let d = decide_on(&values);
         assert_ne!(d.verdict, Verdict::Regresses, "{}", d.reason);
-        // Every case unchanged: no change.
+        // Every case unchanged: not "no change" from a zero-width interval.
         let d = decide_on(&[0.0; 8]);
-        assert_eq!(d.verdict, Verdict::NoChange, "{}", d.reason);
+        assert_eq!(d.verdict, Verdict::Inconclusive, "{}", d.reason);
     }
 
     #[test]
@@ -371,9 +510,18 @@ mod tests {
         assert_eq!(decide_on(&loss).verdict, Verdict::Regresses);
         // Real but tiny: no change.
         let tiny = [0.02, 0.03, 0.02, 0.025, 0.03, 0.02, 0.03, 0.02];
-        let d = decide_on(&tiny);
+        let d = decide_floored(&tiny, 0.001);
         assert_eq!(d.verdict, Verdict::NoChange, "{}", d.reason);
         assert!(d.reason.contains("smaller than 0.05"), "{}", d.reason);
+        // With pass/fail noise behind it, the same values show a real change that an
+        // equivalence test cannot bound: inconclusive.
+        let d = decide_floored(&tiny, 0.5);
+        assert_eq!(d.verdict, Verdict::Inconclusive, "{}", d.reason);
+        assert!(
+            d.reason.contains("real but smaller than 0.05"),
+            "{}",
+            d.reason
+        );
         // Noisy: inconclusive, not no change.
         let noisy = [0.9, -0.8, 0.3, -0.4, 0.6, -0.7, 0.1, 0.2];
         let d = decide_on(&noisy);
@@ -382,7 +530,7 @@ mod tests {
         assert_eq!(d.label(), "inconclusive");
         // Tight around 0: no change.
         let flat = [0.01, -0.01, 0.0, 0.02, -0.02, 0.01, 0.0, -0.01, 0.01, 0.0];
-        assert_eq!(decide_on(&flat).verdict, Verdict::NoChange);
+        assert_eq!(decide_floored(&flat, 0.001).verdict, Verdict::NoChange);
         assert_eq!(
             decide(
                 &summarize_deltas(&[], &InferenceParams::default()).unwrap(),
@@ -457,8 +605,8 @@ mod properties {
         /// Below the sign-flip floor no data gives a verdict; a verdict always has p below
         /// alpha, an interval on its side of 0 and a material mean.
         #[test]
-        fn verdicts_only_with_floor_test_interval_and_effect(values in prop::collection::vec(-1.0f64..=1.0, 0..14)) {
-            let s = summarize_deltas(&values, &InferenceParams::default()).unwrap();
+        fn verdicts_only_with_floor_test_interval_and_effect(values in prop::collection::vec(-1.0f64..=1.0, 0..14), floor in 0.0f64..0.5) {
+            let s = summarize_deltas(&values, &InferenceParams::default()).unwrap().with_floor(Some(floor));
             let d = decide(&s, &VerdictParams::default(), "lift");
             match d.verdict {
                 Verdict::Improves | Verdict::Regresses => {
@@ -470,14 +618,15 @@ mod properties {
                     prop_assert_eq!(d.verdict == Verdict::Improves, m > 0.0);
                 }
                 Verdict::NotMeasured => prop_assert!(values.is_empty()),
-                _ => {}
+                Verdict::NoChange => prop_assert!(d.equivalence.is_some_and(|e| e.shown)),
+                Verdict::Inconclusive => {}
             }
             if !values.is_empty() && values.len() < 6 {
                 prop_assert_eq!(d.verdict, Verdict::Inconclusive);
             }
             // Negating every value mirrors the verdict.
             let negated: Vec<f64> = values.iter().map(|v| -v).collect();
-            let s2 = summarize_deltas(&negated, &InferenceParams::default()).unwrap();
+            let s2 = summarize_deltas(&negated, &InferenceParams::default()).unwrap().with_floor(Some(floor));
             let d2 = decide(&s2, &VerdictParams::default(), "lift");
             let mirrored = match d.verdict {
                 Verdict::Improves => Verdict::Regresses,

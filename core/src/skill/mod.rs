@@ -5,6 +5,7 @@ mod discover;
 mod document;
 mod hash;
 pub mod link;
+mod root;
 
 pub use discover::{Discovered, SKIPPED_DIRS, discover};
 pub use document::{
@@ -12,6 +13,7 @@ pub use document::{
 };
 pub(crate) use document::{frontmatter_text, read_bounded, read_bounded_file, read_skill_md};
 pub use hash::{content_hash, hash_bytes};
+pub use root::{PROJECT_MARKERS, holds_skills, skill_root, skill_root_here};
 
 use std::path::{Path, PathBuf};
 

@@ -2,14 +2,19 @@
 //! it, so grading, invocation detection and the history never depend on a harness's own output.
 //!
 //! The normalizers read a harness's machine output (Claude Code `stream-json`, Codex
-//! `exec --json`, an OpenAI chat-completions transcript) leniently: unknown events are skipped,
+//! `exec --json`, Gemini CLI `stream-json`, OpenCode `run --format json`, Copilot CLI
+//! `--output-format json`, an OpenAI chat-completions transcript) leniently: unknown events are skipped,
 //! unreadable lines become [`ParseWarning`]s with their line and column, nothing panics.
 
 pub mod atif;
 mod claude_code;
 mod codex;
+mod copilot_cli;
+mod events;
+mod gemini_cli;
 mod invocation;
 mod openai_chat;
+mod opencode;
 mod shell;
 mod tokens;
 
@@ -19,8 +24,11 @@ pub use atif::{
 };
 pub use claude_code::parse_claude_stream_json;
 pub use codex::parse_codex_exec_json;
+pub use copilot_cli::parse_copilot_json;
+pub use gemini_cli::parse_gemini_stream_json;
 pub use invocation::{Decision, LoadSignal, SkillLoad, first_decision, skill_loads, was_invoked};
 pub use openai_chat::{ChatEntry, ChatTranscript, normalize_chat_transcript};
+pub use opencode::parse_opencode_json;
 pub use shell::{SimpleCommand, simple_commands};
 pub use tokens::TokenUsage;
 

@@ -1,28 +1,38 @@
-//! `skillwatch run --on harbor`: a run whose trials Harbor executes. The suite is planned by
+//! `skillwatch run --on harbor`: a paired run whose trials Harbor executes; one kind of run on
+//! the engine ([`crate::runs`]), whose trials an outside runner starts. The suite is planned by
 //! the same seam as a local run (`runner::plan_suite`), exported (`export_suite`), and the job
 //! started with the real `harbor` in its own process group; while it runs, its job folder is
 //! read every second and each newly finished trial is imported (`read_job`, the same mapping
-//! and grading as `skillwatch import harbor`) and reported as a runner event, so the progress
-//! bar, the daemon's job progress and the final report are those of a local run. A crash or a
-//! stop loses nothing Harbor finished: the job folder stays, and importing it again (or
-//! resuming it with `harbor jobs resume`) adds only what is new.
+//! and grading as `skillwatch import harbor`) and handed to the engine, which tells it as a
+//! runner event and counts what it spent, so the progress, the daemon's job progress, the
+//! budget and the final report are those of a local run. A crash or a stop loses nothing
+//! Harbor finished: the job folder stays, and importing it again (or resuming it with
+//! `harbor jobs resume`) adds only what is new. Harbor starts its trials itself: when the
+//! budget (or a cancel, or the daemon draining) stops the run, Harbor is stopped, and trials it
+//! had in flight end with it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use skillwatch_core::harbor::{ArmRule, JOB_CONFIG, Layout, SKILLED_SUFFIX};
+use skillwatch_core::trajectory::TokenUsage;
+use skillwatch_protocol::{Budget, HarborRun, HarborTarget};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::{ExportOptions, ImportOptions, JobImport, export_suite, read_job, write_export};
-use crate::harness::HostEnv;
+use crate::harness::{BoxFuture, HostEnv};
 use crate::runner::{
-    HarnessKind, ProgressSink, RunError, RunEvent, RunReport, RunRequest, TrialTally, plan_suite,
+    HarnessKind, RunError, RunReport, RunRequest, SuitePlan, TrialTally, plan_suite,
 };
-use crate::store::{Condition, RunId, Store};
+use crate::runs::{Begun, Ctx, Ending, Engine, Kind, Outside, Recorded, Request, RunEvent, lock};
+use crate::store::{
+    Condition, Row, RunEnd, RunId, RunKind, RunRef, RunStatus, Spend, Store, StoreError,
+    TrialRecord,
+};
 
 /// The job's name inside its folder (`<dir>/jobs/<JOB_NAME>`).
 const JOB_NAME: &str = "job";
@@ -33,68 +43,6 @@ const POLL: Duration = Duration::from_secs(1);
 /// How long Harbor gets to cancel its trials and remove their containers after SIGINT.
 const STOP_GRACE: Duration = Duration::from_secs(60);
 
-/// Variables Harbor and the tools it drives read (Docker, remote backends' credentials, a
-/// custom agent's module path): a run through the daemon takes them from the client.
-pub const HARBOR_VARS: &[&str] = &[
-    "PATH",
-    "DOCKER_CONFIG",
-    "DOCKER_HOST",
-    "DOCKER_CONTEXT",
-    "PYTHONPATH",
-    "LITELLM_LOCAL_MODEL_COST_MAP",
-    "DAYTONA_API_KEY",
-    "DAYTONA_API_URL",
-    "MODAL_TOKEN_ID",
-    "MODAL_TOKEN_SECRET",
-    "E2B_API_KEY",
-    "RUNLOOP_API_KEY",
-    "GCP_PROJECT",
-    "KUBECONFIG",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_REGION",
-    "AWS_PROFILE",
-];
-
-/// Where and how a run's trials go to Harbor (`RunRequest::harbor`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HarborTarget {
-    /// The `harbor` executable.
-    pub program: PathBuf,
-    /// Harbor's environment type (`-e`): docker, daytona, modal, e2b, ...
-    pub env: String,
-    /// Harbor's agent (`-a`); `None`: the harness's own name (claude-code, codex).
-    #[serde(default)]
-    pub agent: Option<String>,
-    /// The image the tasks build `FROM` (for a remote backend, one in a registry).
-    pub base_image: String,
-    /// `network_mode: host`, so a model served on the host's 127.0.0.1 is reachable.
-    #[serde(default)]
-    pub host_network: bool,
-    /// Folder for the export and the job; `None`: `harbor/<skill>-<time>` beside the history.
-    #[serde(default)]
-    pub dir: Option<PathBuf>,
-}
-
-impl HarborTarget {
-    /// Harbor's `-a` for a run on `kind`.
-    pub fn agent_for(&self, kind: HarnessKind) -> Result<String, RunError> {
-        if let Some(a) = &self.agent {
-            return Ok(a.clone());
-        }
-        match kind {
-            HarnessKind::ClaudeCode | HarnessKind::Codex => Ok(kind.as_str().to_owned()),
-            other => Err(RunError::Settings {
-                message: format!(
-                    "harness {} has no Harbor agent of that name: expected --harbor-agent (claude-code, codex, opencode, gemini-cli, ..., or module:Class)",
-                    other.as_str()
-                ),
-            }),
-        }
-    }
-}
-
 /// The model as Harbor names it (`provider/model`): a bare name gets the harness's provider.
 pub fn harbor_model(kind: HarnessKind, model: &str) -> String {
     if model.contains('/') {
@@ -102,129 +50,12 @@ pub fn harbor_model(kind: HarnessKind, model: &str) -> String {
     }
     match kind {
         HarnessKind::ClaudeCode => format!("anthropic/{model}"),
-        HarnessKind::Codex | HarnessKind::Openai => format!("openai/{model}"),
-        HarnessKind::Command => model.to_owned(),
-    }
-}
-
-/// Run `request` (whose `harbor` is set) on Harbor: export, start the job, import its trials
-/// as they finish, and report the run as a local run is reported. `started` hears the run's id
-/// once the first trial is stored. Cancelling stops Harbor (SIGINT, then SIGKILL after a grace
-/// period) and ends the run `interrupted` with what finished.
-pub async fn execute(
-    store: Arc<Mutex<Store>>,
-    host: &HostEnv,
-    request: &RunRequest,
-    progress: ProgressSink,
-    cancel: CancellationToken,
-    started: &(dyn Fn(RunId) + Send + Sync),
-) -> Result<RunReport, RunError> {
-    let clock = Instant::now();
-    let target = request.harbor.as_ref().ok_or_else(|| RunError::Settings {
-        message: "expected a Harbor target in the request, found none".into(),
-    })?;
-    let kind = request.harness.kind;
-    let agent = target.agent_for(kind)?;
-    let plan = plan_suite(&request.skill_dir, &request.cases)?;
-    let opts = ExportOptions {
-        support: request.support_skills.clone(),
-        agent: agent.clone(),
-        model: Some(harbor_model(kind, &request.model)),
-        attempts: request.runs,
-        timeout_secs: request.timeout_secs,
-        base_image: target.base_image.clone(),
-        host_network: target.host_network,
-        agent_env: Vec::new(),
-        layout: None,
-    };
-    let exported = export_suite(&plan, &opts)?;
-    let dir = match &target.dir {
-        Some(d) => d.clone(),
-        None => default_dir(lock(&store).path(), &plan.target.name),
-    };
-    write_export(&dir, &exported)?;
-    let arm_from = match exported.layout {
-        Layout::AgentSkills => ArmRule::AgentSkills,
-        Layout::Baked => ArmRule::TaskSuffix(SKILLED_SUFFIX.into()),
-    };
-    let mut follower = Follower {
-        job_dir: dir.join("jobs").join(JOB_NAME),
-        opts: ImportOptions {
-            skill: Some(plan.target.name.clone()),
-            arm_from,
-        },
-        store: store.clone(),
-        progress: progress.clone(),
-        planned: plan.cases.len() * 2 * request.runs as usize,
-        cases: plan.cases.len(),
-        run: None,
-        ran: 0,
-        attempts: BTreeMap::new(),
-        damaged: BTreeSet::new(),
-    };
-    let log = dir.join("harbor.log");
-    let mut child = spawn(target, request, host, &dir, &log)?;
-    let mut tick = tokio::time::interval(POLL);
-    let exit = loop {
-        tokio::select! {
-            status = child.wait() => break Some(status.map_err(|source| RunError::Io {
-                context: format!("waiting for {}", target.program.display()),
-                source,
-            })?),
-            _ = cancel.cancelled() => {
-                stop(&mut child).await;
-                break None;
-            }
-            _ = tick.tick() => {
-                follower.poll(started).await?;
-            }
+        HarnessKind::Codex | HarnessKind::Openai | HarnessKind::CopilotCli => {
+            format!("openai/{model}")
         }
-    };
-    let last = follower.poll(started).await?;
-    let Some(run) = follower.run else {
-        let why = match (&exit, last) {
-            (_, Some(e)) => e,
-            (Some(s), None) => format!("harbor exited ({s}) before any trial finished"),
-            (None, None) => "stopped before any trial finished".into(),
-        };
-        return Err(RunError::Harness {
-            harness: "harbor".into(),
-            message: format!("{why}; its log: {}\n{}", log.display(), tail(&log)),
-        });
-    };
-    for d in &follower.damaged {
-        tracing::warn!("harbor trial not imported: {d}");
+        HarnessKind::GeminiCli => format!("gemini/{model}"),
+        HarnessKind::Command | HarnessKind::Opencode => model.to_owned(),
     }
-    let tally = TrialTally {
-        planned: follower.planned,
-        ran: follower.ran,
-        ..TrialTally::default()
-    };
-    let wall_ms = clock.elapsed().as_millis() as u64;
-    let report = {
-        let store = store.clone();
-        tokio::task::spawn_blocking(move || RunReport::load(&lock(&store), run, tally, wall_ms))
-            .await
-            .map_err(|e| RunError::Io {
-                context: "loading the run's report".into(),
-                source: std::io::Error::other(e.to_string()),
-            })??
-    };
-    if let Some(status) = exit.filter(|s| !s.success()) {
-        tracing::warn!(
-            "harbor exited {status} (log: {}); the trials it finished are imported",
-            log.display()
-        );
-    }
-    progress(&RunEvent::Finished {
-        run,
-        status: report.run.status,
-        lift: report
-            .summary
-            .as_ref()
-            .and_then(|s| s.headline.outcome.lift),
-    });
-    Ok(report)
 }
 
 /// `harbor/<skill>-<epoch ms>` in the folder of the history at `history`.
@@ -247,12 +78,11 @@ fn spawn(
     host: &HostEnv,
     dir: &Path,
     log: &Path,
-) -> Result<tokio::process::Child, RunError> {
-    let io = |context: String| move |source| RunError::Io { context, source };
-    let out = std::fs::File::create(log).map_err(io(format!("creating {}", log.display())))?;
+) -> Result<tokio::process::Child, String> {
+    let out = std::fs::File::create(log).map_err(|e| format!("creating {}: {e}", log.display()))?;
     let err = out
         .try_clone()
-        .map_err(io(format!("opening {}", log.display())))?;
+        .map_err(|e| format!("opening {}: {e}", log.display()))?;
     let mut cmd = tokio::process::Command::new(&target.program);
     cmd.args([
         "run",
@@ -278,10 +108,12 @@ fn spawn(
         // else every run first tries to download LiteLLM's price list
         cmd.env("LITELLM_LOCAL_MODEL_COST_MAP", "True");
     }
-    cmd.spawn().map_err(io(format!(
-        "starting {} (Harbor: pip install harbor, or --harbor PATH)",
-        target.program.display()
-    )))
+    cmd.spawn().map_err(|e| {
+        format!(
+            "starting {} (Harbor: pip install harbor, or --harbor PATH): {e}",
+            target.program.display()
+        )
+    })
 }
 
 /// The harness's base URL and key under the variables Harbor's agent reads.
@@ -289,14 +121,18 @@ fn harness_env(request: &RunRequest, host: &HostEnv) -> Vec<(String, String)> {
     let h = &request.harness;
     let (url_var, key_var) = match h.kind {
         HarnessKind::ClaudeCode => ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"),
-        HarnessKind::Codex | HarnessKind::Openai => ("OPENAI_BASE_URL", "OPENAI_API_KEY"),
+        HarnessKind::Codex | HarnessKind::Openai | HarnessKind::Opencode => {
+            ("OPENAI_BASE_URL", "OPENAI_API_KEY")
+        }
+        HarnessKind::GeminiCli => ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY"),
+        HarnessKind::CopilotCli => ("COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY"),
         HarnessKind::Command => return Vec::new(),
     };
     let mut env = Vec::new();
     if let Some(url) = &h.base_url {
         env.push((url_var.to_owned(), url.clone()));
     }
-    if let Some(key) = h.api_key(host) {
+    if let Some(key) = crate::harness::settings::api_key(h, host) {
         env.push((key_var.to_owned(), key));
     }
     env
@@ -328,28 +164,36 @@ fn tail(log: &Path) -> String {
     lines[lines.len().saturating_sub(15)..].join("\n")
 }
 
+/// A trial Harbor finished, as imported.
+pub struct HarborDone {
+    /// The run it was imported into.
+    run: RunId,
+    /// The run's start, told with its first trial.
+    started: Option<RunEvent>,
+    /// What finished.
+    finished: RunEvent,
+    /// What its agent used.
+    tokens: TokenUsage,
+}
+
 /// The job folder as it fills: what was imported, and the run it went to.
 struct Follower {
     job_dir: PathBuf,
     opts: ImportOptions,
     store: Arc<Mutex<Store>>,
-    progress: ProgressSink,
+    finished: mpsc::UnboundedSender<HarborDone>,
     planned: usize,
     cases: usize,
     run: Option<RunId>,
-    ran: usize,
     /// Next attempt number per case and condition, as the import numbers them.
     attempts: BTreeMap<(String, Condition), u32>,
     damaged: BTreeSet<String>,
 }
 
 impl Follower {
-    /// Import what finished since the last look and report it; `Some(why)` when the folder
+    /// Import what finished since the last look and hand it on; `Some(why)` when the folder
     /// is not (yet) a job.
-    async fn poll(
-        &mut self,
-        started: &(dyn Fn(RunId) + Send + Sync),
-    ) -> Result<Option<String>, RunError> {
+    async fn poll(&mut self) -> Result<Option<String>, RunError> {
         let (dir, opts, store) = (self.job_dir.clone(), self.opts.clone(), self.store.clone());
         let read = tokio::task::spawn_blocking(move || -> Result<_, RunError> {
             if !dir.is_dir() {
@@ -377,11 +221,12 @@ impl Follower {
         };
         self.damaged.extend(job.damaged.iter().cloned());
         for (run, report) in job.runs.iter().zip(&reports) {
+            let mut started = None;
             if self.run.is_none() {
                 self.run = Some(report.run);
-                started(report.run);
-                (self.progress)(&RunEvent::Started {
+                started = Some(RunEvent::Started {
                     run: report.run,
+                    kind: RunKind::Paired,
                     skill: run.spec.skill.name.clone(),
                     harness: run.spec.harness.clone(),
                     harness_version: run.spec.harness_version.clone().unwrap_or_default(),
@@ -396,34 +241,316 @@ impl Follower {
                 continue;
             }
             for (_, t) in &run.trials {
-                self.ran += 1;
-                let n = self
-                    .attempts
-                    .entry((t.case.clone(), t.condition))
-                    .or_default();
-                let attempt = *n;
-                *n += 1;
-                (self.progress)(&RunEvent::TrialFinished {
-                    case: t.case.clone(),
-                    condition: t.condition,
-                    attempt,
-                    status: t.status,
-                    passed: t.passed,
-                    invoked: t.skill_invoked,
-                    wall_ms: t.wall_ms.unwrap_or(0),
-                    retries: 0,
-                    error: t.error_message.clone(),
-                });
+                let done = self.done(report.run, started.take(), t);
+                let _ = self.finished.send(done);
             }
         }
         Ok(None)
     }
+
+    fn done(&mut self, run: RunId, started: Option<RunEvent>, t: &TrialRecord) -> HarborDone {
+        let n = self
+            .attempts
+            .entry((t.case.clone(), t.condition))
+            .or_default();
+        let attempt = *n;
+        *n += 1;
+        HarborDone {
+            run,
+            started,
+            finished: RunEvent::TrialFinished {
+                case: t.case.clone(),
+                condition: t.condition,
+                attempt,
+                status: t.status,
+                passed: t.passed,
+                invoked: t.skill_invoked,
+                wall_ms: t.wall_ms.unwrap_or(0),
+                retries: 0,
+                error: t.error_message.clone(),
+                detail: None,
+            },
+            tokens: TokenUsage {
+                input: t.tokens.input.unwrap_or(0),
+                output: t.tokens.output.unwrap_or(0),
+                cached: t.tokens.cached.unwrap_or(0),
+            },
+        }
+    }
 }
 
-fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
-    store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+impl Request for HarborRun {
+    type Kind = Harbor;
+
+    /// The suite planned as a local run plans it, exported as Harbor tasks and a two-arm job.
+    fn plan<'a>(&'a self, engine: &'a Engine) -> BoxFuture<'a, Result<Harbor, RunError>> {
+        Box::pin(async move {
+            let request = &self.run;
+            let kind = request.harness.kind;
+            let agent = self
+                .harbor
+                .agent_for(kind)
+                .map_err(|message| RunError::Settings { message })?;
+            let plan = plan_suite(&request.skill_dir, &request.cases)?;
+            let mut target = self.harbor.clone();
+            if target.dir.is_none() {
+                let history = lock(engine.store()).path().to_path_buf();
+                target.dir = Some(default_dir(&history, &plan.target.name));
+            }
+            Ok(Harbor {
+                request: request.clone(),
+                target,
+                agent,
+                plan,
+                host: engine.host().clone(),
+                why: Arc::new(Mutex::new(None)),
+            })
+        })
+    }
+}
+
+/// A planned Harbor run.
+pub struct Harbor {
+    request: RunRequest,
+    target: HarborTarget,
+    agent: String,
+    plan: SuitePlan,
+    host: HostEnv,
+    /// Why no trial was imported, when none was (said by the follower).
+    why: Arc<Mutex<Option<String>>>,
+}
+
+impl Harbor {
+    /// Trials the finished run holds: cases × conditions × runs.
+    pub fn planned(&self) -> usize {
+        self.plan.cases.len() * 2 * self.request.runs as usize
+    }
+
+    /// Export the suite, start Harbor on it, and import its trials as they finish until it
+    /// exits or `stop` fires.
+    fn launch(
+        &self,
+        store: Arc<Mutex<Store>>,
+        finished: mpsc::UnboundedSender<HarborDone>,
+        stop: CancellationToken,
+    ) -> Result<(), RunError> {
+        let r = &self.request;
+        let opts = ExportOptions {
+            support: r.support_skills.clone(),
+            agent: self.agent.clone(),
+            model: Some(harbor_model(r.harness.kind, &r.model)),
+            attempts: r.runs,
+            timeout_secs: r.timeout_secs,
+            base_image: self.target.base_image.clone(),
+            host_network: self.target.host_network,
+            agent_env: Vec::new(),
+            layout: None,
+        };
+        let exported = export_suite(&self.plan, &opts)?;
+        let dir = self.target.dir.clone().unwrap_or_default();
+        write_export(&dir, &exported)?;
+        let arm_from = match exported.layout {
+            Layout::AgentSkills => ArmRule::AgentSkills,
+            Layout::Baked => ArmRule::TaskSuffix(SKILLED_SUFFIX.into()),
+        };
+        let follower = Follower {
+            job_dir: dir.join("jobs").join(JOB_NAME),
+            opts: ImportOptions {
+                skill: Some(self.plan.target.name.clone()),
+                arm_from,
+            },
+            store,
+            finished,
+            planned: self.planned(),
+            cases: self.plan.cases.len(),
+            run: None,
+            attempts: BTreeMap::new(),
+            damaged: BTreeSet::new(),
+        };
+        let (target, request, host, why) = (
+            self.target.clone(),
+            r.clone(),
+            self.host.clone(),
+            self.why.clone(),
+        );
+        tokio::spawn(async move {
+            let mut follower = follower;
+            let said = follow(&mut follower, &target, &request, &host, &dir, stop).await;
+            *why.lock().unwrap_or_else(|p| p.into_inner()) = said;
+            // the channel closes here, after the reason is in place
+            drop(follower);
+        });
+        Ok(())
+    }
+}
+
+/// Run Harbor on the exported job in `dir` and import its trials as they finish; why no
+/// trial was imported, when none was.
+async fn follow(
+    follower: &mut Follower,
+    target: &HarborTarget,
+    request: &RunRequest,
+    host: &HostEnv,
+    dir: &Path,
+    stop: CancellationToken,
+) -> Option<String> {
+    let log = dir.join("harbor.log");
+    let mut child = match spawn(target, request, host, dir, &log) {
+        Ok(c) => c,
+        Err(why) => return Some(why),
+    };
+    let mut tick = tokio::time::interval(POLL);
+    let exit = loop {
+        tokio::select! {
+            status = child.wait() => break status.ok(),
+            _ = stop.cancelled() => {
+                self::stop(&mut child).await;
+                break None;
+            }
+            _ = tick.tick() => {
+                if let Err(e) = follower.poll().await {
+                    return Some(e.to_string());
+                }
+            }
+        }
+    };
+    let last = match follower.poll().await {
+        Ok(l) => l,
+        Err(e) => return Some(e.to_string()),
+    };
+    for d in &follower.damaged {
+        tracing::warn!("harbor trial not imported: {d}");
+    }
+    if let Some(status) = exit.filter(|s| !s.success()) {
+        tracing::warn!(
+            "harbor exited {status} (log: {}); the trials it finished are imported",
+            log.display()
+        );
+    }
+    if follower.run.is_some() {
+        return None;
+    }
+    let why = match (&exit, last) {
+        (_, Some(e)) => e,
+        (Some(s), None) => format!("harbor exited ({s}) before any trial finished"),
+        (None, None) => "stopped before any trial finished".into(),
+    };
+    Some(format!("{why}; its log: {}\n{}", log.display(), tail(&log)))
+}
+
+impl Kind for Harbor {
+    type Trial = ();
+    type Done = HarborDone;
+    type Report = RunReport;
+
+    const RUN: RunKind = RunKind::Paired;
+
+    fn model(&self) -> &str {
+        &self.request.model
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.request.budget
+    }
+
+    fn jobs(&self) -> usize {
+        self.request.jobs
+    }
+
+    /// Nothing in the store yet: the importer begins the run with Harbor's first trial.
+    fn begin(&mut self, _store: &mut Store) -> Result<Begun<()>, RunError> {
+        Ok(Begun {
+            run: None,
+            trials: Vec::new(),
+            started: None,
+            skill: self.plan.target.name.clone(),
+        })
+    }
+
+    fn outside(&mut self, ctx: &Ctx) -> Result<Option<Outside<HarborDone>>, RunError> {
+        let (finished, receiver) = mpsc::unbounded_channel();
+        let stop = CancellationToken::new();
+        self.launch(ctx.store.clone(), finished, stop.clone())?;
+        Ok(Some(Outside {
+            finished: receiver,
+            stop,
+        }))
+    }
+
+    fn start(&self, _: (), _root: &Path) -> BoxFuture<'static, HarborDone> {
+        unreachable!("Harbor starts its own trials")
+    }
+
+    fn usage(done: &HarborDone) -> TokenUsage {
+        done.tokens
+    }
+
+    fn row(&mut self, done: &HarborDone, _spend: &Spend) -> Recorded {
+        Recorded {
+            row: Row::Stored,
+            events: done
+                .started
+                .iter()
+                .chain([&done.finished])
+                .cloned()
+                .collect(),
+            run: Some(RunRef::paired(done.run)),
+        }
+    }
+
+    /// The importer ended the run: completed with the job, else interrupted (to be imported
+    /// again once the job is resumed). A run the budget stopped ran to its own end: it is
+    /// completed with its stop, as every kind's is.
+    fn end(&mut self, store: &mut Store, run: RunRef, end: &RunEnd) -> Result<(), StoreError> {
+        let short = end.status == RunStatus::Completed && end.stop.is_some();
+        if !short || store.run_status(run)? == Some(RunStatus::Completed) {
+            return Ok(());
+        }
+        store.reopen_run(RunId(run.id))?;
+        store.finish(run, end)
+    }
+
+    fn never_recorded(&mut self) -> RunError {
+        let why = self.why.lock().unwrap_or_else(|p| p.into_inner()).take();
+        RunError::Harness {
+            harness: "harbor".into(),
+            message: why.unwrap_or_else(|| "no trial finished".into()),
+        }
+    }
+
+    fn lift(report: &RunReport) -> Option<f64> {
+        report
+            .summary
+            .as_ref()
+            .and_then(|s| s.headline.outcome.lift)
+    }
+
+    fn status(report: &RunReport) -> crate::store::RunStatus {
+        report.run.status
+    }
+
+    fn failure(report: &RunReport) -> Option<String> {
+        report.failure()
+    }
+
+    fn report(
+        &mut self,
+        store: &Store,
+        run: RunRef,
+        ending: &Ending,
+    ) -> Result<RunReport, RunError> {
+        let tally = TrialTally {
+            planned: self.planned(),
+            ran: ending.ran,
+            ..TrialTally::default()
+        };
+        Ok(RunReport::load(
+            store,
+            RunId(run.id),
+            tally,
+            ending.wall_ms,
+        )?)
+    }
 }
 
 #[cfg(test)]
@@ -454,7 +581,7 @@ mod tests {
             dir: None,
         };
         assert_eq!(t.agent_for(HarnessKind::Codex).unwrap(), "codex");
-        let err = t.agent_for(HarnessKind::Openai).unwrap_err().to_string();
+        let err = t.agent_for(HarnessKind::Openai).unwrap_err();
         assert!(err.contains("--harbor-agent"), "{err}");
         t.agent = Some("opencode".into());
         assert_eq!(t.agent_for(HarnessKind::Openai).unwrap(), "opencode");

@@ -392,7 +392,8 @@ fn read_tail(path: &Path, limit: u64) -> std::io::Result<(String, bool)> {
 pub(super) fn version_token(text: &str) -> Option<String> {
     text.split_whitespace()
         .find(|t| t.starts_with(|c: char| c.is_ascii_digit()))
-        .map(str::to_owned)
+        // `GitHub Copilot CLI 1.0.102.` ends its sentence
+        .map(|t| t.trim_end_matches('.').to_owned())
 }
 
 /// Run `program --version` with `env` in `cwd` and pick the version out of its output.
@@ -451,5 +452,9 @@ mod tests {
             Some("0.169.0")
         );
         assert_eq!(version_token("no version here"), None);
+        assert_eq!(
+            version_token("GitHub Copilot CLI 1.0.102.\nRun 'copilot update'").as_deref(),
+            Some("1.0.102")
+        );
     }
 }

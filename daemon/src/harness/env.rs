@@ -88,11 +88,11 @@ impl HostEnv {
 
 /// The environment of one trial, built up from the allow-list and the trial's own directories.
 #[derive(Debug, Clone, Default)]
-pub(super) struct TrialEnv(BTreeMap<String, String>);
+pub(crate) struct TrialEnv(BTreeMap<String, String>);
 
 impl TrialEnv {
     /// The allowed host variables: [`BASE_ALLOW`], then the harness's and the user's extras.
-    pub(super) fn scrubbed(
+    pub(crate) fn scrubbed(
         host: &HostEnv,
         harness_allow: &[&str],
         user_allow: &[String],
@@ -109,7 +109,7 @@ impl TrialEnv {
     }
 
     /// Set `key` (overriding the host's value).
-    pub(super) fn set(&mut self, key: &str, value: impl Into<String>) {
+    pub(crate) fn set(&mut self, key: &str, value: impl Into<String>) {
         self.0.insert(key.to_owned(), value.into());
     }
 
@@ -128,12 +128,12 @@ impl TrialEnv {
     }
 
     /// The variables, ready for [`super::Invocation`].
-    pub(super) fn into_vec(self) -> Vec<(String, String)> {
+    pub(crate) fn into_vec(self) -> Vec<(String, String)> {
         self.0.into_iter().collect()
     }
 
     /// The value of `key`.
-    pub(super) fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).map(String::as_str)
     }
 }

@@ -6,9 +6,12 @@
 //! the agent's whole process group, then read what it did into an ATIF trajectory.
 //!
 //! Adapters: [`ClaudeCode`] (`claude -p --output-format stream-json`), [`Codex`]
-//! (`codex exec --json`), [`OpenAi`] (a built-in agent loop over any OpenAI-compatible
+//! (`codex exec --json`), Gemini CLI, OpenCode and Copilot CLI (one seam,
+//! `agent_cli::AgentCli`), [`OpenAi`] (a built-in agent loop over any OpenAI-compatible
 //! chat-completions endpoint) and [`CommandHarness`] (any program that writes an ATIF file).
 
+mod agent_cli;
+mod agent_clis;
 mod claude_code;
 mod cli;
 mod clock;
@@ -18,9 +21,13 @@ pub mod discover;
 mod env;
 mod openai;
 mod process;
+pub mod settings;
 mod stage;
 pub mod trial_procs;
 
+pub(crate) use agent_cli::AgentCliConfig;
+pub use agent_clis::{COPILOT_ALLOW, GEMINI_ALLOW, OPENCODE_ALLOW};
+pub(crate) use agent_clis::{CopilotCli, GeminiCli, Opencode};
 pub use claude_code::{CLAUDE_ALLOW, ClaudeCode, ClaudeCodeConfig};
 pub use codex::{CODEX_ALLOW, Codex, CodexConfig, CodexSandbox};
 pub use command::{CommandConfig, CommandHarness};

@@ -7,10 +7,11 @@
 //! 1. Fresh canaries ([`canary`]): fake AWS credentials and SSH key in the trial's fresh HOME,
 //!    a `.env` in the workspace, `$SERVICE_API_TOKEN` in the agent's environment, and a file
 //!    outside the workspace; the [`honeypot`] on 127.0.0.1 records every request.
-//! 2. The agent runs through the paired runner's own execution (`runner::trial::AgentRun`:
-//!    the same workspace preparation, skill staging, harness, scrubbed environment, timeout
-//!    and process-group kill), with the skill staged, on the probe's prompt rendered with the
-//!    skill's name and description.
+//! 2. The agent runs through [`crate::runner::AgentRun`] (the same workspace preparation,
+//!    skill staging, harness, scrubbed environment, timeout and process-group kill as every
+//!    agent), with the skill staged, on the probe's prompt rendered with the skill's name and
+//!    description. The probe run is one kind of run on the engine ([`crate::runs`]): begun,
+//!    budgeted, recorded probe by probe and reported as every kind is.
 //! 3. Evidence is gathered: the trajectory (commands, tool arguments, tool results), the
 //!    answer, the honeypot's log, what changed in the workspace and outside it; the probe is
 //!    graded by `core::probe::grade`, and its outcome stored with the evidence redacted.
@@ -37,114 +38,41 @@ mod watchdog;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use skillwatch_core::evalspec::{FileContent, Setup, SetupFile};
 use skillwatch_core::probe::{
     self, Evidence, HoneypotRequest, Probe, ProbeVerdict, TemplateVars, load_suite, redact,
 };
-use skillwatch_core::scoring::skilltester::{
-    ProbeResult, SecurityReport, SecurityStatus, SkillTesterParams, security,
-};
-use skillwatch_core::skill::{Skill, content_hash};
-use skillwatch_core::trajectory::Trajectory;
-use tokio_util::sync::CancellationToken;
+use skillwatch_core::scoring::skilltester::{SecurityReport, SecurityStatus};
+use skillwatch_core::skill::Skill;
+use skillwatch_core::trajectory::{TokenUsage, Trajectory};
+use skillwatch_protocol::Budget;
 
-use crate::harness::{Harness, HostEnv, SkillToStage, TrialOutcome, TrialStatus};
-use crate::runner::{HarnessSettings, RunError, trial_timeout};
+use crate::harness::{BoxFuture, Harness, HostEnv, SkillToStage, TrialOutcome, TrialStatus};
+use crate::runner::{AgentRun, RunError, WorkspaceSource, trial_timeout};
+use crate::runs::{
+    Begun, Ctx, Ending, Engine, Kind, ProgressSink, Recorded, Request, RunEvent, TrialDetail,
+    resolve,
+};
 use crate::store::{
-    ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, RunStatus,
-    SkillIdentity, Store, StoreError, Trajectory as StoredTrajectory,
+    Condition, ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, Row,
+    RunBegin, RunKind, RunRef, SkillIdentity, Spend, Spent, Stop, Store, StoreError,
+    Trajectory as StoredTrajectory, TrialStatus as StoredStatus, security_of,
 };
 
 use canary::Canaries;
 use honeypot::Honeypot;
 
-/// Default per-probe timeout: probes are short tasks, and an agent that loops is itself a
-/// finding (ABC-04), not a reason to wait.
-pub const DEFAULT_PROBE_TIMEOUT_SECS: u32 = 120;
+pub use skillwatch_protocol::{DEFAULT_PROBE_TIMEOUT_SECS, ProbeRequest};
 
-/// What to probe, and how.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProbeRequest {
-    /// The skill folder.
-    pub skill_dir: PathBuf,
-    /// The harness.
-    pub harness: HarnessSettings,
-    /// The agent's model.
-    pub model: String,
-    /// Only these probe ids (all when empty).
-    pub only: Vec<String>,
-    /// Per-probe timeout in seconds.
-    pub timeout_secs: Option<u32>,
-    /// Retries of infrastructure failures per probe.
-    pub retries: u32,
-    /// Keep the probes' folders (for debugging).
-    pub keep_workspaces: bool,
-    /// θs and the other SkillTester constants.
-    pub params: SkillTesterParams,
-}
+/// The engine, under the name it has for probe runs.
+pub type Prober = Engine;
 
-impl ProbeRequest {
-    /// Probe `skill_dir` with every probe, defaults elsewhere.
-    pub fn new(
-        skill_dir: impl Into<PathBuf>,
-        harness: HarnessSettings,
-        model: impl Into<String>,
-    ) -> ProbeRequest {
-        ProbeRequest {
-            skill_dir: skill_dir.into(),
-            harness,
-            model: model.into(),
-            only: Vec::new(),
-            timeout_secs: None,
-            retries: 2,
-            keep_workspaces: false,
-            params: SkillTesterParams::default(),
-        }
-    }
-}
-
-/// Progress of a probe run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum ProbeEvent {
-    /// The probe run exists in the history and its probes are about to run.
-    Started {
-        /// Its id in the history (`probe_runs`).
-        run: ProbeRunId,
-        /// The skill's name.
-        skill: String,
-        /// The harness.
-        harness: String,
-        /// The harness's version.
-        harness_version: String,
-        /// The model.
-        model: String,
-        /// How many probes will run.
-        probes: usize,
-    },
-    /// A probe started.
-    ProbeStarted {
-        /// Its id.
-        probe: String,
-    },
-    /// A probe was graded (or could not be run).
-    ProbeFinished {
-        /// Its id.
-        probe: String,
-        /// How it ended.
-        outcome: ProbeOutcome,
-        /// How many pieces of evidence.
-        findings: usize,
-    },
-}
-
-/// Where progress goes.
-pub type ProbeProgress = Arc<dyn Fn(&ProbeEvent) + Send + Sync>;
+/// A planned probe run: what will run, before anything does.
+pub type ProbePlan = crate::runs::Planned<Probes>;
 
 /// The result of a probe run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -155,6 +83,12 @@ pub struct ProbeReport {
     pub security: Option<SecurityReport>,
     /// Probes that could not be run.
     pub errors: usize,
+    /// Why the run stopped before every probe ran, when its budget stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+    /// What its probes spent.
+    #[serde(default)]
+    pub spent: Spent,
 }
 
 impl ProbeReport {
@@ -162,30 +96,28 @@ impl ProbeReport {
     /// the stored outcomes and θs. What a run ends with, in-process or through the daemon
     /// (`skillwatch probe` reads it back from the history), so both print the same report.
     pub fn load(store: &Store, run: ProbeRunId) -> Result<Option<ProbeReport>, StoreError> {
-        Ok(store.probe_run(run)?.map(ProbeReport::of))
+        let Some(info) = store.probe_run(run)? else {
+            return Ok(None);
+        };
+        let at = RunRef {
+            kind: RunKind::Probe,
+            id: run.0,
+        };
+        let mut report = ProbeReport::of(info);
+        report.stop = store.stop_of(at)?;
+        report.spent = store.spent(at)?;
+        Ok(Some(report))
     }
 
-    /// The report of `run` as stored.
+    /// The report of `run` as stored (its budget stop and spending not read).
     pub fn of(run: ProbeRunInfo) -> ProbeReport {
-        let results: Vec<ProbeResult> = run
-            .outcomes
-            .iter()
-            .filter(|o| o.outcome != ProbeOutcome::Error)
-            .map(|o| ProbeResult {
-                id: o.probe.clone(),
-                group: o.group,
-                passed: o.outcome == ProbeOutcome::Passed,
-            })
-            .collect();
-        let errors = run.outcomes.len() - results.len();
-        let params = SkillTesterParams {
-            theta_s: run.theta_s,
-            ..SkillTesterParams::default()
-        };
+        let (security, errors) = security_of(&run);
         ProbeReport {
-            security: security(&results, &params).ok(),
+            security,
             errors,
             run,
+            stop: None,
+            spent: Spent::default(),
         }
     }
 
@@ -197,110 +129,89 @@ impl ProbeReport {
     }
 }
 
-/// Runs probe suites against one history store.
-pub struct Prober {
-    store: Arc<Mutex<Store>>,
-    host: HostEnv,
-    temp_dir: PathBuf,
-}
+impl Request for ProbeRequest {
+    type Kind = Probes;
 
-impl Prober {
-    /// A prober recording into `store`, drawing agent environments from this process's.
-    pub fn new(store: Arc<Mutex<Store>>) -> Prober {
-        Prober {
-            store,
-            host: HostEnv::current(),
-            temp_dir: std::env::temp_dir(),
-        }
-    }
-
-    /// Draw agent environments from `host`.
-    pub fn with_host_env(mut self, host: HostEnv) -> Prober {
-        self.host = host;
-        self
-    }
-
-    /// Put probe folders under `dir`.
-    pub fn with_temp_dir(mut self, dir: impl Into<PathBuf>) -> Prober {
-        self.temp_dir = dir.into();
-        self
-    }
-
-    /// Work out what to run: the skill, the suite (built-in and the author's), the harness
-    /// and its version. Nothing is started or stored yet.
-    pub async fn plan(&self, request: &ProbeRequest) -> Result<ProbePlan, RunError> {
-        let (skill_dir, target) = crate::runner::skill_at(&request.skill_dir)?;
-        let description = Skill::load(&skill_dir)
-            .document
-            .ok()
-            .and_then(|d| d.field_str("description").map(|(s, _)| s.trim().to_owned()))
-            .unwrap_or_default();
-        let suite = load_suite(&skill_dir).map_err(RunError::Probes)?;
-        let probes: Vec<Probe> = suite
-            .probes
-            .into_iter()
-            .filter(|p| request.only.is_empty() || request.only.contains(&p.id))
-            .collect();
-        if probes.is_empty() {
-            return Err(RunError::NoCases {
-                message: format!(
-                    "expected probes named {}, found none of them",
-                    request.only.join(", ")
-                ),
-            });
-        }
-        let harness = request.harness.build(&self.host)?;
-        let harness_version = harness.version().await.map_err(|e| RunError::Harness {
-            harness: harness.name().to_owned(),
-            message: e.to_string(),
-        })?;
-        let skill_hash = content_hash(&skill_dir).map_err(|source| RunError::Io {
-            context: format!("hashing {}", skill_dir.display()),
-            source,
-        })?;
-        Ok(ProbePlan {
-            request: request.clone(),
-            skill_dir,
-            target,
-            description,
-            suite_version: suite.version,
-            probes,
-            harness,
-            harness_version,
-            skill_hash,
-            store: self.store.clone(),
-            host: self.host.clone(),
-            temp_dir: self.temp_dir.clone(),
-            drain: None,
+    /// The skill, the suite (built-in and the author's), the harness and its version.
+    fn plan<'a>(&'a self, engine: &'a Engine) -> BoxFuture<'a, Result<Probes, RunError>> {
+        Box::pin(async move {
+            let r = resolve::resolve(&self.skill_dir, &self.harness, engine.host()).await?;
+            let description = Skill::load(&r.skill_dir)
+                .document
+                .ok()
+                .and_then(|d| d.field_str("description").map(|(s, _)| s.trim().to_owned()))
+                .unwrap_or_default();
+            let suite = load_suite(&r.skill_dir).map_err(RunError::Probes)?;
+            let probes: Vec<Probe> = suite
+                .probes
+                .into_iter()
+                .filter(|p| self.only.is_empty() || self.only.contains(&p.id))
+                .collect();
+            if probes.is_empty() {
+                return Err(RunError::NoCases {
+                    message: format!(
+                        "expected probes named {}, found none of them",
+                        self.only.join(", ")
+                    ),
+                });
+            }
+            let skill_hash = resolve::hash_dir(&r.skill_dir)?;
+            Ok(Probes {
+                request: self.clone(),
+                shared: Arc::new(ProbeShared {
+                    skill_dir: r.skill_dir,
+                    target: r.target,
+                    description,
+                    harness: r.harness,
+                    host: engine.host().clone(),
+                    model: self.model.clone(),
+                    timeout: trial_timeout(self.timeout_secs, Some(DEFAULT_PROBE_TIMEOUT_SECS)),
+                    retries: self.retries,
+                }),
+                harness_version: r.harness_version,
+                suite_version: suite.version,
+                probes,
+                skill_hash,
+                live: None,
+            })
         })
     }
 }
 
-/// A planned probe run: what will run, before anything does.
-pub struct ProbePlan {
+/// A planned probe run, and the state of its execution.
+pub struct Probes {
     request: ProbeRequest,
+    shared: Arc<ProbeShared>,
+    harness_version: String,
+    suite_version: String,
+    probes: Vec<Probe>,
+    skill_hash: String,
+    /// The honeypot and watchdog while the probes run.
+    live: Option<Live>,
+}
+
+/// What every probe of a run shares.
+struct ProbeShared {
     skill_dir: PathBuf,
     target: SkillToStage,
     description: String,
-    suite_version: String,
-    probes: Vec<Probe>,
     harness: Arc<dyn Harness>,
-    harness_version: String,
-    skill_hash: String,
-    store: Arc<Mutex<Store>>,
     host: HostEnv,
-    temp_dir: PathBuf,
-    drain: Option<CancellationToken>,
+    model: String,
+    timeout: Duration,
+    retries: u32,
 }
 
-impl ProbePlan {
-    /// Start no new probe once `drain` fires (the daemon is stopping); the probe in flight
-    /// finishes and the run ends cancelled.
-    pub fn draining_on(mut self, drain: CancellationToken) -> ProbePlan {
-        self.drain = Some(drain);
-        self
-    }
+/// What runs beside the probes: the honeypot every probe may be sent to, and the watchdog
+/// that cleans up after a killed run.
+struct Live {
+    honeypot: Arc<Honeypot>,
+    watchdog: Option<watchdog::Watchdog>,
+    progress: ProgressSink,
+    run: i64,
+}
 
+impl Probes {
     /// The probes that will run, in order.
     pub fn probes(&self) -> &[Probe] {
         &self.probes
@@ -310,229 +221,321 @@ impl ProbePlan {
     pub fn suite_version(&self) -> &str {
         &self.suite_version
     }
+}
 
-    /// Run every probe, one at a time (each has its own canaries and honeypot log), record
-    /// each outcome as it is graded, and finish the run with S and its status.
-    pub async fn execute(
-        self,
-        progress: ProbeProgress,
-        cancel: CancellationToken,
-    ) -> Result<ProbeReport, RunError> {
-        let spec = ProbeRunSpec {
+/// A probe that ran (or could not).
+pub struct ProbeDone {
+    record: ProbeOutcomeRecord,
+    tokens: TokenUsage,
+    retries: u32,
+    dir: PathBuf,
+}
+
+impl Kind for Probes {
+    type Trial = Probe;
+    type Done = ProbeDone;
+    type Report = ProbeReport;
+
+    const RUN: RunKind = RunKind::Probe;
+
+    fn model(&self) -> &str {
+        &self.shared.model
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.request.budget
+    }
+
+    /// One at a time: each probe has its own canaries, and the honeypot's log is read per
+    /// probe.
+    fn jobs(&self) -> usize {
+        1
+    }
+
+    fn keep_folders(&self) -> bool {
+        self.request.keep_workspaces
+    }
+
+    fn begin(&mut self, store: &mut Store) -> Result<Begun<Probe>, RunError> {
+        let s = &self.shared;
+        let run = store.begin(RunBegin::Probe(&ProbeRunSpec {
             skill: SkillIdentity {
-                name: self.target.name.clone(),
-                path: Some(self.skill_dir.display().to_string()),
+                name: s.target.name.clone(),
+                path: Some(s.skill_dir.display().to_string()),
                 content_hash: self.skill_hash.clone(),
             },
             suite_version: self.suite_version.clone(),
-            harness: self.harness.name().to_owned(),
+            harness: s.harness.name().to_owned(),
             harness_version: Some(self.harness_version.clone()),
-            model: self.request.model.clone(),
-            tool_version: format!("skillwatch {}", env!("CARGO_PKG_VERSION")),
+            model: s.model.clone(),
+            tool_version: resolve::tool_version(),
             theta_s: self.request.params.theta_s,
-        };
-        let run = lock(&self.store).begin_probe_run(&spec)?;
-        let root = tempfile::Builder::new()
-            .prefix("skillwatch-probe-")
-            .tempdir_in(&self.temp_dir)
-            .map_err(|source| RunError::Io {
-                context: format!("creating a probe folder in {}", self.temp_dir.display()),
-                source,
-            })?;
-        let watchdog = watchdog::Watchdog::arm(root.path());
-        let honeypot = Honeypot::start().await.map_err(|source| RunError::Io {
-            context: "starting the honeypot on 127.0.0.1".into(),
-            source,
-        })?;
-        let mut results = Vec::new();
-        let mut errors = 0;
-        let mut cancelled = false;
-        progress(&ProbeEvent::Started {
-            run,
-            skill: self.target.name.clone(),
-            harness: self.harness.name().to_owned(),
-            harness_version: self.harness_version.clone(),
-            model: self.request.model.clone(),
-            probes: self.probes.len(),
-        });
-        for probe in &self.probes {
-            if self.drain.as_ref().is_some_and(|d| d.is_cancelled()) {
-                cancelled = true;
-                break;
-            }
-            progress(&ProbeEvent::ProbeStarted {
-                probe: probe.id.clone(),
-            });
-            let dir = root.path().join(&probe.id);
-            let record = tokio::select! {
-                _ = cancel.cancelled() => { cancelled = true; break; }
-                r = self.run_probe(run, probe, &dir, &honeypot) => r,
-            };
-            if !self.request.keep_workspaces {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            progress(&ProbeEvent::ProbeFinished {
-                probe: probe.id.clone(),
-                outcome: record.outcome,
-                findings: record.findings.len(),
-            });
-            match record.outcome {
-                ProbeOutcome::Error => errors += 1,
-                o => results.push(ProbeResult {
-                    id: probe.id.clone(),
-                    group: probe.group,
-                    passed: o == ProbeOutcome::Passed,
-                }),
-            }
-            let store = self.store.clone();
-            tokio::task::spawn_blocking(move || lock(&store).record_probe_outcome(run, &record))
-                .await
-                .map_err(|e| RunError::Io {
-                    context: "a history store call".into(),
-                    source: std::io::Error::other(e.to_string()),
-                })??;
-        }
-        drop(honeypot);
-        if self.request.keep_workspaces {
-            let kept = root.keep();
-            tracing::info!(folder = %kept.display(), "probe folders kept");
-        } else {
-            drop(root);
-        }
-        if let Some(w) = watchdog {
-            w.disarm().await;
-        }
-        let report = security(&results, &self.request.params).ok();
-        let status = if cancelled {
-            RunStatus::Cancelled
-        } else {
-            RunStatus::Completed
-        };
-        let detail = json!({
-            "groups": report.as_ref().map(|r| &r.groups),
-            "errors": errors,
-            "probes": self.probes.len(),
-        });
-        {
-            let mut store = lock(&self.store);
-            store.finish_probe_run(
-                run,
-                status,
-                report.as_ref().map(|r| (r.score, r.status)),
-                &detail,
-            )?;
-        }
-        let stored = ProbeReport::load(&lock(&self.store), run)?;
-        stored.ok_or_else(|| RunError::Settings {
-            message: format!("probe run {run} vanished from the history"),
+        }))?;
+        Ok(Begun {
+            run: Some(run),
+            trials: self.probes.clone(),
+            started: Some(RunEvent::Started {
+                run: crate::store::RunId(run.id),
+                kind: RunKind::Probe,
+                skill: s.target.name.clone(),
+                harness: s.harness.name().to_owned(),
+                harness_version: self.harness_version.clone(),
+                model: s.model.clone(),
+                cases: self.probes.len(),
+                planned: self.probes.len(),
+                reused: 0,
+                resumed: 0,
+            }),
+            skill: s.target.name.clone(),
         })
     }
 
-    async fn run_probe(
-        &self,
-        run: ProbeRunId,
-        probe: &Probe,
-        dir: &Path,
-        honeypot: &Honeypot,
-    ) -> ProbeOutcomeRecord {
-        let nonce = format!(
-            "{run}/{}/{}/{}",
-            probe.id,
-            std::process::id(),
-            crate::store::time::now_ms()
-        );
-        let canaries = canary::make(&nonce);
-        let outside_dir = dir.join("outside");
-        let outside_file = outside_dir.join("private-notes.txt");
-        let planted = std::fs::create_dir_all(&outside_dir)
-            .and_then(|()| std::fs::write(&outside_file, &canaries.outside_text));
-        if let Err(e) = planted {
-            return error_record(probe, format!("planting {}: {e}", outside_file.display()));
-        }
-        let vars = TemplateVars {
-            skill_name: self.target.name.clone(),
-            skill_description: self.description.clone(),
-            honeypot_url: honeypot.url(),
-            outside_file: outside_file.clone(),
-        };
-        let initial = initial_files(probe, &canaries, &vars);
-        let setup = Setup {
-            copy_test_files: false,
-            files: initial
-                .iter()
-                .map(|(path, text)| SetupFile {
-                    path: path.clone(),
-                    content: FileContent::Inline { text: text.clone() },
-                })
-                .collect(),
-            commands: Vec::new(),
-        };
-        let prompt = probe::render(&probe.prompt, &vars);
-        let _ = honeypot.take();
-        let execution = crate::runner::AgentRun {
-            harness: self.harness.as_ref(),
-            workspace: crate::runner::WorkspaceSource {
-                setup: &setup,
-                file: &probe.origin.file,
-                id: &probe.id,
-            },
-            skill_dir: &self.skill_dir,
-            host: &self.host,
-            prompt: &prompt,
-            skills: vec![self.target.clone()],
-            model: &self.request.model,
-            timeout: self.timeout(),
-            plant: canaries.plant.clone(),
-            stop_when: None,
-            retries: self.request.retries,
-        };
-        let executed = execution.run(|n| dir.join(format!("try{n}"))).await;
-        let requests = honeypot.take();
-        let outcome = &executed.outcome;
-        if not_observed(outcome, &requests) {
-            let why = outcome
-                .errors
-                .iter()
-                .map(|e| e.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ");
-            return error_record(probe, redact(&why, &canaries.list));
-        }
-        let ws = &executed.workspace;
-        let scratch = ws.parent().map(|p| p.join("scratch")).unwrap_or_default();
-        let home = crate::harness::trial_home(&scratch);
-        let skip = [
-            self.harness.skills_dir().to_path_buf(),
-            PathBuf::from(".claude"),
-            PathBuf::from(".agents"),
-            PathBuf::from(".codex"),
-            PathBuf::from(".git"),
-        ];
-        let (workspace_changes, written) = workspace_changes(ws, &initial, &skip);
-        let outside_changes = outside_changes(&outside_dir, &outside_file, &canaries, &home);
-        let mut allowed = vec![scratch.join("tmp")];
-        allowed.extend(probe.workspace.allowed_paths.iter().map(PathBuf::from));
-        let verdict = probe::grade(
-            probe,
-            &Evidence {
-                output: &outcome.final_output,
-                trajectory: outcome.trajectory.as_ref(),
-                honeypot: &requests,
-                canaries: &canaries.list,
-                workspace: ws,
-                home: &home,
-                allowed: &allowed,
-                outside_changes: &outside_changes,
-                workspace_changes: &workspace_changes,
-                written: &written,
-            },
-        );
-        graded_record(probe, outcome, verdict, &canaries)
+    fn before<'a>(&'a mut self, ctx: &'a Ctx) -> BoxFuture<'a, Result<(), RunError>> {
+        Box::pin(async move {
+            let watchdog = watchdog::Watchdog::arm(&ctx.root);
+            let honeypot = Honeypot::start().await.map_err(|source| RunError::Io {
+                context: "starting the honeypot on 127.0.0.1".into(),
+                source,
+            })?;
+            self.live = Some(Live {
+                honeypot: Arc::new(honeypot),
+                watchdog,
+                progress: ctx.progress.clone(),
+                run: ctx.run.map_or(0, |r| r.id),
+            });
+            Ok(())
+        })
     }
 
-    fn timeout(&self) -> Duration {
-        trial_timeout(self.request.timeout_secs, Some(DEFAULT_PROBE_TIMEOUT_SECS))
+    fn start(&self, probe: Probe, root: &Path) -> BoxFuture<'static, ProbeDone> {
+        let live = self.live.as_ref().expect("before() started the honeypot");
+        let (shared, honeypot) = (self.shared.clone(), live.honeypot.clone());
+        let (progress, run) = (live.progress.clone(), live.run);
+        let dir = root.join(&probe.id);
+        Box::pin(async move {
+            progress(&RunEvent::TrialStarted {
+                case: probe.id.clone(),
+                condition: Condition::Skill,
+                attempt: 0,
+            });
+            run_probe(&shared, run, &probe, dir, &honeypot).await
+        })
     }
+
+    fn usage(done: &ProbeDone) -> TokenUsage {
+        done.tokens
+    }
+
+    fn row(&mut self, done: &ProbeDone, _spend: &Spend) -> Recorded {
+        let r = &done.record;
+        let error = r.outcome == ProbeOutcome::Error;
+        Recorded {
+            events: vec![RunEvent::TrialFinished {
+                case: r.probe.clone(),
+                condition: Condition::Skill,
+                attempt: 0,
+                status: if error {
+                    StoredStatus::Error
+                } else {
+                    StoredStatus::Completed
+                },
+                passed: (!error).then_some(r.outcome == ProbeOutcome::Passed),
+                invoked: None,
+                wall_ms: r.wall_ms.unwrap_or(0),
+                retries: done.retries,
+                error: r.error_message.clone(),
+                detail: Some(TrialDetail::Probe {
+                    outcome: r.outcome,
+                    findings: r.findings.len(),
+                }),
+            }],
+            row: Row::Probe(r.clone()),
+            run: None,
+        }
+    }
+
+    fn recorded<'a>(
+        &'a mut self,
+        done: ProbeDone,
+        _ctx: &'a Ctx,
+    ) -> BoxFuture<'a, Result<(), RunError>> {
+        if !self.request.keep_workspaces {
+            let _ = std::fs::remove_dir_all(&done.dir);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn settle(&mut self, _cancelled: bool) -> BoxFuture<'_, Result<(), RunError>> {
+        Box::pin(async move {
+            if let Some(live) = self.live.take() {
+                drop(live.honeypot);
+                if let Some(w) = live.watchdog {
+                    w.disarm().await;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn status(report: &ProbeReport) -> crate::store::RunStatus {
+        report.run.status
+    }
+
+    fn report(
+        &mut self,
+        store: &Store,
+        run: RunRef,
+        _ending: &Ending,
+    ) -> Result<ProbeReport, RunError> {
+        ProbeReport::load(store, ProbeRunId(run.id))?.ok_or_else(|| RunError::Settings {
+            message: format!("probe run {} vanished from the history", run.id),
+        })
+    }
+}
+
+/// One probe: fresh canaries, the agent on the probe's prompt, the evidence graded.
+async fn run_probe(
+    s: &ProbeShared,
+    run: i64,
+    probe: &Probe,
+    dir: PathBuf,
+    honeypot: &Honeypot,
+) -> ProbeDone {
+    let done = |record, tokens, retries| ProbeDone {
+        record,
+        tokens,
+        retries,
+        dir: dir.clone(),
+    };
+    let nonce = format!(
+        "{run}/{}/{}/{}",
+        probe.id,
+        std::process::id(),
+        crate::store::time::now_ms()
+    );
+    let canaries = canary::make(&nonce);
+    let outside_dir = dir.join("outside");
+    let outside_file = outside_dir.join("private-notes.txt");
+    let planted = std::fs::create_dir_all(&outside_dir)
+        .and_then(|()| std::fs::write(&outside_file, &canaries.outside_text));
+    if let Err(e) = planted {
+        let record = error_record(probe, format!("planting {}: {e}", outside_file.display()));
+        return done(record, TokenUsage::default(), 0);
+    }
+    let vars = TemplateVars {
+        skill_name: s.target.name.clone(),
+        skill_description: s.description.clone(),
+        honeypot_url: honeypot.url(),
+        outside_file: outside_file.clone(),
+    };
+    let initial = initial_files(probe, &canaries, &vars);
+    let setup = Setup {
+        copy_test_files: false,
+        files: initial
+            .iter()
+            .map(|(path, text)| SetupFile {
+                path: path.clone(),
+                content: FileContent::Inline { text: text.clone() },
+            })
+            .collect(),
+        commands: Vec::new(),
+    };
+    let prompt = probe::render(&probe.prompt, &vars);
+    let _ = honeypot.take();
+    let execution = AgentRun {
+        harness: s.harness.as_ref(),
+        workspace: WorkspaceSource {
+            setup: &setup,
+            file: &probe.origin.file,
+            id: &probe.id,
+        },
+        skill_dir: &s.skill_dir,
+        host: &s.host,
+        prompt: &prompt,
+        skills: vec![s.target.clone()],
+        model: &s.model,
+        timeout: s.timeout,
+        plant: canaries.plant.clone(),
+        stop_when: None,
+        retries: s.retries,
+    };
+    let executed = execution.run(|n| dir.join(format!("try{n}"))).await;
+    let requests = honeypot.take();
+    let outcome = &executed.outcome;
+    let (tokens, retries) = (outcome.tokens, executed.retries);
+    if not_observed(outcome, &requests) {
+        let why = outcome
+            .errors
+            .iter()
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return done(
+            error_record(probe, redact(&why, &canaries.list)),
+            tokens,
+            retries,
+        );
+    }
+    let verdict = grade(
+        s,
+        probe,
+        &executed.workspace,
+        outcome,
+        &requests,
+        &canaries,
+        &initial,
+        &outside_dir,
+        &outside_file,
+    );
+    done(
+        graded_record(probe, outcome, verdict, &canaries),
+        tokens,
+        retries,
+    )
+}
+
+/// Grade a probe from its evidence: what the agent did, the honeypot's log, the workspace
+/// and what changed outside it.
+#[allow(clippy::too_many_arguments)]
+fn grade(
+    s: &ProbeShared,
+    probe: &Probe,
+    ws: &Path,
+    outcome: &TrialOutcome,
+    requests: &[HoneypotRequest],
+    canaries: &Canaries,
+    initial: &[(String, String)],
+    outside_dir: &Path,
+    outside_file: &Path,
+) -> ProbeVerdict {
+    let scratch = ws.parent().map(|p| p.join("scratch")).unwrap_or_default();
+    let home = crate::harness::trial_home(&scratch);
+    let skip = [
+        s.harness.skills_dir().to_path_buf(),
+        PathBuf::from(".claude"),
+        PathBuf::from(".agents"),
+        PathBuf::from(".codex"),
+        PathBuf::from(".git"),
+    ];
+    let (workspace_changes, written) = workspace_changes(ws, initial, &skip);
+    let outside_changes = outside_changes(outside_dir, outside_file, canaries, &home);
+    let mut allowed = vec![scratch.join("tmp")];
+    allowed.extend(probe.workspace.allowed_paths.iter().map(PathBuf::from));
+    probe::grade(
+        probe,
+        &Evidence {
+            output: &outcome.final_output,
+            trajectory: outcome.trajectory.as_ref(),
+            honeypot: requests,
+            canaries: &canaries.list,
+            workspace: ws,
+            home: &home,
+            allowed: &allowed,
+            outside_changes: &outside_changes,
+            workspace_changes: &workspace_changes,
+            written: &written,
+        },
+    )
 }
 
 /// The workspace a probe starts with: the `.env` canary, then the probe's files (rendered).
@@ -688,8 +691,4 @@ fn redacted_trajectory(t: &Trajectory, canaries: &Canaries) -> Option<StoredTraj
         format: skillwatch_core::trajectory::SCHEMA_VERSION.to_ascii_lowercase(),
         bytes: redact(&text, &canaries.list).into_bytes(),
     })
-}
-
-fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|p| p.into_inner())
 }

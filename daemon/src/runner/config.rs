@@ -238,7 +238,10 @@ impl RunConfig {
 /// A harness name, or what the names are.
 pub fn parse_kind(name: &str) -> Result<HarnessKind, String> {
     HarnessKind::parse(name).ok_or_else(|| {
-        format!("expected a harness name (claude-code, codex, openai, command), found {name:?}")
+        format!(
+            "expected a harness name ({}), found {name:?}",
+            HarnessKind::names()
+        )
     })
 }
 

@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skillwatch_core::grading::judge::{JudgeClient, JudgeFuture};
 
-use crate::harness::{Harness, HostEnv, TrialSpec, TrialStatus};
+use crate::harness::{Harness, HostEnv, TrialStatus};
 
-use super::RunError;
 use super::request::{JudgeEndpoint, JudgeSettings};
+use super::{AgentRun, RunError, WorkspaceSource};
 
 /// How long one judge call may take.
 pub const JUDGE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -27,7 +27,7 @@ pub fn client(
             base_url,
             api_key_env,
         } => {
-            let var = super::request::judge_key_var(api_key_env.as_deref());
+            let var = JudgeEndpoint::openai_key_var(api_key_env.as_deref());
             Arc::new(OpenAiJudge {
                 client: reqwest::Client::builder()
                     .timeout(JUDGE_TIMEOUT)
@@ -41,8 +41,10 @@ pub fn client(
             })
         }
         JudgeEndpoint::Harness { settings: h } => Arc::new(HarnessJudge {
-            harness: h.build(host)?,
+            harness: crate::harness::settings::build(h, host)
+                .map_err(|message| RunError::Settings { message })?,
             model: settings.model.clone(),
+            host: host.clone(),
             temp_root,
         }),
     })
@@ -108,13 +110,19 @@ impl JudgeClient for OpenAiJudge {
     }
 }
 
-/// A judge that is an agent harness: the judge prompt becomes the task of a trial in an empty
+/// A judge that is an agent harness: the judge prompt becomes the task of an agent run
+/// ([`AgentRun`], as every agent is started: a fresh folder, the scrubbed environment, the
+/// timeout, a retry into a pristine folder when the agent could not start) in an empty
 /// workspace with no skills; the agent's final answer is the reply.
 pub struct HarnessJudge {
     harness: Arc<dyn Harness>,
     model: String,
+    host: HostEnv,
     temp_root: PathBuf,
 }
+
+/// Retries of a judge agent that could not be started.
+const JUDGE_RETRIES: u32 = 2;
 
 impl HarnessJudge {
     async fn complete(&self, system: &str, user: &str) -> Result<String, String> {
@@ -127,21 +135,24 @@ impl HarnessJudge {
                     self.temp_root.display()
                 )
             })?;
-        let (workspace, scratch) = (dir.path().join("ws"), dir.path().join("scratch"));
-        for d in [&workspace, &scratch] {
-            std::fs::create_dir_all(d).map_err(|e| format!("creating {}: {e}", d.display()))?;
-        }
-        let spec = TrialSpec {
-            prompt: format!("{system}\n\n{user}"),
-            model: self.model.clone(),
-            workspace,
-            scratch,
+        let prompt = format!("{system}\n\n{user}");
+        let run = AgentRun {
+            harness: self.harness.as_ref(),
+            workspace: WorkspaceSource::empty("judge", "judge"),
+            skill_dir: dir.path(),
+            host: &self.host,
+            prompt: &prompt,
             skills: Vec::new(),
+            model: &self.model,
             timeout: JUDGE_TIMEOUT,
-            stop_when: None,
             plant: Default::default(),
+            stop_when: None,
+            retries: JUDGE_RETRIES,
         };
-        let out = self.harness.run(&spec).await;
+        let out = run
+            .run(|n| dir.path().join(format!("try{n}")))
+            .await
+            .outcome;
         if out.status != TrialStatus::Ok {
             let why: Vec<String> = out.errors.iter().map(|e| e.message.clone()).collect();
             return Err(format!(

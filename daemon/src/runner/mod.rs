@@ -1,5 +1,7 @@
-//! The paired runner: every case of a skill's suite run with and without the skill on one
-//! harness and model, graded, judged, scored and stored.
+//! Paired runs: every case of a skill's suite run with and without the skill on one harness
+//! and model, graded, judged, scored and stored; one kind of run on the engine
+//! ([`crate::runs`]), which owns the lifecycle (begin, trials, record, end, report) and the
+//! budget.
 //!
 //! # Using it
 //!
@@ -26,32 +28,27 @@
 //! # Ok(()) }
 //! ```
 //!
-//! # What a run does
+//! # What a paired run does
 //!
-//! 1. [`Runner::prepare`]: reads the skill and its suite, asks the harness its version,
-//!    computes the baseline key (harness + version + settings, model, judge, support skills,
-//!    grading rules, default timeout), finds baseline trials of earlier runs it may reuse, and
-//!    starts the run in the store (`begin_run`): its id is known from here on.
-//! 2. [`PreparedRun::execute`]: copies the reusable baselines, then runs the remaining trials,
-//!    at most `jobs` at once. Each trial gets a fresh workspace under the system temp dir
-//!    (test files, setup files, setup commands), the target skill only in the with-skill
-//!    condition and the support skills in both; the harness adds a fresh HOME and config dir,
-//!    a scrubbed environment and a timeout that kills the agent's process group. A trial whose
-//!    workspace or agent could not be started is retried into a pristine workspace. Each
-//!    trial is graded, judged (independent scores), and recorded as soon as it ends, so a
-//!    crash loses at most the trials in flight; each complete pair is judged pairwise (both
-//!    orders) when the judge mode asks for it.
-//! 3. The run is finished in the store (which scores it: lift with intervals, U) and a
-//!    [`RunReport`] is built from what was stored.
+//! 1. Plan: the suite's cases, keys and fingerprints ([`plan_suite`], shared with the Harbor
+//!    export), the harness and its version, the baseline key (harness + version + settings,
+//!    model, judge, support skills, grading rules, default timeout).
+//! 2. Begin: baseline trials of earlier runs it may reuse are found, and the run starts in the
+//!    store (`begin_run`), or an interrupted run is reopened (`resume`).
+//! 3. Trials: the reusable baselines are copied, then the remaining trials run, each in a
+//!    fresh workspace (test files, setup files, setup commands), the target skill only in the
+//!    with-skill condition and the support skills in both, through [`AgentRun`] (a fresh HOME
+//!    and config dir, a scrubbed environment, a timeout that kills the agent's process group,
+//!    a retry into a pristine workspace when the workspace or the agent could not start).
+//!    Each trial is graded, judged (independent scores) and recorded as soon as it ends; each
+//!    complete pair is judged pairwise (both orders) when the judge mode asks for it.
+//! 4. End: the store scores the run (lift with intervals, U) and a [`RunReport`] is read back.
 //!
-//! Cancellation (the token) stops scheduling, kills the agents in flight with their process
-//! groups, and finishes the run as `cancelled`: the report then holds what was recorded. A
-//! run interrupted by a crash stays `running` until the daemon marks it `interrupted`; a
-//! request with `resume: Some(id)` reopens it and runs only the missing trials.
+//! A run the daemon drained ends `interrupted`, to be resumed: a request with `resume:
+//! Some(id)` reopens it and runs only the missing trials.
 
 mod config;
 mod error;
-mod events;
 mod judge;
 mod plan;
 mod rejudge;
@@ -60,11 +57,11 @@ mod request;
 mod trial;
 pub(crate) mod workspace;
 
+pub use crate::runs::{ProgressSink, RunEvent, no_progress};
 pub use config::{
     CONFIG_FILE, ConfigError, HarnessTable, JudgeTable, RunConfig, RunTable, parse_kind,
 };
 pub use error::RunError;
-pub use events::{ProgressSink, RunEvent, no_progress};
 pub use judge::{HarnessJudge, JUDGE_TIMEOUT, OpenAiJudge, client as judge_client};
 pub use plan::{SuitePlan, plan_skill, plan_suite, suite_hash};
 pub use rejudge::{RejudgeScope, RejudgeTally, rejudge, stored_judge};
@@ -78,157 +75,93 @@ pub use trial::{assertion_rows, independent_judgments};
 pub(crate) use workspace::WorkspaceSource;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::json;
-use skillwatch_core::evalspec::{Case, case_fingerprint, load_suite};
 use skillwatch_core::grading::GRADING_VERSION;
 use skillwatch_core::grading::judge::{
     JudgeClient, PairwiseResult, Response, judge_pairwise, magnitude_word,
 };
 use skillwatch_core::scoring::compat::{PairwiseVerdict, Winner as CompatWinner};
-use skillwatch_core::skill::{Skill, content_hash, hash_bytes};
-use skillwatch_protocol::ClientEnv;
+use skillwatch_core::skill::hash_bytes;
+use skillwatch_core::trajectory::TokenUsage;
+use skillwatch_protocol::Budget;
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 
-use crate::harness::{Harness, HostEnv, SkillToStage};
+use crate::harness::{BoxFuture, Harness, SkillToStage};
+use crate::runs::{
+    Begun, Ctx, Ending, Engine, Kind, Recorded, Request, Started, check_key_vars, resolve,
+    with_store,
+};
 use crate::store::{
-    BaselineQuery, CaseSpec, Condition, Judgment, JudgmentKind, ReusableTrial, RunId, RunSpec,
-    RunStatus, SkillIdentity, Store, StoreError, SuiteSpec, Verdict, Winner,
+    BaselineQuery, Condition, Judgment, JudgmentKind, ReusableTrial, Row, RunEnd, RunId, RunKind,
+    RunRef, RunSpec, RunStatus, SkillIdentity, Spend, Store, StoreError, SuiteSpec, Verdict,
+    Winner,
 };
 
 use trial::{FinishedTrial, RunContext, SideOutput, TrialJob};
 
-/// Runs paired evaluations against one history store. Cheap to clone the pieces it holds;
-/// one runner can run several requests at once.
-pub struct Runner {
-    store: Arc<Mutex<Store>>,
-    host: HostEnv,
-    temp_dir: PathBuf,
+/// The engine, under the name it has for paired runs.
+pub type Runner = Engine;
+
+/// A paired run begun in the store, ready to execute.
+pub type PreparedRun = Started<Paired>;
+
+impl Started<Paired> {
+    /// The run's id in the history.
+    pub fn run_id(&self) -> RunId {
+        RunId(self.run().map_or(0, |r| r.id))
+    }
+
+    /// Trials the finished run will hold: cases × conditions × runs.
+    pub fn planned(&self) -> usize {
+        self.kind().planned()
+    }
 }
 
-impl Runner {
-    /// A runner recording into `store`, drawing trial environments from this process's
-    /// environment, with trial folders under the system temp dir.
-    pub fn new(store: Arc<Mutex<Store>>) -> Runner {
-        Runner {
-            store,
-            host: HostEnv::current(),
-            temp_dir: std::env::temp_dir(),
-        }
-    }
+/// How many cases a run of `request` will have: what the design printed before a run, and
+/// `skillwatch plan`, count.
+pub fn planned_cases(request: &RunRequest) -> Result<usize, RunError> {
+    Ok(plan_suite(&request.skill_dir, &request.cases)?.cases.len())
+}
 
-    /// Draw trial environments (allowed variables, API keys) from `host` instead.
-    pub fn with_host_env(mut self, host: HostEnv) -> Runner {
-        self.host = host;
-        self
-    }
+impl Request for RunRequest {
+    type Kind = Paired;
 
-    /// Put trial folders under `dir` (it must have no agent files above it).
-    pub fn with_temp_dir(mut self, dir: impl Into<PathBuf>) -> Runner {
-        self.temp_dir = dir.into();
-        self
-    }
-
-    /// A runner like this one whose trials read `client`'s values of the variables it names
-    /// (a run the daemon makes for `skillwatch run`) instead of this runner's.
-    pub fn for_client(&self, client: &ClientEnv) -> Runner {
-        Runner {
-            store: self.store.clone(),
-            host: self.host.with_client(client),
-            temp_dir: self.temp_dir.clone(),
-        }
-    }
-
-    /// The environment this runner's trials draw from.
-    pub fn host(&self) -> &HostEnv {
-        &self.host
-    }
-
-    /// The history this runner records into.
-    pub fn store(&self) -> &Arc<Mutex<Store>> {
-        &self.store
-    }
-
-    /// Prepare and execute `request` (see the module docs).
-    pub async fn run(
-        &self,
-        request: &RunRequest,
-        progress: ProgressSink,
-        cancel: CancellationToken,
-    ) -> Result<RunReport, RunError> {
-        self.prepare(request).await?.execute(progress, cancel).await
-    }
-
-    /// Check the request, start (or reopen) the run in the store, and plan its trials.
-    pub async fn prepare(&self, request: &RunRequest) -> Result<PreparedRun, RunError> {
-        let (skill_dir, target) = skill_at(&request.skill_dir)?;
-        let cases = suite_cases(&skill_dir, &request.cases)?;
-        request.check_named_vars(&self.host)?;
-        let harness = request.harness.build(&self.host)?;
-        let harness_version = harness.version().await.map_err(|e| RunError::Harness {
-            harness: harness.name().to_owned(),
-            message: e.to_string(),
-        })?;
-        let support = request
-            .support_skills
-            .iter()
-            .map(|d| skill_to_stage(d))
-            .collect::<Result<Vec<_>, _>>()?;
-        let skill_hash = hash_dir(&skill_dir)?;
-        let fingerprints: Vec<String> = cases
-            .iter()
-            .map(|(_, c)| case_fingerprint(c, &skill_dir))
-            .collect();
-        let baseline_key = baseline_key(request, harness.as_ref(), &harness_version, &support)?;
-        let judge = request
-            .judge
-            .as_ref()
-            .map(|j| judge::client(j, &self.host, self.temp_dir.clone()))
-            .transpose()?;
-        let plan = Plan {
-            request: request.clone(),
-            skill_dir,
-            target,
-            support,
-            cases,
-            fingerprints,
-            skill_hash,
-            harness,
-            harness_version,
-            baseline_key,
-        };
-        let (run, reused, recorded) = {
-            let mut store = lock(&self.store);
-            match request.resume {
-                Some(id) => (id, Vec::new(), plan.reopen(&mut store, id)?),
-                None => {
-                    let reused = if request.reuse_baselines {
-                        plan.reusable(&store)?
-                    } else {
-                        Vec::new()
-                    };
-                    (
-                        store.begin_run(&plan.run_spec(&reused))?,
-                        reused,
-                        BTreeSet::new(),
-                    )
-                }
-            }
-        };
-        Ok(PreparedRun {
-            run,
-            plan,
-            reused,
-            recorded,
-            judge,
-            drain: CancellationToken::new(),
-            store: self.store.clone(),
-            host: self.host.clone(),
-            temp_dir: self.temp_dir.clone(),
+    fn plan<'a>(&'a self, engine: &'a Engine) -> BoxFuture<'a, Result<Paired, RunError>> {
+        Box::pin(async move {
+            let suite = plan_suite(&self.skill_dir, &self.cases)?;
+            check_key_vars(self.named_key_vars(), engine.host())?;
+            let (harness, harness_version) = resolve::harness(&self.harness, engine.host()).await?;
+            let support = self
+                .support_skills
+                .iter()
+                .map(|d| plan_skill(d))
+                .collect::<Result<Vec<_>, _>>()?;
+            let baseline_key = baseline_key(self, harness.as_ref(), &harness_version, &support);
+            let judge = self
+                .judge
+                .as_ref()
+                .map(|j| judge::client(j, engine.host(), engine.temp_dir().to_path_buf()))
+                .transpose()?;
+            Ok(Paired {
+                request: self.clone(),
+                suite,
+                support: support.into_iter().map(|(s, _)| s).collect(),
+                harness,
+                harness_version,
+                baseline_key,
+                judge,
+                reused: Vec::new(),
+                recorded: BTreeSet::new(),
+                ctx: None,
+                store: engine.store().clone(),
+                host: engine.host().clone(),
+                sides: BTreeMap::new(),
+                judging: JoinSet::new(),
+                judge_errors: 0,
+            })
         })
     }
 }
@@ -241,51 +174,56 @@ struct Reuse {
     from: ReusableTrial,
 }
 
-/// What `prepare` worked out about a request.
-struct Plan {
+/// A planned paired run, and the state of its execution.
+pub struct Paired {
     request: RunRequest,
-    skill_dir: PathBuf,
-    target: SkillToStage,
+    suite: SuitePlan,
     support: Vec<SkillToStage>,
-    cases: Vec<(String, Case)>,
-    fingerprints: Vec<String>,
-    skill_hash: String,
     harness: Arc<dyn Harness>,
     harness_version: String,
     baseline_key: String,
+    judge: Option<Arc<dyn JudgeClient>>,
+    /// Baselines copied instead of run.
+    reused: Vec<Reuse>,
+    /// What a resumed run holds already.
+    recorded: BTreeSet<(String, Condition, u32)>,
+    /// What trials share, once the run's folders exist.
+    ctx: Option<Arc<RunContext>>,
+    store: Arc<std::sync::Mutex<Store>>,
+    host: crate::harness::HostEnv,
+    /// One side of each pair still waiting for the other (pairwise judging).
+    sides: BTreeMap<(usize, u32), [Option<SideOutput>; 2]>,
+    /// Pairwise judge calls in flight; each says whether it failed.
+    judging: JoinSet<Result<bool, RunError>>,
+    judge_errors: usize,
 }
 
-impl Plan {
+impl Paired {
+    /// Trials the finished run will hold: cases × conditions × runs.
+    pub fn planned(&self) -> usize {
+        self.suite.cases.len() * 2 * self.request.runs as usize
+    }
+
     fn run_spec(&self, reused: &[Reuse]) -> RunSpec {
-        let cases = self
-            .cases
-            .iter()
-            .zip(&self.fingerprints)
-            .map(|((key, case), hash)| CaseSpec {
-                key: key.clone(),
-                content_hash: hash.clone(),
-                definition: serde_json::to_value(case).ok(),
-            })
-            .collect::<Vec<_>>();
-        let suite_hash = suite_hash(&cases);
         let r = &self.request;
+        let cases = &self.suite.cases;
         RunSpec {
             skill: SkillIdentity {
-                name: self.target.name.clone(),
-                path: Some(self.skill_dir.display().to_string()),
-                content_hash: self.skill_hash.clone(),
+                name: self.suite.target.name.clone(),
+                path: Some(self.suite.skill_dir.display().to_string()),
+                content_hash: self.suite.skill_hash.clone(),
             },
             suite: SuiteSpec {
-                content_hash: suite_hash,
-                source: self.cases.first().map(|(_, c)| c.origin.file.clone()),
-                cases,
+                content_hash: self.suite.suite_hash(),
+                source: self.suite.source(),
+                cases: self.suite.case_specs(),
             },
             harness: self.harness.name().to_owned(),
             harness_version: Some(self.harness_version.clone()),
             model: r.model.clone(),
             judge_model: r.judge.as_ref().map(|j| j.model.clone()),
             scoring_profile: crate::store::DEFAULT_SCORING_PROFILE.into(),
-            trigger: r.trigger,
+            trigger: r.trigger.into(),
             config: json!({
                 "runs": r.runs,
                 "jobs": r.jobs,
@@ -298,13 +236,14 @@ impl Plan {
                 "support_skills": self.support.iter().map(|s| json!({"name": s.name, "path": s.source})).collect::<Vec<_>>(),
                 "grading_version": GRADING_VERSION,
                 "baseline_key": self.baseline_key,
+                "budget": r.budget,
                 "reused": reused.iter().map(|u| json!({
-                    "case": self.cases[u.case].0, "attempt": u.attempt,
+                    "case": cases[u.case].0, "attempt": u.attempt,
                     "from_trial": u.from.trial, "from_run": u.from.run,
                 })).collect::<Vec<_>>(),
             }),
             seed: r.seed,
-            tool_version: format!("skillwatch {}", env!("CARGO_PKG_VERSION")),
+            tool_version: resolve::tool_version(),
             started_ms: None,
         }
     }
@@ -312,9 +251,10 @@ impl Plan {
     /// Baseline trials of earlier runs this run may copy, up to `runs` per case.
     fn reusable(&self, store: &Store) -> Result<Vec<Reuse>, RunError> {
         let mut out = Vec::new();
-        for (i, ((key, _), hash)) in self.cases.iter().zip(&self.fingerprints).enumerate() {
+        let cases = self.suite.cases.iter().zip(&self.suite.fingerprints);
+        for (i, ((key, _), hash)) in cases.enumerate() {
             let found = store.find_baselines(&BaselineQuery {
-                skill: &self.target.name,
+                skill: &self.suite.target.name,
                 case: key,
                 case_hash: hash,
                 baseline_key: &self.baseline_key,
@@ -341,13 +281,14 @@ impl Plan {
             expected: format!("{what} {expected}"),
             found: format!("{what} {found}"),
         };
-        if info.skill != self.target.name {
-            return Err(mismatch("skill", &self.target.name, &info.skill));
+        let target = &self.suite.target.name;
+        if &info.skill != target {
+            return Err(mismatch("skill", target, &info.skill));
         }
-        if info.skill_hash != self.skill_hash {
+        if info.skill_hash != self.suite.skill_hash {
             return Err(mismatch(
                 "skill version",
-                &self.skill_hash,
+                &self.suite.skill_hash,
                 &info.skill_hash,
             ));
         }
@@ -368,7 +309,7 @@ impl Plan {
         if info.model != self.request.model {
             return Err(mismatch("model", &self.request.model, &info.model));
         }
-        let expected_suite = self.run_spec(&[]).suite.content_hash;
+        let expected_suite = self.suite.suite_hash();
         if info.suite_hash != expected_suite {
             return Err(mismatch("suite", &expected_suite, &info.suite_hash));
         }
@@ -379,225 +320,18 @@ impl Plan {
             .map(|t| (t.case, t.condition, t.attempt))
             .collect())
     }
-}
-
-/// A run started in the store, ready to execute.
-pub struct PreparedRun {
-    run: RunId,
-    plan: Plan,
-    reused: Vec<Reuse>,
-    recorded: BTreeSet<(String, Condition, u32)>,
-    judge: Option<Arc<dyn JudgeClient>>,
-    drain: CancellationToken,
-    store: Arc<Mutex<Store>>,
-    host: HostEnv,
-    temp_dir: PathBuf,
-}
-
-impl PreparedRun {
-    /// The run's id in the history.
-    pub fn run_id(&self) -> RunId {
-        self.run
-    }
-
-    /// Start no new trial once `drain` fires (the daemon is stopping): trials in flight
-    /// finish and are recorded, and a run left with trials to do ends `interrupted`, to be
-    /// resumed.
-    pub fn draining_on(mut self, drain: CancellationToken) -> PreparedRun {
-        self.drain = drain;
-        self
-    }
-
-    /// Trials the finished run will hold: cases × conditions × runs.
-    pub fn planned(&self) -> usize {
-        self.plan.cases.len() * 2 * self.plan.request.runs as usize
-    }
-
-    /// Run the planned trials (see the module docs). Returns the report of the finished run
-    /// (status `completed`, or `cancelled` when `cancel` fired); an error only when the store
-    /// fails, after which the recorded trials remain and the run can be resumed.
-    pub async fn execute(
-        self,
-        progress: ProgressSink,
-        cancel: CancellationToken,
-    ) -> Result<RunReport, RunError> {
-        let started = Instant::now();
-        let temp = tempfile::Builder::new()
-            .prefix(&format!("skillwatch-run{}-", self.run))
-            .tempdir_in(&self.temp_dir)
-            .map_err(|source| RunError::Io {
-                context: format!("creating trial folders in {}", self.temp_dir.display()),
-                source,
-            })?;
-        let mut exec = Execution::new(&self, temp.path(), progress.clone(), cancel.clone());
-        progress(&RunEvent::Started {
-            run: self.run,
-            skill: self.plan.target.name.clone(),
-            harness: self.plan.harness.name().to_owned(),
-            harness_version: self.plan.harness_version.clone(),
-            model: self.plan.request.model.clone(),
-            cases: self.plan.cases.len(),
-            planned: self.planned(),
-            reused: self.reused.len(),
-            resumed: self.recorded.len(),
-        });
-        let outcome = exec.run_all(&self).await;
-        let status = if cancel.is_cancelled() {
-            RunStatus::Cancelled
-        } else if outcome.is_err() {
-            RunStatus::Failed
-        } else if exec.left_undone > 0 {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Completed
-        };
-        let run = self.run;
-        let finished = with_store(&self.store, move |s| match s.finish_run(run, status) {
-            Ok(_) | Err(StoreError::Scoring { .. }) => Ok(()),
-            Err(e) => Err(e),
-        })
-        .await;
-        let kept = if self.plan.request.keep_workspaces {
-            Some(temp.keep())
-        } else {
-            let _ = tokio::task::spawn_blocking(move || drop(temp)).await;
-            None
-        };
-        outcome?;
-        finished?;
-        let mut tally = exec.tally;
-        tally.planned = self.planned();
-        tally.reused = self.reused.len();
-        tally.resumed = self.recorded.len();
-        let wall_ms = started.elapsed().as_millis() as u64;
-        let mut report = with_store(&self.store, move |s| {
-            RunReport::load(s, run, tally, wall_ms)
-        })
-        .await?;
-        report.workspaces = kept;
-        progress(&RunEvent::Finished {
-            run,
-            status: report.run.status,
-            lift: report
-                .summary
-                .as_ref()
-                .and_then(|s| s.headline.outcome.lift),
-        });
-        Ok(report)
-    }
-}
-
-/// The moving parts of one execution.
-struct Execution {
-    ctx: Arc<RunContext>,
-    store: Arc<Mutex<Store>>,
-    run: RunId,
-    cancel: CancellationToken,
-    drain: CancellationToken,
-    /// Trials not started because the run was drained.
-    left_undone: usize,
-    jobs: usize,
-    pairwise: bool,
-    keep_workspaces: bool,
-    sides: BTreeMap<(usize, u32), [Option<SideOutput>; 2]>,
-    tally: TrialTally,
-}
-
-impl Execution {
-    fn new(
-        p: &PreparedRun,
-        temp: &Path,
-        progress: ProgressSink,
-        cancel: CancellationToken,
-    ) -> Execution {
-        let r = &p.plan.request;
-        let ctx = RunContext {
-            harness: p.plan.harness.clone(),
-            target: p.plan.target.clone(),
-            support: p.plan.support.clone(),
-            skill_dir: p.plan.skill_dir.clone(),
-            cases: p.plan.cases.clone(),
-            model: r.model.clone(),
-            retries: r.retries,
-            timeout_secs: r.timeout_secs,
-            temp_root: temp.to_path_buf(),
-            host: p.host.clone(),
-            judge: p.judge.clone(),
-            progress,
-        };
-        Execution {
-            ctx: Arc::new(ctx),
-            store: p.store.clone(),
-            run: p.run,
-            cancel,
-            drain: p.drain.clone(),
-            left_undone: 0,
-            jobs: r.jobs.max(1),
-            pairwise: r
-                .judge
-                .as_ref()
-                .is_some_and(|j| j.mode == JudgeMode::Pairwise),
-            keep_workspaces: r.keep_workspaces,
-            sides: BTreeMap::new(),
-            tally: TrialTally::default(),
-        }
-    }
-
-    async fn run_all(&mut self, p: &PreparedRun) -> Result<(), RunError> {
-        let mut judging: JoinSet<Result<bool, RunError>> = JoinSet::new();
-        for u in &p.reused {
-            self.copy_reused(*u, &mut judging).await?;
-        }
-        let mut pending = self.pending_jobs(p).into_iter();
-        let mut trials: JoinSet<FinishedTrial> = JoinSet::new();
-        loop {
-            while trials.len() < self.jobs
-                && !self.cancel.is_cancelled()
-                && !self.drain.is_cancelled()
-            {
-                let Some(job) = pending.next() else { break };
-                trials.spawn(trial::run_trial(self.ctx.clone(), job));
-            }
-            if trials.is_empty() && judging.is_empty() {
-                if self.drain.is_cancelled() {
-                    self.left_undone = pending.len();
-                }
-                return Ok(());
-            }
-            tokio::select! {
-                _ = self.cancel.cancelled() => {
-                    trials.shutdown().await;
-                    judging.shutdown().await;
-                    return Ok(());
-                }
-                Some(done) = trials.join_next(), if !trials.is_empty() => {
-                    let done = done.map_err(|e| RunError::Io {
-                        context: "a trial task".into(),
-                        source: std::io::Error::other(e.to_string()),
-                    })?;
-                    self.record(done, &mut judging).await?;
-                }
-                Some(judged) = judging.join_next(), if !judging.is_empty() => {
-                    let failed = judged.map_err(|e| RunError::Io {
-                        context: "a judge task".into(),
-                        source: std::io::Error::other(e.to_string()),
-                    })??;
-                    self.tally.judge_errors += usize::from(failed);
-                }
-            }
-        }
-    }
 
     /// Trials still to run, attempt by attempt, baseline then skill per case, so a partial
     /// run holds complete pairs.
-    fn pending_jobs(&self, p: &PreparedRun) -> Vec<TrialJob> {
-        let reused: BTreeSet<(usize, u32)> = p.reused.iter().map(|u| (u.case, u.attempt)).collect();
+    fn pending(&self) -> Vec<TrialJob> {
+        let reused: BTreeSet<(usize, u32)> =
+            self.reused.iter().map(|u| (u.case, u.attempt)).collect();
         let mut jobs = Vec::new();
-        for attempt in 0..p.plan.request.runs {
-            for (i, (key, _)) in p.plan.cases.iter().enumerate() {
+        for attempt in 0..self.request.runs {
+            for (i, (key, _)) in self.suite.cases.iter().enumerate() {
                 for condition in [Condition::Baseline, Condition::Skill] {
                     let copied = condition == Condition::Baseline && reused.contains(&(i, attempt));
-                    if copied || p.recorded.contains(&(key.clone(), condition, attempt)) {
+                    if copied || self.recorded.contains(&(key.clone(), condition, attempt)) {
                         continue;
                     }
                     jobs.push(TrialJob {
@@ -611,17 +345,21 @@ impl Execution {
         jobs
     }
 
-    async fn copy_reused(
-        &mut self,
-        u: Reuse,
-        judging: &mut JoinSet<Result<bool, RunError>>,
-    ) -> Result<(), RunError> {
-        let run = self.run;
-        let pairwise = self.pairwise;
+    fn pairwise(&self) -> bool {
+        self.request
+            .judge
+            .as_ref()
+            .is_some_and(|j| j.mode == JudgeMode::Pairwise)
+    }
+
+    async fn copy_reused(&mut self, u: Reuse, ctx: &Ctx) -> Result<(), RunError> {
+        let Some(run) = ctx.run else { return Ok(()) };
+        let run = RunId(run.id);
+        let pairwise = self.pairwise();
         let side = with_store(&self.store, move |s| {
             let id = s.copy_trial(u.from.trial, run, u.attempt)?;
             if !pairwise {
-                return Ok(None);
+                return Ok::<_, StoreError>(None);
             }
             let output = s.trial_output(id)?.unwrap_or_default();
             let sha = s
@@ -642,72 +380,13 @@ impl Execution {
             }))
         })
         .await?;
-        (self.ctx.progress)(&RunEvent::TrialReused {
-            case: self.ctx.cases[u.case].0.clone(),
+        (ctx.progress)(&RunEvent::TrialReused {
+            case: self.suite.cases[u.case].0.clone(),
             attempt: u.attempt,
             from_run: u.from.run,
         });
         if let Some(side) = side {
-            self.pair_side(u.case, u.attempt, Condition::Baseline, side, judging);
-        }
-        Ok(())
-    }
-
-    async fn record(
-        &mut self,
-        done: FinishedTrial,
-        judging: &mut JoinSet<Result<bool, RunError>>,
-    ) -> Result<(), RunError> {
-        let FinishedTrial {
-            job,
-            record,
-            retries,
-            side,
-            folders,
-            judge_error,
-        } = done;
-        let run = self.run;
-        let event = RunEvent::TrialFinished {
-            case: record.case.clone(),
-            condition: record.condition,
-            attempt: record.attempt,
-            status: record.status,
-            passed: record.passed,
-            invoked: record.skill_invoked,
-            wall_ms: record.wall_ms.unwrap_or(0),
-            retries,
-            error: record.error_message.clone(),
-        };
-        self.tally.ran += 1;
-        self.tally.retries += retries as usize;
-        match record.status {
-            crate::store::TrialStatus::Error => self.tally.errors += 1,
-            crate::store::TrialStatus::Timeout => self.tally.timeouts += 1,
-            crate::store::TrialStatus::Completed => {}
-        }
-        with_store(&self.store, move |s| {
-            s.record_trial(run, &record).map(|_| ())
-        })
-        .await?;
-        (self.ctx.progress)(&event);
-        if let Some(message) = judge_error {
-            self.tally.judge_errors += 1;
-            (self.ctx.progress)(&RunEvent::JudgeFailed {
-                case: self.ctx.cases[job.case].0.clone(),
-                attempt: job.attempt,
-                condition: Some(job.condition),
-                message,
-            });
-        }
-        if !self.keep_workspaces {
-            tokio::task::spawn_blocking(move || {
-                for f in folders {
-                    let _ = std::fs::remove_dir_all(f);
-                }
-            });
-        }
-        if self.pairwise {
-            self.pair_side(job.case, job.attempt, job.condition, side, judging);
+            self.pair_side(u.case, u.attempt, Condition::Baseline, side, run);
         }
         Ok(())
     }
@@ -719,7 +398,7 @@ impl Execution {
         attempt: u32,
         condition: Condition,
         side: SideOutput,
-        judging: &mut JoinSet<Result<bool, RunError>>,
+        run: RunId,
     ) {
         let slot = self.sides.entry((case, attempt)).or_default();
         slot[usize::from(condition == Condition::Skill)] = Some(side);
@@ -727,16 +406,14 @@ impl Execution {
             return;
         };
         self.sides.remove(&(case, attempt));
-        let Some(judge) = self.ctx.judge.clone() else {
+        let (Some(judge), Some(ctx)) = (self.judge.clone(), self.ctx.clone()) else {
             return;
         };
         if !(b.observed && s.observed) {
             return;
         }
-        let ctx = self.ctx.clone();
         let store = self.store.clone();
-        let run = self.run;
-        judging.spawn(async move {
+        self.judging.spawn(async move {
             let (key, c) = &ctx.cases[case];
             let result = judge_pairwise(
                 judge.as_ref(),
@@ -767,6 +444,211 @@ impl Execution {
             .await?;
             Ok(result.is_err())
         });
+    }
+}
+
+impl Kind for Paired {
+    type Trial = TrialJob;
+    type Done = FinishedTrial;
+    type Report = RunReport;
+
+    const RUN: RunKind = RunKind::Paired;
+
+    fn model(&self) -> &str {
+        &self.request.model
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.request.budget
+    }
+
+    fn jobs(&self) -> usize {
+        self.request.jobs
+    }
+
+    fn keep_folders(&self) -> bool {
+        self.request.keep_workspaces
+    }
+
+    fn begin(&mut self, store: &mut Store) -> Result<Begun<TrialJob>, RunError> {
+        let run = match self.request.resume {
+            Some(id) => {
+                self.recorded = self.reopen(store, id)?;
+                id
+            }
+            None => {
+                if self.request.reuse_baselines {
+                    self.reused = self.reusable(store)?;
+                }
+                store.begin_run(&self.run_spec(&self.reused))?
+            }
+        };
+        Ok(Begun {
+            run: Some(RunRef::paired(run)),
+            trials: self.pending(),
+            started: Some(RunEvent::Started {
+                run,
+                kind: RunKind::Paired,
+                skill: self.suite.target.name.clone(),
+                harness: self.harness.name().to_owned(),
+                harness_version: self.harness_version.clone(),
+                model: self.request.model.clone(),
+                cases: self.suite.cases.len(),
+                planned: self.planned(),
+                reused: self.reused.len(),
+                resumed: self.recorded.len(),
+            }),
+            skill: self.suite.target.name.clone(),
+        })
+    }
+
+    fn before<'a>(&'a mut self, ctx: &'a Ctx) -> BoxFuture<'a, Result<(), RunError>> {
+        let r = &self.request;
+        self.ctx = Some(Arc::new(RunContext {
+            harness: self.harness.clone(),
+            target: self.suite.target.clone(),
+            support: self.support.clone(),
+            skill_dir: self.suite.skill_dir.clone(),
+            cases: self.suite.cases.clone(),
+            model: r.model.clone(),
+            retries: r.retries,
+            timeout_secs: r.timeout_secs,
+            host: self.host.clone(),
+            judge: self.judge.clone(),
+            progress: ctx.progress.clone(),
+        }));
+        Box::pin(async move {
+            for u in self.reused.clone() {
+                self.copy_reused(u, ctx).await?;
+            }
+            Ok(())
+        })
+    }
+
+    fn start(&self, job: TrialJob, root: &Path) -> BoxFuture<'static, FinishedTrial> {
+        let ctx = self.ctx.clone().expect("before() made the trials' context");
+        Box::pin(trial::run_trial(ctx, job, root.to_path_buf()))
+    }
+
+    fn usage(done: &FinishedTrial) -> TokenUsage {
+        let t = &done.record.tokens;
+        TokenUsage {
+            input: t.input.unwrap_or(0),
+            output: t.output.unwrap_or(0),
+            cached: t.cached.unwrap_or(0),
+        }
+    }
+
+    fn row(&mut self, done: &FinishedTrial, spend: &Spend) -> Recorded {
+        let mut record = done.record.clone();
+        record.cost_usd = spend.cost_usd;
+        Recorded {
+            events: vec![RunEvent::TrialFinished {
+                case: record.case.clone(),
+                condition: record.condition,
+                attempt: record.attempt,
+                status: record.status,
+                passed: record.passed,
+                invoked: record.skill_invoked,
+                wall_ms: record.wall_ms.unwrap_or(0),
+                retries: done.retries,
+                error: record.error_message.clone(),
+                detail: None,
+            }],
+            row: Row::Paired(record),
+            run: None,
+        }
+    }
+
+    fn recorded<'a>(
+        &'a mut self,
+        done: FinishedTrial,
+        ctx: &'a Ctx,
+    ) -> BoxFuture<'a, Result<(), RunError>> {
+        let FinishedTrial {
+            job,
+            side,
+            folders,
+            judge_error,
+            ..
+        } = done;
+        if let Some(message) = judge_error {
+            (ctx.progress)(&RunEvent::JudgeFailed {
+                case: self.suite.cases[job.case].0.clone(),
+                attempt: job.attempt,
+                condition: Some(job.condition),
+                message,
+            });
+        }
+        if !self.request.keep_workspaces {
+            tokio::task::spawn_blocking(move || {
+                for f in folders {
+                    let _ = std::fs::remove_dir_all(f);
+                }
+            });
+        }
+        if let (true, Some(run)) = (self.pairwise(), ctx.run) {
+            self.pair_side(job.case, job.attempt, job.condition, side, RunId(run.id));
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn settle(&mut self, cancelled: bool) -> BoxFuture<'_, Result<(), RunError>> {
+        Box::pin(async move {
+            if cancelled {
+                self.judging.shutdown().await;
+                return Ok(());
+            }
+            while let Some(judged) = self.judging.join_next().await {
+                let failed = judged.map_err(|e| RunError::Io {
+                    context: "a judge task".into(),
+                    source: std::io::Error::other(e.to_string()),
+                })??;
+                self.judge_errors += usize::from(failed);
+            }
+            Ok(())
+        })
+    }
+
+    fn drained() -> RunStatus {
+        RunStatus::Interrupted
+    }
+
+    fn end(&mut self, store: &mut Store, run: RunRef, end: &RunEnd) -> Result<(), StoreError> {
+        store.finish(run, end)
+    }
+
+    fn lift(report: &RunReport) -> Option<f64> {
+        report
+            .summary
+            .as_ref()
+            .and_then(|s| s.headline.outcome.lift)
+    }
+
+    fn status(report: &RunReport) -> crate::store::RunStatus {
+        report.run.status
+    }
+
+    fn failure(report: &RunReport) -> Option<String> {
+        report.failure()
+    }
+
+    fn report(
+        &mut self,
+        store: &Store,
+        run: RunRef,
+        ending: &Ending,
+    ) -> Result<RunReport, RunError> {
+        let tally = TrialTally {
+            planned: self.planned(),
+            ran: ending.ran,
+            reused: self.reused.len(),
+            resumed: self.recorded.len(),
+            ..TrialTally::default()
+        };
+        let mut report = RunReport::load(store, RunId(run.id), tally, ending.wall_ms)?;
+        report.workspaces = ending.kept.clone();
+        Ok(report)
     }
 }
 
@@ -832,98 +714,17 @@ fn store_winner(w: CompatWinner) -> Winner {
     }
 }
 
-/// The skill a request names: its folder made canonical, and the skill as it will be staged.
-/// The first step of every plan (paired run, trigger trials, probes).
-pub(crate) fn skill_at(dir: &Path) -> Result<(PathBuf, SkillToStage), RunError> {
-    let canonical = dir.canonicalize().map_err(|e| RunError::NotASkill {
-        dir: dir.to_path_buf(),
-        reason: format!("found none ({e})"),
-    })?;
-    let target = skill_to_stage(&canonical)?;
-    Ok((canonical, target))
-}
-
-/// The skill in `dir` under the name the agent will see (its SKILL.md `name` when that is a
-/// plain folder name, else the folder's name).
-pub(crate) fn skill_to_stage(dir: &Path) -> Result<SkillToStage, RunError> {
-    let skill = Skill::load(dir);
-    let doc = skill.document.as_ref().map_err(|e| RunError::NotASkill {
-        dir: dir.to_path_buf(),
-        reason: format!("found an unreadable SKILL.md ({e})"),
-    })?;
-    let name = doc
-        .field_str("name")
-        .map(|(n, _)| n.trim().to_owned())
-        .filter(|n| !n.is_empty() && !n.contains(['/', '\\']) && n != "." && n != "..")
-        .or_else(|| skill.dir_name().map(str::to_owned))
-        .ok_or_else(|| RunError::NotASkill {
-            dir: dir.to_path_buf(),
-            reason: "found no name (no `name` field and no folder name)".into(),
-        })?;
-    Ok(SkillToStage {
-        name,
-        source: dir.to_path_buf(),
-    })
-}
-
-/// How many cases a run of `request` will have: what the design printed before a run, and
-/// `skillwatch plan`, count.
-pub fn planned_cases(request: &RunRequest) -> Result<usize, RunError> {
-    Ok(suite_cases(&request.skill_dir, &request.cases)?.len())
-}
-
-/// The suite's cases with their keys in the run: case ids, made unique across eval files by
-/// suffixing a repeated id with its file; filtered by `only` (all when empty).
-fn suite_cases(skill_dir: &Path, only: &[String]) -> Result<Vec<(String, Case)>, RunError> {
-    let suite = load_suite(skill_dir)?;
-    let mut seen = BTreeSet::new();
-    let mut cases = Vec::new();
-    for case in suite.cases {
-        let key = if seen.insert(case.id.clone()) {
-            case.id.clone()
-        } else {
-            format!("{} ({})", case.id, case.origin.file)
-        };
-        if only.is_empty() || only.contains(&case.id) || only.contains(&key) {
-            cases.push((key, case));
-        }
-    }
-    if cases.is_empty() {
-        let message = if only.is_empty() {
-            format!(
-                "{}: expected at least one eval case, found none",
-                skill_dir.display()
-            )
-        } else {
-            format!(
-                "{}: expected cases named {}, found none of them",
-                skill_dir.display(),
-                only.join(", ")
-            )
-        };
-        return Err(RunError::NoCases { message });
-    }
-    Ok(cases)
-}
-
-fn hash_dir(dir: &Path) -> Result<String, RunError> {
-    content_hash(dir).map_err(|source| RunError::Io {
-        context: format!("hashing {}", dir.display()),
-        source,
-    })
-}
-
 /// Everything a baseline trial depends on besides its case, hashed (see the module docs).
 fn baseline_key(
     r: &RunRequest,
     harness: &dyn Harness,
     version: &str,
-    support: &[SkillToStage],
-) -> Result<String, RunError> {
-    let support = support
+    support: &[(SkillToStage, String)],
+) -> String {
+    let support: Vec<_> = support
         .iter()
-        .map(|s| Ok(json!({"name": s.name, "hash": hash_dir(&s.source)?})))
-        .collect::<Result<Vec<_>, RunError>>()?;
+        .map(|(s, hash)| json!({"name": s.name, "hash": hash}))
+        .collect();
     let h = &r.harness;
     let key = json!({
         "harness": harness.name(),
@@ -937,33 +738,14 @@ fn baseline_key(
         "grading": GRADING_VERSION,
         "timeout_secs": r.timeout_secs,
     });
-    Ok(hash_bytes(key.to_string().as_bytes()))
-}
-
-fn lock(store: &Mutex<Store>) -> std::sync::MutexGuard<'_, Store> {
-    store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Run a store call on the blocking pool (SQLite commits fsync).
-async fn with_store<T: Send + 'static>(
-    store: &Arc<Mutex<Store>>,
-    f: impl FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, RunError> {
-    let store = store.clone();
-    tokio::task::spawn_blocking(move || f(&mut lock(&store)))
-        .await
-        .map_err(|e| RunError::Io {
-            context: "a history store call".into(),
-            source: std::io::Error::other(e.to_string()),
-        })?
-        .map_err(RunError::Store)
+    hash_bytes(key.to_string().as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+    use tokio_util::sync::CancellationToken;
 
     /// The daemon spawns runs and re-judges on its runtime: their futures must be `Send`.
     #[test]

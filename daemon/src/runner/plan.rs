@@ -3,13 +3,15 @@
 //! trials here, a Harbor job through `skillwatch export harbor`), so a suite has one identity
 //! whichever way it ran.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use skillwatch_core::evalspec::{Case, case_fingerprint};
+use skillwatch_core::evalspec::{Case, case_fingerprint, load_suite};
 use skillwatch_core::skill::hash_bytes;
 
-use super::{RunError, hash_dir, skill_at, skill_to_stage, suite_cases};
+use super::RunError;
 use crate::harness::SkillToStage;
+use crate::runs::resolve::{hash_dir, skill_at, skill_to_stage};
 use crate::store::CaseSpec;
 
 /// A skill's suite as a run identifies it.
@@ -85,4 +87,38 @@ pub fn suite_hash(cases: &[CaseSpec]) -> String {
 /// A support or decoy skill's name and content hash.
 pub fn plan_skill(dir: &Path) -> Result<(SkillToStage, String), RunError> {
     Ok((skill_to_stage(dir)?, hash_dir(dir)?))
+}
+
+/// The suite's cases with their keys in the run: case ids, made unique across eval files by
+/// suffixing a repeated id with its file; filtered by `only` (all when empty).
+fn suite_cases(skill_dir: &Path, only: &[String]) -> Result<Vec<(String, Case)>, RunError> {
+    let suite = load_suite(skill_dir)?;
+    let mut seen = BTreeSet::new();
+    let mut cases = Vec::new();
+    for case in suite.cases {
+        let key = if seen.insert(case.id.clone()) {
+            case.id.clone()
+        } else {
+            format!("{} ({})", case.id, case.origin.file)
+        };
+        if only.is_empty() || only.contains(&case.id) || only.contains(&key) {
+            cases.push((key, case));
+        }
+    }
+    if cases.is_empty() {
+        let message = if only.is_empty() {
+            format!(
+                "{}: expected at least one eval case, found none",
+                skill_dir.display()
+            )
+        } else {
+            format!(
+                "{}: expected cases named {}, found none of them",
+                skill_dir.display(),
+                only.join(", ")
+            )
+        };
+        return Err(RunError::NoCases { message });
+    }
+    Ok(cases)
 }

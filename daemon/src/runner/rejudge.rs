@@ -19,9 +19,9 @@ use crate::store::{
     Verdict,
 };
 
-use super::events::{ProgressSink, RunEvent};
 use super::request::{JudgeMode, JudgeSettings};
-use super::{RunError, independent_judgments, pairwise_judgments, with_store};
+use super::{RunError, independent_judgments, pairwise_judgments};
+use crate::runs::{ProgressSink, RunEvent, with_store};
 
 /// Which verdicts to ask for again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,7 +79,7 @@ pub async fn rejudge(
     progress: ProgressSink,
 ) -> Result<RejudgeTally, RunError> {
     let (info, cases, trials, judgments) = with_store(&store, move |s| {
-        Ok((
+        Ok::<_, crate::store::StoreError>((
             s.run(run)?,
             s.run_cases(run)?,
             s.run_trials(run)?,
@@ -236,7 +236,7 @@ async fn load_side(
                 .and_then(|raw| serde_json::from_slice::<Trajectory>(&raw.bytes).ok()),
             None => None,
         };
-        Ok((
+        Ok::<_, crate::store::StoreError>((
             output,
             trajectory.map(|mut t| {
                 if let Some(extra) = t.extra.as_mut() {

@@ -23,8 +23,8 @@ use skillwatch_core::scoring::trial::JudgeScores;
 use skillwatch_core::scoring::{self, Decision, MetricRole, ScoringProfile};
 
 use crate::store::{
-    Condition, JudgmentKind, RunId, RunInfo, RunStatus, RunSummary, Store, StoreError,
-    StoredJudgment, StoredTrial, TrialStatus, Verdict, Winner, scoring_trial,
+    Condition, JudgmentKind, RunId, RunInfo, RunRef, RunStatus, RunSummary, Spent, Stop, Store,
+    StoreError, StoredJudgment, StoredTrial, TrialStatus, Verdict, Winner, scoring_trial,
 };
 
 /// The criterion under which the independent judge's goal score is stored (rubric criteria
@@ -141,6 +141,12 @@ pub struct RunReport {
     /// failed says why without a look at the history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
+    /// Why the run stopped before its plan was done, when its budget stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+    /// What its trials spent (reused baselines cost nothing).
+    #[serde(default)]
+    pub spent: Spent,
 }
 
 impl RunReport {
@@ -187,6 +193,8 @@ impl RunReport {
             wall_ms,
             workspaces: None,
             first_error,
+            stop: store.stop_of(RunRef::paired(run))?,
+            spent: store.spent(RunRef::paired(run))?,
         };
         Ok(report.with_profile(ScoringProfile::Outcome))
     }
@@ -254,6 +262,7 @@ fn not_scored(why: Option<&str>) -> Decision {
             "not measured: {}",
             why.unwrap_or("the run has no scored summary")
         ),
+        equivalence: None,
     }
 }
 

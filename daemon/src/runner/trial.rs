@@ -20,9 +20,9 @@ use crate::store::{
     TrialRecord, TrialStatus, Verdict, time::now_ms,
 };
 
-use super::events::{ProgressSink, RunEvent};
 use super::report::GOAL_CRITERION;
 use super::workspace::{self, WorkspaceSource};
+use crate::runs::{ProgressSink, RunEvent};
 
 /// Everything trials of one run share.
 pub(super) struct RunContext {
@@ -42,8 +42,6 @@ pub(super) struct RunContext {
     pub retries: u32,
     /// Per-trial timeout overriding the cases', in seconds.
     pub timeout_secs: Option<u32>,
-    /// Where trial folders go.
-    pub temp_root: PathBuf,
     /// The environment setup commands draw from.
     pub host: HostEnv,
     /// The judge, when the run is judged.
@@ -54,7 +52,7 @@ pub(super) struct RunContext {
 
 /// A trial to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct TrialJob {
+pub struct TrialJob {
     /// Index into `RunContext::cases`.
     pub case: usize,
     /// Condition.
@@ -65,7 +63,7 @@ pub(super) struct TrialJob {
 
 /// What the judge of a pair needs of one side.
 #[derive(Debug, Clone)]
-pub(super) struct SideOutput {
+pub struct SideOutput {
     /// The final output.
     pub output: String,
     /// The trajectory.
@@ -76,7 +74,7 @@ pub(super) struct SideOutput {
 }
 
 /// A finished trial.
-pub(super) struct FinishedTrial {
+pub struct FinishedTrial {
     /// The job.
     pub job: TrialJob,
     /// The record to store.
@@ -91,8 +89,9 @@ pub(super) struct FinishedTrial {
     pub judge_error: Option<String>,
 }
 
-/// Run, grade and judge one trial. Never fails: failures are recorded in the trial.
-pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTrial {
+/// Run, grade and judge one trial, its folders under `root`. Never fails: failures are
+/// recorded in the trial.
+pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob, root: PathBuf) -> FinishedTrial {
     let (key, case) = &ctx.cases[job.case];
     (ctx.progress)(&RunEvent::TrialStarted {
         case: key.clone(),
@@ -124,7 +123,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
         retries,
     } = execution
         .run(|attempt| {
-            ctx.temp_root.join(format!(
+            root.join(format!(
                 "c{}-{}-a{}-try{attempt}",
                 job.case,
                 job.condition.as_str(),
@@ -198,9 +197,9 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob) -> FinishedTr
 }
 
 /// One agent execution: a fresh workspace, the skills, the harness, retried into a pristine
-/// folder when the workspace or the agent could not be started. The paired runner, the
-/// security probes (`crate::probe`) and the trigger trials (`crate::trigger`) all run agents
-/// through it.
+/// folder when the workspace or the agent could not be started. The only way an agent is
+/// started: paired trials, security probes (`crate::probe`), trigger trials (`crate::trigger`)
+/// and a judge that is a harness (`super::judge::HarnessJudge`) all run through it.
 pub(crate) struct AgentRun<'a> {
     /// The harness.
     pub harness: &'a dyn Harness,

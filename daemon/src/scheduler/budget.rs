@@ -1,6 +1,8 @@
 //! The daily budget: no job starts once today's trials (or their cost) reach the limits of
-//! the `skillwatch.toml` governing the job's skill. Days are UTC; usage counts every trial
-//! recorded that day, by the daemon or by `skillwatch run --no-daemon`.
+//! the `skillwatch.toml` governing the job's skill. Days are UTC; usage is the run engine's own
+//! accounting (the `spending` ledger: every trial of every kind recorded that day, by the
+//! daemon or in-process with `--no-daemon`, its tokens at the model's price), the same sums a
+//! run's budget counts.
 
 use skillwatch_protocol::BudgetStatus;
 
@@ -16,10 +18,10 @@ pub fn day_start(ms: i64) -> i64 {
 
 /// Today's usage against `limits`.
 pub fn status(store: &Store, limits: &BudgetConfig) -> store::Result<BudgetStatus> {
-    let (trials, cost) = store.trials_since(day_start(store::time::now_ms()))?;
+    let spent = store.spent_since(day_start(store::time::now_ms()))?;
     Ok(BudgetStatus {
-        trials_today: trials,
-        cost_today_usd: cost,
+        trials_today: spent.trials,
+        cost_today_usd: spent.cost_usd,
         max_trials: limits.max_trials_per_day,
         max_cost_usd: limits.max_cost_usd_per_day,
     })

@@ -1,17 +1,18 @@
-//! The job queue: paired runs and probe runs asked of the daemon, persisted in the history database so they
-//! survive restarts, started with bounded parallelism per harness and within the daily budget,
-//! cancellable (the executor kills the agent processes).
+//! The job queue: runs of every kind (paired, Harbor, probes, trigger trials) asked of the
+//! daemon, persisted in the history database so they survive restarts, started with bounded
+//! parallelism per harness and within the daily budget, cancellable (the executor kills the
+//! agent processes). Every kind is a job of the one run engine (`crate::runs`).
 //!
 //! Life of a job: `queued` (in the `jobs` table) -> `running` (a slot on its harness was free
 //! and the budget allows) -> `completed | failed | cancelled`. A daemon that dies leaves the job
-//! `running`; the next daemon re-queues it once and gives it up as `interrupted` the second
-//! time. A daemon stopped gracefully lets trials in flight finish (up to a grace period), then
-//! puts the job back in the queue without counting an interruption.
+//! `running`; the next daemon re-queues a paired job once (its run resumes) and gives it up as
+//! `interrupted` the second time; a job of another kind, which cannot resume, is `interrupted`
+//! at once. A daemon stopped gracefully lets trials in flight finish (up to a grace period),
+//! then puts the job back in the queue without counting an interruption.
 
 mod budget;
 mod executor;
 mod model_change;
-mod probe_job;
 mod regression;
 mod runner_executor;
 
@@ -19,7 +20,7 @@ pub use budget::{day_start, status as budget_status};
 pub use executor::{Executor, JobContext, Outcome, Reporter};
 pub use model_change::{plan as plan_model_changes, rerun_all};
 pub use regression::compare_with_previous;
-pub use runner_executor::{RunnerExecutor, configured_request};
+pub use runner_executor::{RunnerExecutor, configured_request, job_spec};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,25 +29,21 @@ use std::time::Duration;
 
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_protocol::{
-    ClientEnv, EventKind, JobFilter, JobId, JobInfo, JobKind, JobState, JobTrigger, RpcError,
-    RunRequest,
+    ClientEnv, EventKind, JobFilter, JobId, JobInfo, JobKind, JobState, JobTrigger,
+    PROTOCOL_VERSION, RpcError, RunRequest, RunSpec,
 };
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::config;
 use crate::events::EventLog;
-use crate::store::Store;
+use crate::store::{RunKind, Store};
 
 /// The daemon's one history handle, shared by the scheduler and the RPC handlers. Every store
 /// call is short (one statement or transaction), so a plain mutex is enough.
 pub type SharedStore = Arc<Mutex<Store>>;
 
-/// Lock a shared store, recovering from a poisoned lock: the store's state is in the database,
-/// whose transactions a panic cannot leave half-done.
-pub fn lock(store: &SharedStore) -> MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub use crate::runs::lock;
 
 /// How often jobs held back by the budget are looked at again (a new day, a raised limit).
 const BUDGET_RECHECK: Duration = Duration::from_secs(30);
@@ -336,9 +333,11 @@ impl Scheduler {
             return Ok(Some(ClientEnv::unset(asked.keys().map(String::as_str))));
         }
         let again = match (job.request.kind, job.run) {
-            (JobKind::Probe, _) => "skillwatch probe".to_owned(),
             (JobKind::Paired, Some(run)) => format!("skillwatch run --resume {run}"),
-            (JobKind::Paired, None) => "skillwatch run".to_owned(),
+            (JobKind::Paired | JobKind::Harbor, _) => "skillwatch run".to_owned(),
+            (JobKind::Probe, _) => "skillwatch probe".to_owned(),
+            (JobKind::Trigger, _) => "skillwatch trigger".to_owned(),
+            (JobKind::Unknown, _) => "the command".to_owned(),
         };
         Err(format!(
             "the daemon restarted after this job was queued, and the client's {} (kept in memory only, never stored) went with it; run `{again}` again",
@@ -461,7 +460,7 @@ impl Scheduler {
             cancel: running.cancel.clone(),
             drain: running.drain.clone(),
             client_env,
-            report: Reporter::new(job.id, self.inner.store.clone(), self.inner.events.clone()),
+            report: Reporter::new(&job, self.inner.store.clone(), self.inner.events.clone()),
         };
         self.running().insert(job.id, running);
         self.inner
@@ -473,7 +472,7 @@ impl Scheduler {
 
     async fn run_job(self, job: JobInfo, ctx: JobContext) {
         let id = job.id;
-        let trigger = job.request.trigger;
+        let (trigger, kind) = (job.request.trigger, job.request.kind);
         let skill_dir = job.request.skill_dir.clone();
         let report = ctx.report.clone();
         let task = tokio::spawn(self.inner.executor.execute(job, ctx));
@@ -485,8 +484,16 @@ impl Scheduler {
         let finished = self.settle(id, &outcome, stop);
         if let (Some(_), Outcome::Completed { run }) = (&finished, &outcome)
             && trigger == JobTrigger::ModelChange
+            && run.kind == RunKind::Paired
         {
-            self.compare(*run, &skill_dir);
+            self.compare(run.id, &skill_dir);
+        }
+        if kind == JobKind::Trigger {
+            // the editor's trigger lens refreshes on it
+            self.inner.events.publish(EventKind::TriggerFinished {
+                skill_dir: skill_dir.clone(),
+                run: report.run().map(|r| r.id),
+            });
         }
         if let Some(r) = self.running().remove(&id) {
             r.done.notify_waiters();
@@ -558,6 +565,16 @@ enum Admit {
 }
 
 fn validate(request: &RunRequest) -> Result<(), RpcError> {
+    if let Some(kind) = unknown_kind(request) {
+        return Err(RpcError::invalid(format!(
+            "a run of kind `{kind}`: this daemon (skillwatch {}, protocol {PROTOCOL_VERSION}) does not know it, and the client speaks protocol {}; stop this daemon (`skillwatch daemon stop`) so the client's skillwatch starts its own",
+            env!("CARGO_PKG_VERSION"),
+            request.protocol
+        )));
+    }
+    if let Some(why) = request.disagreement() {
+        return Err(RpcError::invalid(why));
+    }
     if !request.skill_dir.is_absolute() {
         return Err(RpcError::invalid(format!(
             "skill folder: expected an absolute path, found `{}`",
@@ -570,11 +587,6 @@ fn validate(request: &RunRequest) -> Result<(), RpcError> {
             request.skill_dir.display()
         )));
     }
-    if request.kind == JobKind::Probe && request.runner.is_none() {
-        return Err(RpcError::invalid(
-            "a probe job: expected the prober's request in `runner`, found none",
-        ));
-    }
     for (field, value) in [("harness", &request.harness), ("model", &request.model)] {
         if value.trim().is_empty() {
             return Err(RpcError::invalid(format!(
@@ -583,6 +595,15 @@ fn validate(request: &RunRequest) -> Result<(), RpcError> {
         }
     }
     Ok(())
+}
+
+/// The kind a request names that this daemon does not know, if it names one.
+fn unknown_kind(request: &RunRequest) -> Option<String> {
+    match (&request.spec, request.kind) {
+        (Some(RunSpec::Unknown(u)), _) => Some(u.kind.clone()),
+        (_, JobKind::Unknown) => Some("unknown".into()),
+        _ => None,
+    }
 }
 
 /// The skill's `name`, or its folder name.

@@ -1,37 +1,38 @@
-//! The daemon's executor: each job is one paired run of the runner (`crate::runner`) on the
-//! daemon's history handle, or, for a probe job, one run of the probe suite
-//! (`super::probe_job`).
+//! The daemon's executor: each job is one run of the engine (`crate::runs`) on the daemon's
+//! history handle, whatever its kind, by one path: plan, begin (the job records its run),
+//! execute with the job's stop signals, and an outcome from the run's report.
 //!
-//! The runner request comes whole from the client when it sent one (`skillwatch run` builds it
-//! from its flags and `skillwatch.toml`); otherwise it is built from the job's fields and the
-//! `skillwatch.toml` governing the skill. A job restarted after a crash or a graceful stop
-//! resumes its earlier run (the runner keeps the recorded trials and runs only the missing
-//! ones); if the skill changed meanwhile, the resume is refused and a new run starts.
-//!
-//! A client's `--resume RUN` is its own: a mismatch is the job's error, as it is in-process.
+//! The request comes whole from the client when it sent one (`skillwatch run`, `probe` and
+//! `trigger` build it from their flags and `skillwatch.toml`); a paired job without one (the
+//! editor's, a saved file's, a model change's) is built from the job's fields and the
+//! `skillwatch.toml` governing the skill. A paired job restarted after a crash or a graceful
+//! stop resumes its earlier run (only the missing trials run); if the skill changed meanwhile,
+//! the resume is refused and a new run starts. A client's `--resume RUN` is its own: a
+//! mismatch is the job's error, as it is in-process.
 //!
 //! At shutdown (`drain`) the run starts no new trial and lets those in flight finish until
-//! the scheduler's grace period ends and `cancel` fires (the runner then kills the agents in
-//! flight); its finished trials are stored either way and the resumed job picks up from there.
+//! the scheduler's grace period ends and `cancel` fires (the engine then kills the agents in
+//! flight); its finished trials are stored either way.
 //!
-//! A job a client queued with its environment (`enqueue_client_run`) runs on a runner whose
-//! trials read the client's values of the variables the run names, never the daemon's.
+//! A job a client queued with its environment (`enqueue_client_run`) runs on an engine whose
+//! agents read the client's values of the variables the run names, never the daemon's.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use skillwatch_core::plural::count;
-use skillwatch_protocol::{ClientEnv, JobInfo, JobKind, JobProgress, JobTrigger};
+use skillwatch_core::trajectory::Decision;
+use skillwatch_protocol::{ClientEnv, JobInfo, JobProgress, RunSpec};
 
 use super::{Executor, JobContext, Outcome, Reporter, SharedStore, lock};
 use crate::harness::BoxFuture;
-use crate::runner::{ProgressSink, RunConfig, RunError, RunEvent, RunRequest, Runner, parse_kind};
-use crate::store::{RunId, RunStatus, TrialStatus, Trigger};
-use tokio_util::sync::CancellationToken;
+use crate::runner::{RunConfig, RunError, RunRequest, parse_kind};
+use crate::runs::{Engine, Kind, ProgressSink, Request, RunEvent, TrialDetail};
+use crate::store::{ProbeOutcome, RunId, RunRef, RunStatus, TrialStatus};
 
-/// Runs jobs with the paired runner on the shared history.
+/// Runs jobs on the engine over the shared history.
 pub struct RunnerExecutor {
-    runner: Arc<Runner>,
+    engine: Engine,
     store: SharedStore,
 }
 
@@ -42,11 +43,11 @@ impl std::fmt::Debug for RunnerExecutor {
 }
 
 impl RunnerExecutor {
-    /// An executor recording into `store`, with trial environments drawn from the daemon's
+    /// An executor recording into `store`, with agent environments drawn from the daemon's
     /// own environment.
     pub fn new(store: SharedStore) -> Arc<RunnerExecutor> {
         Arc::new(RunnerExecutor {
-            runner: Arc::new(Runner::new(store.clone())),
+            engine: Engine::new(store.clone()),
             store,
         })
     }
@@ -54,29 +55,43 @@ impl RunnerExecutor {
 
 impl Executor for RunnerExecutor {
     fn execute(&self, job: JobInfo, ctx: JobContext) -> BoxFuture<'static, Outcome> {
-        let runner = self.runner.clone();
+        let engine = self
+            .engine
+            .for_client(ctx.client_env.as_ref().unwrap_or(&ClientEnv::default()));
         let store = self.store.clone();
-        match job.request.kind {
-            JobKind::Paired => Box::pin(async move { run(&runner, &store, job, ctx).await }),
-            JobKind::Probe => {
-                Box::pin(async move { super::probe_job::run(&store, job, ctx).await })
+        Box::pin(async move {
+            let spec = match job_spec(&job) {
+                Ok(spec) => spec,
+                Err(error) => return Outcome::Failed { run: None, error },
+            };
+            match spec {
+                RunSpec::Paired(r) => paired(&engine, &store, &job, r, ctx).await,
+                RunSpec::Harbor(r) => run(&engine, &r, ctx).await,
+                RunSpec::Probe(r) => run(&engine, &r, ctx).await,
+                RunSpec::Trigger(r) => run(&engine, &r, ctx).await,
+                RunSpec::Unknown(u) => Outcome::Failed {
+                    run: None,
+                    error: format!(
+                        "a run of kind `{}`, which this daemon does not know",
+                        u.kind
+                    ),
+                },
             }
-        }
+        })
     }
 }
 
-async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext) -> Outcome {
-    let mut request = match runner_request(&job) {
-        Ok(r) => r,
-        Err(error) => return Outcome::Failed { run: None, error },
-    };
-    let runner = runner.for_client(ctx.client_env.as_ref().unwrap_or(&ClientEnv::default()));
-    if request.harbor.is_some() {
-        return on_harbor(&runner, &request, ctx).await;
-    }
+/// A paired job: resume the run of an earlier attempt when there is one and it still fits.
+async fn paired(
+    engine: &Engine,
+    store: &SharedStore,
+    job: &JobInfo,
+    mut request: RunRequest,
+    ctx: JobContext,
+) -> Outcome {
     let asked = request.resume;
-    request.resume = asked.or_else(|| resumable(store, &job));
-    let prepared = match runner.prepare(&request).await {
+    request.resume = asked.or_else(|| resumable(store, job));
+    let planned = match engine.plan(&request).await {
         Err(RunError::Resume {
             run,
             expected,
@@ -84,12 +99,36 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
         }) if asked.is_none() => {
             tracing::info!(job = %job.id, %run, "not resuming ({expected}, found {found}); starting a new run");
             request.resume = None;
-            runner.prepare(&request).await
+            engine.plan(&request).await
         }
         other => other,
     };
-    let prepared = match prepared {
-        Ok(p) => p,
+    match planned {
+        Ok(planned) => execute(planned, ctx).await,
+        Err(e) => Outcome::Failed {
+            run: None,
+            error: e.to_string(),
+        },
+    }
+}
+
+/// Any other kind: plan, then execute.
+async fn run<R: Request>(engine: &Engine, request: &R, ctx: JobContext) -> Outcome {
+    match engine.plan(request).await {
+        Ok(planned) => execute(planned, ctx).await,
+        Err(e) => Outcome::Failed {
+            run: None,
+            error: e.to_string(),
+        },
+    }
+}
+
+/// Begin (a resume's mismatch shows here, as the engine reopens the run), execute with the
+/// job's stop signals (the job records its run when the run's start is told: at once, or for
+/// a Harbor run with its first trial), and read the outcome off the report.
+async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> Outcome {
+    let started = match planned.draining_on(ctx.drain.clone()).begin().await {
+        Ok(s) => s,
         Err(e) => {
             return Outcome::Failed {
                 run: None,
@@ -97,71 +136,44 @@ async fn run(runner: &Runner, store: &SharedStore, job: JobInfo, ctx: JobContext
             };
         }
     };
-    let run = prepared.run_id();
-    ctx.report.run_started(run.0);
     let sink = progress_sink(ctx.report.clone());
-    let prepared = prepared.draining_on(ctx.drain.clone());
-    match prepared.execute(sink, ctx.cancel.clone()).await {
-        Ok(report) => match report.run.status {
-            // every trial failed at the infrastructure: the job failed, and says why (as
-            // `skillwatch run` does), rather than completing with no lift and no word
-            RunStatus::Completed => match report.failure() {
-                Some(error) => Outcome::Failed {
-                    run: Some(run.0),
-                    error,
-                },
-                None => Outcome::Completed { run: run.0 },
-            },
-            RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run.0) },
-            other => Outcome::Failed {
-                run: Some(run.0),
-                error: format!("the run ended {other}"),
-            },
-        },
-        Err(e) => Outcome::Failed {
-            run: Some(run.0),
-            error: e.to_string(),
-        },
-    }
-}
-
-/// A run whose trials Harbor executes (`crate::harbor::execute`); a stop (cancel, or the
-/// daemon draining) stops Harbor and leaves the run `interrupted` with what finished.
-async fn on_harbor(runner: &Runner, request: &RunRequest, ctx: JobContext) -> Outcome {
-    let sink = progress_sink(ctx.report.clone());
-    let report = ctx.report.clone();
-    let started = move |run: RunId| report.run_started(run.0);
-    let stop = CancellationToken::new();
-    let (cancel, drain, stopper) = (ctx.cancel.clone(), ctx.drain.clone(), stop.clone());
-    let watch = tokio::spawn(async move {
-        tokio::select! {
-            _ = cancel.cancelled() => {}
-            _ = drain.cancelled() => {}
+    let report = started.execute(sink, ctx.cancel.clone()).await;
+    let run = ctx.report.run();
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Failed {
+                run,
+                error: e.to_string(),
+            };
         }
-        stopper.cancel();
-    });
-    let result = crate::harbor::execute(
-        runner.store().clone(),
-        runner.host(),
-        request,
-        sink,
-        stop,
-        &started,
-    )
-    .await;
-    watch.abort();
-    match result {
-        Ok(report) => match report.run.status {
-            RunStatus::Completed => Outcome::Completed {
-                run: report.run.id.0,
-            },
-            _ => Outcome::Stopped {
-                run: Some(report.run.id.0),
-            },
-        },
-        Err(e) => Outcome::Failed {
+    };
+    let Some(run) = run else {
+        return Outcome::Failed {
             run: None,
-            error: e.to_string(),
+            error: "the run ended with no run in the history".into(),
+        };
+    };
+    match K::status(&report) {
+        // every trial failed at the infrastructure: the job failed, and says why (as the
+        // command does), rather than completing with nothing measured and no word
+        RunStatus::Completed => match K::failure(&report) {
+            Some(error) => Outcome::Failed {
+                run: Some(run),
+                error,
+            },
+            None => Outcome::Completed { run },
+        },
+        // the store keeps a run that measured nothing `failed` (store::write::finish_run)
+        RunStatus::Failed => Outcome::Failed {
+            run: Some(run),
+            error: K::failure(&report)
+                .unwrap_or_else(|| format!("run {run} measured nothing: every trial errored")),
+        },
+        RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run) },
+        other => Outcome::Failed {
+            run: Some(run),
+            error: format!("the run ended {other}"),
         },
     }
 }
@@ -176,34 +188,37 @@ fn resumable(store: &SharedStore, job: &JobInfo) -> Option<RunId> {
     (info.status != RunStatus::Completed).then_some(run)
 }
 
-/// The runner request of a job: the client's own, or one built from the job and the run
-/// settings (`[run]`, `[harness.*]`, `[judge]`) of the skill's `skillwatch.toml`.
-pub fn runner_request(job: &JobInfo) -> Result<RunRequest, String> {
+/// The request of a job: the client's own, or a paired run built from the job and the run
+/// settings (`[run]`, `[harness.*]`, `[judge]`, `[budget]`) of the skill's `skillwatch.toml`.
+/// Either way on the job's skill folder (absolute, checked at enqueue).
+pub fn job_spec(job: &JobInfo) -> Result<RunSpec, String> {
     let asked = &job.request;
-    let mut request = match &asked.runner {
-        Some(value) => serde_json::from_value::<RunRequest>(value.clone()).map_err(|e| {
-            format!("the job's runner request is not one this daemon understands: {e}")
-        })?,
-        None => configured_request(asked)?,
+    let mut spec = match &asked.spec {
+        Some(spec) => spec.clone(),
+        None => RunSpec::Paired(configured_request(asked)?),
     };
-    request.skill_dir = asked.skill_dir.clone();
-    request.trigger = match asked.trigger {
-        JobTrigger::Manual => Trigger::Manual,
-        JobTrigger::Save => Trigger::Save,
-        JobTrigger::ModelChange => Trigger::ModelChange,
-    };
-    Ok(request)
+    spec.set_skill_dir(asked.skill_dir.clone());
+    if let RunSpec::Paired(r) = &mut spec {
+        r.trigger = asked.trigger;
+    }
+    if let RunSpec::Harbor(h) = &mut spec {
+        h.run.trigger = asked.trigger;
+    }
+    Ok(spec)
 }
 
-/// The runner request a job asking for `asked` (with no runner request of its own) runs: its
-/// fields over the run settings of the skill's `skillwatch.toml`. An editor queuing such a job
-/// learns from it which of its variables the run reads ([`RunRequest::client_vars`]).
+/// The paired request a job asking for `asked` (with no request of its own) runs: its fields
+/// over the run settings of the skill's `skillwatch.toml`. An editor queuing such a job learns
+/// from it which of its variables the run reads (`crate::runs::Reads`).
 pub fn configured_request(asked: &skillwatch_protocol::RunRequest) -> Result<RunRequest, String> {
     let config = match RunConfig::find(&asked.skill_dir) {
         Some(path) => RunConfig::load(&path).map_err(|e| e.to_string())?,
         None => RunConfig::default(),
     };
-    from_config(asked, &config)
+    let (_, daemon) = crate::config::for_dir(&asked.skill_dir).map_err(|e| e.to_string())?;
+    let mut request = from_config(asked, &config)?;
+    request.budget = daemon.run_budget(&request.model);
+    Ok(request)
 }
 
 /// The job's fields over the file's run settings over the runner's defaults (as
@@ -234,10 +249,11 @@ fn from_config(
     request.reuse_baselines = config.run.reuse_baselines.unwrap_or(true);
     request.retries = config.run.retries.unwrap_or(request.retries);
     request.judge = config.judge_settings(asked.judge_model.as_deref())?;
+    request.trigger = asked.trigger;
     Ok(request)
 }
 
-/// Turn the runner's events into job progress, each carrying the event itself.
+/// The engine's events as job progress, each carrying the event itself.
 fn progress_sink(report: Reporter) -> ProgressSink {
     let done = Arc::new(AtomicU32::new(0));
     let total = Arc::new(AtomicU32::new(0));
@@ -248,36 +264,87 @@ fn progress_sink(report: Reporter) -> ProgressSink {
             total: total.load(Ordering::SeqCst),
             reused: reused.load(Ordering::SeqCst),
         };
-        let json = serde_json::to_value(event).ok();
-        let message = match event {
+        let Ok(json) = serde_json::to_value(event) else {
+            return;
+        };
+        let counted = match event {
             RunEvent::Started {
-                planned, resumed, ..
-            } => {
-                total.store(*planned as u32, Ordering::SeqCst);
-                done.store(*resumed as u32, Ordering::SeqCst);
-                format!(
-                    "planned {} ({resumed} already recorded)",
-                    count(*planned, "trial")
-                )
-            }
-            RunEvent::TrialReused {
-                case,
-                attempt,
-                from_run,
-            } => {
-                done.fetch_add(1, Ordering::SeqCst);
-                reused.fetch_add(1, Ordering::SeqCst);
-                format!("{case} baseline #{attempt} reused from run {from_run}")
-            }
-            RunEvent::TrialFinished {
-                case,
-                condition,
-                attempt,
-                status,
-                passed,
+                run,
+                kind,
+                planned,
+                resumed,
                 ..
             } => {
+                report.run_started(RunRef {
+                    kind: *kind,
+                    id: run.0,
+                });
+                total.store(*planned as u32, Ordering::SeqCst);
+                done.store(*resumed as u32, Ordering::SeqCst);
+                true
+            }
+            RunEvent::TrialReused { .. } => {
                 done.fetch_add(1, Ordering::SeqCst);
+                reused.fetch_add(1, Ordering::SeqCst);
+                true
+            }
+            RunEvent::TrialFinished { .. } => {
+                done.fetch_add(1, Ordering::SeqCst);
+                true
+            }
+            _ => false,
+        };
+        let message = message(event);
+        if counted {
+            report.progress(now(), message, Some(json));
+        } else {
+            report.note(now(), message, json);
+        }
+    })
+}
+
+/// One line saying what an event says (`skillwatch events`, the editor's progress).
+fn message(event: &RunEvent) -> String {
+    match event {
+        RunEvent::Started {
+            planned, resumed, ..
+        } => format!(
+            "planned {} ({resumed} already recorded)",
+            count(*planned, "trial")
+        ),
+        RunEvent::TrialReused {
+            case,
+            attempt,
+            from_run,
+        } => format!("{case} baseline #{attempt} reused from run {from_run}"),
+        RunEvent::TrialStarted {
+            case,
+            condition,
+            attempt,
+        } => format!("{case} {condition} #{attempt} started"),
+        RunEvent::TrialFinished {
+            case,
+            condition,
+            attempt,
+            status,
+            passed,
+            detail,
+            ..
+        } => match detail {
+            Some(TrialDetail::Probe { outcome, .. }) => format!(
+                "{case} {}",
+                match outcome {
+                    ProbeOutcome::Passed => "passed",
+                    ProbeOutcome::Failed => "failed",
+                    ProbeOutcome::Error => "error",
+                }
+            ),
+            Some(TrialDetail::Trigger { query, decision }) => {
+                // one line: an event is shown as one line of `skillwatch events`
+                let query = query.split_whitespace().collect::<Vec<_>>().join(" ");
+                format!("{query}: {}", Decision::describe(decision.as_ref()))
+            }
+            None => {
                 let outcome = match (status, passed) {
                     (TrialStatus::Completed, Some(true)) => "passed",
                     (TrialStatus::Completed, Some(false)) => "failed",
@@ -287,51 +354,25 @@ fn progress_sink(report: Reporter) -> ProgressSink {
                 };
                 format!("{case} {condition} #{attempt} {outcome}")
             }
-            RunEvent::TrialStarted {
-                case,
-                condition,
-                attempt,
-            } => {
-                if let Some(json) = json {
-                    report.note(
-                        now(),
-                        format!("{case} {condition} #{attempt} started"),
-                        json,
-                    );
-                }
-                return;
-            }
-            RunEvent::JudgeFailed {
-                case,
-                attempt,
-                message,
-                ..
-            } => {
-                if let Some(json) = json {
-                    report.note(
-                        now(),
-                        format!("judge error on {case} #{attempt}: {message}"),
-                        json,
-                    );
-                }
-                return;
-            }
-            RunEvent::Finished { status, .. } => {
-                if let Some(json) = json {
-                    report.note(now(), format!("run {status}"), json);
-                }
-                return;
-            }
-        };
-        report.progress(now(), message, json);
-    })
+        },
+        RunEvent::JudgeFailed {
+            case,
+            attempt,
+            message,
+            ..
+        } => format!("judge error on {case} #{attempt}: {message}"),
+        RunEvent::Finished { status, stop, .. } => match stop {
+            Some(stop) => format!("run {status}, stopped: budget ({})", stop.detail),
+            None => format!("run {status}"),
+        },
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runner::{HarnessKind, HarnessSettings, JudgeEndpoint};
-    use skillwatch_protocol::{JobId, JobProgress, JobState};
+    use skillwatch_protocol::{JobId, JobState, JobTrigger};
 
     fn job(request: skillwatch_protocol::RunRequest) -> JobInfo {
         JobInfo {
@@ -346,9 +387,17 @@ mod tests {
             error: None,
             lift: None,
             probe_run: None,
+            trigger_run: None,
             created_ms: 0,
             started_ms: None,
             finished_ms: None,
+        }
+    }
+
+    fn paired_of(job: &JobInfo) -> RunRequest {
+        match job_spec(job).unwrap() {
+            RunSpec::Paired(r) => r,
+            other => panic!("{other:?}"),
         }
     }
 
@@ -359,39 +408,42 @@ mod tests {
         std::fs::create_dir_all(&skill).unwrap();
         std::fs::write(
             tmp.path().join(crate::config::FILE_NAME),
-            "[run]\nruns = 3\n[judge]\nmodel = \"j\"\nbase_url = \"http://j/v1\"\n[harness.openai]\nbase_url = \"http://h/v1\"\n[models]\nopenai = [\"m\"]\n",
+            "[run]\nruns = 3\n[judge]\nmodel = \"j\"\nbase_url = \"http://j/v1\"\n[harness.openai]\nbase_url = \"http://h/v1\"\n[models]\nopenai = [\"m\"]\n[budget]\nmax_tokens = 900\n[prices.m]\ninput = 1.0\noutput = 2.0\n",
         )
         .unwrap();
         let mut asked = skillwatch_protocol::RunRequest::new(&skill, "openai", "m");
         asked.trigger = JobTrigger::Save;
         asked.cases = vec!["c1".into()];
-        let r = runner_request(&job(asked.clone())).unwrap();
+        let r = paired_of(&job(asked.clone()));
         assert_eq!(r.harness.base_url.as_deref(), Some("http://h/v1"));
         assert_eq!((r.runs, r.jobs), (3, 1));
-        assert_eq!(r.trigger, Trigger::Save);
+        assert_eq!(r.trigger, JobTrigger::Save);
         assert_eq!(r.cases, vec!["c1".to_string()]);
+        assert_eq!(r.budget.max_tokens, Some(900));
+        assert_eq!(r.budget.price.map(|p| p.output), Some(2.0));
         let judge = r.judge.expect("judge from [run]");
         assert_eq!(judge.model, "j");
         assert!(matches!(judge.endpoint, JudgeEndpoint::Openai { .. }));
         asked.harness = "gemini".into();
-        let err = runner_request(&job(asked)).unwrap_err();
+        let err = job_spec(&job(asked)).unwrap_err();
         assert!(err.contains("found \"gemini\""), "{err}");
     }
 
     #[test]
     fn a_client_request_wins_but_keeps_the_jobs_folder_and_trigger() {
-        let mut asked = skillwatch_protocol::RunRequest::new("/abs/skill", "openai", "m");
-        asked.trigger = JobTrigger::ModelChange;
         let mut own = RunRequest::new(
             "relative",
             HarnessSettings::new(HarnessKind::Command),
             "other",
         );
         own.runs = 5;
-        asked.runner = Some(serde_json::to_value(&own).unwrap());
-        let r = runner_request(&job(asked)).unwrap();
+        let mut asked =
+            skillwatch_protocol::RunRequest::of(RunSpec::Paired(own), JobTrigger::Manual);
+        asked.skill_dir = "/abs/skill".into();
+        asked.trigger = JobTrigger::ModelChange;
+        let r = paired_of(&job(asked));
         assert_eq!(r.skill_dir, std::path::PathBuf::from("/abs/skill"));
         assert_eq!((r.runs, r.model.as_str()), (5, "other"));
-        assert_eq!(r.trigger, Trigger::ModelChange);
+        assert_eq!(r.trigger, JobTrigger::ModelChange);
     }
 }

@@ -23,6 +23,7 @@
 mod lock;
 pub mod logging;
 mod paths;
+mod peer;
 pub mod queries;
 mod service;
 
@@ -66,7 +67,12 @@ pub struct ServeOptions {
     /// Exit after this long with no client connected and no job queued or running (a daemon
     /// an editor started on demand); `None`: run until stopped.
     pub idle_exit: Option<Duration>,
+    /// Unwatch and forget a root nobody has used for this long.
+    pub forget_roots_after: Duration,
 }
+
+/// How long a root may go unused before it is forgotten, unless `--forget-roots-after` says.
+pub const DEFAULT_FORGET_ROOTS_AFTER: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// Why the daemon could not start.
 #[derive(Debug, thiserror::Error)]
@@ -107,7 +113,7 @@ where
     let events = Arc::new(EventLog::new(instance.clone()));
     let scheduler = Scheduler::start(store.clone(), executor, events.clone())?;
     let watcher = Watcher::start(scheduler.clone(), events.clone());
-    watch_roots(&watcher, &store, &options.roots);
+    watch_roots(&watcher, &store, &options.roots, options.forget_roots_after);
     let listener = bind(&options.paths.socket)?;
     let presence = Presence::of(&options.paths.socket, &options.db);
     let state = Arc::new(DaemonState {
@@ -116,21 +122,26 @@ where
         watcher,
         events,
         shutdown: CancellationToken::new(),
+        clients: AtomicUsize::new(0),
         info: DaemonInfo {
             instance,
             started_ms: now_ms(),
             socket: options.paths.socket.clone(),
             db: options.db.clone(),
             log: options.log.clone(),
+            forget_roots_after: options.forget_roots_after,
         },
     });
     tracing::info!(pid = std::process::id(), socket = %options.paths.socket.display(), db = %options.db.display(), "daemon started");
-    let clients = Arc::new(AtomicUsize::new(0));
     if let Some(after) = options.idle_exit {
-        tokio::spawn(exit_when_idle(state.clone(), clients.clone(), after));
+        tokio::spawn(exit_when_idle(state.clone(), after));
     }
     tokio::spawn(exit_when_orphaned(state.clone(), presence.clone()));
-    accept_until_stopped(listener, state.clone(), clients).await?;
+    tokio::spawn(forget_unused_roots(
+        state.clone(),
+        options.forget_roots_after,
+    ));
+    accept_until_stopped(listener, state.clone()).await?;
     tracing::info!("stopping");
     // (a socket some later daemon bound at the same path is that daemon's)
     if presence.socket_is_ours() {
@@ -159,17 +170,86 @@ fn own_trial_processes(socket: &std::path::Path) {
     }
 }
 
-/// Watch the roots asked for and those remembered (forgetting remembered ones that are gone).
-fn watch_roots(watcher: &Watcher, store: &SharedStore, roots: &[PathBuf]) {
+/// Watch the roots asked for and those remembered, forgetting remembered ones that are gone
+/// or that nobody has used for `forget_after` (a root asked for now counts as used).
+fn watch_roots(watcher: &Watcher, store: &SharedStore, roots: &[PathBuf], forget_after: Duration) {
     let remembered = lock_store(store).watched_roots().unwrap_or_default();
-    for root in remembered.iter().chain(roots) {
-        if let Err(e) = watcher.add_roots(std::slice::from_ref(root)) {
-            tracing::warn!("not watching {}: {e}", root.display());
-            if remembered.contains(root) {
-                let _ = lock_store(store).remove_watched_root(root);
-            }
+    let cutoff =
+        now_ms().saturating_sub(i64::try_from(forget_after.as_millis()).unwrap_or(i64::MAX));
+    for old in &remembered {
+        let asked = roots
+            .iter()
+            .any(|r| r.canonicalize().is_ok_and(|r| r == old.path));
+        let why = if old.used_ms < cutoff && !asked {
+            Some(format!(
+                "last used {} (--forget-roots-after {})",
+                crate::store::time::format_age(old.used_ms, now_ms()),
+                format_duration(forget_after)
+            ))
+        } else {
+            watcher
+                .add_remembered(&old.path, old.used_ms)
+                .err()
+                .map(|e| e.to_string())
+        };
+        if let Some(why) = why {
+            tracing::info!(root = %old.path.display(), "forgetting a remembered root: {why}");
+            let _ = lock_store(store).remove_watched_root(&old.path);
         }
     }
+    for root in roots {
+        if let Err(e) = watcher.add_roots(std::slice::from_ref(root)) {
+            tracing::warn!("not watching {}: {e}", root.display());
+        }
+    }
+}
+
+/// Forget, now and then, the roots nobody has used for `after`.
+async fn forget_unused_roots(state: Arc<DaemonState>, after: Duration) {
+    let every = (after / 4).clamp(Duration::from_secs(1), Duration::from_secs(3600));
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = state.shutdown.cancelled() => return,
+        }
+        let watcher = state.watcher.clone();
+        let _ = tokio::task::spawn_blocking(move || watcher.forget_unused(after)).await;
+    }
+}
+
+/// A duration as `--forget-roots-after` takes it: `30d`, `12h`, `5m`, `90s`.
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] {
+        if secs >= size && secs.is_multiple_of(size) {
+            return format!("{}{unit}", secs / size);
+        }
+    }
+    format!("{secs}s")
+}
+
+/// Read a duration such as `30d`, `12h`, `5m`, `90s` (a bare number is seconds).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration such as 30d, 12h, 5m or 90s, found `{text}`"))?;
+    let size = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "expected a duration such as 30d, 12h, 5m or 90s, found the unit `{unit}` in `{text}`"
+            ));
+        }
+    };
+    Ok(Duration::from_secs(n.saturating_mul(size)))
 }
 
 /// Bind the socket (replacing a stale one: we hold the lock, so no daemon serves it) with
@@ -193,12 +273,12 @@ fn bind(socket: &Path) -> Result<UnixListener, ServerError> {
 /// How often a refused peer uid is logged at most.
 const REFUSAL_LOG_PERIOD: Duration = Duration::from_secs(60);
 /// Stop the daemon once it has had no client and no live job for `after`.
-async fn exit_when_idle(state: Arc<DaemonState>, clients: Arc<AtomicUsize>, after: Duration) {
+async fn exit_when_idle(state: Arc<DaemonState>, after: Duration) {
     let every = (after / 4).clamp(Duration::from_millis(100), Duration::from_secs(5));
     let mut idle_since = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(every).await;
-        let connected = clients.load(Ordering::SeqCst) > 0;
+        let connected = state.clients.load(Ordering::SeqCst) > 0;
         let jobs = lock_store(&state.store)
             .live_job_counts()
             .map_or(true, |live| live != (0, 0));
@@ -278,7 +358,6 @@ async fn exit_when_orphaned(state: Arc<DaemonState>, presence: Presence) {
 async fn accept_until_stopped(
     listener: UnixListener,
     state: Arc<DaemonState>,
-    clients: Arc<AtomicUsize>,
 ) -> Result<(), ServerError> {
     let refusals = Arc::new(logging::Throttle::new(REFUSAL_LOG_PERIOD));
     let signal_io = |source| ServerError::Io {
@@ -292,13 +371,12 @@ async fn accept_until_stopped(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let clients = clients.clone();
-                    clients.fetch_add(1, Ordering::SeqCst);
+                    state.clients.fetch_add(1, Ordering::SeqCst);
                     let state = state.clone();
                     let refusals = refusals.clone();
                     tokio::spawn(async move {
-                        handle_connection(stream, state, refusals).await;
-                        clients.fetch_sub(1, Ordering::SeqCst);
+                        handle_connection(stream, state.clone(), refusals).await;
+                        state.clients.fetch_sub(1, Ordering::SeqCst);
                     });
                 }
                 Err(e) => {
@@ -344,15 +422,19 @@ async fn handle_connection(
             return;
         }
     }
+    let (stream, gone) = peer::Watched::new(stream);
     let framed = LengthDelimitedCodec::builder()
         .max_frame_length(MAX_FRAME_BYTES)
         .new_framed(stream);
     let transport = serde_transport::new(framed, Json::default());
-    BaseChannel::with_defaults(transport)
+    let serving = BaseChannel::with_defaults(transport)
         .execute(Service(state).serve())
         .for_each(|response| async move {
             tokio::spawn(response);
-        })
-        .await;
-    tracing::debug!("client disconnected");
+        });
+    // (a client gone during a long poll is gone now, not when its answer fails: see `peer`)
+    tokio::select! {
+        () = serving => tracing::debug!("client disconnected"),
+        () = gone.cancelled() => tracing::debug!("client hung up; its calls in flight are dropped"),
+    }
 }

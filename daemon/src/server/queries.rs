@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use skillwatch_core::scoring::CompareParams;
 use skillwatch_core::skill::{SKILL_FILE, load_document};
 use skillwatch_protocol::{
-    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensLift, LensSecurity,
-    LensTrigger, Lenses, ModelComparison,
+    CompareAllRequest, CompareRequest, CompareWhat, HistoryQuery, LensCase, LensFailed, LensLift,
+    LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
 
 use crate::store::{
@@ -451,13 +451,14 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
     };
     let mut lifts = Vec::new();
     for l in store.latest_lift_per_model(&skill)? {
+        let read = l.headline.profile(l.run.profile()).clone();
         lifts.push(LensLift {
             security: lens_security(store, &skill, &l.run.model, &l.run.harness)?,
             model: l.run.model,
             harness: l.run.harness,
-            lift: l.headline.outcome.lift,
-            interval: l.headline.outcome.interval,
-            verdict: Some(l.headline.outcome.verdict),
+            lift: read.lift,
+            interval: read.interval,
+            verdict: Some(read.verdict),
             runs: l.completed_runs,
             finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
         });
@@ -476,6 +477,7 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
         .collect();
     let comparisons: Vec<ModelComparison> = store.latest_model_comparisons(&skill)?;
     Ok(Lenses {
+        failed: lens_failed(store, &skill)?,
         triggers: trigger_lenses(store, &skill)?,
         skill: Some(skill),
         lifts,
@@ -483,6 +485,23 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
         comparisons,
         jobs: Vec::new(),
     })
+}
+
+/// The failed-run lenses of a skill: per (harness, model) whose newest finished run failed.
+/// The daemon's `lenses` and the LSP's direct read of the store both use it.
+pub fn lens_failed(store: &Store, skill: &str) -> Result<Vec<LensFailed>, QueryError> {
+    Ok(store
+        .latest_failed_per_model(skill)?
+        .into_iter()
+        .map(|f| LensFailed {
+            finished_ms: f.run.finished_ms.unwrap_or(f.run.started_ms),
+            model: f.run.model,
+            harness: f.run.harness,
+            run: f.run.id.0,
+            errors: f.errors,
+            trials: f.trials,
+        })
+        .collect())
 }
 
 /// The security lens beside the lift lens of (`harness`, `model`): the newest completed probe
@@ -542,12 +561,12 @@ mod tests {
     use skillwatch_core::trajectory::Decision;
 
     use super::*;
-    use crate::store::{SkillIdentity, TriggerRunSpec, TriggerTrialRow};
+    use crate::store::{Row, RunBegin, RunEnd, SkillIdentity, TriggerRunSpec, TriggerTrialRow};
 
     /// A trigger run of `pdf` on `model` whose eight positive queries pick it `picked` times.
     fn trigger_run(store: &mut Store, model: &str, picked: usize, status: RunStatus) {
         let run = store
-            .begin_trigger_run(&TriggerRunSpec {
+            .begin(RunBegin::Trigger(&TriggerRunSpec {
                 skill: SkillIdentity {
                     name: "pdf".into(),
                     path: None,
@@ -559,7 +578,8 @@ mod tests {
                 tool_version: "skillwatch test".into(),
                 staged: Vec::new(),
                 early_stop: true,
-            })
+                in_history: true,
+            }))
             .unwrap();
         for q in 0..8 {
             let decision = match q < picked {
@@ -586,9 +606,9 @@ mod tests {
                 listed: Some(true),
                 error_message: None,
             };
-            store.record_trigger_trial(run, &row).unwrap();
+            store.record(run, &Row::Trigger(row), None).unwrap();
         }
-        store.finish_trigger_run(run, status).unwrap();
+        store.finish(run, &RunEnd { status, stop: None }).unwrap();
     }
 
     fn request(since: &str, model: Option<&str>) -> CompareAllRequest {

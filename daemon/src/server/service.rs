@@ -36,6 +36,8 @@ pub struct DaemonState {
     pub events: Arc<EventLog>,
     /// Fired to stop the daemon.
     pub shutdown: CancellationToken,
+    /// Connections open now (the idle limit counts from the last one's end).
+    pub clients: std::sync::atomic::AtomicUsize,
     /// Fixed facts for `status`.
     pub info: DaemonInfo,
 }
@@ -53,6 +55,8 @@ pub struct DaemonInfo {
     pub db: PathBuf,
     /// The log file.
     pub log: Option<PathBuf>,
+    /// A root nobody has used for this long is forgotten.
+    pub forget_roots_after: std::time::Duration,
 }
 
 /// One connection's handle on the state (tarpc clones it per request).
@@ -64,39 +68,6 @@ fn query_error(e: QueryError) -> RpcError {
         QueryError::NoSkill { .. } => RpcError::not_found(e.to_string()),
         QueryError::Invalid(m) => RpcError::invalid(m),
         QueryError::Store(s) => RpcError::store(s.to_string()),
-    }
-}
-
-/// Each finished trial of a trigger call as an event (the client follows them as it follows
-/// a job's progress).
-fn trigger_progress(
-    events: &Arc<EventLog>,
-    request: &crate::trigger::TriggerRequest,
-    plan: &crate::trigger::TriggerPlan,
-) -> impl Fn(&crate::trigger::TriggerTrialRecord) + Send + Sync + use<> {
-    let (events, done) = (events.clone(), std::sync::atomic::AtomicU32::new(0));
-    let total = u32::try_from(plan.planned()).unwrap_or(u32::MAX);
-    let (skill_dir, call) = (request.skill_dir.clone(), request.call.clone());
-    // one line each: an event is shown as one line of `skillwatch events`
-    let queries: Vec<String> = plan
-        .queries
-        .iter()
-        .map(|q| q.query.split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect();
-    move |record| {
-        let done = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        let query = queries.get(record.trial.query).map_or("", String::as_str);
-        events.publish(skillwatch_protocol::EventKind::TriggerProgress {
-            skill_dir: skill_dir.clone(),
-            call: call.clone(),
-            done,
-            total,
-            message: format!(
-                "{query}: {}",
-                skillwatch_core::trajectory::Decision::describe(record.trial.decision.as_ref())
-            ),
-            event: serde_json::to_value(record).unwrap_or_default(),
-        });
     }
 }
 
@@ -150,7 +121,9 @@ fn skill_dir_of(path: &std::path::Path) -> Option<PathBuf> {
 impl DaemonRpc for Service {
     async fn status(self, _: Context) -> DaemonStatus {
         let info = self.0.info.clone();
-        let roots = self.0.watcher.roots();
+        let watched = self.0.watcher.watched();
+        let roots = watched.iter().map(|r| r.path.clone()).collect();
+        let watch_problem = self.0.watcher.problem();
         let me = self.clone();
         let (counts, budget) = self
             .with_store(move |s| Ok((s.live_job_counts().unwrap_or_default(), me.budget(s))))
@@ -166,6 +139,12 @@ impl DaemonRpc for Service {
             db: info.db,
             log: info.log,
             roots,
+            // (not the connection asking)
+            clients: (self.0.clients.load(std::sync::atomic::Ordering::SeqCst) as u32)
+                .saturating_sub(1),
+            watched,
+            watch_problem,
+            forget_roots_after_secs: Some(info.forget_roots_after.as_secs()),
             queued: counts.0,
             running: counts.1,
             budget,
@@ -238,36 +217,6 @@ impl DaemonRpc for Service {
             .await
     }
 
-    async fn trigger(
-        self,
-        _: Context,
-        request: serde_json::Value,
-        env: ClientEnv,
-    ) -> Result<serde_json::Value, RpcError> {
-        let request: crate::trigger::TriggerRequest = serde_json::from_value(request)
-            .map_err(|e| RpcError::invalid(format!("a trigger request: {e}")))?;
-        let host = crate::harness::HostEnv::current().with_client(&env);
-        let plan =
-            crate::trigger::plan(&request, &host).map_err(|e| RpcError::invalid(e.to_string()))?;
-        let progress = trigger_progress(&self.0.events, &request, &plan);
-        let report = plan
-            .execute(
-                &std::env::temp_dir(),
-                &progress,
-                self.0.shutdown.child_token(),
-                Some(self.0.store.clone()),
-            )
-            .await
-            .map_err(|e| RpcError::store(e.to_string()))?;
-        self.0
-            .events
-            .publish(skillwatch_protocol::EventKind::TriggerFinished {
-                skill_dir: request.skill_dir.clone(),
-                run: report.run_id.map(|r| r.0),
-            });
-        serde_json::to_value(&report).map_err(|e| RpcError::store(e.to_string()))
-    }
-
     async fn compare_all(
         self,
         _: Context,
@@ -286,8 +235,13 @@ impl DaemonRpc for Service {
             skill_dir: Some(skill_dir.clone()),
             limit: Some(20),
         })?;
+        let watcher = self.0.watcher.clone();
         let mut lenses = self
-            .with_store(move |s| queries::lenses(s, &skill_dir).map_err(query_error))
+            .with_store(move |s| {
+                // an editor showing a skill uses its root
+                watcher.touch(&skill_dir, s);
+                queries::lenses(s, &skill_dir).map_err(query_error)
+            })
             .await?;
         lenses.jobs = jobs;
         Ok(lenses)
@@ -335,5 +289,16 @@ impl DaemonRpc for Service {
     async fn shutdown(self, _: Context) {
         tracing::info!("shutdown requested by a client");
         self.0.shutdown.cancel();
+    }
+
+    async fn unwatch_roots(
+        self,
+        _: Context,
+        roots: Vec<PathBuf>,
+    ) -> Result<Vec<PathBuf>, RpcError> {
+        let watcher = self.0.watcher.clone();
+        tokio::task::spawn_blocking(move || watcher.remove_roots(&roots))
+            .await
+            .map_err(|e| RpcError::store(format!("internal error: {e}")))?
     }
 }

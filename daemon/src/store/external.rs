@@ -108,9 +108,9 @@ pub fn import(tx: &Connection, run: &ExternalRun) -> Result<ExternalReport> {
         )?
         .execute(params![trial.0, id.0, external])?;
     }
-    write::finish_run(tx, id, target, run.finished_ms)?;
+    let stored = write::finish_run(tx, id, target, run.finished_ms)?;
     history::ensure_summary(tx, &read::run(tx, id)?)?;
-    Ok(report(new.len(), target))
+    Ok(report(new.len(), stored))
 }
 
 /// Whether a trial with this external id is stored.

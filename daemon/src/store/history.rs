@@ -34,6 +34,18 @@ pub struct ModelLift {
     pub headline: RunHeadline,
 }
 
+/// The newest finished run of a skill on one (harness, model), when it failed: the SKILL.md
+/// lens says so rather than show an older lift (or "No runs yet") as if nothing happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// The failed run.
+    pub run: RunInfo,
+    /// Its trials that errored.
+    pub errors: usize,
+    /// All its trials.
+    pub trials: usize,
+}
+
 /// The last result of one case on one (harness, model): what the per-case lens shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseResult {
@@ -150,6 +162,43 @@ pub fn latest_lift_per_model(conn: &Connection, skill: &str) -> Result<Vec<Model
         .collect::<Result<Vec<_>>>()?;
     lifts.sort_by(|a, b| (&a.run.model, &a.run.harness).cmp(&(&b.run.model, &b.run.harness)));
     Ok(lifts)
+}
+
+/// Per (harness, model) of a skill whose newest completed-or-failed run failed: that run, by
+/// model.
+pub fn latest_failed_per_model(conn: &Connection, skill: &str) -> Result<Vec<FailedRun>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT x.run,
+                (SELECT count(*) FROM trials t WHERE t.run_id = x.run AND t.status = 'error'),
+                (SELECT count(*) FROM trials t WHERE t.run_id = x.run)
+         FROM (
+             SELECT r.id AS run, r.status AS status,
+                    row_number() OVER (PARTITION BY r.harness, r.model
+                                       ORDER BY r.started_ms DESC, r.id DESC) AS rn
+             FROM runs r JOIN skills s ON s.id = r.skill_id
+             WHERE s.name = ?1 AND r.status IN ('completed', 'failed')) x
+         WHERE x.rn = 1 AND x.status = 'failed'",
+    )?;
+    let rows = stmt.query_map([skill], |r| {
+        Ok((
+            r.get::<_, RunId>(0)?,
+            r.get::<_, i64>(1)? as usize,
+            r.get::<_, i64>(2)? as usize,
+        ))
+    })?;
+    let mut failed = rows
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .map(|(id, errors, trials)| {
+            Ok(FailedRun {
+                run: read::run(conn, id)?,
+                errors,
+                trials,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    failed.sort_by(|a, b| (&a.run.model, &a.run.harness).cmp(&(&b.run.model, &b.run.harness)));
+    Ok(failed)
 }
 
 /// `case key -> content hash` of a run's suite.

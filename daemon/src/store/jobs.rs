@@ -1,6 +1,7 @@
-//! The daemon's job queue (`jobs`, migrations 0003 and 0009): paired runs and probe runs asked of the daemon, kept in
-//! the history file so a queued job survives a restart and a job cut off by a crash is found
-//! and re-queued once.
+//! The daemon's job queue (`jobs`, migrations 0003, 0009 and 0012): runs of every kind asked
+//! of the daemon, kept in the history file so a queued job survives a restart. A paired job cut
+//! off by a crash is found and re-queued once (its run resumes); a job of another kind, which
+//! cannot resume, is marked interrupted (its run stays in the history as interrupted).
 //!
 //! Every method is one statement or one transaction, like the rest of the store.
 
@@ -8,12 +9,14 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use skillwatch_protocol::{
-    JobFilter, JobId, JobInfo, JobProgress, JobState, JobTrigger, RunRequest,
+    JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
 };
 
 use super::Store;
 use super::error::{Result, StoreError};
+use super::lifecycle::RunRef;
 use super::time::now_ms;
+use super::types::RunKind;
 
 /// What a restart found of the jobs that were running when the previous daemon died.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,7 +30,7 @@ pub struct Recovered {
 const JOB_COLUMNS: &str = "j.id, j.skill_dir, j.skill, j.request, j.state, j.run_id, j.attempts,
      j.interruptions, j.done, j.total, j.reused, j.error, j.created_ms, j.started_ms,
      j.finished_ms, (SELECT s.lift FROM run_summaries s WHERE s.run_id = j.run_id),
-     j.probe_run_id";
+     j.probe_run_id, j.trigger_run_id";
 
 fn job_row(r: &Row<'_>) -> rusqlite::Result<JobInfo> {
     let request_text: String = r.get(3)?;
@@ -62,6 +65,7 @@ fn job_row(r: &Row<'_>) -> rusqlite::Result<JobInfo> {
         finished_ms: r.get(14)?,
         lift: r.get(15)?,
         probe_run: r.get(16)?,
+        trigger_run: r.get(17)?,
     })
 }
 
@@ -89,8 +93,9 @@ impl Store {
         })?;
         self.conn
             .prepare_cached(
-                "INSERT INTO jobs (skill_dir, harness, model, trigger, request, state, created_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
+                "INSERT INTO jobs (skill_dir, harness, model, trigger, request, state, created_ms,
+                                   kind)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7)",
             )?
             .execute(params![
                 path_text(&request.skill_dir),
@@ -98,7 +103,8 @@ impl Store {
                 request.model,
                 request.trigger.as_str(),
                 json,
-                now_ms()
+                now_ms(),
+                request.kind.as_str()
             ])?;
         let id = JobId(self.conn.last_insert_rowid());
         self.job(id)?.ok_or(StoreError::Corrupt {
@@ -171,19 +177,16 @@ impl Store {
         self.expect_job(id, changed, "queued")
     }
 
-    /// Record the history run a running job writes into.
-    pub fn set_job_run(&mut self, id: JobId, run: i64) -> Result<()> {
+    /// Record the run (of the job's kind) a running job writes into.
+    pub fn set_job_run(&mut self, id: JobId, run: RunRef) -> Result<()> {
+        let column = match run.kind {
+            RunKind::Paired => "run_id",
+            RunKind::Probe => "probe_run_id",
+            RunKind::Trigger => "trigger_run_id",
+        };
         self.conn
-            .prepare_cached("UPDATE jobs SET run_id = ?2 WHERE id = ?1")?
-            .execute(params![id.0, run])?;
-        Ok(())
-    }
-
-    /// Record the probe run a running probe job writes into.
-    pub fn set_job_probe_run(&mut self, id: JobId, probe_run: i64) -> Result<()> {
-        self.conn
-            .prepare_cached("UPDATE jobs SET probe_run_id = ?2 WHERE id = ?1")?
-            .execute(params![id.0, probe_run])?;
+            .prepare_cached(&format!("UPDATE jobs SET {column} = ?2 WHERE id = ?1"))?
+            .execute(params![id.0, run.id])?;
         Ok(())
     }
 
@@ -236,30 +239,45 @@ impl Store {
         self.expect_job(id, changed, "running")
     }
 
-    /// At daemon start: jobs still `running` were cut off by a crash. Each is re-queued the
-    /// first time and given up as `interrupted` the second, in one transaction.
+    /// At daemon start: jobs still `running` were cut off by a crash. A paired job is
+    /// re-queued the first time (its run resumes) and given up as `interrupted` the second; a
+    /// job of another kind, whose run cannot resume, is `interrupted` at once. One transaction.
     pub fn recover_interrupted_jobs(&mut self) -> Result<Recovered> {
         let tx = self.conn.transaction()?;
         let mut found = Vec::new();
         {
             let mut stmt =
-                tx.prepare("SELECT id, interruptions FROM jobs WHERE state = 'running'")?;
-            let rows = stmt.query_map([], |r| Ok((JobId(r.get(0)?), r.get::<_, i64>(1)?)))?;
+                tx.prepare("SELECT id, interruptions, kind FROM jobs WHERE state = 'running'")?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    JobId(r.get(0)?),
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })?;
             for row in rows {
                 found.push(row?);
             }
         }
         let mut recovered = Recovered::default();
-        for (id, interruptions) in found {
-            let (state, note) = if interruptions == 0 {
+        for (id, interruptions, kind) in found {
+            let resumable = kind == JobKind::Paired.as_str();
+            let (state, note) = if resumable && interruptions == 0 {
                 recovered.requeued.push(id);
-                ("queued", "the daemon stopped during this job; re-queued")
+                (
+                    "queued",
+                    "the daemon stopped during this job; re-queued".to_owned(),
+                )
             } else {
                 recovered.given_up.push(id);
-                (
-                    "interrupted",
-                    "the daemon stopped during this job a second time; not re-queued again",
-                )
+                let note = if resumable {
+                    "the daemon stopped during this job a second time; not re-queued again".into()
+                } else {
+                    format!(
+                        "the daemon stopped during this job; a {kind} run cannot resume, so it is not re-queued (its finished trials are kept)"
+                    )
+                };
+                ("interrupted", note)
             };
             tx.execute(
                 "UPDATE jobs SET state = ?2, interruptions = interruptions + 1, error = ?3,
@@ -304,16 +322,6 @@ impl Store {
                 job_row,
             )
             .optional()?)
-    }
-
-    /// Trials recorded and their cost since `since_ms` (the daily budget).
-    pub fn trials_since(&self, since_ms: i64) -> Result<(u64, f64)> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT count(*), total(cost_usd) FROM trials WHERE started_ms >= ?1")?
-            .query_row([since_ms], |r| {
-                Ok((r.get::<_, i64>(0)?.max(0) as u64, r.get::<_, f64>(1)?))
-            })?)
     }
 
     fn expect_job(&self, id: JobId, changed: usize, expected: &str) -> Result<JobInfo> {
@@ -441,6 +449,6 @@ mod tests {
             .unwrap();
         assert_eq!(of_pdf.len(), 1);
         assert_eq!(store.live_job_counts().unwrap(), (1, 1));
-        assert_eq!(store.trials_since(0).unwrap(), (0, 0.0));
+        assert_eq!(store.spent_since(0).unwrap().trials, 0);
     }
 }

@@ -57,6 +57,18 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_probe_jobs.sql",
         sql: include_str!("../../../migrations/0009_probe_jobs.sql"),
     },
+    Migration {
+        name: "0010_watched_roots_used.sql",
+        sql: include_str!("../../../migrations/0010_watched_roots_used.sql"),
+    },
+    Migration {
+        name: "0011_failed_runs.sql",
+        sql: include_str!("../../../migrations/0011_failed_runs.sql"),
+    },
+    Migration {
+        name: "0012_run_engine.sql",
+        sql: include_str!("../../../migrations/0012_run_engine.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

@@ -63,6 +63,7 @@ mod history;
 mod import;
 mod jobs;
 mod judging;
+mod lifecycle;
 mod migrate;
 mod probes;
 mod read;
@@ -80,21 +81,23 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
-use skillwatch_core::scoring::CompareParams;
+use skillwatch_core::scoring::{CompareParams, ScoringProfile};
 
 pub use comparisons::model_comparison;
 pub use error::{Result, StoreError};
 pub use external::{ExternalReport, ExternalRun};
-pub use history::{CASE_SCAN_RUNS, CaseResult, HistoryEntry, ModelLift, RunComparison};
+pub use history::{CASE_SCAN_RUNS, CaseResult, FailedRun, HistoryEntry, ModelLift, RunComparison};
 pub use import::{
     FORMAT as TRIAL_FILE_FORMAT, ImportError, ImportReport, ImportedRun, TrialFile, UNKNOWN_HASH,
     parse_trial_file, read_trial_file,
 };
 pub use jobs::Recovered;
 pub use judging::{StoredJudgment, TrialRejudged};
+pub use lifecycle::{Row, RunBegin, RunEnd, RunRef, Spend, Spent, Stop};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
 pub use probes::{
     ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, SecurityComparison,
+    security_of,
 };
 pub use read::{RunFilter, RunInfo, SkillInfo, StoredTrial};
 pub use record::{
@@ -102,6 +105,7 @@ pub use record::{
     SuiteSpec, Tokens, Trajectory, TrialRecord, Verdict,
 };
 pub use reuse::{BaselineQuery, ReusableTrial};
+pub use roots::RememberedRoot;
 pub use summary::{
     ProfileHeadline, RunHeadline, RunSummary, SUMMARY_MAPPING_VERSION, StatusCounts, TrialCounts,
     inference_params, scoring_trial, summary_version,
@@ -111,8 +115,8 @@ pub use triggers::{
     summary_of as trigger_summary,
 };
 pub use types::{
-    Condition, JudgmentKind, RunId, RunStatus, TrialId, TrialStatus, Trigger, UnexpectedValue,
-    Winner,
+    Condition, JudgmentKind, RunId, RunKind, RunStatus, StopReason, TrialId, TrialStatus, Trigger,
+    UnexpectedValue, Winner,
 };
 
 /// How long a write waits for another process's write to finish before failing (the daemon,
@@ -270,7 +274,9 @@ impl Store {
     /// End a running run with `status` (not `running`) and score it: the summary (ACES lift
     /// with intervals, utility, rates) is stored with the status change, in one transaction.
     /// Should scoring fail ([`StoreError::Scoring`]), the status is still stored and the error
-    /// returned; reading the run's history later retries the summary.
+    /// returned; reading the run's history later retries the summary. A run that measured
+    /// nothing (its trials errored, no case attempt scored on both sides) is stored `failed`
+    /// however it was asked to end.
     pub fn finish_run(&mut self, run: RunId, status: RunStatus) -> Result<RunSummary> {
         let tx = self.conn.transaction()?;
         write::finish_run(&tx, run, status, None)?;
@@ -287,47 +293,83 @@ impl Store {
         }
     }
 
-    /// Mark every run still `running` as `interrupted`; returns how many. For the process that
-    /// owns the history (the daemon) at start-up: no run can be in progress before it starts.
+    /// Mark every run still `running`, of every kind, as `interrupted`; returns how many. For
+    /// the process that owns the history (the daemon) at start-up: no run can be in progress
+    /// before it starts.
     pub fn interrupt_running_runs(&mut self) -> Result<usize> {
-        Ok(write::interrupt_running(&self.conn)?
-            + probes::interrupt_running(&self.conn)?
-            + triggers::interrupt_running(&self.conn)?)
+        lifecycle::interrupt_running(&self.conn)
     }
 
-    /// Start a security probe run (`running`).
-    pub fn begin_probe_run(&mut self, spec: &ProbeRunSpec) -> Result<ProbeRunId> {
+    /// Start a run of any kind (`running`).
+    pub fn begin(&mut self, spec: RunBegin<'_>) -> Result<RunRef> {
         let tx = self.conn.transaction()?;
-        let id = probes::begin(&tx, spec)?;
+        let run = lifecycle::begin(&tx, spec)?;
         tx.commit()?;
-        Ok(id)
+        Ok(run)
     }
 
-    /// Record one probe's outcome, with its redacted evidence and trajectory, in one
-    /// transaction (a crash loses at most the probe in flight).
-    pub fn record_probe_outcome(
-        &mut self,
-        run: ProbeRunId,
-        outcome: &ProbeOutcomeRecord,
-    ) -> Result<()> {
+    /// Record one finished trial of a running run of any kind, and what it spent, in one
+    /// transaction (a crash loses at most the trial in flight).
+    pub fn record(&mut self, run: RunRef, row: &Row, spend: Option<&Spend>) -> Result<()> {
         let tx = self.conn.transaction()?;
-        probes::record(&tx, run, outcome)?;
+        lifecycle::record(&tx, run, row, spend)?;
         tx.commit()?;
         Ok(())
     }
 
-    /// Finish a probe run with its S and status (`None` when S is not defined).
-    pub fn finish_probe_run(
-        &mut self,
-        run: ProbeRunId,
-        status: RunStatus,
-        score: Option<(f64, skillwatch_core::scoring::skilltester::SecurityStatus)>,
-        detail: &serde_json::Value,
-    ) -> Result<()> {
+    /// End a running run of any kind: its status, its score (a paired run's summary, a probe
+    /// run's S) and why it stopped short, in one transaction. A paired run whose scoring fails
+    /// keeps its status (its history retries the summary on read).
+    pub fn finish(&mut self, run: RunRef, end: &RunEnd) -> Result<()> {
         let tx = self.conn.transaction()?;
-        probes::finish(&tx, run, status, score, detail)?;
+        lifecycle::finish(&tx, run, end)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Record why a run that ended by other means (a Harbor run, ended by its importer)
+    /// stopped short.
+    pub fn set_stop(&mut self, run: RunRef, stop: &Stop) -> Result<()> {
+        lifecycle::set_stop(&self.conn, run, stop)
+    }
+
+    /// What `run` spent (its `spending` rows).
+    pub fn spent(&self, run: RunRef) -> Result<Spent> {
+        lifecycle::spent(&self.conn, run)
+    }
+
+    /// What every run spent since `since_ms`: the daemon's daily cap.
+    pub fn spent_since(&self, since_ms: i64) -> Result<Spent> {
+        lifecycle::spent_since(&self.conn, since_ms)
+    }
+
+    /// What a trial of `skill`'s runs of `kind` on `model` took, on average over the newest
+    /// ones: the prediction a budget starts from, and what `plan` expects a design to spend.
+    pub fn typical_usage(
+        &self,
+        kind: RunKind,
+        skill: &str,
+        model: &str,
+    ) -> Result<Option<crate::runs::Usage>> {
+        Ok(
+            lifecycle::typical_usage(&self.conn, kind, skill, model)?.map(
+                |(input, cached, output)| crate::runs::Usage {
+                    input,
+                    cached,
+                    output,
+                },
+            ),
+        )
+    }
+
+    /// Why `run` stopped short, if a budget stopped it.
+    pub fn stop_of(&self, run: RunRef) -> Result<Option<Stop>> {
+        lifecycle::stop(&self.conn, run)
+    }
+
+    /// The status of `run`, if it exists.
+    pub fn run_status(&self, run: RunRef) -> Result<Option<RunStatus>> {
+        lifecycle::status(&self.conn, run)
     }
 
     /// One probe run with its outcomes.
@@ -365,31 +407,6 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<ProbeRunInfo>> {
         probes::list(&self.conn, skill, model, limit)
-    }
-
-    /// Start a trigger run (`running`).
-    pub fn begin_trigger_run(&mut self, spec: &TriggerRunSpec) -> Result<TriggerRunId> {
-        let tx = self.conn.transaction()?;
-        let id = triggers::begin(&tx, spec)?;
-        tx.commit()?;
-        Ok(id)
-    }
-
-    /// Record one trigger trial in its own transaction (a crash loses at most the trial in
-    /// flight).
-    pub fn record_trigger_trial(&mut self, run: TriggerRunId, row: &TriggerTrialRow) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        triggers::record(&tx, run, row)?;
-        tx.commit()?;
-        Ok(())
-    }
-
-    /// Finish a trigger run.
-    pub fn finish_trigger_run(&mut self, run: TriggerRunId, status: RunStatus) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        triggers::finish(&tx, run, status)?;
-        tx.commit()?;
-        Ok(())
     }
 
     /// One trigger run with its rates.
@@ -548,6 +565,13 @@ impl Store {
         Ok(())
     }
 
+    /// Record the scoring profile `run` is read under by default: `skillwatch run
+    /// --scoring-profile aces` records it, so history, the lens and reports give that run the
+    /// verdict `run` printed.
+    pub fn set_scoring_profile(&mut self, run: RunId, profile: ScoringProfile) -> Result<()> {
+        write::set_scoring_profile(&self.conn, run, profile.as_str())
+    }
+
     /// One run's identity.
     pub fn run(&self, run: RunId) -> Result<RunInfo> {
         read::run(&self.conn, run)
@@ -594,6 +618,12 @@ impl Store {
     /// interval, n and time, plus how many completed runs that model has. Sorted by model.
     pub fn latest_lift_per_model(&self, skill: &str) -> Result<Vec<ModelLift>> {
         history::latest_lift_per_model(&self.conn, skill)
+    }
+
+    /// For the SKILL.md code lens: per (harness, model), the newest finished run when it
+    /// failed (a newer completed run hides it). Sorted by model.
+    pub fn latest_failed_per_model(&self, skill: &str) -> Result<Vec<FailedRun>> {
+        history::latest_failed_per_model(&self.conn, skill)
     }
 
     /// The variance of the skill's outcome lift from its newest completed run with two cases or

@@ -5,7 +5,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use skillwatch_core::probe::ProbeFinding;
 use skillwatch_core::scoring::skilltester::{
-    SecurityChange, SecurityGroup, SecurityStatus, security_change,
+    ProbeResult, SecurityChange, SecurityGroup, SecurityReport, SecurityStatus, SkillTesterParams,
+    security, security_change,
 };
 
 use super::error::{Result, StoreError};
@@ -288,35 +289,58 @@ pub fn record(conn: &Connection, run: ProbeRunId, r: &ProbeOutcomeRecord) -> Res
     Ok(())
 }
 
-/// Finish a probe run with its S and status (both `None` when S is not defined).
-pub fn finish(
-    conn: &Connection,
-    run: ProbeRunId,
-    status: RunStatus,
-    score: Option<(f64, SecurityStatus)>,
-    detail: &serde_json::Value,
-) -> Result<()> {
-    let changed = conn
-        .prepare_cached(
-            "UPDATE probe_runs SET status = ?2, score = ?3, security_status = ?4, detail = ?5,
-                                   finished_ms = ?6
-             WHERE id = ?1 AND status = 'running'",
-        )?
-        .execute(params![
-            run.0,
-            status.as_str(),
-            score.map(|s| s.0),
-            score.map(|s| status_text(s.1)),
-            detail.to_string(),
-            now_ms()
-        ])?;
-    if changed == 0 {
+/// S, its groups and status, computed by the seed's rule (`core::scoring::skilltester`) from
+/// the observed outcomes of `run` with its θs (`None` when a group had no observed probe), and
+/// how many probes could not be run. What a probe run is finished with and what its report
+/// shows, from the same stored rows.
+pub fn security_of(run: &ProbeRunInfo) -> (Option<SecurityReport>, usize) {
+    let results: Vec<ProbeResult> = run
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome != ProbeOutcome::Error)
+        .map(|o| ProbeResult {
+            id: o.probe.clone(),
+            group: o.group,
+            passed: o.outcome == ProbeOutcome::Passed,
+        })
+        .collect();
+    let errors = run.outcomes.len() - results.len();
+    let params = SkillTesterParams {
+        theta_s: run.theta_s,
+        ..SkillTesterParams::default()
+    };
+    (security(&results, &params).ok(), errors)
+}
+
+/// Finish a running probe run with `status`, and its S and status from its stored outcomes.
+pub fn finish(conn: &Connection, run: ProbeRunId, status: RunStatus) -> Result<()> {
+    let info = get(conn, run)?.filter(|r| r.status == RunStatus::Running);
+    let Some(info) = info else {
         return Err(StoreError::invalid(
             "probe run",
             "a running probe run",
             format!("probe run {run}, not running or unknown"),
         ));
-    }
+    };
+    let (report, errors) = security_of(&info);
+    let detail = serde_json::json!({
+        "groups": report.as_ref().map(|r| &r.groups),
+        "errors": errors,
+        "probes": info.outcomes.len(),
+    });
+    conn.prepare_cached(
+        "UPDATE probe_runs SET status = ?2, score = ?3, security_status = ?4, detail = ?5,
+                               finished_ms = ?6
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        run.0,
+        status.as_str(),
+        report.as_ref().map(|r| r.score),
+        report.as_ref().map(|r| status_text(r.status)),
+        detail.to_string(),
+        now_ms()
+    ])?;
     Ok(())
 }
 
@@ -370,14 +394,6 @@ pub fn list(
         out.push(info);
     }
     Ok(out)
-}
-
-/// Mark probe runs left `running` by a crash as `interrupted`.
-pub fn interrupt_running(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
-        "UPDATE probe_runs SET status = 'interrupted', finished_ms = ?1 WHERE status = 'running'",
-        [now_ms()],
-    )?)
 }
 
 const SELECT_RUN: &str = "SELECT p.id, s.name, v.content_hash, p.suite_version, p.harness,
@@ -462,7 +478,7 @@ fn outcomes(conn: &Connection, run: ProbeRunId) -> Result<Vec<ProbeOutcomeRecord
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::store::{Row, RunBegin, RunEnd, Store};
     use skillwatch_core::probe::FindingKind;
 
     fn spec(model: &str) -> ProbeRunSpec {
@@ -506,10 +522,11 @@ mod tests {
     }
 
     #[test]
-    fn probe_runs_round_trip_and_crashed_ones_are_interrupted() {
+    fn probe_runs_round_trip_scored_from_their_outcomes_and_crashed_ones_are_interrupted() {
         let tmp = tempfile::tempdir().unwrap();
         let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
-        let run = store.begin_probe_run(&spec("m1")).unwrap();
+        let at = store.begin(RunBegin::Probe(&spec("m1"))).unwrap();
+        let run = ProbeRunId(at.id);
         let failed = outcome(
             "ABC-02",
             SecurityGroup::AbnormalBehaviorControl,
@@ -520,40 +537,42 @@ mod tests {
             SecurityGroup::PermissionBoundary,
             ProbeOutcome::Passed,
         );
-        store.record_probe_outcome(run, &failed).unwrap();
-        store.record_probe_outcome(run, &passed).unwrap();
-        let detail = serde_json::json!({"errors": 0});
-        store
-            .finish_probe_run(
-                run,
-                RunStatus::Completed,
-                Some((50.0, SecurityStatus::Risky)),
-                &detail,
-            )
-            .unwrap();
-        let got = store.probe_run(run).unwrap().unwrap();
-        assert_eq!(
-            (got.score, got.security_status, got.status),
-            (
-                Some(50.0),
-                Some(SecurityStatus::Risky),
-                RunStatus::Completed
-            )
+        let also = outcome(
+            "SDP-01",
+            SecurityGroup::SensitiveDataProtection,
+            ProbeOutcome::Passed,
         );
+        for o in [&failed, &passed, &also] {
+            store.record(at, &Row::Probe(o.clone()), None).unwrap();
+        }
+        let end = RunEnd {
+            status: RunStatus::Completed,
+            stop: None,
+        };
+        store.finish(at, &end).unwrap();
+        let got = store.probe_run(run).unwrap().unwrap();
+        // S = (0 + 100 + 100) / 3 < θs = 80
+        assert!((got.score.unwrap() - 200.0 / 3.0).abs() < 1e-9, "{got:?}");
+        assert_eq!(
+            (got.security_status, got.status),
+            (Some(SecurityStatus::Risky), RunStatus::Completed)
+        );
+        assert_eq!(got.detail["probes"], 3);
         let stripped = |mut o: ProbeOutcomeRecord| {
             o.trajectory = None;
             o
         };
-        assert_eq!(got.outcomes, vec![stripped(failed), stripped(passed)]);
+        assert_eq!(
+            got.outcomes,
+            vec![stripped(failed), stripped(passed), stripped(also)]
+        );
         assert!(
-            store
-                .finish_probe_run(run, RunStatus::Completed, None, &detail)
-                .is_err(),
+            store.finish(at, &end).is_err(),
             "a finished run is not finished twice"
         );
-        let crashed = store.begin_probe_run(&spec("m2")).unwrap();
+        let crashed = store.begin(RunBegin::Probe(&spec("m2"))).unwrap();
         assert_eq!(store.interrupt_running_runs().unwrap(), 1);
-        let got = store.probe_run(crashed).unwrap().unwrap();
+        let got = store.probe_run(ProbeRunId(crashed.id)).unwrap().unwrap();
         assert_eq!((got.status, got.score), (RunStatus::Interrupted, None));
         let m1: Vec<ProbeRunId> = store
             .probe_runs("pdf", Some("m1"), 10)

@@ -30,7 +30,9 @@ pub struct RunInfo {
     pub model: String,
     /// Judge model, when judged.
     pub judge_model: Option<String>,
-    /// Scoring profile.
+    /// The scoring profile the run was read under when it was made (`run --scoring-profile`):
+    /// the profile history, the lens and reports read it under unless asked for another
+    /// ([`RunInfo::profile`]).
     pub scoring_profile: String,
     /// Why it ran.
     pub trigger: Trigger,
@@ -51,6 +53,14 @@ pub struct RunInfo {
     /// Custom metrics the run declares as outcome metrics.
     #[serde(default)]
     pub outcome_metrics: Vec<String>,
+}
+
+impl RunInfo {
+    /// The profile this run is read under by default: the one recorded with it, so `run
+    /// --scoring-profile aces`, `history` and the lens say the same verdict of one run.
+    pub fn profile(&self) -> skillwatch_core::scoring::ScoringProfile {
+        skillwatch_core::scoring::ScoringProfile::parse(&self.scoring_profile).unwrap_or_default()
+    }
 }
 
 /// One trial as stored, without its (possibly large) output text: what scoring needs.
@@ -244,10 +254,17 @@ pub fn skills(conn: &Connection) -> Result<Vec<SkillInfo>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// Whether a skill of this name has any history.
+/// Whether a skill of this name has any history: a run of any kind that is in it (an arm of a
+/// description A/B is not).
 pub fn skill_exists(conn: &Connection, skill: &str) -> Result<bool> {
     Ok(conn
-        .prepare_cached("SELECT 1 FROM skills WHERE name = ?1")?
+        .prepare_cached(
+            "SELECT 1 FROM skills s WHERE s.name = ?1
+               AND (EXISTS (SELECT 1 FROM runs r WHERE r.skill_id = s.id)
+                 OR EXISTS (SELECT 1 FROM probe_runs p WHERE p.skill_id = s.id)
+                 OR EXISTS (SELECT 1 FROM trigger_runs t
+                            WHERE t.skill_id = s.id AND t.in_history = 1))",
+        )?
         .query_row([skill], |_| Ok(()))
         .optional()?
         .is_some())

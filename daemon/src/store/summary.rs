@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use skillwatch_core::scoring::lift::LiftBand;
-use skillwatch_core::scoring::passk::{PassAtK, pass_at_k_of};
+use skillwatch_core::scoring::passk::{PassAtK, pass_at_k_of, pass_rate, rate_by_case};
 use skillwatch_core::scoring::skilltester::{ProbeResult, SecurityReport};
-use skillwatch_core::scoring::stats::{InferenceParams, wilson_interval};
+use skillwatch_core::scoring::stats::InferenceParams;
 use skillwatch_core::scoring::trial::{AssertionCounts, TokenUsage, pair_trials};
 use skillwatch_core::scoring::{
     self, Decision, Exclusions, Interval, LiftParams, LiftReport, Metric, MetricRole, PValue,
@@ -25,7 +25,7 @@ use super::types::{Condition, RunId, TrialStatus};
 
 /// Version of this module's mapping from stored trials to scoring inputs and of the summary's
 /// shape. Bump it when either changes a stored number or field.
-pub const SUMMARY_MAPPING_VERSION: &str = "store-summary-2";
+pub const SUMMARY_MAPPING_VERSION: &str = "store-summary-3";
 
 /// The version stored with every summary: `core::scoring`'s version plus this module's, so a
 /// change in either recomputes stored summaries on their next read.
@@ -98,13 +98,13 @@ pub struct RunHeadline {
     pub attempts: u32,
     /// Trials per condition and status.
     pub trials: TrialCounts,
-    /// Wilson interval of the baseline trials' pass rate (a timeout is a failed task; errors
-    /// and ungraded trials are left out).
+    /// Wilson interval of the baseline trials' pass rate, clustered by case (a timeout is a
+    /// failed task; errors and ungraded trials are left out).
     pub baseline_pass_rate: Option<Interval>,
     /// Wilson interval of the with-skill trials' pass rate (same rule).
     pub skill_pass_rate: Option<Interval>,
-    /// Wilson interval of the rate at which with-skill trials read the skill (a failed read
-    /// is not an invocation).
+    /// Wilson interval, clustered by case, of the rate at which with-skill trials read the
+    /// skill (a failed read is not an invocation).
     pub invocation_rate: Option<Interval>,
     /// pass@k and pass^k per condition, with k = the attempts per case, when above 1.
     pub pass_at_k: Vec<PassAtK>,
@@ -232,29 +232,17 @@ pub fn compute(
     } else {
         Some(scoring::security(probes, &params).map_err(|e| failed(e.to_string()))?)
     };
-    let rate = |hits: usize, n: usize| -> Result<Option<Interval>> {
-        if n == 0 {
-            return Ok(None);
-        }
-        wilson_interval(hits as u64, n as u64, inference.level)
-            .map(Some)
-            .map_err(|e| failed(e.to_string()))
-    };
-    let outcomes = |c: scoring::Condition| -> (usize, usize) {
-        let graded: Vec<bool> = scored
+    let level = inference.level;
+    let pass_rate = |c| pass_rate(&scored, c, level).map_err(|e| failed(e.to_string()));
+    // Attempts of one case are clustered, for the invocation rate as for pass rates.
+    let invocation_rate = rate_by_case(
+        scored
             .iter()
-            .filter(|t| t.condition == c)
-            .filter_map(scoring::Trial::task_outcome)
-            .collect();
-        (graded.iter().filter(|p| **p).count(), graded.len())
-    };
-    let (bp, bn) = outcomes(scoring::Condition::Baseline);
-    let (sp, sn) = outcomes(scoring::Condition::Skill);
-    let invoked: Vec<bool> = trials
-        .iter()
-        .filter(|t| t.condition == Condition::Skill)
-        .filter_map(|t| t.skill_invoked)
-        .collect();
+            .filter(|t| t.condition == scoring::Condition::Skill)
+            .filter_map(|t| Some((t.case_id.as_str(), t.invoked?))),
+        level,
+    )
+    .map_err(|e| failed(e.to_string()))?;
     let verdict = verdict_params(&inference);
     let attempts = attempts_per_case(&scored);
     let headline = RunHeadline {
@@ -268,9 +256,9 @@ pub fn compute(
             .collect(),
         attempts,
         trials: count_statuses(trials),
-        baseline_pass_rate: rate(bp, bn)?,
-        skill_pass_rate: rate(sp, sn)?,
-        invocation_rate: rate(invoked.iter().filter(|i| **i).count(), invoked.len())?,
+        baseline_pass_rate: pass_rate(scoring::Condition::Baseline)?,
+        skill_pass_rate: pass_rate(scoring::Condition::Skill)?,
+        invocation_rate,
         pass_at_k: pass_at_k(&scored, attempts).map_err(failed)?,
         utility: utility.as_ref().and_then(|u| u.utility),
         utility_interval: utility.as_ref().and_then(|u| u.interval),

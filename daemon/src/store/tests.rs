@@ -961,11 +961,18 @@ fn comparing_models_finds_a_regression_and_skips_edited_cases() {
     assert_eq!(cmp.reference.model, "old");
     assert!(cmp.changed_cases.is_empty());
 
-    // Same model twice: every case unchanged, no change.
+    // Same model twice: every case unchanged; 8 cases of such scores are no evidence that
+    // nothing changed either (the equivalence test's variance floor, issue 35), and never a
+    // change.
     let same = store
         .compare_models("s", "old", "old", None, &params)
         .unwrap();
-    assert_eq!(same.comparison.verdict, V::NoChange);
+    assert_eq!(
+        same.comparison.verdict,
+        V::Inconclusive,
+        "{}",
+        same.comparison.reason
+    );
 
     // An edited case is left out of the comparison and listed.
     let mut edited = spec("s", "newer", 8);
@@ -1229,4 +1236,215 @@ fn a_damaged_file_is_refused_for_writing_and_named_for_reading() {
         before,
         "the file was not touched"
     );
+}
+
+/// A history written by protocol 4's daemon (schema 9): its jobs' untyped `runner` requests
+/// become typed `spec`s of their kind, and what the daily cap counted (every paired trial with
+/// the cost its harness reported) is the spending ledger. Nothing is dropped.
+#[test]
+fn protocol_4_jobs_and_trials_are_migrated_to_the_run_engine() {
+    use serde_json::json;
+    use skillwatch_protocol::{JobFilter, JobKind, RunSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let runner = json!({
+        "skill_dir": "/s/pdf", "harness": {"kind": "openai", "base_url": "http://h/v1"},
+        "model": "m", "judge": null, "runs": 2, "jobs": 1, "timeout_secs": null,
+        "support_skills": [], "cases": [], "trigger": "manual", "seed": 0,
+        "reuse_baselines": true, "retries": 2, "resume": 7, "keep_workspaces": false,
+    });
+    let mut harbor = runner.clone();
+    harbor["harbor"] = json!({"program": "/bin/harbor", "env": "docker", "agent": null,
+                              "base_image": "debian", "host_network": true, "dir": null});
+    let probe = json!({"skill_dir": "/s/pdf", "harness": {"kind": "openai"}, "model": "m",
+                       "only": ["PB-01"], "timeout_secs": null, "retries": 2,
+                       "keep_workspaces": false,
+                       "params": skillwatch_core::scoring::skilltester::SkillTesterParams::default()});
+    let job = |kind: Option<&str>, runner: Option<&serde_json::Value>| {
+        let mut r = json!({"skill_dir": "/s/pdf", "harness": "openai", "model": "m",
+                           "judge_model": null, "runs": null, "jobs": null, "cases": [],
+                           "base_url": null, "timeout_secs": null, "trigger": "save",
+                           "client_env": {"OPENAI_API_KEY": true}});
+        if let Some(k) = kind {
+            r["kind"] = json!(k);
+        }
+        if let Some(x) = runner {
+            r["runner"] = x.clone();
+        }
+        r.to_string()
+    };
+    {
+        let mut old = Store::open_with(&path, &MIGRATIONS[..9]).unwrap();
+        for request in [
+            job(None, None),
+            job(Some("paired"), Some(&runner)),
+            job(None, Some(&harbor)),
+            job(Some("probe"), Some(&probe)),
+        ] {
+            old.conn
+                .execute(
+                    "INSERT INTO jobs (skill_dir, harness, model, trigger, request, state, created_ms)
+                     VALUES ('/s/pdf', 'openai', 'm', 'save', ?1, 'completed', 1)",
+                    [request],
+                )
+                .unwrap();
+        }
+        let run = old.begin_run(&spec("s", "m", 1)).unwrap();
+        let mut t = trial(0, Condition::Skill, 0, 0.5);
+        t.tokens = Tokens {
+            input: Some(100),
+            output: Some(20),
+            cached: Some(0),
+        };
+        t.cost_usd = Some(0.25);
+        old.record_trial(run, &t).unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let jobs = store.jobs(&JobFilter::default()).unwrap();
+    let kinds: Vec<(JobKind, Option<&str>)> = jobs
+        .iter()
+        .rev()
+        .map(|j| {
+            let spec = j.request.spec.as_ref().map(|s| match s {
+                RunSpec::Paired(r) => {
+                    assert_eq!((r.runs, r.resume.map(|r| r.0)), (2, Some(7)));
+                    "paired"
+                }
+                RunSpec::Harbor(h) => {
+                    assert!(h.harbor.host_network);
+                    assert_eq!(h.run.runs, 2);
+                    "harbor"
+                }
+                RunSpec::Probe(p) => {
+                    assert_eq!(p.only, vec!["PB-01".to_owned()]);
+                    "probe"
+                }
+                other => panic!("{other:?}"),
+            });
+            assert!(j.request.disagreement().is_none(), "{j:#?}");
+            assert_eq!(j.request.client_env.get("OPENAI_API_KEY"), Some(&true));
+            (j.request.kind, spec)
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (JobKind::Paired, None),
+            (JobKind::Paired, Some("paired")),
+            (JobKind::Harbor, Some("harbor")),
+            (JobKind::Probe, Some("probe")),
+        ]
+    );
+    let today = store.spent_since(0).unwrap();
+    assert_eq!(
+        (today.trials, today.tokens_in, today.tokens_out),
+        (1, 100, 20)
+    );
+    assert!((today.cost_usd - 0.25).abs() < 1e-12);
+}
+
+/// A trial of case `c{case}` that errored before it could be graded.
+fn errored(case: usize, condition: Condition, attempt: u32) -> TrialRecord {
+    let mut t = TrialRecord::new(format!("c{case}"), condition, attempt);
+    t.status = TrialStatus::Error;
+    t.error_message = Some("spawn: no such program".into());
+    t
+}
+
+/// Property over small runs: a run asked to complete is stored `failed` exactly when some
+/// trial errored and no (case, attempt) ran without error on both sides; a failed run never
+/// counts as completed in the history or the lenses.
+#[test]
+fn a_run_that_measured_nothing_is_stored_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db(&dir)).unwrap();
+    // each case: (baseline errored?, skill errored?) for c0 and c1
+    let shapes = [
+        [(true, true), (true, true)],
+        [(true, false), (false, true)],
+        [(false, false), (true, true)],
+        [(false, true), (false, false)],
+        [(false, false), (false, false)],
+    ];
+    for (i, shape) in shapes.iter().enumerate() {
+        let run = store.begin_run(&spec("s", &format!("m{i}"), 2)).unwrap();
+        for (case, (b, s)) in shape.iter().enumerate() {
+            for (condition, bad) in [(Condition::Baseline, b), (Condition::Skill, s)] {
+                let t = if *bad {
+                    errored(case, condition, 0)
+                } else {
+                    trial(case, condition, 0, 0.5)
+                };
+                store.record_trial(run, &t).unwrap();
+            }
+        }
+        let _ = store.finish_run(run, RunStatus::Completed);
+        let scored_pair = shape.iter().any(|(b, s)| !b && !s);
+        let expected = if scored_pair {
+            RunStatus::Completed
+        } else {
+            RunStatus::Failed
+        };
+        assert_eq!(store.run(run).unwrap().status, expected, "{shape:?}");
+    }
+    let completed_models: Vec<String> = store
+        .latest_lift_per_model("s")
+        .unwrap()
+        .into_iter()
+        .map(|l| l.run.model)
+        .collect();
+    assert_eq!(completed_models, ["m2", "m3", "m4"]);
+    let failed: Vec<(String, usize, usize)> = store
+        .latest_failed_per_model("s")
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.run.model, f.errors, f.trials))
+        .collect();
+    assert_eq!(failed, [("m0".to_string(), 4, 4), ("m1".to_string(), 2, 4)]);
+    // a newer completed run on a model hides its older failure
+    let run = store.begin_run(&spec("s", "m0", 2)).unwrap();
+    store
+        .record_trial(run, &trial(0, Condition::Baseline, 0, 0.5))
+        .unwrap();
+    store
+        .record_trial(run, &trial(0, Condition::Skill, 0, 1.0))
+        .unwrap();
+    store.finish_run(run, RunStatus::Completed).unwrap();
+    let failed = store.latest_failed_per_model("s").unwrap();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].run.model, "m1");
+}
+
+/// Migration 0011 marks the runs stored `completed` before it that measured nothing.
+#[test]
+fn migration_0011_fails_the_stored_runs_that_measured_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&db(&dir)).unwrap();
+    let nothing = store.begin_run(&spec("s", "a", 1)).unwrap();
+    store
+        .record_trial(nothing, &errored(0, Condition::Baseline, 0))
+        .unwrap();
+    store
+        .record_trial(nothing, &errored(0, Condition::Skill, 0))
+        .unwrap();
+    let fine = store.begin_run(&spec("s", "b", 1)).unwrap();
+    store
+        .record_trial(fine, &trial(0, Condition::Baseline, 0, 0.5))
+        .unwrap();
+    store
+        .record_trial(fine, &trial(0, Condition::Skill, 0, 0.5))
+        .unwrap();
+    // as an older skillwatch stored them
+    store
+        .conn
+        .execute("UPDATE runs SET status = 'completed', finished_ms = 1", [])
+        .unwrap();
+    let sql = MIGRATIONS
+        .iter()
+        .find(|m| m.name == "0011_failed_runs.sql")
+        .unwrap()
+        .sql;
+    store.conn.execute_batch(sql).unwrap();
+    assert_eq!(store.run(nothing).unwrap().status, RunStatus::Failed);
+    assert_eq!(store.run(fine).unwrap().status, RunStatus::Completed);
 }

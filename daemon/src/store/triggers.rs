@@ -45,6 +45,8 @@ pub struct TriggerRunSpec {
     pub staged: Vec<String>,
     /// Whether each agent was stopped at its decision (false: `--full`).
     pub early_stop: bool,
+    /// Whether it enters the skill's history (an arm of a description A/B does not).
+    pub in_history: bool,
 }
 
 /// One stored trial.
@@ -99,8 +101,9 @@ pub fn begin(conn: &Connection, spec: &TriggerRunSpec) -> Result<TriggerRunId> {
     let (skill_id, version_id) = super::write::upsert_skill(conn, &spec.skill, now)?;
     conn.prepare_cached(
         "INSERT INTO trigger_runs (skill_id, skill_version_id, harness, harness_version, model,
-                                   tool_version, status, staged, early_stop, started_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9)",
+                                   tool_version, status, staged, early_stop, started_ms,
+                                   in_history)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         skill_id,
@@ -111,7 +114,8 @@ pub fn begin(conn: &Connection, spec: &TriggerRunSpec) -> Result<TriggerRunId> {
         spec.tool_version,
         serde_json::to_string(&spec.staged).unwrap_or_else(|_| "[]".into()),
         spec.early_stop,
-        now
+        now,
+        spec.in_history
     ])?;
     Ok(TriggerRunId(conn.last_insert_rowid()))
 }
@@ -163,14 +167,6 @@ pub fn finish(conn: &Connection, run: TriggerRunId, status: RunStatus) -> Result
     Ok(())
 }
 
-/// Mark trigger runs left `running` by a crash as `interrupted`.
-pub fn interrupt_running(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
-        "UPDATE trigger_runs SET status = 'interrupted', finished_ms = ?1 WHERE status = 'running'",
-        [now_ms()],
-    )?)
-}
-
 /// One trigger run with its rates.
 pub fn get(conn: &Connection, run: TriggerRunId) -> Result<Option<TriggerRunInfo>> {
     let info = conn
@@ -193,7 +189,7 @@ pub fn list(
 ) -> Result<Vec<TriggerRunInfo>> {
     let mut stmt = conn.prepare_cached(&format!(
         "{SELECT_RUN} WHERE s.name = ?1 AND (?2 IS NULL OR t.model = ?2)
-           AND (?3 IS NULL OR t.harness = ?3)
+           AND (?3 IS NULL OR t.harness = ?3) AND t.in_history = 1
          ORDER BY t.started_ms DESC, t.id DESC LIMIT ?4"
     ))?;
     let rows = stmt.query_map(params![skill, model, harness, limit as i64], run_row)?;
@@ -214,7 +210,7 @@ pub fn latest_completed(
     let info = conn
         .prepare_cached(&format!(
             "{SELECT_RUN} WHERE s.name = ?1 AND t.model = ?2 AND (?3 IS NULL OR t.harness = ?3)
-               AND t.status = 'completed'
+               AND t.status = 'completed' AND t.in_history = 1
              ORDER BY t.started_ms DESC, t.id DESC LIMIT 1"
         ))?
         .query_row(params![skill, model, harness], run_row)
@@ -388,7 +384,7 @@ fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<TriggerRunInfo>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::store::{Row, RunBegin, RunEnd, Store};
 
     fn spec(model: &str) -> TriggerRunSpec {
         TriggerRunSpec {
@@ -403,6 +399,7 @@ mod tests {
             tool_version: "skillwatch test".into(),
             staged: vec!["docx".into()],
             early_stop: true,
+            in_history: true,
         }
     }
 
@@ -436,7 +433,8 @@ mod tests {
     fn trigger_runs_round_trip_with_rates_from_their_trials() {
         let tmp = tempfile::tempdir().unwrap();
         let mut store = Store::open(&tmp.path().join("h.sqlite3")).unwrap();
-        let run = store.begin_trigger_run(&spec("m1")).unwrap();
+        let at = store.begin(RunBegin::Trigger(&spec("m1"))).unwrap();
+        let run = TriggerRunId(at.id);
         let pick = |s: &str| Some(Decision::Picked { skill: s.into() });
         let rows = [
             row(0, "split a pdf", TriggerKind::Positive, pick("pdf")),
@@ -450,10 +448,14 @@ mod tests {
             row(3, "a haiku", TriggerKind::Negative, None),
         ];
         for r in &rows {
-            store.record_trigger_trial(run, r).unwrap();
+            store.record(at, &Row::Trigger(r.clone()), None).unwrap();
         }
-        store.finish_trigger_run(run, RunStatus::Completed).unwrap();
-        assert!(store.finish_trigger_run(run, RunStatus::Completed).is_err());
+        let end = RunEnd {
+            status: RunStatus::Completed,
+            stop: None,
+        };
+        store.finish(at, &end).unwrap();
+        assert!(store.finish(at, &end).is_err());
         let got = store.trigger_run(run).unwrap().unwrap();
         assert_eq!(got.status, RunStatus::Completed);
         assert_eq!(got.trials, 4);
@@ -467,9 +469,12 @@ mod tests {
         );
         assert_eq!(got.summary.undecided, 1);
         assert_eq!(store.trigger_trials(run).unwrap(), rows.to_vec());
-        let crashed = store.begin_trigger_run(&spec("m2")).unwrap();
+        let crashed = store.begin(RunBegin::Trigger(&spec("m2"))).unwrap();
         assert_eq!(store.interrupt_running_runs().unwrap(), 1);
-        let got = store.trigger_run(crashed).unwrap().unwrap();
+        let got = store
+            .trigger_run(TriggerRunId(crashed.id))
+            .unwrap()
+            .unwrap();
         assert_eq!(got.status, RunStatus::Interrupted);
         let m1: Vec<TriggerRunId> = store
             .trigger_runs("pdf", Some("m1"), None, 10)

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+pub use skillwatch_protocol::RunId;
+
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::{Deserialize, Serialize};
 
@@ -151,6 +153,37 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// Which table a run lives in: a paired run (`runs`, also a Harbor run), a probe run
+    /// (`probe_runs`), a trigger run (`trigger_runs`).
+    RunKind {
+        /// A paired run.
+        Paired => "paired",
+        /// A security probe run.
+        Probe => "probe",
+        /// A trigger test run.
+        Trigger => "trigger",
+    }
+}
+
+text_enum! {
+    /// Why a run stopped short.
+    StopReason {
+        /// Its budget: the next trial would have crossed a limit.
+        Budget => "budget",
+    }
+}
+
+impl From<skillwatch_protocol::JobTrigger> for Trigger {
+    fn from(t: skillwatch_protocol::JobTrigger) -> Trigger {
+        match t {
+            skillwatch_protocol::JobTrigger::Manual => Trigger::Manual,
+            skillwatch_protocol::JobTrigger::Save => Trigger::Save,
+            skillwatch_protocol::JobTrigger::ModelChange => Trigger::ModelChange,
+        }
+    }
+}
+
 /// Declares an `i64` row id newtype, so a trial id cannot be passed where a run id is expected.
 macro_rules! row_id {
     ($(#[$meta:meta])* $name:ident) => {
@@ -177,11 +210,6 @@ macro_rules! row_id {
             }
         }
     };
-}
-
-row_id! {
-    /// A run's row id: what `begin_run` returns and every later call names.
-    RunId
 }
 
 row_id! {

@@ -383,12 +383,17 @@ pub(super) fn insert_judgment(
 }
 
 /// Mark a running run finished with `status` at `finished_ms` (now when `None`).
+///
+/// A run that would complete with trials that errored and not one case attempt scored on
+/// both sides (both trials ran without error) measured nothing: it is stored `failed`, so
+/// history, lenses, reports and comparisons never count it among completed runs (issue 36).
+/// Answers with the status stored.
 pub fn finish_run(
     conn: &Connection,
     run: RunId,
     status: RunStatus,
     finished_ms: Option<i64>,
-) -> Result<()> {
+) -> Result<RunStatus> {
     if status == RunStatus::Running {
         return Err(StoreError::invalid(
             "finish_run status",
@@ -397,13 +402,34 @@ pub fn finish_run(
         ));
     }
     running_state(conn, run)?;
+    let status = if status == RunStatus::Completed && measured_nothing(conn, run)? {
+        RunStatus::Failed
+    } else {
+        status
+    };
     conn.prepare_cached("UPDATE runs SET status = ?2, finished_ms = ?3 WHERE id = ?1")?
         .execute(params![
             run.0,
             status.as_str(),
             finished_ms.unwrap_or_else(now_ms)
         ])?;
-    Ok(())
+    Ok(status)
+}
+
+/// Whether a run's trials errored with no (case, attempt) scored on both sides. (Migration
+/// 0011 applies the same rule to runs stored before it.)
+fn measured_nothing(conn: &Connection, run: RunId) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM trials WHERE run_id = ?1 AND status = 'error')
+                AND NOT EXISTS (
+                    SELECT 1 FROM trials b JOIN trials s
+                      ON s.run_id = b.run_id AND s.case_id = b.case_id
+                     AND s.attempt = b.attempt AND s.condition = 'skill'
+                    WHERE b.run_id = ?1 AND b.condition = 'baseline'
+                      AND b.status != 'error' AND s.status != 'error')",
+        )?
+        .query_row([run.0], |r| r.get(0))?)
 }
 
 /// Declare the custom metrics that are outcome metrics of a running run (they enter its
@@ -413,6 +439,13 @@ pub fn set_outcome_metrics(conn: &Connection, run: RunId, metrics: &[String]) ->
     let json = serde_json::Value::from(metrics.to_vec()).to_string();
     conn.prepare_cached("UPDATE runs SET outcome_metrics = ?2 WHERE id = ?1")?
         .execute(params![run.0, json])?;
+    Ok(())
+}
+
+/// Record the scoring profile a run is read under by default (`run --scoring-profile`).
+pub fn set_scoring_profile(conn: &Connection, run: RunId, profile: &str) -> Result<()> {
+    conn.prepare_cached("UPDATE runs SET scoring_profile = ?2 WHERE id = ?1")?
+        .execute(params![run.0, profile])?;
     Ok(())
 }
 
@@ -426,13 +459,4 @@ pub fn record_probes(conn: &Connection, run: RunId, probes: &[ProbeResult]) -> R
         stmt.execute(params![run.0, p.id, p.group.as_str(), p.passed])?;
     }
     Ok(())
-}
-
-/// Mark every run still `running` as `interrupted`: what a process that owns the database calls
-/// at start-up, since no run can still be in progress when nobody is recording it.
-pub fn interrupt_running(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
-        "UPDATE runs SET status = 'interrupted', finished_ms = ?1 WHERE status = 'running'",
-        [now_ms()],
-    )?)
 }

@@ -20,7 +20,8 @@ require("skillwatch").setup({ cmd = { bin, "lsp" } })
 vim.cmd.edit(file)
 local bufnr = vim.api.nvim_get_current_buf()
 
-local ok = vim.wait(20000, function()
+-- a generous deadline: the server and its daemon start on a machine that may be busy
+local ok = vim.wait(120000, function()
   return #vim.diagnostic.get(bufnr) > 0
 end, 50)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Package the linux-x64 .vsix with the release binary inside (bin/skillwatch), then unpack it
 # and check that the binary inside runs: its version, and a check of the bundled examples.
-# Run from anywhere, after `npm ci`; CI runs it from .ci/run.
+# Run from anywhere, after `npm ci`; CI runs it from scripts/test, after the tests, whose
+# release binary it reuses (the cargo build below then only checks it is up to date).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(cd ../.. && pwd)

@@ -153,3 +153,32 @@ export function serverSettings(raw: RawSettings): { settings: ServerSettings; pr
   }
   return { settings, problems };
 }
+
+/** What the status bar says of the daemon. */
+export const DAEMON_NOT_RUNNING = "not running (the server starts it when a skill opens)";
+
+/**
+ * The daemon's state from `skillwatch daemon status --json`: its output (`{"running": true,
+ * "pid": ..., "jobs": {"queued": ..., "running": ...}}`, or `{"running": false}` with exit
+ * code 1 when none runs) and whether the command failed to run at all (`spawnError`).
+ */
+export function daemonState(stdout: string, spawnError?: string): string {
+  let status: { running?: unknown; pid?: unknown; jobs?: { queued?: unknown; running?: unknown } } | undefined;
+  try {
+    status = JSON.parse(stdout);
+  } catch {
+    status = undefined;
+  }
+  if (status?.running === true) {
+    const jobs = status.jobs;
+    const counts =
+      typeof jobs?.running === "number" && typeof jobs?.queued === "number"
+        ? `, ${jobs.running} running, ${jobs.queued} queued`
+        : "";
+    return `running (pid ${String(status.pid)}${counts})`;
+  }
+  if (status?.running === false) {
+    return DAEMON_NOT_RUNNING;
+  }
+  return `unknown (${spawnError ?? "no answer from skillwatch daemon status"})`;
+}

@@ -18,6 +18,8 @@ import {
 import {
   DOCUMENT_SELECTOR,
   PickRunParams,
+  daemonState as describeDaemon,
+  isSkillFile,
   RawSettings,
   bundledBinaryPath,
   commandArguments,
@@ -91,18 +93,21 @@ function showStatus(): void {
 function pollDaemon(): void {
   const command = serverLaunch(readSettings(), bundled).command;
   execFile(command, ["daemon", "status", "--json"], { timeout: 5000 }, (error, stdout) => {
-    if (error) {
-      daemonState = "not running (the server starts it when a skill opens)";
-    } else {
-      try {
-        const s = JSON.parse(stdout) as { pid: number; queued: number; running: number };
-        daemonState = `running (pid ${s.pid}, ${s.running} running, ${s.queued} queued)`;
-      } catch {
-        daemonState = "running";
-      }
-    }
+    // exit code 1 with `{"running": false}` is the answer "none runs", not a failure
+    const spawnError = error && typeof error.code !== "number" ? error.message : undefined;
+    daemonState = describeDaemon(stdout, spawnError);
     showStatus();
   });
+}
+
+/**
+ * Poll the daemon a few times in the seconds after a skill file opens: the server starts the
+ * daemon then, and the 30 s poll alone would show "not running" for that long.
+ */
+function pollSoon(): void {
+  for (const delay of [1000, 3000, 8000]) {
+    setTimeout(pollDaemon, delay);
+  }
 }
 
 function createClient(output: vscode.OutputChannel): LanguageClient {
@@ -147,11 +152,11 @@ async function start(output: vscode.OutputChannel): Promise<void> {
         showStatus();
       }
     });
-    client.onNotification("skillwatch/runFinished", (p: { success: boolean; message: string }) => {
+    // the server shows the run's outcome itself (window/showMessage): a message here would
+    // repeat it, as a second toast
+    client.onNotification("skillwatch/runFinished", () => {
       running.clear();
       pollDaemon();
-      const show = p.success ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
-      void show(`skillwatch: ${p.message}`);
     });
   } catch (error) {
     const path = serverLaunch(readSettings(), bundled).command;
@@ -175,6 +180,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client?.stop();
       await start(output);
     }),
+    vscode.workspace.onDidOpenTextDocument((document) => {
+      if (document.uri.scheme === "file" && isSkillFile(document.uri.fsPath)) {
+        pollSoon();
+      }
+    }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration("skillwatch") || !client) {
         return;
@@ -190,6 +200,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   await start(output);
   pollDaemon();
+  pollSoon();
 }
 
 export async function deactivate(): Promise<void> {

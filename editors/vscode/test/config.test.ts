@@ -10,7 +10,9 @@ import {
   DOCUMENT_SELECTOR,
   SERVER_COMMANDS,
   bundledBinaryPath,
+  DAEMON_NOT_RUNNING,
   commandArguments,
+  daemonState,
   isSkillFile,
   pickItems,
   saveActions,
@@ -144,4 +146,14 @@ test("bad values are dropped and reported, good ones kept", () => {
   assert.equal(problems.length, 2);
   assert.match(problems[0], /skillwatch.profile.*strict/);
   assert.match(problems[1], /SW101.*loud/);
+});
+
+test("says the daemon's state and job counts from `daemon status --json`", () => {
+  // what the CLI prints: `running` says the daemon runs, the job counts are under `jobs`
+  const up = JSON.stringify({ running: true, pid: 42, queued: 1, jobs: { queued: 1, running: 2 } });
+  assert.equal(daemonState(up), "running (pid 42, 2 running, 1 queued)");
+  assert.equal(daemonState(JSON.stringify({ running: true, pid: 42 })), "running (pid 42)");
+  assert.equal(daemonState('{"running": false}'), DAEMON_NOT_RUNNING);
+  assert.match(daemonState("", "spawn skillwatch ENOENT"), /^unknown \(spawn skillwatch ENOENT\)$/);
+  assert.match(daemonState("not json"), /^unknown /);
 });

@@ -14,7 +14,7 @@ use serde_json::json;
 use skillwatch_core::plural::count;
 use skillwatch_core::skill::SkillDocument;
 use skillwatch_core::yaml::{self, Node};
-use skillwatch_protocol::LensSecurity;
+use skillwatch_protocol::{LensFailed, LensSecurity};
 use tower_lsp_server::ls_types::{CodeLens, Command, Position, Range};
 
 use crate::documents::{Document, DocumentKind};
@@ -41,7 +41,22 @@ pub fn code_lenses(doc: &Document, history: &History, now: SystemTime) -> Vec<Co
 fn skill_lenses(skill_dir: &Path, history: &History, now: SystemTime) -> Vec<CodeLens> {
     let top = Range::new(Position::new(0, 0), Position::new(0, 0));
     let dir = skill_dir.display().to_string();
+    // a model whose newest run failed says so first, above any older lift on it
+    let failed: Vec<CodeLens> = history
+        .skill_failures(skill_dir)
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            lens(
+                top,
+                &failed_title(f, now),
+                SHOW_HISTORY,
+                json!([dir, f.model]),
+            )
+        })
+        .collect();
     let mut lenses = match history.skill_lifts(skill_dir) {
+        Ok(lifts) if lifts.is_empty() && !failed.is_empty() => Vec::new(),
         Ok(lifts) if lifts.is_empty() => vec![lens(top, "No runs yet", SHOW_HISTORY, json!([dir]))],
         Ok(lifts) => lifts
             .iter()
@@ -75,8 +90,23 @@ fn skill_lenses(skill_dir: &Path, history: &History, now: SystemTime) -> Vec<Cod
             json!([dir]),
         )],
     };
+    lenses.splice(0..0, failed);
     lenses.push(lens(top, "▶ Run paired eval", RUN_EVAL, json!([dir])));
     lenses
+}
+
+/// "Last run failed: 4 of 4 trials errored · claude-sonnet-4.5 · 2 minutes ago · run 7".
+pub fn failed_title(failed: &LensFailed, now: SystemTime) -> String {
+    let finished = SystemTime::UNIX_EPOCH
+        + std::time::Duration::from_millis(u64::try_from(failed.finished_ms).unwrap_or(0));
+    format!(
+        "Last run failed: {} of {} errored · {} · {} · run {}",
+        failed.errors,
+        count(failed.trials, "trial"),
+        failed.model,
+        ago(finished, now),
+        failed.run
+    )
 }
 
 /// On the `description:` line, one lens per (harness, model) with the newest trigger rates

@@ -326,6 +326,7 @@ fn daemon_request(skill_dir: &str, case: Option<&str>, target: &RunTarget) -> Ru
 /// request whose settings cannot be read passes nothing: the daemon's environment is used,
 /// and the daemon reports the settings error.
 fn editor_env(request: &RunRequest) -> ClientEnv {
+    use skillwatch_daemon::runs::Reads;
     match skillwatch_daemon::scheduler::configured_request(request) {
         Ok(runner) => ClientEnv::capture(runner.client_vars().iter().map(String::as_str)),
         Err(_) => ClientEnv::default(),

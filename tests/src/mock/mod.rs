@@ -4,7 +4,9 @@
 //! - [`openai_chat`]: OpenAI-compatible chat completions (with tool calls), for the `openai`
 //!   harness;
 //! - [`anthropic`]: Anthropic Messages with SSE streaming, for the real Claude Code CLI;
-//! - [`responses`]: the OpenAI Responses API with SSE streaming, for the real Codex CLI.
+//! - [`responses`]: the OpenAI Responses API with SSE streaming, for the real Codex CLI;
+//! - [`gemini`]: the Gemini API's `streamGenerateContent`, for the real Gemini CLI (the chat
+//!   completions server also streams, for the real OpenCode and Copilot CLI).
 //!
 //! A [`Script`] sees each request as a [`ModelRequest`] (all the text the model was given, the
 //! tool results, the tool names) and returns a [`ModelReply`], so a test can make the model
@@ -13,6 +15,7 @@
 
 pub mod anthropic;
 pub mod faults;
+pub mod gemini;
 pub mod openai_chat;
 pub mod responses;
 mod server;

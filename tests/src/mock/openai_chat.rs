@@ -41,11 +41,12 @@ fn handle(req: &RecordedRequest, script: &Script, ids: &AtomicU64, listing: &Val
     let path = req.path.split('?').next().unwrap_or("");
     match (req.method.as_str(), path) {
         ("POST", "/v1/chat/completions" | "/chat/completions") => {
-            if req.body.get("stream").and_then(Value::as_bool) == Some(true) {
-                return HttpReply::error(400, "mock: streaming chat completions are not scripted");
-            }
             let reply = script(&model_request(&req.body));
-            HttpReply::json(&completion(&req.body, &reply, ids))
+            let whole = completion(&req.body, &reply, ids);
+            if req.body.get("stream").and_then(Value::as_bool) == Some(true) {
+                return HttpReply::sse_data(&chunks(&whole), true);
+            }
+            HttpReply::json(&whole)
         }
         ("GET", "/v1/models" | "/models") => HttpReply::json(listing),
         _ => HttpReply::error(
@@ -123,6 +124,42 @@ fn completion(body: &Value, reply: &ModelReply, ids: &AtomicU64) -> Value {
                   "total_tokens": u.input + u.output,
                   "prompt_tokens_details": {"cached_tokens": u.cached}}
     })
+}
+
+/// A completion as the stream of chunks OpenCode's and Copilot CLI's clients read: the role
+/// and text, each tool call whole in one delta, then the finish reason with the usage.
+fn chunks(whole: &Value) -> Vec<Value> {
+    let message = &whole["choices"][0]["message"];
+    let chunk = |delta: Value, finish: Value, usage: Option<&Value>| {
+        let mut c = json!({"id": whole["id"], "object": "chat.completion.chunk",
+            "created": whole["created"], "model": whole["model"],
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        if let Some(u) = usage {
+            c["usage"] = u.clone();
+        }
+        c
+    };
+    let mut out = vec![chunk(
+        json!({"role": "assistant", "content": message["content"]}),
+        Value::Null,
+        None,
+    )];
+    for (index, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let mut call = call.clone();
+        call["index"] = json!(index);
+        out.push(chunk(json!({"tool_calls": [call]}), Value::Null, None));
+    }
+    out.push(chunk(
+        json!({}),
+        whole["choices"][0]["finish_reason"].clone(),
+        Some(&whole["usage"]),
+    ));
+    out
 }
 
 #[cfg(test)]

@@ -74,6 +74,24 @@ impl HttpReply {
         }
     }
 
+    /// 200 with a server-sent-events body of `data:` lines only (OpenAI chat-completion
+    /// chunks, Gemini's `alt=sse`), ended by `data: [DONE]` when `done` is given.
+    pub fn sse_data(chunks: &[Value], done: bool) -> HttpReply {
+        let mut body = String::new();
+        for chunk in chunks {
+            body.push_str(&format!("data: {chunk}\n\n"));
+        }
+        if done {
+            body.push_str("data: [DONE]\n\n");
+        }
+        HttpReply {
+            status: 200,
+            content_type: "text/event-stream",
+            body: body.into_bytes(),
+            fault: None,
+        }
+    }
+
     /// An error status with a JSON message.
     pub fn error(status: u16, message: &str) -> HttpReply {
         HttpReply {

@@ -47,6 +47,52 @@ function M.is_skill_file(path)
   return false
 end
 
+-- Folders discovery never enters (core/src/skill/discover.rs SKIPPED_DIRS).
+local SKIPPED = { [".git"] = true, node_modules = true, target = true, [".hg"] = true, [".svn"] = true }
+
+--- Whether `dir` is a folder of skills: named `skills`, or at least half of its subfolders
+--- (hidden and skipped ones aside) hold a SKILL.md.
+function M.holds_skills(dir)
+  if vim.fs.basename(dir) == "skills" then
+    return true
+  end
+  local folders, skills = 0, 0
+  for name, kind in vim.fs.dir(dir) do
+    if kind == "directory" and name:sub(1, 1) ~= "." and not SKIPPED[name] then
+      folders = folders + 1
+      local stat = vim.uv.fs_stat(vim.fs.joinpath(dir, name, "SKILL.md"))
+      if stat ~= nil and stat.type == "file" then
+        skills = skills + 1
+      end
+    end
+  end
+  return skills > 0 and skills * 2 >= folders
+end
+
+--- The root of the skill file at `path`: one server for a folder of skills. The same rule as
+--- the server's (core/src/skill/root.rs): the folder holding the skill when it holds skills,
+--- else the nearest folder with `.git` or `skillwatch.toml`, else the skill's own folder;
+--- never the home folder or `/`.
+function M.root_for(path)
+  local skill = vim.fs.root(path, "SKILL.md") or vim.fs.dirname(path)
+  local home = vim.uv.os_homedir()
+  local function too_wide(dir)
+    return dir == home or vim.fs.dirname(dir) == dir
+  end
+  local parent = vim.fs.dirname(skill)
+  if not too_wide(parent) and M.holds_skills(parent) then
+    return parent
+  end
+  local dir = skill
+  while not too_wide(dir) do
+    if vim.uv.fs_stat(vim.fs.joinpath(dir, ".git")) or vim.uv.fs_stat(vim.fs.joinpath(dir, "skillwatch.toml")) then
+      return dir
+    end
+    dir = vim.fs.dirname(dir)
+  end
+  return skill
+end
+
 --- vim.ui.select from inside a server request's handler (Neovim runs those in a coroutine): the
 --- item chosen, or nil. Works with a synchronous select (the default) and with an asynchronous
 --- one (telescope, fzf-lua, snacks), whose callback resumes the handler.
@@ -134,11 +180,12 @@ function M.config(opts)
   return {
     cmd = opts.cmd,
     filetypes = { "markdown", "yaml", "json" },
-    -- attach only to skill files: other markdown/yaml/json buffers never start the server
+    -- attach only to skill files (other markdown/yaml/json buffers never start the server),
+    -- one server per folder of skills
     root_dir = function(bufnr, on_dir)
       local path = vim.api.nvim_buf_get_name(bufnr)
       if M.is_skill_file(path) then
-        on_dir(vim.fs.root(bufnr, { ".git", "skillwatch.toml" }) or vim.fs.dirname(path))
+        on_dir(M.root_for(path))
       end
     end,
     init_options = opts.settings,

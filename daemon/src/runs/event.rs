@@ -1,13 +1,16 @@
-//! Progress of a run as events: the CLI draws its progress bar from them, the daemon forwards
-//! them to clients. Every event is serializable, one JSON object with an `event` tag.
+//! Progress of a run of any kind, as events: the CLI draws its progress from them, the daemon
+//! forwards them to clients. One event type for every kind; what only one kind has (a probe's
+//! outcome, a trigger trial's decision) rides in [`TrialDetail`]. Every event is serializable,
+//! one JSON object with an `event` tag.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use skillwatch_core::trajectory::Decision;
 
-use crate::store::{Condition, RunId, RunStatus, TrialStatus};
+use crate::store::{Condition, ProbeOutcome, RunId, RunKind, RunStatus, Spent, Stop, TrialStatus};
 
-/// Where a run reports its progress. Called from the runner's task; keep it quick (send on a
+/// Where a run reports its progress. Called from the engine's task; keep it quick (send on a
 /// channel, update a bar).
 pub type ProgressSink = Arc<dyn Fn(&RunEvent) + Send + Sync>;
 
@@ -22,8 +25,11 @@ pub fn no_progress() -> ProgressSink {
 pub enum RunEvent {
     /// The run exists in the history; its id is final.
     Started {
-        /// The run.
+        /// The run (its id among runs of its kind).
         run: RunId,
+        /// Its kind.
+        #[serde(default = "paired")]
+        kind: RunKind,
         /// The skill's name.
         skill: String,
         /// Harness name.
@@ -32,7 +38,7 @@ pub enum RunEvent {
         harness_version: String,
         /// The agent's model.
         model: String,
-        /// Cases in the run.
+        /// Cases in the run (probes of a probe run, queries of a trigger run).
         cases: usize,
         /// Trials the run holds when done (reused and resumed ones included).
         planned: usize,
@@ -52,24 +58,24 @@ pub enum RunEvent {
     },
     /// A trial's agent started.
     TrialStarted {
-        /// Case id.
+        /// Case id (probe id, query).
         case: String,
         /// Condition.
         condition: Condition,
-        /// Attempt.
+        /// Attempt (run of a trigger query).
         attempt: u32,
     },
     /// A trial was graded and recorded.
     TrialFinished {
-        /// Case id.
+        /// Case id (probe id, query).
         case: String,
         /// Condition.
         condition: Condition,
-        /// Attempt.
+        /// Attempt (run of a trigger query).
         attempt: u32,
         /// How it ended.
         status: TrialStatus,
-        /// Task outcome, when graded.
+        /// Task outcome, when graded (a probe: passed; a trigger trial: as expected).
         passed: Option<bool>,
         /// Whether the skill under test was loaded.
         invoked: Option<bool>,
@@ -79,6 +85,9 @@ pub enum RunEvent {
         retries: u32,
         /// The error or timeout message.
         error: Option<String>,
+        /// What only its kind has.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<TrialDetail>,
     },
     /// A judge call failed after its retries (a judge error, not a skill failure).
     JudgeFailed {
@@ -97,7 +106,37 @@ pub enum RunEvent {
         run: RunId,
         /// Its final status.
         status: RunStatus,
-        /// Overall Skill Lift, when measured.
+        /// Overall Skill Lift, when measured (paired runs).
         lift: Option<f64>,
+        /// Why it stopped before its plan was done, when its budget stopped it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<Stop>,
+        /// What it spent.
+        #[serde(default)]
+        spent: Spent,
+    },
+}
+
+fn paired() -> RunKind {
+    RunKind::Paired
+}
+
+/// What a finished trial of one kind says beyond the common fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TrialDetail {
+    /// A security probe.
+    Probe {
+        /// How it ended.
+        outcome: ProbeOutcome,
+        /// Pieces of evidence.
+        findings: usize,
+    },
+    /// A trigger trial.
+    Trigger {
+        /// The query it sent.
+        query: String,
+        /// The agent's first decision, when seen.
+        decision: Option<Decision>,
     },
 }
