@@ -306,10 +306,22 @@ impl Experiment {
     /// The experiment files of `dir` and of `dir/experiments`, sorted, with their globs (an
     /// experiment that does not read is kept with none: its check reports why).
     fn in_folder(dir: &Path) -> Vec<Experiment> {
+        // `dir` is empty above a relative skill path's first folder: the current directory,
+        // read as `.` but joined as nothing, so the paths stay as relative as the skill's.
         let mut paths: Vec<PathBuf> = [dir.to_path_buf(), dir.join("experiments")]
             .iter()
-            .flat_map(|d| fs::read_dir(d).into_iter().flatten().filter_map(Result::ok))
-            .map(|e| e.path())
+            .flat_map(|d| {
+                let at = if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d.as_path()
+                };
+                let entries = fs::read_dir(at)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Result::ok);
+                entries.map(move |e| d.join(e.file_name()))
+            })
             .filter(|p| {
                 p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                     n.ends_with(".experiment.yaml") || n.ends_with(".experiment.yml")
