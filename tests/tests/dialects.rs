@@ -126,7 +126,7 @@ fn check_names_each_dialect_and_finds_no_errors_in_the_real_files() {
             let report = file(&v, &root, rel);
             assert_eq!(report["dialect"]["id"], *id, "{rel}: {report:#}");
             assert!(
-                report["dialect"]["why"].as_str().unwrap().contains('`'),
+                !report["dialect"]["why"].as_str().unwrap().is_empty(),
                 "{report:#}"
             );
         }
@@ -389,15 +389,16 @@ fn the_editor_gives_diagnostics_hover_and_completion_on_each_dialect() {
         );
         let shown = hover["contents"]["value"].as_str().unwrap_or_default();
         assert!(shown.contains(&format!("`{key}`")), "{rel}: {hover:#}");
-        // completion where the key's line is cut to its first three letters
+        // completion where the key is cut to its first three letters, the rest of the file
+        // as it was (an author retyping the key)
         let cut = at - 1;
-        let typed = format!("{}{}", &text[..cut], &key[..3]);
+        let typed = format!("{}{}{}", &text[..cut], &key[..3], &text[cut + key.len()..]);
         version += 1;
         client.notify(
             "textDocument/didChange",
             serde_json::json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": typed}]}),
         );
-        let (line, character) = utf16_position(&typed, typed.len());
+        let (line, character) = utf16_position(&typed, cut + 3);
         let items = client.request(
             "textDocument/completion",
             serde_json::json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),

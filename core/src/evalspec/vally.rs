@@ -526,10 +526,30 @@ pub fn experiment_from_tree(
             .map(|e| Variant::read(&e.value, e.key.as_key().unwrap_or("?")))
             .collect::<Result<Vec<_>, _>>()?;
         let skilled = skilled_arm(&arms, skill);
+        // the skilled arm's staged skill, for telling a whole plugin's folder staged alone
+        let skilled_path = skilled.and_then(|i| match &arms[i] {
+            Variant::Skills(list) => list.first().map(|p| p.trim_end_matches('/').to_string()),
+            Variant::Other => None,
+        });
+        let holds_skill = |dir: &str| {
+            skilled_path
+                .as_deref()
+                .is_some_and(|p| p.starts_with(&format!("{}/", dir.trim_end_matches('/'))))
+        };
         for (i, (entry, arm)) in variants.iter().zip(&arms).enumerate() {
             let name = entry.key.as_key().unwrap_or("?");
             let span = entry.key.span;
             match arm {
+                Variant::Skills(list) if list.len() == 1 && holds_skill(&list[0]) => notes
+                    .warn_yet(
+                        span,
+                        format!(
+                            "the plugin arm `{name}` (`{}`: the whole plugin's skills, the \
+                             skill among them); skillwatch runs the baseline and skilled arms \
+                             and their lift",
+                            list[0]
+                        ),
+                    ),
                 Variant::Skills(list) if list.len() > 1 => notes.warn_yet(
                     span,
                     format!(
