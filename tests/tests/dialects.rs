@@ -303,8 +303,16 @@ fn run_runs_every_case_of_each_dialect_in_both_arms() {
 
 /// One file per dialect for the editor: the file, its language id, a key the hover explains
 /// (and completion offers where the key's line is cut to its first letters), and an edit that
-/// breaks the file with the text its error points at.
-const EDITOR: &[(usize, &str, &str, &str, (&str, &str))] = &[
+/// breaks the file (from, to).
+type EditorCase = (
+    usize,
+    &'static str,
+    &'static str,
+    &'static str,
+    (&'static str, &'static str),
+);
+
+const EDITOR: &[EditorCase] = &[
     (
         0,
         "tests/dotnet-diag/dump-collect/eval.vally.yaml",
