@@ -687,8 +687,7 @@ Vally's `pairwise` and `run-command` graders, `scoring` weights and thresholds, 
 plugin arm (not run yet: skillwatch runs the baseline and skilled arms), waza's `metrics` \
 weights and `code` graders, skill-up's script judges. Such findings are warnings, since the \
 measurement differs from the other tool's; run settings skillwatch takes from its own flags \
-(`runs`, `model`, `judge_model`) are infos. `skillwatch run` prints the same list before it \
-starts.",
+(`runs`, `model`, `judge_model`) are infos.",
     ),
     (
         "SW220",
