@@ -72,8 +72,9 @@ fn phases(root: &std::path::Path) {
         .collect();
     eprintln!("parse trees: {:?}", t.elapsed());
     let t = Instant::now();
-    for ((k, text), tree) in texts.iter().zip(&trees) {
-        schema::validate(*k, tree, text);
+    for ((f, (_, text)), tree) in files.iter().zip(&texts).zip(&trees) {
+        let dialect = skillwatch_core::evalspec::dialect::of_tree(f.kind, tree, &f.path).dialect;
+        schema::validate(dialect, tree, text);
     }
     eprintln!("schema: {:?}", t.elapsed());
     let t = Instant::now();

@@ -9,6 +9,18 @@
 //! here is known to all of them at once.
 
 use crate::checks::Profile;
+use crate::evalspec::Dialect;
+
+mod dialects;
+use dialects::*;
+
+/// The case fields whose items may be criterion objects (evals.json).
+fn is_criteria_list(key: &str) -> bool {
+    matches!(
+        key,
+        "assertions" | "expectations" | "must_not" | "expected_behavior"
+    )
+}
 
 /// Where a field comes from, which decides who accepts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,11 +72,69 @@ pub enum Place {
     Case,
     /// An object item of a case's criteria lists (`assertions`, `expectations`, ...).
     Criterion,
+    /// The top level of a Vally eval spec.
+    VallyTop,
+    /// A Vally spec's `config` / `defaults`.
+    VallyConfig,
+    /// A Vally `environment` (root or stimulus).
+    VallyEnvironment,
+    /// One Vally `environment.files` entry.
+    VallyFile,
+    /// One Vally stimulus.
+    VallyStimulus,
+    /// One Vally grader.
+    VallyGrader,
+    /// A Vally grader's `config`.
+    VallyGraderConfig,
+    /// A Vally stimulus's `constraints`.
+    VallyConstraints,
+    /// A Vally spec's `scoring`.
+    VallyScoring,
+    /// The top level of a Vally experiment.
+    VallyExperimentTop,
+    /// One variant of a Vally experiment.
+    VallyVariant,
+    /// The top level of a waza eval.yaml.
+    WazaTop,
+    /// A waza eval.yaml's `config`.
+    WazaConfig,
+    /// One waza metric.
+    WazaMetric,
+    /// One waza grader.
+    WazaGrader,
+    /// A waza grader's `config`.
+    WazaGraderConfig,
+    /// A waza task file.
+    WazaTask,
+    /// A waza task's `inputs`.
+    WazaInputs,
+    /// A waza task's `expected`.
+    WazaExpected,
+    /// A waza task's `expected.behavior`.
+    WazaBehavior,
+    /// The top level of a skill-up eval.yaml.
+    SkillUpTop,
+    /// A skill-up eval.yaml's `cases`.
+    SkillUpCases,
+    /// A skill-up eval.yaml's `cases.defaults`.
+    SkillUpDefaults,
+    /// A skill-up case file.
+    SkillUpCase,
+    /// A skill-up case's `input`.
+    SkillUpInput,
+    /// A skill-up case's `context`.
+    SkillUpContext,
+    /// A skill-up case's `constraints`.
+    SkillUpConstraints,
+    /// A skill-up `expect`.
+    SkillUpExpect,
+    /// A skill-up judge.
+    SkillUpJudge,
 }
 
 impl Place {
     /// Every place.
-    pub const ALL: [Place; 10] = [
+    pub const ALL: [Place; 39] = [
         Place::Frontmatter,
         Place::EvalYamlTop,
         Place::Scenario,
@@ -75,6 +145,35 @@ impl Place {
         Place::EvalsJsonCasesTop,
         Place::Case,
         Place::Criterion,
+        Place::VallyTop,
+        Place::VallyConfig,
+        Place::VallyEnvironment,
+        Place::VallyFile,
+        Place::VallyStimulus,
+        Place::VallyGrader,
+        Place::VallyGraderConfig,
+        Place::VallyConstraints,
+        Place::VallyScoring,
+        Place::VallyExperimentTop,
+        Place::VallyVariant,
+        Place::WazaTop,
+        Place::WazaConfig,
+        Place::WazaMetric,
+        Place::WazaGrader,
+        Place::WazaGraderConfig,
+        Place::WazaTask,
+        Place::WazaInputs,
+        Place::WazaExpected,
+        Place::WazaBehavior,
+        Place::SkillUpTop,
+        Place::SkillUpCases,
+        Place::SkillUpDefaults,
+        Place::SkillUpCase,
+        Place::SkillUpInput,
+        Place::SkillUpContext,
+        Place::SkillUpConstraints,
+        Place::SkillUpExpect,
+        Place::SkillUpJudge,
     ];
 
     /// The fields of this place.
@@ -90,6 +189,35 @@ impl Place {
             Place::EvalsJsonCasesTop => EVALS_JSON_CASES_TOP,
             Place::Case => CASE,
             Place::Criterion => CRITERION,
+            Place::VallyTop => VALLY_TOP,
+            Place::VallyConfig => VALLY_CONFIG,
+            Place::VallyEnvironment => VALLY_ENVIRONMENT,
+            Place::VallyFile => VALLY_FILE,
+            Place::VallyStimulus => VALLY_STIMULUS,
+            Place::VallyGrader => VALLY_GRADER,
+            Place::VallyGraderConfig => VALLY_GRADER_CONFIG,
+            Place::VallyConstraints => VALLY_CONSTRAINTS,
+            Place::VallyScoring => VALLY_SCORING,
+            Place::VallyExperimentTop => VALLY_EXPERIMENT_TOP,
+            Place::VallyVariant => VALLY_VARIANT,
+            Place::WazaTop => WAZA_TOP,
+            Place::WazaConfig => WAZA_CONFIG,
+            Place::WazaMetric => WAZA_METRIC,
+            Place::WazaGrader => WAZA_GRADER,
+            Place::WazaGraderConfig => WAZA_GRADER_CONFIG,
+            Place::WazaTask => WAZA_TASK,
+            Place::WazaInputs => WAZA_INPUTS,
+            Place::WazaExpected => WAZA_EXPECTED,
+            Place::WazaBehavior => WAZA_BEHAVIOR,
+            Place::SkillUpTop => SKILL_UP_TOP,
+            Place::SkillUpCases => SKILL_UP_CASES,
+            Place::SkillUpDefaults => SKILL_UP_DEFAULTS,
+            Place::SkillUpCase => SKILL_UP_CASE,
+            Place::SkillUpInput => SKILL_UP_INPUT,
+            Place::SkillUpContext => SKILL_UP_CONTEXT,
+            Place::SkillUpConstraints => SKILL_UP_CONSTRAINTS,
+            Place::SkillUpExpect => SKILL_UP_EXPECT,
+            Place::SkillUpJudge => SKILL_UP_JUDGE,
         }
     }
 
@@ -106,17 +234,106 @@ impl Place {
         self.fields().iter().find(|f| f.name == name)
     }
 
+    /// The place of the mapping reached by `keys` (the mapping keys from the root, sequence
+    /// indices left out) in a file of `dialect`: what hover and completion look fields up in.
+    /// `starts_with_index`: the path's first step is into a top-level list (an evals.json that
+    /// is a list of cases); `cases_shape`: the evals.json's top level holds `cases`
+    /// (SkillEvaluator's shape). `None` where no table applies.
+    pub fn at(
+        dialect: Dialect,
+        keys: &[&str],
+        starts_with_index: bool,
+        cases_shape: bool,
+    ) -> Option<Place> {
+        use Place::*;
+        match dialect {
+            Dialect::SkillValidator => match keys {
+                [] => Some(EvalYamlTop),
+                ["scenarios"] => Some(Scenario),
+                ["scenarios", "setup"] => Some(Setup),
+                ["scenarios", "setup", "files"] => Some(SetupFile),
+                ["scenarios", "assertions"] => Some(Assertion),
+                _ => None,
+            },
+            Dialect::EvalsJson => match keys {
+                [] if starts_with_index => Some(Case),
+                [] if cases_shape => Some(EvalsJsonCasesTop),
+                [] => Some(EvalsJsonTop),
+                ["evals" | "cases"] => Some(Case),
+                [_, criteria] if is_criteria_list(criteria) => Some(Criterion),
+                [criteria] if starts_with_index && is_criteria_list(criteria) => Some(Criterion),
+                _ => None,
+            },
+            Dialect::Vally => match keys {
+                [] => Some(VallyTop),
+                ["config" | "defaults"] => Some(VallyConfig),
+                ["environment"] | ["stimuli", "environment"] => Some(VallyEnvironment),
+                ["environment", "files"] | ["stimuli", "environment", "files"] => Some(VallyFile),
+                ["stimuli"] => Some(VallyStimulus),
+                ["stimuli", "graders"] => Some(VallyGrader),
+                ["stimuli", "graders", "config"] => Some(VallyGraderConfig),
+                ["stimuli", "constraints"] => Some(VallyConstraints),
+                ["scoring"] => Some(VallyScoring),
+                _ => None,
+            },
+            Dialect::VallyExperiment => match keys {
+                [] => Some(VallyExperimentTop),
+                ["variants", _] => Some(VallyVariant),
+                _ => None,
+            },
+            Dialect::Waza => match keys {
+                [] => Some(WazaTop),
+                ["config"] => Some(WazaConfig),
+                ["metrics"] => Some(WazaMetric),
+                ["graders"] => Some(WazaGrader),
+                ["graders", "config"] => Some(WazaGraderConfig),
+                _ => None,
+            },
+            Dialect::WazaTask => match keys {
+                [] => Some(WazaTask),
+                ["inputs"] => Some(WazaInputs),
+                ["expected"] => Some(WazaExpected),
+                ["expected", "behavior"] => Some(WazaBehavior),
+                ["graders"] => Some(WazaGrader),
+                ["graders", "config"] => Some(WazaGraderConfig),
+                _ => None,
+            },
+            Dialect::SkillUp => match keys {
+                [] => Some(SkillUpTop),
+                ["cases"] => Some(SkillUpCases),
+                ["cases", "defaults"] => Some(SkillUpDefaults),
+                ["cases", "defaults", "expect"] => Some(SkillUpExpect),
+                ["judge" | "judges"] | ["cases", "defaults", "judge" | "judges"] => {
+                    Some(SkillUpJudge)
+                }
+                _ => None,
+            },
+            Dialect::SkillUpCase => match keys {
+                [] => Some(SkillUpCase),
+                ["input"] => Some(SkillUpInput),
+                ["context"] => Some(SkillUpContext),
+                ["constraints"] => Some(SkillUpConstraints),
+                ["expect"] => Some(SkillUpExpect),
+                ["judge" | "judges"] => Some(SkillUpJudge),
+                _ => None,
+            },
+        }
+    }
+
     /// The values a `type` field takes here, when it selects a kind of check.
     pub fn types(self) -> &'static [TypeValue] {
         match self {
             Place::Assertion => ASSERTION_TYPES,
             Place::Criterion => CRITERION_TYPES,
+            Place::VallyGrader => VALLY_GRADER_TYPES,
+            Place::WazaGrader => WAZA_GRADER_TYPES,
+            Place::SkillUpJudge => SKILL_UP_JUDGE_TYPES,
             _ => &[],
         }
     }
 }
 
-const fn field(
+pub(crate) const fn field(
     name: &'static str,
     meaning: &'static str,
     limits: &'static str,

@@ -32,8 +32,50 @@ impl DocumentKind {
             SKILL_FILE => Some(DocumentKind::SkillMd),
             "eval.yaml" | "eval.yml" => Some(DocumentKind::EvalYaml),
             "evals.json" if parent.is_some_and(|p| p == "evals") => Some(DocumentKind::EvalsJson),
+            // Vally's spec and experiment names (dotnet/skills: eval.vally.yaml)
+            _ if [".eval.yaml", ".eval.yml", ".vally.yaml", ".experiment.yaml"]
+                .iter()
+                .any(|s| name.ends_with(s)) =>
+            {
+                Some(DocumentKind::EvalYaml)
+            }
+            // a waza task (tasks/ beside its eval.yaml) or a skill-up case (cases/ beside it)
+            _ if (name.ends_with(".yaml") || name.ends_with(".yml"))
+                && parent.is_some_and(|p| p == "tasks" || p == "cases")
+                && path
+                    .parent()
+                    .and_then(Path::parent)
+                    .is_some_and(|d| d.join("eval.yaml").is_file()) =>
+            {
+                Some(DocumentKind::EvalYaml)
+            }
             _ => None,
         }
+    }
+
+    /// The syntax core reads a document of this kind in.
+    pub fn file_kind(self) -> evalspec::FileKind {
+        match self {
+            DocumentKind::EvalsJson => evalspec::FileKind::EvalsJson,
+            DocumentKind::SkillMd | DocumentKind::EvalYaml => evalspec::FileKind::EvalYaml,
+        }
+    }
+
+    /// The skill folder of a waza task or skill-up case: the folder of the eval.yaml that
+    /// lists it (waza: beside `tasks/`), or the folder above `evals/` (skill-up).
+    fn member_skill_dir(path: &Path) -> Option<PathBuf> {
+        let listing = path.parent()?.parent()?;
+        if !matches!(path.parent()?.file_name()?.to_str()?, "tasks" | "cases") {
+            return None;
+        }
+        if listing.join(SKILL_FILE).is_file() {
+            return Some(listing.to_path_buf());
+        }
+        let above = listing.parent()?;
+        above
+            .join(SKILL_FILE)
+            .is_file()
+            .then(|| above.to_path_buf())
     }
 
     /// The skill folder a file of this kind belongs to (core's rule for eval files, which
@@ -44,10 +86,12 @@ impl DocumentKind {
         let parent = path.parent()?;
         match self {
             DocumentKind::SkillMd => Some(parent.to_path_buf()),
-            DocumentKind::EvalYaml | DocumentKind::EvalsJson => {
-                evalspec::skill_dir_for_eval_file(path)
-                    .or_else(|| parent.parent().map(Path::to_path_buf))
-            }
+            // waza keeps its eval.yaml beside SKILL.md
+            DocumentKind::EvalYaml | DocumentKind::EvalsJson => (parent.join(SKILL_FILE).is_file())
+                .then(|| parent.to_path_buf())
+                .or_else(|| Self::member_skill_dir(path))
+                .or_else(|| evalspec::skill_dir_for_eval_file(path))
+                .or_else(|| parent.parent().map(Path::to_path_buf)),
         }
     }
 }
@@ -98,6 +142,12 @@ impl Document {
             lines: LineIndex::new(&text),
             text,
         }
+    }
+
+    /// Which tool's format the document is written in, from its current text (a line scan of
+    /// its top-level keys: cheap enough for every hover and completion).
+    pub fn dialect(&self) -> evalspec::Dialect {
+        evalspec::dialect::detect(self.kind.file_kind(), &self.text, &self.path).dialect
     }
 
     /// A document as opened by the editor.

@@ -6,6 +6,7 @@
 
 use skillwatch_core::yaml::{Entry, Node, Value};
 
+use skillwatch_core::evalspec::Dialect;
 use skillwatch_core::fields::Place;
 
 use crate::documents::DocumentKind;
@@ -80,10 +81,16 @@ fn contains(span: skillwatch_core::text::Span, offset: usize) -> bool {
     span.start <= offset && offset <= span.end
 }
 
-/// The place (table of fields) of the mapping at `path`, for a document of `kind`.
-/// `cases_shape`: the evals.json holds a top-level `cases` (SkillEvaluator's shape, whose top
-/// level differs from the current shape's).
-pub fn place_at(kind: DocumentKind, path: &[Step], cases_shape: bool) -> Option<Place> {
+/// The place (table of fields) of the mapping at `path`, for a document of `kind` written in
+/// `dialect` (core's table of places per dialect, [`Place::at`]). `cases_shape`: the
+/// evals.json holds a top-level `cases` (SkillEvaluator's shape, whose top level differs from
+/// the current shape's).
+pub fn place_at(
+    kind: DocumentKind,
+    dialect: Dialect,
+    path: &[Step],
+    cases_shape: bool,
+) -> Option<Place> {
     let keys: Vec<&str> = path
         .iter()
         .filter_map(|s| match s {
@@ -94,32 +101,10 @@ pub fn place_at(kind: DocumentKind, path: &[Step], cases_shape: bool) -> Option<
     let starts_with_index = matches!(path.first(), Some(Step::Index(_)));
     match kind {
         DocumentKind::SkillMd => keys.is_empty().then_some(Place::Frontmatter),
-        DocumentKind::EvalYaml => match keys.as_slice() {
-            [] => Some(Place::EvalYamlTop),
-            ["scenarios"] => Some(Place::Scenario),
-            ["scenarios", "setup"] => Some(Place::Setup),
-            ["scenarios", "setup", "files"] => Some(Place::SetupFile),
-            ["scenarios", "assertions"] => Some(Place::Assertion),
-            _ => None,
-        },
-        DocumentKind::EvalsJson => match keys.as_slice() {
-            [] if starts_with_index => Some(Place::Case),
-            [] if cases_shape => Some(Place::EvalsJsonCasesTop),
-            [] => Some(Place::EvalsJsonTop),
-            ["evals" | "cases"] => Some(Place::Case),
-            [_, criteria] if is_criteria_list(criteria) => Some(Place::Criterion),
-            [criteria] if starts_with_index && is_criteria_list(criteria) => Some(Place::Criterion),
-            _ => None,
-        },
+        DocumentKind::EvalYaml | DocumentKind::EvalsJson => {
+            Place::at(dialect, &keys, starts_with_index, cases_shape)
+        }
     }
-}
-
-/// The case fields whose items may be criterion objects.
-fn is_criteria_list(key: &str) -> bool {
-    matches!(
-        key,
-        "assertions" | "expectations" | "must_not" | "expected_behavior"
-    )
 }
 
 /// The path of the mapping a YAML line being typed at `offset` belongs to, from indentation
@@ -293,6 +278,7 @@ mod tests {
         assert_eq!(
             place_at(
                 DocumentKind::EvalYaml,
+                Dialect::SkillValidator,
                 &yaml_path_at(text, text.len()),
                 false
             ),
@@ -314,7 +300,12 @@ mod tests {
             Some(vec![Step::Index(0)])
         );
         assert_eq!(
-            place_at(DocumentKind::EvalsJson, &[Step::Index(0)], false),
+            place_at(
+                DocumentKind::EvalsJson,
+                Dialect::EvalsJson,
+                &[Step::Index(0)],
+                false
+            ),
             Some(Place::Case)
         );
         let criterion = [
@@ -324,11 +315,16 @@ mod tests {
             Step::Index(1),
         ];
         assert_eq!(
-            place_at(DocumentKind::EvalsJson, &criterion, false),
+            place_at(
+                DocumentKind::EvalsJson,
+                Dialect::EvalsJson,
+                &criterion,
+                false
+            ),
             Some(Place::Criterion)
         );
         assert_eq!(
-            place_at(DocumentKind::EvalsJson, &[], true),
+            place_at(DocumentKind::EvalsJson, Dialect::EvalsJson, &[], true),
             Some(Place::EvalsJsonCasesTop)
         );
         assert_eq!(json_path_at(r#"{"a": "unterminated"#, 19), None);

@@ -66,7 +66,8 @@ fn every_corpus_eval_file_parses_and_validates() {
         let tree = evalspec::parse_tree(*kind, &text).unwrap();
         // Unknown fields are warnings (real files carry a few, e.g. `scope`); any other
         // schema error would mean the schema and the reader disagree about a real file.
-        for v in schema::validate(*kind, &tree, &text) {
+        let dialect = evalspec::dialect::of_tree(*kind, &tree, path).dialect;
+        for v in schema::validate(dialect, &tree, &text) {
             if !v.unknown_field {
                 failures.push(format!("{}: schema: {}", path.display(), v.message));
             }

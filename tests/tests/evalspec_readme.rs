@@ -18,7 +18,8 @@ fn readme_block(heading: &str, lang: &str) -> String {
 
 fn check(kind: FileKind, text: &str) -> evalspec::Suite {
     let tree = evalspec::parse_tree(kind, text).unwrap();
-    assert_eq!(schema::validate(kind, &tree, text), vec![]);
+    let dialect = evalspec::dialect::of_tree(kind, &tree, std::path::Path::new("example")).dialect;
+    assert_eq!(schema::validate(dialect, &tree, text), vec![]);
     evalspec::parse_suite(kind, text, "example").unwrap()
 }
 

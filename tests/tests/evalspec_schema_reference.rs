@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use skillwatch_core::evalspec::{self, FileKind, schema};
+use skillwatch_core::evalspec::{self, Dialect, FileKind, schema};
 use skillwatch_tests::corpus_dir;
 
 fn repo_root() -> PathBuf {
@@ -74,19 +74,33 @@ fn corpus_files() -> Vec<(PathBuf, FileKind)> {
     out
 }
 
+/// The dialect a file is read in (its schema), from its content.
+fn dialect_of(path: &Path, kind: FileKind) -> Dialect {
+    let text = std::fs::read_to_string(path).unwrap();
+    let tree = evalspec::parse_tree(kind, &text).unwrap();
+    evalspec::dialect::of_tree(kind, &tree, path).dialect
+}
+
 fn ours(path: &Path, kind: FileKind) -> BTreeSet<String> {
     let text = std::fs::read_to_string(path).unwrap();
     let tree = evalspec::parse_tree(kind, &text).unwrap();
-    schema::validate(kind, &tree, &text)
+    schema::validate(dialect_of(path, kind), &tree, &text)
         .into_iter()
         .map(|v| v.pointer)
         .collect()
 }
 
-fn reference(py: &Path, kind: FileKind, files: &[PathBuf]) -> BTreeMap<PathBuf, BTreeSet<String>> {
-    let (schema_file, arg) = match kind {
-        FileKind::EvalYaml => ("eval-yaml.schema.json", "yaml"),
-        FileKind::EvalsJson => ("evals-json.schema.json", "json"),
+fn reference(
+    py: &Path,
+    dialect: Dialect,
+    kind: FileKind,
+    files: &[PathBuf],
+) -> BTreeMap<PathBuf, BTreeSet<String>> {
+    let schema_file = format!("{}.schema.json", schema::schema_name(dialect));
+    let arg = if kind == FileKind::EvalYaml {
+        "yaml"
+    } else {
+        "json"
     };
     let out = Command::new(py)
         .arg(repo_root().join("tests/reference/eval_schema_check.py"))
@@ -132,13 +146,20 @@ fn python_jsonschema_agrees_on_every_file() {
     files.extend(corpus_files());
     let mut compared = 0;
     let mut broken = 0;
-    for kind in [FileKind::EvalYaml, FileKind::EvalsJson] {
+    // JSON Lines files have no whole-file form the reference reads; their lines are JSON
+    // objects checked as evals.json cases by the unit tests.
+    let groups: BTreeSet<(Dialect, FileKind)> = files
+        .iter()
+        .filter(|(_, k)| *k != FileKind::JsonLines)
+        .map(|(p, k)| (dialect_of(p, *k), *k))
+        .collect();
+    for (dialect, kind) in groups {
         let paths: Vec<PathBuf> = files
             .iter()
-            .filter(|(_, k)| *k == kind)
+            .filter(|(p, k)| *k == kind && dialect_of(p, *k) == dialect)
             .map(|(p, _)| p.clone())
             .collect();
-        let theirs = reference(&py, kind, &paths);
+        let theirs = reference(&py, dialect, kind, &paths);
         for path in &paths {
             let expected = theirs
                 .get(path)

@@ -336,3 +336,152 @@ fn an_imported_job_shows_in_the_editors_lens_and_in_history() {
     );
     assert!(lsp.shutdown().success());
 }
+
+/// A copy of the job `from` holding only the trials whose arm is the skill's (`skilled`) or
+/// the baseline's, under its own job id: the two arms run as separate Harbor jobs, as
+/// SkillsBench and most Harbor users run them. `keep` may drop further trials by task.
+fn one_arm_job(from: &Path, to: &Path, skilled: bool, id: &str, keep: &dyn Fn(&str) -> bool) {
+    copy_dir(from, to);
+    let mut kept = 0;
+    for e in std::fs::read_dir(to).unwrap() {
+        let dir = e.unwrap().path();
+        let Ok(bytes) = std::fs::read(dir.join("result.json")) else {
+            continue;
+        };
+        let trial: Value = serde_json::from_slice(&bytes).unwrap();
+        let has_skill = trial["config"]["agent"]["skills"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty());
+        let task = trial["task_name"].as_str().unwrap_or_default();
+        if has_skill == skilled && keep(task) {
+            kept += 1;
+        } else {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+    let meta_path = to.join("result.json");
+    let mut meta: Value = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
+    meta["id"] = Value::from(id);
+    meta["n_total_trials"] = Value::from(kept);
+    std::fs::write(&meta_path, serde_json::to_vec(&meta).unwrap()).unwrap();
+}
+
+fn import_json(db: &Path, jobs: &[&Path], extra: &[&str]) -> Value {
+    let mut args = vec!["import", "harbor", "--json"];
+    args.extend(jobs.iter().map(|j| j.to_str().unwrap()));
+    args.extend_from_slice(extra);
+    let out = sw(db, &args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn arms_run_as_separate_jobs_pair_in_one_import_as_in_one_two_arm_job() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exported = fixtures().join("jobs/exported");
+    let baseline = tmp.path().join("jobs/baseline");
+    let skilled = tmp.path().join("jobs/skilled");
+    one_arm_job(&exported, &baseline, false, "job-baseline", &|_| true);
+    one_arm_job(&exported, &skilled, true, "job-skilled", &|_| true);
+
+    let split_db = tmp.path().join("split.db");
+    let v = import_json(&split_db, &[&baseline, &skilled], &[]);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 1, "{v:#}");
+    assert_eq!(v["runs"][0]["added"], 8, "{v:#}");
+    assert_eq!(v["runs"][0]["status"], "completed", "{v:#}");
+    assert_eq!(v["unpaired"], serde_json::json!([]), "{v:#}");
+
+    let whole_db = tmp.path().join("whole.db");
+    import_json(&whole_db, &[&exported], &[]);
+    let split = runs(&split_db, "release-codename");
+    let whole = runs(&whole_db, "release-codename");
+    assert_eq!(split.len(), 1);
+    assert_eq!(split[0]["trials"].as_array().unwrap().len(), 8);
+    // The lift comes from the pairs: 2 tasks, each with 2 attempts per arm.
+    let lift = &split[0]["headline"]["outcome"];
+    assert_eq!(lift, &whole[0]["headline"]["outcome"], "split vs one job");
+    // both tasks paired (none missing an arm), and the same lift as the one job's: 0.875
+    assert_eq!(lift["cases"], 2, "{lift:#}");
+    assert_eq!(lift["excluded"]["missing_baseline"], 0, "{lift:#}");
+    assert_eq!(lift["lift"], 0.875, "{lift:#}");
+    assert_eq!(split[0]["headline"]["cases"], whole[0]["headline"]["cases"]);
+
+    // Again, in either order: the same run, nothing added.
+    for jobs in [
+        [baseline.as_path(), skilled.as_path()],
+        [skilled.as_path(), baseline.as_path()],
+    ] {
+        let again = import_json(&split_db, &jobs, &[]);
+        assert_eq!(again["runs"][0]["added"], 0, "{again:#}");
+        assert_eq!(again["runs"][0]["already"], 8, "{again:#}");
+        assert_eq!(again["runs"][0]["run"], v["runs"][0]["run"]);
+    }
+    assert_eq!(runs(&split_db, "release-codename").len(), 1);
+}
+
+#[test]
+fn a_baseline_job_takes_its_skill_from_the_other_job_and_lone_tasks_are_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("h.db");
+    // a foreign job (not exported by skillwatch): only the skill arm's agent entry names the
+    // skill, so the baseline job alone cannot say which skill it measured
+    let twoarms = fixtures().join("jobs/twoarms");
+    let baseline = tmp.path().join("b");
+    let skilled = tmp.path().join("s");
+    one_arm_job(&twoarms, &baseline, false, "b", &|_| true);
+    one_arm_job(&twoarms, &skilled, true, "s", &|_| true);
+    let alone = sw(&db, &["import", "harbor", baseline.to_str().unwrap()]);
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(text(&alone.stderr).contains("--skill NAME"));
+    let out = sw(
+        &db,
+        &[
+            "import",
+            "harbor",
+            baseline.to_str().unwrap(),
+            skilled.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("2 jobs in one import: 2 trials imported"),
+        "{}",
+        text(&out.stdout)
+    );
+    let r = runs(&db, "release-codename");
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["headline"]["outcome"]["lift"], 1.0);
+
+    // A task run in one arm only is listed, not dropped: its trials are stored, unpaired.
+    let exported = fixtures().join("jobs/exported");
+    let base2 = tmp.path().join("b2");
+    let skill2 = tmp.path().join("s2");
+    one_arm_job(&exported, &base2, false, "b2", &|task| {
+        !task.ends_with("-again")
+    });
+    one_arm_job(&exported, &skill2, true, "s2", &|_| true);
+    let db2 = tmp.path().join("h2.db");
+    let v = import_json(&db2, &[&base2, &skill2], &[]);
+    assert_eq!(
+        v["unpaired"],
+        serde_json::json!([{"task": "codename-again", "only": "skill", "trials": 2}]),
+        "{v:#}"
+    );
+    assert_eq!(v["runs"][0]["added"], 6, "{v:#}");
+    let out = sw(
+        &tmp.path().join("h3.db"),
+        &[
+            "import",
+            "harbor",
+            base2.to_str().unwrap(),
+            skill2.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        text(&out.stdout).contains(
+            "unpaired: task \"codename-again\" has 2 trials in the skill arm and none in the baseline arm"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+}

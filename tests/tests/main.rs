@@ -21,6 +21,7 @@ mod daemon_queue;
 mod daemon_roots;
 mod daemon_security;
 mod daemon_watch;
+mod dialects;
 mod engine_jobs;
 mod evalspec_corpus;
 mod evalspec_readme;

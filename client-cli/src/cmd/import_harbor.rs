@@ -1,5 +1,6 @@
 //! `skillwatch import harbor JOB_DIR...`: Harbor job folders into the history
-//! (`daemon::harbor`). All jobs are read first; the trials that read are written in one
+//! (`daemon::harbor`). All jobs are read first, as one import (one run per agent and model, so
+//! arms run as separate jobs pair by task); the trials that read are written in one
 //! transaction; a trial folder that did not read is named with its reason while the rest import.
 
 use std::path::PathBuf;
@@ -7,7 +8,8 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use skillwatch_core::harbor::ArmRule;
-use skillwatch_daemon::harbor::{ImportOptions, describe, read_job};
+use skillwatch_core::plural::count;
+use skillwatch_daemon::harbor::{ImportOptions, JobsImport, Unpaired, describe, read_jobs};
 use skillwatch_daemon::store::ExternalReport;
 
 use super::history_db::DbArgs;
@@ -34,15 +36,24 @@ pub struct Args {
     db: DbArgs,
 }
 
+/// The JSON report: what each job gave, the runs written, and the tasks left without a
+/// partner arm.
+#[derive(Serialize)]
+struct Outcome<'a> {
+    jobs: Vec<JobOutcome>,
+    runs: &'a [ExternalReport],
+    unpaired: &'a [Unpaired],
+}
+
 #[derive(Serialize)]
 struct JobOutcome {
     job: String,
-    runs: Vec<ExternalReport>,
     missing: usize,
     damaged: Vec<String>,
 }
 
-/// Read every job, then write what read in one transaction; exit 2 when a job or a trial
+/// Read every job, then write what read in one transaction: the jobs of one call are one
+/// import, so a baseline-only and a with-skill job pair by task. Exit 2 when a job or a trial
 /// folder did not read.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let opts = ImportOptions {
@@ -50,50 +61,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         arm_from: args.arm_from.clone(),
     };
     let mut store = args.db.open_or_create()?;
-    let mut failed = false;
-    let mut jobs = Vec::new();
-    for dir in &args.jobs {
-        let stored = |id: &str| store.has_external_trial(id).unwrap_or(false);
-        match read_job(dir, &opts, &stored) {
-            Ok(j) => jobs.push(j),
-            Err(e) => {
-                failed = true;
-                errln!("error: {e}");
-            }
+    let stored = |id: &str| store.has_external_trial(id).unwrap_or(false);
+    let all = match read_jobs(&args.jobs, &opts, &stored) {
+        Ok(all) => all,
+        Err(e) => {
+            errln!("error: {e}");
+            return Ok(ExitCode::from(2));
         }
+    };
+    let reports = store.import_external(&all.runs)?;
+    let mut failed = !all.failed.is_empty();
+    for e in &all.failed {
+        errln!("error: {e}");
     }
-    let runs: Vec<_> = jobs.iter().flat_map(|j| j.runs.iter().cloned()).collect();
-    let mut reports = store.import_external(&runs)?.into_iter();
-    let mut outcomes = Vec::new();
-    for job in &jobs {
-        let mine: Vec<ExternalReport> = reports.by_ref().take(job.runs.len()).collect();
+    for job in &all.jobs {
         failed |= !job.damaged.is_empty();
-        if !args.json {
-            let added = mine.iter().map(|r| r.added).sum();
-            let already = mine.iter().map(|r| r.already).sum();
-            let status = mine
-                .first()
-                .map_or(skillwatch_daemon::store::RunStatus::Interrupted, |r| {
-                    r.status
-                });
-            outln!("{}", describe(job, added, already, status))?;
-            for r in &mine {
-                outln!("  run {} ({})", r.run, r.status)?;
-            }
-            for d in &job.damaged {
-                errln!("error: {d} (not imported; the other trials were)");
-            }
-        }
-        outcomes.push(JobOutcome {
-            job: job.dir.display().to_string(),
-            runs: mine,
-            missing: job.missing,
-            damaged: job.damaged.clone(),
-        });
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&outcomes)?)?;
+        let outcome = Outcome {
+            jobs: all
+                .jobs
+                .iter()
+                .map(|j| JobOutcome {
+                    job: j.dir.display().to_string(),
+                    missing: j.missing,
+                    damaged: j.damaged.clone(),
+                })
+                .collect(),
+            runs: &reports,
+            unpaired: &all.unpaired,
+        };
+        outln!("{}", serde_json::to_string_pretty(&outcome)?)?;
     } else {
+        print_text(&all, &reports)?;
         outln!("history: {}", store.path().display())?;
     }
     Ok(if failed {
@@ -101,4 +101,51 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One line per job (one job: what it added; several: what the call added, then each job's
+/// unfinished trials), the runs, the damaged trials and the tasks without a partner arm.
+fn print_text(all: &JobsImport, reports: &[ExternalReport]) -> anyhow::Result<()> {
+    let added = reports.iter().map(|r| r.added).sum();
+    let already = reports.iter().map(|r| r.already).sum();
+    let status = reports
+        .first()
+        .map_or(skillwatch_daemon::store::RunStatus::Interrupted, |r| {
+            r.status
+        });
+    if let [job] = all.jobs.as_slice() {
+        outln!("{}", describe(job, added, already, status))?;
+    } else {
+        let mut line = format!(
+            "{} jobs in one import: {} imported",
+            all.jobs.len(),
+            count(added, "trial")
+        );
+        if already > 0 {
+            line.push_str(&format!(", {already} already in the history"));
+        }
+        outln!("{line}")?;
+        for job in &all.jobs {
+            let mut line = format!("  {}", job.dir.display());
+            if job.missing > 0 {
+                line.push_str(&format!(
+                    ": {} not finished yet (import again later; the run stays {status})",
+                    count(job.missing, "trial")
+                ));
+            }
+            outln!("{line}")?;
+        }
+    }
+    for r in reports {
+        outln!("  run {} ({})", r.run, r.status)?;
+    }
+    for job in &all.jobs {
+        for d in &job.damaged {
+            errln!("error: {d} (not imported; the other trials were)");
+        }
+    }
+    for u in &all.unpaired {
+        outln!("  unpaired: {u}")?;
+    }
+    Ok(())
 }

@@ -1,4 +1,4 @@
-//! `skillwatch schema eval-yaml|evals-json|check-output|index-check-output|agent-skills-discovery|probes`:
+//! `skillwatch schema eval-yaml|evals-json|vally-eval|vally-experiment|waza-eval|waza-task|skill-up-eval|skill-up-case|check-output|index-check-output|agent-skills-discovery|probes`:
 //! print a JSON Schema: of an eval file format, so editors without skillwatch
 //! (yaml-language-server, VS Code's JSON support) can validate eval files with the same rules
 //! `skillwatch check` applies; of `check --json`'s or `index check --json`'s report, for
@@ -8,7 +8,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use skillwatch_core::evalspec::{FileKind, schema};
+use skillwatch_core::evalspec::{Dialect, schema};
 
 /// Arguments of `skillwatch schema`.
 #[derive(clap::Args)]
@@ -25,6 +25,18 @@ enum SchemaFormat {
     EvalYaml,
     /// evals/evals.json (agentskills.io, skill-creator, ACES; legacy shapes included).
     EvalsJson,
+    /// A Microsoft Vally eval spec (`stimuli:`, eval.vally.yaml).
+    VallyEval,
+    /// A Microsoft Vally experiment (`variants:`).
+    VallyExperiment,
+    /// A microsoft/waza eval.yaml (`tasks:`, `metrics:`).
+    WazaEval,
+    /// A microsoft/waza task file (`inputs.prompt`).
+    WazaTask,
+    /// An alibaba/skill-up eval.yaml (`cases.files`).
+    SkillUpEval,
+    /// An alibaba/skill-up case file (`input.prompt`).
+    SkillUpCase,
     /// The report of `skillwatch check --json`.
     CheckOutput,
     /// The report of `skillwatch index check --json`.
@@ -45,8 +57,14 @@ pub const INDEX_CHECK_OUTPUT_SCHEMA: &str =
 /// Print the schema (JSON, as shipped in the repository's `schemas/` folder) to stdout.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = match args.format {
-        SchemaFormat::EvalYaml => schema::schema_text(FileKind::EvalYaml),
-        SchemaFormat::EvalsJson => schema::schema_text(FileKind::EvalsJson),
+        SchemaFormat::EvalYaml => schema::schema_text(Dialect::SkillValidator),
+        SchemaFormat::EvalsJson => schema::schema_text(Dialect::EvalsJson),
+        SchemaFormat::VallyEval => schema::schema_text(Dialect::Vally),
+        SchemaFormat::VallyExperiment => schema::schema_text(Dialect::VallyExperiment),
+        SchemaFormat::WazaEval => schema::schema_text(Dialect::Waza),
+        SchemaFormat::WazaTask => schema::schema_text(Dialect::WazaTask),
+        SchemaFormat::SkillUpEval => schema::schema_text(Dialect::SkillUp),
+        SchemaFormat::SkillUpCase => schema::schema_text(Dialect::SkillUpCase),
         SchemaFormat::CheckOutput => CHECK_OUTPUT_SCHEMA,
         SchemaFormat::IndexCheckOutput => INDEX_CHECK_OUTPUT_SCHEMA,
         SchemaFormat::AgentSkillsDiscovery => skillwatch_core::index::DISCOVERY_SCHEMA,

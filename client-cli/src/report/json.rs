@@ -76,11 +76,25 @@ struct Tool {
 #[derive(Serialize)]
 struct FileJson<'a> {
     path: &'a Path,
+    /// For an eval file, the dialect it was read as and what decided it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dialect: Option<DialectJson<'a>>,
     diagnostics: Vec<DiagnosticJson<'a>>,
     /// Findings silenced by `skillwatch-ignore` comments, with the comments' reasons (absent
     /// when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     ignored: Vec<IgnoredJson<'a>>,
+}
+
+/// Which tool's format an eval file was read as.
+#[derive(Serialize)]
+struct DialectJson<'a> {
+    /// The stable id (`vally`, `waza-task`, ...).
+    id: &'static str,
+    /// For people.
+    name: &'static str,
+    /// What decided it (a top-level key, or the file name).
+    why: &'a str,
 }
 
 /// A finding a comment silenced: the finding as in `diagnostics`, and the comment's reason.
@@ -135,6 +149,11 @@ fn file_json<'a>(file: &'a FileReport, outcome: &Outcome<'_>) -> FileJson<'a> {
         .collect();
     FileJson {
         path: &file.path,
+        dialect: file.dialect.as_ref().map(|d| DialectJson {
+            id: d.dialect.id(),
+            name: d.dialect.name(),
+            why: &d.why,
+        }),
         diagnostics,
         ignored,
     }

@@ -580,6 +580,20 @@ pub static EVAL_FILE_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "An eval file with no cases evaluates nothing.",
     },
+    Rule {
+        id: "SW415",
+        name: "evals-json-dialect",
+        category: Category::Eval,
+        severity: Severity::Info,
+        summary: "Which evals.json dialect a file writes (`assertions` of the agentskills.io guide, `expectations` of skill-creator, SkillEvaluator's YAML / JSON Lines variants) and what the other tools make of it.",
+    },
+    Rule {
+        id: "SW416",
+        name: "eval-not-run",
+        category: Category::Eval,
+        severity: Severity::Warning,
+        summary: "Something an eval file asks for that skillwatch does not run (a pairwise grader, scoring weights, a plugin arm, a run-command grader), or a run setting it takes from its own flags (info): said where it is written, never dropped silently.",
+    },
 ];
 
 /// Rules about measured results: emitted from the history of paired runs (the daemon's
@@ -654,6 +668,27 @@ pub fn explain(id: &str) -> Option<&'static str> {
 }
 
 static EXPLANATIONS: &[(&str, &str)] = &[
+    (
+        "SW415",
+        "evals.json is written in two dialects (agentskills/agentskills#459, open): the \
+agentskills.io guide calls a case's checks `assertions`, Anthropic skill-creator's \
+references/schemas.md calls them `expectations`. NVIDIA SkillEvaluator maps `assertions` to the \
+behaviours it checks and ignores `expectations`; skill-creator's grader looks for \
+`expectations`. skillwatch reads both as judged criteria. SkillEvaluator also reads \
+`evals.jsonl`, `evals.yaml` and `eval/dataset.*`, which the other tools do not. The finding says \
+which the file writes, so an author sharing the file with another tool knows what that tool \
+will grade; write the name the tools you use read (or both).",
+    ),
+    (
+        "SW416",
+        "skillwatch reads other tools' eval files as they are (docs/evals.md). What a file asks \
+for that the one suite model cannot express is said where it is written instead of dropped: \
+Vally's `pairwise` and `run-command` graders, `scoring` weights and thresholds, an experiment's \
+plugin arm (not run yet: skillwatch runs the baseline and skilled arms), waza's `metrics` \
+weights and `code` graders, skill-up's script judges. Such findings are warnings, since the \
+measurement differs from the other tool's; run settings skillwatch takes from its own flags \
+(`runs`, `model`, `judge_model`) are infos.",
+    ),
     (
         "SW220",
         "Agents install skills side by side (`.claude/skills/`, a plugin's `skills/`, \

@@ -1,9 +1,13 @@
-//! Rules SW4xx: diagnostics on eval files (tests/eval.yaml and evals/evals.json).
+//! Rules SW4xx: diagnostics on eval files, in every dialect skillwatch reads (skill-validator,
+//! Vally, waza, skill-up, the evals.json family; `evalspec::dialect`).
 //!
 //! The checks run on the spanned tree, not on the [`Suite`](crate::evalspec::Suite): a suite
 //! exists only when the whole file is valid, and an author fixing one broken case still wants
 //! to hear about the invalid regex in the next one. Order: syntax (nothing else runs on text
-//! that does not parse), schema, then the semantic rules the schema cannot express.
+//! that does not parse), the schema of the file's dialect, then the semantic rules the schema
+//! cannot express, and what the file asks for that skillwatch does not run (SW416, the
+//! readers' notes). Which dialect a file was read as is named in the messages of its syntax,
+//! schema and no-cases findings, unless it is one of the two formats skillwatch always read.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,7 +16,10 @@ use std::sync::Arc;
 use tree_names::TreeNames;
 pub(crate) use tree_names::Trees;
 
-use crate::evalspec::{self, Activation, FileKind, Format, schema, schema::SchemaViolation};
+use crate::evalspec::dialect::{self, Detected, Dialect};
+use crate::evalspec::{
+    self, Activation, FileKind, Format, NoteLevel, schema, schema::SchemaViolation,
+};
 use crate::skill::{Frontmatter, SKILL_FILE, SkillDocument, load_document};
 use crate::text::{LineIndex, Span};
 use crate::yaml::{Node, Resolved};
@@ -57,12 +64,14 @@ pub(crate) fn check_eval_file_of(
     };
     match read {
         Ok(text) => {
-            let (diagnostics, ignored) = check_text(path, &text, skill_dir, names, options, trees);
+            let (diagnostics, ignored, detected) =
+                check_text(path, &text, skill_dir, names, options, trees);
             FileReport {
                 path: path.to_path_buf(),
                 diagnostics,
                 ignored,
                 text: Some(text),
+                dialect: detected,
             }
         }
         Err(error) => {
@@ -78,15 +87,17 @@ pub(crate) fn check_eval_file_of(
                 text: None,
                 diagnostics,
                 ignored: Vec::new(),
+                dialect: None,
             }
         }
     }
 }
 
 /// Check an eval file given as text (an editor buffer, or a file just read). `path` decides
-/// the format (`*.yaml`/`*.yml` or `*.json`; any other name yields no findings); `skill_dir`
-/// is the skill the file evaluates, against which `source` paths, the skill's name and other
-/// skills are resolved. Never panics; findings are sorted by position.
+/// the syntax (`*.yaml`/`*.yml`, `*.json` or `*.jsonl`; any other name yields no findings),
+/// the content the dialect; `skill_dir` is the skill the file evaluates, against which
+/// `source` paths, the skill's name and other skills are resolved. Never panics; findings
+/// are sorted by position.
 pub fn check_eval_text(
     path: &Path,
     text: &str,
@@ -107,6 +118,13 @@ pub fn check_eval_text(
     .0
 }
 
+/// The findings, those a comment silenced, and the dialect the file was read as.
+type Checked = (
+    Vec<Diagnostic>,
+    Vec<super::ignore::Ignored>,
+    Option<Detected>,
+);
+
 fn check_text(
     path: &Path,
     text: &str,
@@ -114,21 +132,33 @@ fn check_text(
     names: Vec<String>,
     options: &CheckOptions,
     trees: &Trees,
-) -> (Vec<Diagnostic>, Vec<super::ignore::Ignored>) {
+) -> Checked {
     let Some(kind) = FileKind::of_path(path) else {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), None);
     };
-    let mut ctx = Ctx::new(path, text, skill_dir, kind, names, trees);
+    let detected = dialect::detect(kind, text, path);
+    let mut ctx = Ctx::new(path, text, skill_dir, kind, detected, names, trees);
     match evalspec::parse_tree(kind, text) {
         Err(error) => syntax_error(&mut ctx, kind, &error),
-        Ok(root) => ctx.check_tree(&root),
+        Ok(root) => {
+            ctx.detected = dialect::of_tree(kind, &root, path);
+            ctx.check_tree(&root)
+        }
     }
-    super::settle(path, text, super::Shape::Eval(kind), ctx.out, options)
+    let detected = ctx.detected.clone();
+    let (diagnostics, ignored) =
+        super::settle(path, text, super::Shape::Eval(kind), ctx.out, options);
+    (diagnostics, ignored, Some(detected))
 }
 
 /// SW401 for a file that is not YAML or JSON, with [`quote_fix`]'s repair when it applies.
 fn syntax_error(ctx: &mut Ctx<'_>, kind: FileKind, error: &evalspec::ParseError) {
-    let mut message = format!("not valid {}: {}", kind_word(kind), error.message);
+    let mut message = format!(
+        "not valid {}: {}{}",
+        kind_word(kind),
+        error.message,
+        ctx.read_as()
+    );
     let whole = Span::new(0, ctx.text.len());
     let repair = match kind {
         FileKind::EvalYaml => quote_fix(
@@ -136,9 +166,9 @@ fn syntax_error(ctx: &mut Ctx<'_>, kind: FileKind, error: &evalspec::ParseError)
             whole,
             error.span.start,
             &error.message,
-            &schema::field_names(kind),
+            &schema::field_names(ctx.dialect()),
         ),
-        FileKind::EvalsJson => None,
+        FileKind::EvalsJson | FileKind::JsonLines => None,
     };
     match repair {
         Some((why, fix)) => {
@@ -154,6 +184,7 @@ fn kind_word(kind: FileKind) -> &'static str {
     match kind {
         FileKind::EvalYaml => "YAML",
         FileKind::EvalsJson => "JSON",
+        FileKind::JsonLines => "JSON Lines",
     }
 }
 
@@ -174,6 +205,8 @@ struct Ctx<'a> {
     text: &'a str,
     skill_dir: &'a Path,
     kind: FileKind,
+    /// The dialect the file is read as (from its text, then from its tree).
+    detected: Detected,
     /// Built on first need: only a duplicate case (SW406) names a line.
     lines: Option<LineIndex>,
     /// The skill's own names: its folder name and its frontmatter `name`.
@@ -190,6 +223,7 @@ impl<'a> Ctx<'a> {
         text: &'a str,
         skill_dir: &'a Path,
         kind: FileKind,
+        detected: Detected,
         names: Vec<String>,
         trees: &'a Trees,
     ) -> Ctx<'a> {
@@ -198,6 +232,7 @@ impl<'a> Ctx<'a> {
             text,
             skill_dir,
             kind,
+            detected,
             lines: None,
             names,
             trees,
@@ -222,17 +257,41 @@ impl<'a> Ctx<'a> {
         lines.line_col(text, span.start).line
     }
 
+    fn dialect(&self) -> Dialect {
+        self.detected.dialect
+    }
+
+    /// ` [read as ...]` for messages about the file's shape, when the dialect is one of the
+    /// other tools' or was only guessed from the name; empty for skill-validator's eval.yaml
+    /// and evals.json read by their keys (what skillwatch always read).
+    fn read_as(&self) -> String {
+        let d = &self.detected;
+        let by_name = d.why.starts_with("the file name");
+        match d.dialect {
+            Dialect::SkillValidator | Dialect::EvalsJson if !by_name => String::new(),
+            Dialect::SkillValidator => format!(
+                " [read as {}: {}; a top-level `scenarios:` is skill-validator's, `stimuli:` \
+                 Vally's, `tasks:` waza's, `cases: {{files}}` skill-up's]",
+                d.dialect.name(),
+                d.why
+            ),
+            other => format!(" [read as {}: {}]", other.name(), d.why),
+        }
+    }
+
     fn check_tree(&mut self, root: &Node) {
-        for violation in schema::validate(self.kind, root, self.text) {
+        for violation in schema::validate(self.dialect(), root, self.text) {
             self.schema_violation(violation);
         }
-        if let Some(cases) = evalspec::case_nodes(self.kind, root) {
+        if let Some(cases) = evalspec::case_nodes(self.dialect(), root) {
             self.check_cases(root, &cases);
         }
+        self.file_rules(root);
         self.parse_safety_net(root);
     }
 
-    fn schema_violation(&mut self, v: SchemaViolation) {
+    fn schema_violation(&mut self, mut v: SchemaViolation) {
+        v.message.push_str(&self.read_as());
         let (rule, verb) = match v.unknown_field {
             true => ("SW403", "Rename to"),
             false => ("SW402", "Replace with"),
@@ -258,16 +317,31 @@ impl<'a> Ctx<'a> {
     }
 
     /// The readers reject a few things the schema allows (a timeout of 0 is an integer); if
-    /// the file does not read as a suite and no error says why yet, say it.
+    /// the file does not read as a suite and no error says why yet, say it. A file that reads
+    /// gives its notes: what it asks for that skillwatch does not run (SW416).
     fn parse_safety_net(&mut self, root: &Node) {
-        if self.out.iter().any(|d| d.severity == Severity::Error) {
-            return;
-        }
+        // An error already given (a missing file, say) may leave the file readable: its notes
+        // still belong beside the error.
+        let has_error = self.out.iter().any(|d| d.severity == Severity::Error);
         // The file name only goes into each case's origin, never into an error, so the
         // readers' verdict does not depend on it (and `relative_path` asks the OS for the
         // current directory).
-        if let Err(e) = evalspec::suite_from_tree(self.kind, root, "") {
-            self.push("SW402", e.span, e.message);
+        match evalspec::suite_of_dialect(self.dialect(), root, "") {
+            Err(_) if has_error => {}
+            Err(e) => {
+                let message = format!("{}{}", e.message, self.read_as());
+                self.push("SW402", e.span, message);
+            }
+            Ok(suite) => {
+                for note in suite.notes {
+                    let mut d = finding("SW416", self.path, note.span, note.message);
+                    d.severity = match note.level {
+                        NoteLevel::Warning => Severity::Warning,
+                        NoteLevel::Info => Severity::Info,
+                    };
+                    self.out.push(d);
+                }
+            }
         }
     }
 
@@ -294,7 +368,7 @@ impl<'a> Ctx<'a> {
             if *activation != Some(Activation::MustNotTrigger) {
                 self.prompt_names_skill(node);
             }
-            if self.kind == FileKind::EvalsJson {
+            if self.dialect() == Dialect::EvalsJson {
                 self.expected_skills(node);
             }
         }
@@ -328,15 +402,15 @@ impl Ctx<'_> {
             self.skill_name_matches(root);
         }
         if cases.cases.is_empty() {
-            let list = ["evals", "cases", "scenarios"]
+            let list = ["evals", "cases", "scenarios", "stimuli"]
                 .iter()
                 .find_map(|k| root.get(k).map(|e| e.value.span))
                 .unwrap_or(head);
-            self.push(
-                "SW414",
-                list,
-                "the eval file defines no cases, so it evaluates nothing".into(),
+            let message = format!(
+                "the eval file defines no cases, so it evaluates nothing{}",
+                self.read_as()
             );
+            self.push("SW414", list, message);
         }
     }
 
@@ -379,10 +453,10 @@ impl Ctx<'_> {
 
 impl Ctx<'_> {
     fn duplicate(&mut self, node: &Node, pointer: &str, seen: &mut HashMap<String, Span>) {
-        let key = if self.kind == FileKind::EvalYaml {
-            "name"
-        } else {
-            "id"
+        let key = match self.dialect() {
+            Dialect::SkillValidator | Dialect::Vally => "name",
+            Dialect::EvalsJson => "id",
+            _ => return,
         };
         let Some(value) = node.get(key).map(|e| &e.value) else {
             return;
@@ -409,66 +483,74 @@ impl Ctx<'_> {
     }
 
     fn patterns(&mut self, node: &Node, pointer: &str) {
-        let (keys, types): (&[&str], &[&str]) = match self.kind {
-            FileKind::EvalYaml => (&["assertions"], &["output_matches", "output_not_matches"]),
-            FileKind::EvalsJson => (
-                &[
-                    "assertions",
-                    "expected_behavior",
-                    "expectations",
-                    "must_not",
-                ],
-                &["contains_pattern", "not_contains_pattern"],
-            ),
-        };
-        for key in keys {
-            for (i, item) in items(node, key).iter().enumerate() {
-                let typed = item.get("type").and_then(|e| e.value.as_scalar());
-                if !typed.is_some_and(|t| types.contains(&t.text.as_str())) {
-                    continue;
-                }
-                let Some(pattern) = item.get("pattern").map(|e| &e.value) else {
-                    continue;
-                };
-                let Some(text) = pattern.as_scalar().map(|s| s.text.as_str()) else {
-                    continue;
-                };
-                if let Err(e) = evalspec::Pattern::new(text) {
-                    self.push(
-                        "SW404",
-                        pattern.span,
-                        format!("{pointer}/{key}/{i}/pattern: {e}"),
-                    );
-                }
+        for (at, pattern) in pattern_sites(self.dialect(), node, pointer) {
+            let Some(text) = pattern.as_scalar().map(|s| s.text.as_str()) else {
+                continue;
+            };
+            if let Err(e) = evalspec::Pattern::new(text) {
+                self.push("SW404", pattern.span, format!("{at}: {e}"));
             }
         }
     }
 
     fn sources(&mut self, node: &Node) {
-        match self.kind {
-            FileKind::EvalYaml => {
+        let here = self.path.parent().unwrap_or(self.skill_dir);
+        match self.dialect() {
+            Dialect::SkillValidator => {
                 let Some(setup) = node.get("setup").map(|e| &e.value) else {
                     return;
                 };
                 for file in items(setup, "files") {
-                    let Some(src) = file.get("source").map(|e| &e.value) else {
-                        continue;
-                    };
-                    let Some(rel) = src.as_scalar().map(|s| s.text.as_str()) else {
-                        continue;
-                    };
-                    if rel.trim().is_empty() || self.skill_dir.join(rel).is_file() {
-                        continue;
+                    if let Some(src) = file.get("source").map(|e| &e.value) {
+                        self.source_exists(
+                            src,
+                            self.skill_dir,
+                            "setup file source",
+                            "sources are relative to the skill folder",
+                        );
                     }
-                    let message = format!(
-                        "setup file source `{rel}` does not exist: sources are relative to the \
-                         skill folder, so this is {}",
-                        self.skill_dir.join(rel).display()
-                    );
-                    self.push("SW405", src.span, message);
                 }
             }
-            FileKind::EvalsJson => {
+            Dialect::Vally => {
+                if let Some(env) = node.get("environment").map(|e| &e.value) {
+                    self.vally_files(env);
+                }
+            }
+            Dialect::WazaTask => {
+                let eval_dir = match here.file_name().and_then(|n| n.to_str()) {
+                    Some("tasks") => here.parent().unwrap_or(here),
+                    _ => here,
+                };
+                let fixtures = node
+                    .get("context_dir")
+                    .and_then(|e| e.value.as_str())
+                    .map_or_else(|| eval_dir.join("fixtures"), |d| eval_dir.join(d));
+                let inputs = node.get("inputs").map(|e| &e.value);
+                for file in inputs.map_or(&[][..], |i| items(i, "files")) {
+                    if file.get("content").is_some() {
+                        continue;
+                    }
+                    if let Some(path) = file.get("path").map(|e| &e.value) {
+                        self.source_exists(path, &fixtures, "task file", "task files are relative to the task's `context_dir`, else `fixtures/` beside the eval.yaml");
+                    }
+                }
+            }
+            Dialect::SkillUpCase => {
+                let fixture = node
+                    .get("context")
+                    .and_then(|c| c.value.get("repo_fixture"))
+                    .map(|e| &e.value);
+                if let Some(fixture) = fixture {
+                    let root = evalspec::skill_up_root_of_case(self.path, self.skill_dir);
+                    self.source_exists(
+                        fixture,
+                        &root,
+                        "repo fixture",
+                        "skill-up resolves it against the skill folder",
+                    );
+                }
+            }
+            Dialect::EvalsJson => {
                 let Some(files) = node.get("files").map(|e| &e.value) else {
                     return;
                 };
@@ -492,11 +574,42 @@ impl Ctx<'_> {
                     self.push("SW405", r.span, message);
                 }
             }
+            _ => {}
         }
     }
 
+    /// SW405 for a Vally `environment.files` list: each `src` beside the eval file.
+    fn vally_files(&mut self, env: &Node) {
+        let here = self.path.parent().unwrap_or(self.skill_dir).to_path_buf();
+        for file in items(env, "files") {
+            if let Some(src) = file.get("src").map(|e| &e.value) {
+                self.source_exists(
+                    src,
+                    &here,
+                    "environment file `src`",
+                    "`src` is relative to the eval file",
+                );
+            }
+        }
+    }
+
+    /// SW405 when the path written in `value` does not exist under `base`.
+    fn source_exists(&mut self, value: &Node, base: &Path, what: &str, rule: &str) {
+        let Some(rel) = value.as_scalar().map(|s| s.text.as_str()) else {
+            return;
+        };
+        if rel.trim().is_empty() || base.join(rel.trim()).exists() {
+            return;
+        }
+        let message = format!(
+            "{what} `{rel}` does not exist: {rule}, so this is {}",
+            base.join(rel.trim()).display()
+        );
+        self.push("SW405", value.span, message);
+    }
+
     fn timeout(&mut self, node: &Node) {
-        if self.kind != FileKind::EvalYaml {
+        if self.dialect() != Dialect::SkillValidator {
             return;
         }
         let Some(value) = node.get("timeout").map(|e| &e.value) else {
@@ -516,14 +629,15 @@ impl Ctx<'_> {
     }
 
     fn empty_criteria(&mut self, node: &Node) {
-        let keys: &[&str] = match self.kind {
-            FileKind::EvalYaml => &["rubric"],
-            FileKind::EvalsJson => &[
+        let keys: &[&str] = match self.dialect() {
+            Dialect::SkillValidator | Dialect::Vally => &["rubric"],
+            Dialect::EvalsJson => &[
                 "assertions",
                 "expected_behavior",
                 "expectations",
                 "must_not",
             ],
+            _ => &[],
         };
         for key in keys {
             for item in items(node, key) {
@@ -560,9 +674,14 @@ impl Ctx<'_> {
     }
 
     fn prompt_names_skill(&mut self, node: &Node) {
+        let holder = match self.dialect() {
+            Dialect::WazaTask => node.get("inputs").map(|e| &e.value),
+            Dialect::SkillUpCase => node.get("input").map(|e| &e.value),
+            _ => Some(node),
+        };
         let prompt = ["question", "prompt"]
             .iter()
-            .find_map(|k| node.get(k).map(|e| &e.value).filter(|v| !v.is_null()));
+            .find_map(|k| holder?.get(k).map(|e| &e.value).filter(|v| !v.is_null()));
         let Some(prompt) = prompt else { return };
         let Some(scalar) = prompt.as_scalar() else {
             return;
@@ -687,6 +806,184 @@ impl Ctx<'_> {
     }
 }
 
+// ---- file-level rules of the other dialects ----
+
+impl Ctx<'_> {
+    /// What a file's top level holds beside its cases: the files it lists (waza's task
+    /// globs, skill-up's case files, Vally's root environment), waza's `skill`, and which
+    /// evals.json dialect a file is written in (SW415).
+    fn file_rules(&mut self, root: &Node) {
+        match self.dialect() {
+            Dialect::Vally => {
+                if let Some(env) = root.get("environment").map(|e| &e.value) {
+                    self.vally_files(env);
+                }
+            }
+            Dialect::Waza => {
+                self.skill_name_matches(root);
+                let here = self.path.parent().unwrap_or(self.skill_dir).to_path_buf();
+                for glob in items(root, "tasks") {
+                    let Some(pattern) = glob.as_str() else {
+                        continue;
+                    };
+                    if crate::grading::glob::find(&here, pattern, &[]).is_empty() {
+                        let message = format!(
+                            "`{pattern}` matches no task file: task globs are relative to the \
+                             eval file, so this looks under {}",
+                            here.display()
+                        );
+                        self.push("SW405", glob.span, message);
+                    }
+                }
+            }
+            Dialect::SkillUp => {
+                let root_dir = evalspec::skill_up_root(self.path);
+                let files = root
+                    .get("cases")
+                    .map_or(&[][..], |c| items(&c.value, "files"));
+                for file in files {
+                    self.source_exists(
+                        file,
+                        &root_dir,
+                        "case file",
+                        "case files are relative to the skill folder",
+                    );
+                }
+            }
+            Dialect::EvalsJson => self.evals_json_dialect(root),
+            _ => {}
+        }
+    }
+
+    /// SW415: which of the evals.json dialects the file writes, and what the other tools make
+    /// of it (agentskills/agentskills#459: the agentskills.io guide says `assertions`,
+    /// skill-creator's schema `expectations`; SkillEvaluator reads `assertions` alone).
+    fn evals_json_dialect(&mut self, root: &Node) {
+        let Ok(shape) = evalspec::evals_json_shape(root) else {
+            return;
+        };
+        let first = |key: &str| {
+            shape
+                .iter()
+                .find_map(|(_, case)| case.get(key).map(|e| e.key.span))
+        };
+        let message = match (first("assertions"), first("expectations")) {
+            (Some(at), None) => Some((
+                at,
+                "this evals.json writes `assertions`, the agentskills.io guide's name: NVIDIA SkillEvaluator reads them as behaviours to check; Anthropic skill-creator's schema (references/schemas.md) names them `expectations`, so its grader may not see them (agentskills/agentskills#459). skillwatch reads both",
+            )),
+            (None, Some(at)) => Some((
+                at,
+                "this evals.json writes `expectations`, Anthropic skill-creator's name: its grader reads them; NVIDIA SkillEvaluator reads `assertions` only and ignores these, and the agentskills.io guide calls them `assertions` (agentskills/agentskills#459). skillwatch reads both",
+            )),
+            (Some(at), Some(_)) => Some((
+                at,
+                "this evals.json writes both `assertions` (the agentskills.io guide's name, read by NVIDIA SkillEvaluator) and `expectations` (Anthropic skill-creator's): each of those tools reads one of the two lists (agentskills/agentskills#459). skillwatch reads both",
+            )),
+            (None, None) => None,
+        };
+        if let Some((at, message)) = message {
+            self.push("SW415", at, message.to_string());
+        }
+        if self.kind != FileKind::EvalsJson {
+            let head = Span::new(root.span.start, root.span.start + 1.min(root.span.len()));
+            self.push(
+                "SW415",
+                head,
+                "SkillEvaluator's YAML / JSON Lines variant of evals.json: NVIDIA SkillEvaluator reads it; Anthropic skill-creator and agentskills.io tooling read `evals/evals.json` only".into(),
+            );
+        }
+    }
+}
+
+/// The regular expressions a case node of `dialect` writes, with where (for SW404).
+fn pattern_sites<'n>(dialect: Dialect, node: &'n Node, pointer: &str) -> Vec<(String, &'n Node)> {
+    let mut out = Vec::new();
+    let typed = |item: &Node, types: &[&str]| {
+        item.get("type")
+            .and_then(|e| e.value.as_scalar())
+            .is_some_and(|t| types.contains(&t.text.as_str()))
+    };
+    match dialect {
+        Dialect::SkillValidator | Dialect::EvalsJson => {
+            let (keys, types): (&[&str], &[&str]) = if dialect == Dialect::SkillValidator {
+                (&["assertions"], &["output_matches", "output_not_matches"])
+            } else {
+                (
+                    &[
+                        "assertions",
+                        "expected_behavior",
+                        "expectations",
+                        "must_not",
+                    ],
+                    &["contains_pattern", "not_contains_pattern"],
+                )
+            };
+            for key in keys {
+                for (i, item) in items(node, key).iter().enumerate() {
+                    if typed(item, types)
+                        && let Some(p) = item.get("pattern")
+                    {
+                        out.push((format!("{pointer}/{key}/{i}/pattern"), &p.value));
+                    }
+                }
+            }
+        }
+        Dialect::Vally => {
+            let types = &[
+                "output-matches",
+                "output-not-matches",
+                "file-matches",
+                "file-not-matches",
+            ];
+            for (i, item) in items(node, "graders").iter().enumerate() {
+                if typed(item, types)
+                    && let Some(p) = item.get("config").and_then(|c| c.value.get("pattern"))
+                {
+                    out.push((format!("{pointer}/graders/{i}/config/pattern"), &p.value));
+                }
+            }
+        }
+        Dialect::WazaTask => {
+            for (i, item) in items(node, "graders").iter().enumerate() {
+                let Some(config) = item.get("config").map(|e| &e.value) else {
+                    continue;
+                };
+                for key in ["regex_match", "regex_not_match"] {
+                    for (j, p) in items(config, key).iter().enumerate() {
+                        out.push((format!("/graders/{i}/config/{key}/{j}"), p));
+                    }
+                }
+            }
+        }
+        Dialect::SkillUpCase => {
+            let mut judges: Vec<(String, &Node)> = Vec::new();
+            if let Some(j) = node.get("judge") {
+                judges.push(("/judge".into(), &j.value));
+            }
+            for (k, j) in items(node, "judges").iter().enumerate() {
+                judges.push((format!("/judges/{k}"), j));
+            }
+            for (at, judge) in judges {
+                for list in ["success", "failure"] {
+                    for (i, rule) in items(judge, list).iter().enumerate() {
+                        let Some(m) = rule.get("output_matches").map(|e| &e.value) else {
+                            continue;
+                        };
+                        for key in ["all", "any", "not"] {
+                            for (j, p) in items(m, key).iter().enumerate() {
+                                out.push((format!("{at}/{list}/{i}/output_matches/{key}/{j}"), p));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
 /// The items of a list field (empty when absent or not a list).
 fn items<'n>(node: &'n Node, key: &str) -> &'n [Node] {
     node.get(key)
@@ -794,6 +1091,8 @@ fn name_field(doc: &SkillDocument) -> Option<String> {
     }
 }
 
+#[cfg(test)]
+mod dialects;
 #[cfg(test)]
 mod tests;
 mod tree_names;

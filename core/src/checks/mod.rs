@@ -158,6 +158,9 @@ pub struct FileReport {
     /// Findings a `skillwatch-ignore` comment silenced: not reported as findings, but shown
     /// as suppressed where the format has a place for that (SARIF) and counted.
     pub ignored: Vec<ignore::Ignored>,
+    /// For an eval file, the dialect it was read as (`check --json` lists every eval file
+    /// with it); `None` for other files.
+    pub dialect: Option<crate::evalspec::Detected>,
 }
 
 /// Check one skill folder from disk: its SKILL.md and its eval files. Never fails: a file that
@@ -222,6 +225,7 @@ pub fn check_skill_dirs_each(
     let in_order = Mutex::new(InOrder {
         next: 0,
         waiting: BTreeMap::new(),
+        delivered: std::collections::HashSet::new(),
         sink,
     });
     let work = || {
@@ -252,6 +256,9 @@ struct InOrder<F> {
     /// The index of the next folder to hand to `sink`.
     next: usize,
     waiting: BTreeMap<usize, Vec<FileReport>>,
+    /// Files already reported: a file several skills share (a Vally experiment naming many
+    /// skills' evals) is reported once per run, with the first skill that has it.
+    delivered: std::collections::HashSet<PathBuf>,
     sink: F,
 }
 
@@ -261,12 +268,17 @@ impl<F: FnMut(Vec<FileReport>)> InOrder<F> {
             self.waiting.insert(i, reports);
             return;
         }
-        (self.sink)(reports);
+        self.hand_on(reports);
         self.next += 1;
         while let Some(reports) = self.waiting.remove(&self.next) {
-            (self.sink)(reports);
+            self.hand_on(reports);
             self.next += 1;
         }
+    }
+
+    fn hand_on(&mut self, mut reports: Vec<FileReport>) {
+        reports.retain(|r| self.delivered.insert(r.path.clone()));
+        (self.sink)(reports);
     }
 }
 
@@ -292,6 +304,7 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
             FileReport {
                 diagnostics,
                 ignored,
+                dialect: None,
                 path: skill.skill_md,
                 // The report keeps the checked text; the document is not needed after this.
                 text: Some(doc.text),
@@ -308,11 +321,31 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
         |rel| files.is_file(dir, rel) && files.stays_inside(dir, rel),
         &learnt.above,
     );
-    reports.extend(eval_files.iter().map(|file| {
+    for file in &eval_files {
         let kept = files::relative(dir, &file.path).and_then(|rel| files.kept_text(&rel));
         let trees = &learnt.trees;
-        eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept, trees)
-    }));
+        let report =
+            eval_files::check_eval_file_of(&file.path, dir, names.clone(), options, kept, trees);
+        // a waza or skill-up eval.yaml lists the files holding its cases: they are checked too
+        let members = match (&report.text, &report.dialect) {
+            (Some(text), Some(d)) if d.dialect.has_members() => {
+                crate::evalspec::member_paths(&file.path, text)
+            }
+            _ => Vec::new(),
+        };
+        reports.push(report);
+        for member in members {
+            let kept = files::relative(dir, &member).and_then(|rel| files.kept_text(&rel));
+            reports.push(eval_files::check_eval_file_of(
+                &member,
+                dir,
+                names.clone(),
+                options,
+                kept,
+                trees,
+            ));
+        }
+    }
     reports.extend(security::scan_skill_files(&files, options));
     let skip = linked_out.then_some(reports[0].path.as_path());
     let links = security::links::scan(dir, &files, options, skip);
@@ -435,6 +468,7 @@ fn vet_behaviours(
                     text,
                     diagnostics: found,
                     ignored: Vec::new(),
+                    dialect: None,
                 });
             }
         }
@@ -458,6 +492,7 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
             text: None,
             diagnostics,
             ignored: Vec::new(),
+            dialect: None,
         };
     }
     let offset = error.offset();
@@ -478,6 +513,7 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
         text,
         diagnostics,
         ignored: Vec::new(),
+        dialect: None,
     }
 }
 
@@ -758,7 +794,10 @@ mod tests {
         let mut in_order = InOrder {
             next: 0,
             waiting: BTreeMap::new(),
-            sink: |reports: Vec<FileReport>| seen.push(reports[0].path.clone()),
+            delivered: std::collections::HashSet::new(),
+            sink: |reports: Vec<FileReport>| {
+                seen.extend(reports.first().map(|r| r.path.clone()));
+            },
         };
         let report = |name: &str| {
             vec![FileReport {
@@ -766,6 +805,7 @@ mod tests {
                 text: None,
                 diagnostics: Vec::new(),
                 ignored: Vec::new(),
+                dialect: None,
             }]
         };
         in_order.deliver(2, report("c"));
@@ -773,6 +813,8 @@ mod tests {
         assert!(in_order.waiting.len() == 2 && in_order.next == 0);
         in_order.deliver(0, report("a"));
         in_order.deliver(3, report("d"));
+        // a file two folders share (an experiment) is handed on once
+        in_order.deliver(4, report("b"));
         assert!(in_order.waiting.is_empty());
         assert_eq!(seen, ["a", "b", "c", "d"].map(PathBuf::from));
     }

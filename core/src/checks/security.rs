@@ -419,6 +419,7 @@ pub(crate) fn scan_skill_files(
                 text: Some(text.to_string()),
                 diagnostics,
                 ignored,
+                dialect: None,
             });
         }
     }

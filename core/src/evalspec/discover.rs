@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock};
 use sha2::{Digest, Sha256};
 use walkdir::WalkDir;
 
-use super::{EvalFile, FileKind};
+use super::{EvalFile, Role};
 use crate::memo::FolderMemo;
 use crate::skill::SKILL_FILE;
 
@@ -20,8 +20,10 @@ use crate::skill::SKILL_FILE;
 /// four levels below the repository root).
 const MAX_LEVELS_UP: usize = 5;
 
-/// The eval files of the skill in `skill_dir`, eval.yaml before evals.json. Never fails: an
-/// unreadable folder just has no eval files.
+/// The eval files of the skill in `skill_dir`: eval.yaml-like files first (the skill's own,
+/// else its tests tree), then the evals.json family, then the Vally experiment files that
+/// name one of them. Never fails: an unreadable folder just has no eval files. The cases of
+/// a waza or skill-up eval.yaml live in member files, listed by [`super::member_files`].
 pub fn find_eval_files(skill_dir: &Path) -> Vec<EvalFile> {
     find_eval_files_in(
         skill_dir,
@@ -29,6 +31,28 @@ pub fn find_eval_files(skill_dir: &Path) -> Vec<EvalFile> {
         &AboveSkills::ask_disk(),
     )
 }
+
+/// eval.yaml-like files inside a skill, in the order they are read.
+/// Where a skill's own eval.yaml is looked for; the last is microsoft/waza's place (its
+/// examples keep `eval.yaml` beside SKILL.md, the task files in `tasks/`).
+const IN_SKILL: &[&str] = &[
+    "tests/eval.yaml",
+    "evals/eval.yaml",
+    "eval/eval.yaml",
+    "eval.yaml",
+];
+
+/// The evals.json family inside a skill, in SkillEvaluator's order (its first found is read).
+const EVALS_JSON: &[&str] = &[
+    "evals/evals.json",
+    "evals/evals.jsonl",
+    "evals/evals.yaml",
+    "evals/evals.yml",
+    "eval/dataset.jsonl",
+    "eval/dataset.yaml",
+    "eval/dataset.yml",
+    "eval/dataset.json",
+];
 
 /// [`find_eval_files`] for a check that has listed the skill's folder already: `is_file`
 /// answers whether a `/`-separated path inside the skill is a file (following symlinks), and
@@ -39,22 +63,50 @@ pub(crate) fn find_eval_files_in(
     above: &AboveSkills,
 ) -> Vec<EvalFile> {
     let mut files = Vec::new();
-    let in_tree = if is_file("tests/eval.yaml") {
-        Some(skill_dir.join("tests").join("eval.yaml"))
-    } else {
-        tests_tree_eval(skill_dir, above)
-    };
-    files.extend(in_tree.map(|path| EvalFile {
-        path,
-        kind: FileKind::EvalYaml,
-    }));
-    if is_file("evals/evals.json") {
-        files.push(EvalFile {
-            path: skill_dir.join("evals").join("evals.json"),
-            kind: FileKind::EvalsJson,
-        });
+    let suite = |path: PathBuf| EvalFile::new(path, Role::Suite);
+    for rel in IN_SKILL {
+        if is_file(rel) {
+            files.push(suite(skill_dir.join(rel)));
+        }
     }
+    for folder in ["tests", "evals"] {
+        for name in vally_named(&skill_dir.join(folder)) {
+            let rel = format!("{folder}/{name}");
+            if is_file(&rel) {
+                files.push(suite(skill_dir.join(rel)));
+            }
+        }
+    }
+    if !is_file("tests/eval.yaml") {
+        files.extend(tests_tree_evals(skill_dir, above).into_iter().map(suite));
+    }
+    if let Some(rel) = EVALS_JSON.iter().find(|rel| is_file(rel)) {
+        files.push(suite(skill_dir.join(rel)));
+    }
+    let experiments = experiments_for(skill_dir, &files, above);
+    files.extend(experiments);
     files
+}
+
+/// The `*.eval.yaml` and `eval.vally.yaml` files of a folder (Vally's spec names), sorted.
+fn vally_named(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| is_vally_name(n))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Vally's spec file names: `eval.vally.yaml`, `*.eval.yaml` (`*.eval.yml`).
+fn is_vally_name(name: &str) -> bool {
+    name == "eval.vally.yaml"
+        || name == "eval.vally.yml"
+        || (name.len() > ".eval.yaml".len() && name.ends_with(".eval.yaml"))
+        || (name.len() > ".eval.yml".len() && name.ends_with(".eval.yml"))
 }
 
 /// What the folders above skills hold, as far as finding a tests tree needs: a `tests` folder
@@ -80,6 +132,8 @@ struct Folder {
     test_subdirs: OnceLock<Vec<PathBuf>>,
     /// Whether the folder holds `.git`: the search stops there.
     repo_root: OnceLock<bool>,
+    /// The Vally experiment files in the folder and its `experiments/`.
+    experiments: OnceLock<Vec<Experiment>>,
 }
 
 impl AboveSkills {
@@ -110,6 +164,7 @@ impl Folder {
             has_tests: path.join("tests").is_dir(),
             test_subdirs: OnceLock::new(),
             repo_root: OnceLock::new(),
+            experiments: OnceLock::new(),
         }
     }
 
@@ -127,6 +182,11 @@ impl Folder {
         })
     }
 
+    fn experiments(&self) -> &[Experiment] {
+        self.experiments
+            .get_or_init(|| Experiment::in_folder(&self.path))
+    }
+
     fn is_repo_root(&self) -> bool {
         *self
             .repo_root
@@ -134,42 +194,160 @@ impl Folder {
     }
 }
 
-/// `tests/<plugin>/<skill>/eval.yaml` (the dotnet/skills convention), else skill-validator's
-/// flat `tests/<skill>/eval.yaml` or nested `tests/<any>/<skill>/eval.yaml`, searched in the
-/// folders above the skill up to the repository root.
-fn tests_tree_eval(skill_dir: &Path, above: &AboveSkills) -> Option<PathBuf> {
-    let skill = skill_dir.file_name()?;
+/// The eval files of the skill's folder in a tests tree: `tests/<plugin>/<skill>/` (the
+/// dotnet/skills convention), else skill-validator's flat `tests/<skill>/` or nested
+/// `tests/<any>/<skill>/`, searched in the folders above the skill up to the repository root.
+/// A folder counts when it holds `eval.yaml`, `eval.vally.yaml` or a `*.eval.yaml`; all of
+/// them are returned (`eval.yaml` first).
+fn tests_tree_evals(skill_dir: &Path, above: &AboveSkills) -> Vec<PathBuf> {
+    let Some(skill) = skill_dir.file_name() else {
+        return Vec::new();
+    };
     if let Some((root, plugin)) = plugin_layout(skill_dir) {
-        let conventional = root
-            .join("tests")
-            .join(plugin)
-            .join(skill)
-            .join("eval.yaml");
-        if conventional.is_file() {
-            return Some(conventional);
+        let found = evals_in(&root.join("tests").join(plugin).join(skill));
+        if !found.is_empty() {
+            return found;
         }
     }
     for ancestor in skill_dir.ancestors().skip(1).take(MAX_LEVELS_UP) {
         let folder = above.folder(ancestor);
         if folder.has_tests {
-            let flat = ancestor.join("tests").join(skill).join("eval.yaml");
-            if flat.is_file() {
-                return Some(flat);
+            let flat = evals_in(&ancestor.join("tests").join(skill));
+            if !flat.is_empty() {
+                return flat;
             }
             if let Some(nested) = folder
                 .test_subdirs()
                 .iter()
-                .map(|d| d.join(skill).join("eval.yaml"))
-                .find(|p| p.is_file())
+                .map(|d| evals_in(&d.join(skill)))
+                .find(|found| !found.is_empty())
             {
-                return Some(nested);
+                return nested;
             }
         }
         if folder.is_repo_root() {
             break;
         }
     }
-    None
+    Vec::new()
+}
+
+/// A tests-tree folder's eval files: `eval.yaml` (or `eval.yml`), then Vally's names.
+fn evals_in(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = ["eval.yaml", "eval.yml"]
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| p.is_file())
+        .take(1)
+        .collect();
+    found.extend(
+        vally_named(dir)
+            .into_iter()
+            .map(|n| dir.join(n))
+            .filter(|p| p.is_file()),
+    );
+    found
+}
+
+/// The Vally experiment files (`*.experiment.yaml` in a folder above the skill, or in its
+/// `experiments/`) whose `evals` name one of `files`.
+fn experiments_for(skill_dir: &Path, files: &[EvalFile], above: &AboveSkills) -> Vec<EvalFile> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for ancestor in skill_dir.ancestors().skip(1).take(MAX_LEVELS_UP) {
+        let folder = above.folder(ancestor);
+        for experiment in folder.experiments() {
+            let base = experiment.path.parent().unwrap_or(ancestor);
+            let names_one = files.iter().any(|f| {
+                let rel = super::relative_path(base, &f.path);
+                experiment.evals.iter().any(|g| experiment_glob(g, &rel))
+            });
+            if names_one {
+                out.push(EvalFile::new(experiment.path.clone(), Role::Experiment));
+            }
+        }
+        if folder.is_repo_root() {
+            break;
+        }
+    }
+    out
+}
+
+/// A Vally `evals` glob against a path relative to the experiment's folder: the globs of
+/// [`crate::grading::glob`], plus extglob's `!(a|b)` for a whole segment (dotnet/skills
+/// excludes `agent.*` folders so).
+pub(crate) fn experiment_glob(pattern: &str, path: &str) -> bool {
+    let pattern = pattern.trim_start_matches("./");
+    if !pattern.contains("!(") {
+        return crate::grading::glob::matches(pattern, path);
+    }
+    let pats: Vec<&str> = pattern.split('/').collect();
+    let segs: Vec<&str> = path.split('/').collect();
+    if pats.len() != segs.len() || pats.contains(&"**") {
+        return false;
+    }
+    pats.iter().zip(&segs).all(|(p, s)| {
+        match p.strip_prefix("!(").and_then(|r| r.strip_suffix(')')) {
+            Some(alts) => !alts.split('|').any(|a| crate::grading::glob::matches(a, s)),
+            None => crate::grading::glob::matches(p, s),
+        }
+    })
+}
+
+/// A Vally experiment file and the globs of its `evals`.
+pub(crate) struct Experiment {
+    path: PathBuf,
+    evals: Vec<String>,
+}
+
+impl Experiment {
+    /// The experiment files of `dir` and of `dir/experiments`, sorted, with their globs (an
+    /// experiment that does not read is kept with none: its check reports why).
+    fn in_folder(dir: &Path) -> Vec<Experiment> {
+        // `dir` is empty above a relative skill path's first folder: the current directory,
+        // read as `.` but joined as nothing, so the paths stay as relative as the skill's.
+        let mut paths: Vec<PathBuf> = [dir.to_path_buf(), dir.join("experiments")]
+            .iter()
+            .flat_map(|d| {
+                let at = if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d.as_path()
+                };
+                let entries = fs::read_dir(at)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Result::ok);
+                entries.map(move |e| d.join(e.file_name()))
+            })
+            .filter(|p| {
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.ends_with(".experiment.yaml") || n.ends_with(".experiment.yml")
+                }) && p.is_file()
+            })
+            .collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|path| {
+                let evals = super::read_eval_text(&path)
+                    .ok()
+                    .and_then(|t| crate::yaml::parse(&t, 0).ok())
+                    .and_then(|root| {
+                        let list = root.get("evals")?.value.as_sequence()?.to_vec();
+                        Some(
+                            list.iter()
+                                .filter_map(|n| n.as_str().map(str::to_string))
+                                .collect(),
+                        )
+                    })
+                    .unwrap_or_default();
+                Experiment { path, evals }
+            })
+            .collect()
+    }
 }
 
 /// For `<root>/plugins/<plugin>/skills/<skill>`, the root and the plugin name.
@@ -279,7 +457,7 @@ mod tests {
         let files = find_eval_files(&a);
         assert_eq!(files.len(), 2);
         assert_eq!(files[0].path, root.join("tests/p/a/eval.yaml"));
-        assert_eq!(files[1].kind, FileKind::EvalsJson);
+        assert_eq!(files[1].kind, crate::evalspec::FileKind::EvalsJson);
         assert_eq!(skill_dir_for_eval_file(&files[0].path), Some(a.clone()));
         assert_eq!(skill_dir_for_eval_file(&files[1].path), Some(a.clone()));
 

@@ -67,6 +67,7 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         skill_name: None,
         cases,
         triggers: super::triggers::triggers_from_tree(&top, file)?,
+        notes: Vec::new(),
     })
 }
 

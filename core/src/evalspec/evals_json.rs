@@ -80,6 +80,7 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         skill_name,
         cases,
         triggers: Vec::new(),
+        notes: Vec::new(),
     })
 }
 

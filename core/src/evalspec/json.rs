@@ -39,6 +39,55 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
     Ok(node)
 }
 
+/// Parse JSON Lines (SkillEvaluator's `evals.jsonl`): one JSON value per line, blank lines
+/// allowed, read as a list whose items keep their spans in the whole text. A value written
+/// over several lines is refused, as a line-by-line reader would refuse it.
+pub fn parse_lines(text: &str) -> Result<Node, YamlError> {
+    let mut reader = Reader {
+        bytes: text.as_bytes(),
+        text,
+        pos: 0,
+        depth: 0,
+    };
+    reader.skip_bom();
+    let mut items = Vec::new();
+    loop {
+        reader.skip_blank();
+        match reader.bytes.get(reader.pos) {
+            None => break,
+            Some(b'\n') => {
+                reader.pos += 1;
+                continue;
+            }
+            Some(_) => {}
+        }
+        let start = reader.pos;
+        let node = reader.value()?;
+        if text[start..reader.pos].contains('\n') {
+            reader.pos = start;
+            return Err(reader.error(
+                "expected one JSON value per line (JSON Lines), found a value that spans several lines",
+            ));
+        }
+        reader.skip_blank();
+        if !matches!(reader.bytes.get(reader.pos), None | Some(b'\n')) {
+            return Err(reader.error(&format!(
+                "expected the end of the line after a JSON value (JSON Lines: one value per line), found {}",
+                reader.found()
+            )));
+        }
+        items.push(node);
+    }
+    let span = Span::new(
+        items.first().map_or(0, |n| n.span.start),
+        items.last().map_or(0, |n| n.span.end),
+    );
+    Ok(Node {
+        span,
+        value: Value::Sequence(items),
+    })
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     text: &'a str,
@@ -50,6 +99,13 @@ impl Reader<'_> {
     fn skip_bom(&mut self) {
         if self.text.starts_with('\u{feff}') {
             self.pos = '\u{feff}'.len_utf8();
+        }
+    }
+
+    /// Spaces, tabs and carriage returns: the blanks within one line.
+    fn skip_blank(&mut self) {
+        while let Some(b' ' | b'\t' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
         }
     }
 

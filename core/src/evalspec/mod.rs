@@ -1,34 +1,45 @@
 //! Eval files -> one [`Suite`] of [`Case`]s, whatever format the author wrote.
 //!
-//! Skill authors already write evaluation cases in two formats: skill-validator's
-//! `tests/eval.yaml` and the `evals/evals.json` of agentskills.io / Anthropic skill-creator /
-//! NVIDIA ACES (in several shapes). skillwatch reads both as they are, so nobody rewrites
-//! anything to adopt it: [`find_eval_files`] finds them, [`parse_suite`] reads one file's
-//! text, [`load_suite`] reads every eval file of a skill. The JSON Schemas of both formats
-//! live in [`schema`]; the diagnostics on these files are in `crate::checks::eval_files`.
+//! Skill authors already write evaluation cases in other tools' formats: skill-validator's
+//! `tests/eval.yaml`, Microsoft Vally's eval specs and experiments, microsoft/waza's and
+//! alibaba/skill-up's `eval.yaml` with their task and case files, and the `evals/evals.json`
+//! of agentskills.io / Anthropic skill-creator / NVIDIA SkillEvaluator (in several shapes,
+//! as JSON, JSON Lines or YAML). skillwatch reads them as they are, so nobody rewrites
+//! anything to adopt it: [`find_eval_files`] finds them, [`dialect::detect`] tells which
+//! format a file is from its content, [`parse_suite`] reads one file's text, [`load_suite`]
+//! reads every eval file of a skill. What a format has that the [`Suite`] cannot express is a
+//! [`Note`] where it is written, never dropped silently. The JSON Schemas of the formats live
+//! in [`schema`]; the diagnostics on these files are in `crate::checks::eval_files`.
 
+pub mod dialect;
 mod discover;
 mod eval_yaml;
 mod evals_json;
 mod fields;
 pub mod json;
+mod mapping;
 mod model;
 mod regex_verdict;
 pub mod schema;
+mod skill_up;
 mod triggers;
+mod vally;
+mod waza;
 
+pub use dialect::{Detected, Dialect};
 pub(crate) use discover::find_eval_files_in;
 pub use discover::{AboveSkills, find_eval_files, skill_dir_for_eval_file};
 pub use eval_yaml::{ASSERTION_TYPES, DEFAULT_TIMEOUT_SECS};
 pub use evals_json::{TYPED_ASSERTIONS, files_source};
 pub use model::{
     Activation, Assertion, Case, Constraints, Criterion, CriterionKind, FileContent, Format,
-    Judged, Origin, Pattern, PatternError, Setup, SetupFile, Suite,
+    Judged, Note, NoteLevel, Origin, Pattern, PatternError, Setup, SetupFile, Suite,
 };
 pub use triggers::{
     TRIGGER_SET_FILES, TriggerKind, TriggerQuery, load_trigger_queries, parse_trigger_set,
     trigger_queries,
 };
+pub use vally::GRADER_TYPES as VALLY_GRADER_TYPES;
 
 use std::fs::File;
 use std::io::Read;
@@ -41,21 +52,25 @@ use crate::yaml::{self, Node};
 /// Eval files larger than this are refused unread: the largest real one is under 100 KB.
 pub const MAX_EVAL_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The two eval file formats, told apart by file name.
+/// The syntax of an eval file, told apart by file name; which tool's format it is comes from
+/// its content ([`dialect::detect`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FileKind {
-    /// skill-validator's `eval.yaml`.
+    /// YAML (`*.yaml`, `*.yml`): any eval.yaml, Vally, waza, skill-up, evals.yaml.
     EvalYaml,
-    /// `evals.json` in any of its shapes.
+    /// JSON (`*.json`): evals.json in any of its shapes.
     EvalsJson,
+    /// JSON Lines (`*.jsonl`): SkillEvaluator's `evals.jsonl`, one case per line.
+    JsonLines,
 }
 
 impl FileKind {
-    /// The kind of an eval file by its name: `*.yaml`/`*.yml` or `*.json`.
+    /// The kind of an eval file by its name: `*.yaml`/`*.yml`, `*.json` or `*.jsonl`.
     pub fn of_path(path: &Path) -> Option<FileKind> {
         match path.extension()?.to_str()? {
             "yaml" | "yml" => Some(FileKind::EvalYaml),
             "json" => Some(FileKind::EvalsJson),
+            "jsonl" => Some(FileKind::JsonLines),
             _ => None,
         }
     }
@@ -65,6 +80,7 @@ impl FileKind {
         match self {
             FileKind::EvalYaml => "eval.yaml",
             FileKind::EvalsJson => "evals.json",
+            FileKind::JsonLines => "evals.jsonl",
         }
     }
 }
@@ -74,8 +90,31 @@ impl FileKind {
 pub struct EvalFile {
     /// The file on disk.
     pub path: PathBuf,
-    /// Its format.
+    /// Its syntax.
     pub kind: FileKind,
+    /// What it gives the skill's suite.
+    pub role: Role,
+}
+
+/// What an eval file gives a skill's suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// Cases (or, for waza and skill-up, the list of the files holding them).
+    Suite,
+    /// Cases, listed by a waza or skill-up eval.yaml (the file named).
+    Member(PathBuf),
+    /// A Vally experiment naming one of the skill's eval files: its arms, no cases.
+    Experiment,
+}
+
+impl EvalFile {
+    pub(crate) fn new(path: PathBuf, role: Role) -> EvalFile {
+        EvalFile {
+            kind: FileKind::of_path(&path).unwrap_or(FileKind::EvalYaml),
+            path,
+            role,
+        }
+    }
 }
 
 /// Why an eval file's text is not a suite.
@@ -158,22 +197,42 @@ pub fn parse_tree(kind: FileKind, text: &str) -> Result<Node, ParseError> {
     match kind {
         FileKind::EvalYaml => yaml::parse(text, 0),
         FileKind::EvalsJson => json::parse(text),
+        FileKind::JsonLines => json::parse_lines(text),
     }
     .map_err(|error| ParseError::syntax(error, text))
 }
 
-/// Read one eval file's text into a suite. `file` is the file's path relative to the skill
-/// folder (`tests/eval.yaml`), recorded in each case's origin.
+/// Read one eval file's text into a suite, in the dialect its content shows. `file` is the
+/// file's path relative to the skill folder (`tests/eval.yaml`), recorded in each case's
+/// origin. A waza or skill-up eval.yaml gives its notes but no cases (they are in its member
+/// files: [`load_suite`] reads those); a member file read alone is read with no eval.yaml
+/// around it.
 pub fn parse_suite(kind: FileKind, text: &str, file: &str) -> Result<Suite, ParseError> {
     let tree = parse_tree(kind, text)?;
     suite_from_tree(kind, &tree, file)
 }
 
-/// Read an already parsed tree into a suite.
+/// Read an already parsed tree into a suite (see [`parse_suite`]).
 pub fn suite_from_tree(kind: FileKind, tree: &Node, file: &str) -> Result<Suite, ParseError> {
-    match kind {
-        FileKind::EvalYaml => eval_yaml::suite_from_tree(tree, file),
-        FileKind::EvalsJson => evals_json::suite_from_tree(tree, file),
+    let detected = dialect::of_tree(kind, tree, Path::new(file));
+    suite_of_dialect(detected.dialect, tree, file)
+}
+
+/// Read a tree in a given dialect, a member file with no context.
+pub(crate) fn suite_of_dialect(
+    dialect: Dialect,
+    tree: &Node,
+    file: &str,
+) -> Result<Suite, ParseError> {
+    match dialect {
+        Dialect::SkillValidator => eval_yaml::suite_from_tree(tree, file),
+        Dialect::EvalsJson => evals_json::suite_from_tree(tree, file),
+        Dialect::Vally => vally::suite_from_tree(tree, file),
+        Dialect::VallyExperiment => vally::experiment_from_tree(tree, file, None),
+        Dialect::Waza => waza::eval_from_tree(tree, file).map(|(s, _)| s),
+        Dialect::SkillUp => skill_up::eval_from_tree(tree, file).map(|(s, _)| s),
+        Dialect::WazaTask => waza::task_from_tree(tree, file, &waza::Context::default()),
+        Dialect::SkillUpCase => skill_up::case_from_tree(tree, file, &skill_up::Context::default()),
     }
 }
 
@@ -188,22 +247,36 @@ pub(crate) struct CaseNodes<'a> {
     pub cases: Vec<(String, &'a Node)>,
 }
 
-/// Find the cases in a tree; `None` when the top level has no recognisable shape.
-pub(crate) fn case_nodes(kind: FileKind, root: &Node) -> Option<CaseNodes<'_>> {
-    match kind {
-        FileKind::EvalYaml => {
-            let items = root.get("scenarios")?.value.as_sequence()?;
-            Some(CaseNodes {
-                format: Format::EvalYaml,
-                skill_name: None,
-                cases: items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| (format!("/scenarios/{i}"), n))
-                    .collect(),
-            })
-        }
-        FileKind::EvalsJson => {
+/// Find the cases in a tree of `dialect`; `None` when the top level has no recognisable
+/// shape, or the file holds no cases of its own (a waza or skill-up eval.yaml, an
+/// experiment).
+pub(crate) fn case_nodes(dialect: Dialect, root: &Node) -> Option<CaseNodes<'_>> {
+    let listed = |key: &str, format: Format| -> Option<CaseNodes<'_>> {
+        let items = root.get(key)?.value.as_sequence()?;
+        Some(CaseNodes {
+            format,
+            skill_name: None,
+            cases: items
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (format!("/{key}/{i}"), n))
+                .collect(),
+        })
+    };
+    let whole = |format: Format| {
+        root.as_mapping().map(|_| CaseNodes {
+            format,
+            skill_name: None,
+            cases: vec![(String::new(), root)],
+        })
+    };
+    match dialect {
+        Dialect::SkillValidator => listed("scenarios", Format::EvalYaml),
+        Dialect::Vally => listed("stimuli", Format::Vally),
+        Dialect::WazaTask => whole(Format::Waza),
+        Dialect::SkillUpCase => whole(Format::SkillUp),
+        Dialect::Waza | Dialect::SkillUp | Dialect::VallyExperiment => None,
+        Dialect::EvalsJson => {
             let shape = evals_json::shape_of(root).ok()?;
             let skill_name = ["skill_name", "skill"]
                 .iter()
@@ -224,64 +297,241 @@ pub(crate) fn activation_of(
     node: &Node,
     skill_name: Option<&str>,
 ) -> Option<Activation> {
-    if format != Format::EvalYaml {
-        return evals_json::activation_of(node, format, skill_name);
-    }
-    match node.get("expect_activation").map(|e| &e.value) {
-        None => Some(Activation::Expected {
-            skill: None,
-            acceptable: Vec::new(),
-        }),
-        Some(v) if v.is_null() => Some(Activation::Expected {
-            skill: None,
-            acceptable: Vec::new(),
-        }),
+    let positive = Activation::Expected {
+        skill: None,
+        acceptable: Vec::new(),
+    };
+    let flag = |value: Option<&Node>, negative_when: bool| match value {
+        None => Some(positive.clone()),
+        Some(v) if v.is_null() => Some(positive.clone()),
         Some(v) => match v.as_scalar()?.resolve() {
-            yaml::Resolved::Bool(true) => Some(Activation::Expected {
-                skill: None,
-                acceptable: Vec::new(),
-            }),
-            yaml::Resolved::Bool(false) => Some(Activation::MustNotTrigger),
+            yaml::Resolved::Bool(b) if b == negative_when => Some(Activation::MustNotTrigger),
+            yaml::Resolved::Bool(_) => Some(positive.clone()),
             _ => None,
         },
+    };
+    match format {
+        Format::EvalYaml | Format::Vally => {
+            flag(node.get("expect_activation").map(|e| &e.value), false)
+        }
+        Format::Waza => flag(
+            node.get("expected")
+                .and_then(|e| e.value.get("should_trigger"))
+                .map(|e| &e.value),
+            false,
+        ),
+        Format::SkillUp => Some(positive),
+        _ => evals_json::activation_of(node, format, skill_name),
     }
 }
 
-/// Every eval file of the skill in `skill_dir`, read into one suite: eval.yaml cases first,
-/// then evals.json cases. Fails on the first file that cannot be read or parsed, naming the
-/// file, line and column.
+/// Every eval file of the skill in `skill_dir`, read into one suite: eval.yaml-like files
+/// first (a waza or skill-up eval.yaml with its member files), then the evals.json family,
+/// then the notes of the Vally experiments naming them. Fails on the first file that cannot
+/// be read or parsed, naming the file, line and column. Each note is placed (line, column).
 pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
     let files = find_eval_files(skill_dir);
-    if files.is_empty() {
+    if files.iter().all(|f| f.role == Role::Experiment) {
         return Err(LoadSuiteError::NoEvalFiles {
             dir: skill_dir.to_path_buf(),
         });
     }
+    let skill = skill_dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string);
     let mut suite = Suite {
         skill_name: None,
         cases: Vec::new(),
         triggers: Vec::new(),
+        notes: Vec::new(),
     };
-    for file in files {
-        let text = read_eval_text(&file.path).map_err(|error| LoadSuiteError::Read {
-            path: file.path.clone(),
-            error,
-        })?;
-        let rel = relative_path(skill_dir, &file.path);
-        let part = parse_suite(file.kind, &text, &rel).map_err(|error| {
-            let at = LineIndex::new(&text).line_col(&text, error.span.start);
-            LoadSuiteError::Parse {
-                path: file.path.clone(),
-                line: at.line,
-                column: at.column,
-                error,
+    for file in &files {
+        let loaded = Loaded::read(&file.path, skill_dir)?;
+        let part = match (&file.role, loaded.dialect) {
+            (Role::Experiment, _) => {
+                loaded.parse(|t, rel| vally::experiment_from_tree(t, rel, skill.as_deref()))?
             }
-        })?;
-        suite.skill_name = suite.skill_name.or(part.skill_name);
-        suite.cases.extend(part.cases);
-        suite.triggers.extend(part.triggers);
+            (_, Dialect::Waza) => {
+                let (mut part, ctx) = loaded.parse(waza::eval_from_tree)?;
+                for path in waza_tasks(&file.path, &ctx) {
+                    let task = Loaded::read(&path, skill_dir)?;
+                    part.absorb(task.parse(|t, rel| waza::task_from_tree(t, rel, &ctx))?);
+                }
+                part
+            }
+            (_, Dialect::SkillUp) => {
+                let (mut part, ctx) = loaded.parse(skill_up::eval_from_tree)?;
+                for path in skill_up_cases(&file.path, &ctx) {
+                    let case = Loaded::read(&path, skill_dir)?;
+                    part.absorb(case.parse(|t, rel| skill_up::case_from_tree(t, rel, &ctx))?);
+                }
+                part
+            }
+            (_, dialect) => loaded.parse(|t, rel| suite_of_dialect(dialect, t, rel))?,
+        };
+        suite.skill_name = suite.skill_name.or(part.skill_name.clone());
+        suite.absorb(part);
     }
     Ok(suite)
+}
+
+impl Suite {
+    /// Add another file's cases, triggers and notes.
+    fn absorb(&mut self, other: Suite) {
+        self.skill_name = self.skill_name.take().or(other.skill_name);
+        self.cases.extend(other.cases);
+        self.triggers.extend(other.triggers);
+        self.notes.extend(other.notes);
+    }
+}
+
+/// One eval file read and parsed, for [`load_suite`].
+struct Loaded {
+    path: PathBuf,
+    text: String,
+    rel: String,
+    tree: Node,
+    dialect: Dialect,
+}
+
+impl Loaded {
+    fn read(path: &Path, skill_dir: &Path) -> Result<Loaded, LoadSuiteError> {
+        let text = read_eval_text(path).map_err(|error| LoadSuiteError::Read {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let kind = FileKind::of_path(path).unwrap_or(FileKind::EvalYaml);
+        let tree = match parse_tree(kind, &text) {
+            Ok(tree) => tree,
+            Err(error) => return Err(parse_error(path, &text, error)),
+        };
+        let dialect = dialect::of_tree(kind, &tree, path).dialect;
+        Ok(Loaded {
+            rel: relative_path(skill_dir, path),
+            path: path.to_path_buf(),
+            text,
+            tree,
+            dialect,
+        })
+    }
+
+    /// Read the tree with `reader`, placing the notes of what it gives (or the error).
+    fn parse<T: Placed>(
+        &self,
+        reader: impl FnOnce(&Node, &str) -> Result<T, ParseError>,
+    ) -> Result<T, LoadSuiteError> {
+        let mut out = reader(&self.tree, &self.rel)
+            .map_err(|error| parse_error(&self.path, &self.text, error))?;
+        let lines = LineIndex::new(&self.text);
+        for note in out.notes_mut() {
+            let at = lines.line_col(&self.text, note.span.start);
+            note.line = at.line;
+            note.column = at.column;
+        }
+        Ok(out)
+    }
+}
+
+/// A reader's result whose notes [`Loaded::parse`] places.
+trait Placed {
+    fn notes_mut(&mut self) -> &mut Vec<Note>;
+}
+
+impl Placed for Suite {
+    fn notes_mut(&mut self) -> &mut Vec<Note> {
+        &mut self.notes
+    }
+}
+
+impl<C> Placed for (Suite, C) {
+    fn notes_mut(&mut self) -> &mut Vec<Note> {
+        &mut self.0.notes
+    }
+}
+
+fn parse_error(path: &Path, text: &str, error: ParseError) -> LoadSuiteError {
+    let at = LineIndex::new(text).line_col(text, error.span.start);
+    LoadSuiteError::Parse {
+        path: path.to_path_buf(),
+        line: at.line,
+        column: at.column,
+        error,
+    }
+}
+
+/// The task files of a waza eval.yaml: its `tasks` globs, relative to its folder, sorted and
+/// without repeats.
+fn waza_tasks(eval: &Path, ctx: &waza::Context) -> Vec<PathBuf> {
+    let dir = eval.parent().unwrap_or(Path::new("."));
+    let mut out: Vec<PathBuf> = ctx
+        .tasks
+        .iter()
+        .flat_map(|g| crate::grading::glob::find(dir, g, &[]))
+        .filter(|p| p != eval)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The case files of a skill-up eval.yaml: `cases.files`, relative to the skill folder (the
+/// folder holding `evals/`), else every `cases/*.yaml` beside the eval.yaml.
+fn skill_up_cases(eval: &Path, ctx: &skill_up::Context) -> Vec<PathBuf> {
+    let dir = eval.parent().unwrap_or(Path::new("."));
+    if ctx.cases.is_empty() {
+        return crate::grading::glob::find(dir, "cases/*.yaml", &[]);
+    }
+    let root = skill_up_root(eval);
+    ctx.cases.iter().map(|c| root.join(c)).collect()
+}
+
+/// The folder skill-up resolves paths against: the one holding the eval.yaml's `evals/`.
+pub(crate) fn skill_up_root(eval: &Path) -> PathBuf {
+    let dir = eval.parent().unwrap_or(Path::new("."));
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some("evals" | "eval") => dir.parent().unwrap_or(dir).to_path_buf(),
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// The folder a skill-up case file's paths (its `repo_fixture`) resolve against: the one
+/// holding the `evals/` folder the case is in, else the skill folder.
+pub(crate) fn skill_up_root_of_case(case: &Path, skill_dir: &Path) -> PathBuf {
+    case.ancestors()
+        .skip(1)
+        .find(|d| d.file_name().is_some_and(|n| n == "evals"))
+        .and_then(Path::parent)
+        .map_or_else(|| skill_dir.to_path_buf(), Path::to_path_buf)
+}
+
+/// The case nodes of an evals.json-family tree, with their pointers (for SW415).
+pub(crate) fn evals_json_shape(root: &Node) -> Result<Vec<(String, &Node)>, ParseError> {
+    evals_json::shape_of(root).map(|s| s.cases)
+}
+
+/// The member files of the eval file at `path` with text `text`: a waza eval.yaml's task
+/// files, a skill-up eval.yaml's case files; empty for any other file or one that does not
+/// read.
+pub fn member_paths(path: &Path, text: &str) -> Vec<PathBuf> {
+    let kind = FileKind::of_path(path).unwrap_or(FileKind::EvalYaml);
+    let Ok(tree) = parse_tree(kind, text) else {
+        return Vec::new();
+    };
+    member_files(path, dialect::of_tree(kind, &tree, path).dialect, &tree)
+}
+
+/// [`member_paths`] of a parsed tree in its dialect.
+fn member_files(eval: &Path, dialect: Dialect, tree: &Node) -> Vec<PathBuf> {
+    match dialect {
+        Dialect::Waza => waza::eval_from_tree(tree, "")
+            .map(|(_, ctx)| waza_tasks(eval, &ctx))
+            .unwrap_or_default(),
+        Dialect::SkillUp => skill_up::eval_from_tree(tree, "")
+            .map(|(_, ctx)| skill_up_cases(eval, &ctx))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// Read an eval file as text: bounded in size, refusing binary and invalid UTF-8 with the

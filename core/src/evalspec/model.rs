@@ -26,6 +26,39 @@ pub struct Suite {
     /// not part of the suite's identity, since no paired run reads them.
     #[serde(default)]
     pub triggers: Vec<super::TriggerQuery>,
+    /// What the files ask for that skillwatch does not run (a pairwise grader, scoring
+    /// weights, a plugin arm, ...), each where it is written: said by `check` (SW416), the
+    /// editor and `run`, never dropped silently. Not part of the suite's identity.
+    #[serde(default)]
+    pub notes: Vec<Note>,
+}
+
+/// Something an eval file asks for that skillwatch does not run, or runs by a rule of its own
+/// that the author should know (docs/evals.md, "What skillwatch does not run").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// The eval file, relative to the skill folder (as [`Origin::file`]).
+    pub file: String,
+    /// Where in that file (the key or value concerned).
+    pub span: Span,
+    /// 1-based line of `span.start`; 0 until [`super::load_suite`] places it.
+    pub line: u32,
+    /// 1-based column (in characters) of `span.start`; 0 until placed.
+    pub column: u32,
+    /// `not run by skillwatch: ...`, naming what and what skillwatch does instead.
+    pub message: String,
+    /// Whether it changes what is measured (warning) or only how a run is set up (info).
+    pub level: NoteLevel,
+}
+
+/// How much a [`Note`] matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteLevel {
+    /// What the file measures differs under skillwatch (a grader or an arm not run).
+    Warning,
+    /// A run setting skillwatch takes from its own flags instead (runs, model, judge model).
+    Info,
 }
 
 /// One task given to the agent, and how its result is judged.
@@ -88,6 +121,12 @@ pub enum Format {
     EvalsJsonCases,
     /// A single legacy case object at the top level, accepted by SkillEvaluator's loader.
     EvalsJsonSingleCase,
+    /// A Microsoft Vally eval spec (`stimuli: [...]`).
+    Vally,
+    /// A microsoft/waza task file (`tasks/*.yaml` of a waza `eval.yaml`).
+    Waza,
+    /// An alibaba/skill-up case file (`evals/cases/*.yaml` of its `eval.yaml`).
+    SkillUp,
 }
 
 impl Format {
@@ -426,6 +465,7 @@ mod tests {
             skill_name: Some("s".into()),
             cases: vec![a.clone(), edited.clone()],
             triggers: Vec::new(),
+            notes: Vec::new(),
         };
         let mut reordered = suite.clone();
         reordered.cases.reverse();
@@ -607,6 +647,7 @@ mod tests {
                     skill_name,
                     cases,
                     triggers: Vec::new(),
+                    notes: Vec::new(),
                 };
                 let json = serde_json::to_string(&suite).unwrap();
                 let back: Suite = serde_json::from_str(&json).unwrap();

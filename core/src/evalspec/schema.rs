@@ -1,5 +1,6 @@
-//! The JSON Schemas of both eval formats, embedded in the binary, and validation of a spanned
-//! tree against them with every error mapped back to a byte range of the source.
+//! The JSON Schemas of the eval formats (one per [`Dialect`]), embedded in the binary, and
+//! validation of a spanned tree against them with every error mapped back to a byte range of
+//! the source.
 //!
 //! The schemas are the project's published contract (`skillwatch schema eval-yaml`), so
 //! yaml-language-server users get the same errors in any editor; skillwatch itself turns each
@@ -16,7 +17,7 @@ use serde_json::Value as Json;
 use crate::text::Span;
 use crate::yaml::{Node, Value};
 
-use super::FileKind;
+use super::Dialect;
 use super::fields::{describe, display_pointer, key_span};
 use crate::spelling::closest;
 
@@ -24,12 +25,46 @@ use crate::spelling::closest;
 pub const EVAL_YAML_SCHEMA: &str = include_str!("../../../schemas/eval-yaml.schema.json");
 /// The evals.json schema (JSON Schema 2020-12), as shipped.
 pub const EVALS_JSON_SCHEMA: &str = include_str!("../../../schemas/evals-json.schema.json");
+/// Microsoft Vally's eval spec.
+pub const VALLY_SCHEMA: &str = include_str!("../../../schemas/vally-eval.schema.json");
+/// Microsoft Vally's experiment file.
+pub const VALLY_EXPERIMENT_SCHEMA: &str =
+    include_str!("../../../schemas/vally-experiment.schema.json");
+/// microsoft/waza's eval.yaml.
+pub const WAZA_SCHEMA: &str = include_str!("../../../schemas/waza-eval.schema.json");
+/// microsoft/waza's task file.
+pub const WAZA_TASK_SCHEMA: &str = include_str!("../../../schemas/waza-task.schema.json");
+/// alibaba/skill-up's eval.yaml.
+pub const SKILL_UP_SCHEMA: &str = include_str!("../../../schemas/skill-up-eval.schema.json");
+/// alibaba/skill-up's case file.
+pub const SKILL_UP_CASE_SCHEMA: &str = include_str!("../../../schemas/skill-up-case.schema.json");
 
-/// The schema text for a file kind.
-pub fn schema_text(kind: FileKind) -> &'static str {
-    match kind {
-        FileKind::EvalYaml => EVAL_YAML_SCHEMA,
-        FileKind::EvalsJson => EVALS_JSON_SCHEMA,
+/// The schema text for a dialect.
+pub fn schema_text(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::SkillValidator => EVAL_YAML_SCHEMA,
+        Dialect::EvalsJson => EVALS_JSON_SCHEMA,
+        Dialect::Vally => VALLY_SCHEMA,
+        Dialect::VallyExperiment => VALLY_EXPERIMENT_SCHEMA,
+        Dialect::Waza => WAZA_SCHEMA,
+        Dialect::WazaTask => WAZA_TASK_SCHEMA,
+        Dialect::SkillUp => SKILL_UP_SCHEMA,
+        Dialect::SkillUpCase => SKILL_UP_CASE_SCHEMA,
+    }
+}
+
+/// The name `skillwatch schema NAME` prints a dialect's schema under, and its file name in
+/// schemas/ (`NAME.schema.json`).
+pub fn schema_name(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::SkillValidator => "eval-yaml",
+        Dialect::EvalsJson => "evals-json",
+        Dialect::Vally => "vally-eval",
+        Dialect::VallyExperiment => "vally-experiment",
+        Dialect::Waza => "waza-eval",
+        Dialect::WazaTask => "waza-task",
+        Dialect::SkillUp => "skill-up-eval",
+        Dialect::SkillUpCase => "skill-up-case",
     }
 }
 
@@ -86,18 +121,18 @@ impl Compiled {
     }
 }
 
-fn compiled(kind: FileKind) -> &'static Compiled {
-    static YAML: OnceLock<Compiled> = OnceLock::new();
-    static JSON: OnceLock<Compiled> = OnceLock::new();
-    let cell = match kind {
-        FileKind::EvalYaml => &YAML,
-        FileKind::EvalsJson => &JSON,
-    };
-    cell.get_or_init(|| Compiled::new(schema_text(kind)))
+fn compiled(dialect: Dialect) -> &'static Compiled {
+    static CELLS: [OnceLock<Compiled>; Dialect::ALL.len()] =
+        [const { OnceLock::new() }; Dialect::ALL.len()];
+    let i = Dialect::ALL
+        .iter()
+        .position(|d| *d == dialect)
+        .expect("every dialect is in ALL");
+    CELLS[i].get_or_init(|| Compiled::new(schema_text(dialect)))
 }
 
-/// Every field name the schema for `kind` defines, at any depth.
-pub fn field_names(kind: FileKind) -> Vec<&'static str> {
+/// Every field name the schema for `dialect` defines, at any depth.
+pub fn field_names(dialect: Dialect) -> Vec<&'static str> {
     fn walk(node: &'static Json, out: &mut Vec<&'static str>) {
         match node {
             Json::Object(map) => {
@@ -111,15 +146,15 @@ pub fn field_names(kind: FileKind) -> Vec<&'static str> {
         }
     }
     let mut out = Vec::new();
-    walk(&compiled(kind).schema, &mut out);
+    walk(&compiled(dialect).schema, &mut out);
     out.sort_unstable();
     out.dedup();
     out
 }
 
-/// Validate `root` (parsed from `text`) against the schema for `kind`.
-pub fn validate(kind: FileKind, root: &Node, text: &str) -> Vec<SchemaViolation> {
-    compiled(kind).validate(root, text)
+/// Validate `root` (parsed from `text`) against the schema for `dialect`.
+pub fn validate(dialect: Dialect, root: &Node, text: &str) -> Vec<SchemaViolation> {
+    compiled(dialect).validate(root, text)
 }
 
 fn violations(
@@ -343,17 +378,22 @@ mod tests {
     use crate::yaml;
 
     fn yaml_violations(text: &str) -> Vec<SchemaViolation> {
-        validate(FileKind::EvalYaml, &yaml::parse(text, 0).unwrap(), text)
+        validate(
+            Dialect::SkillValidator,
+            &yaml::parse(text, 0).unwrap(),
+            text,
+        )
     }
 
     fn json_violations(text: &str) -> Vec<SchemaViolation> {
-        validate(FileKind::EvalsJson, &json::parse(text).unwrap(), text)
+        validate(Dialect::EvalsJson, &json::parse(text).unwrap(), text)
     }
 
     #[test]
     fn embedded_schemas_compile() {
-        compiled(FileKind::EvalYaml);
-        compiled(FileKind::EvalsJson);
+        for d in Dialect::ALL {
+            compiled(d);
+        }
     }
 
     #[test]

@@ -211,6 +211,7 @@ pub fn load_trigger_queries(
             skill_name: None,
             cases: Vec::new(),
             triggers: Vec::new(),
+            notes: Vec::new(),
         },
         Err(e) => return Err(e),
     };

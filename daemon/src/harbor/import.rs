@@ -43,6 +43,49 @@ pub struct JobImport {
     pub missing: usize,
 }
 
+/// Several job folders of one skill read together: Harbor users run the two arms as separate
+/// jobs (SkillsBench did), and their trials pair only when they land in one run.
+#[derive(Debug)]
+pub struct JobsImport {
+    /// Each job that read, in the order given, with its own damaged and missing trials (its
+    /// `runs` are empty: the runs are the call's).
+    pub jobs: Vec<JobImport>,
+    /// Jobs that could not be read at all (the others still import).
+    pub failed: Vec<JobError>,
+    /// Runs to write: one per agent and model over all the jobs.
+    pub runs: Vec<ExternalRun>,
+    /// Tasks with trials in one arm only, over all the jobs: they have no partner to pair with.
+    pub unpaired: Vec<Unpaired>,
+}
+
+/// A task whose trials are all of one arm.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unpaired {
+    /// The task (case key).
+    pub task: String,
+    /// The arm it has trials in: `baseline` or `skill`.
+    pub only: &'static str,
+    /// How many trials it has there.
+    pub trials: usize,
+}
+
+impl std::fmt::Display for Unpaired {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let other = if self.only == "baseline" {
+            "skill"
+        } else {
+            "baseline"
+        };
+        write!(
+            f,
+            "task {:?} has {} in the {} arm and none in the {other} arm: no pair, no lift from it",
+            self.task,
+            count(self.trials, "trial"),
+            self.only
+        )
+    }
+}
+
 /// A job folder that cannot be imported at all.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {reason}", dir.display())]
@@ -60,6 +103,23 @@ pub fn read_job(
     opts: &ImportOptions,
     stored: &dyn Fn(&str) -> bool,
 ) -> Result<JobImport, JobError> {
+    let mut all = read_jobs(&[dir.to_path_buf()], opts, stored)?;
+    if let Some(e) = all.failed.pop() {
+        return Err(e);
+    }
+    let mut job = all.jobs.pop().expect("one job read");
+    job.runs = all.runs;
+    Ok(job)
+}
+
+/// One job folder, scanned.
+struct Scanned {
+    dir: PathBuf,
+    job_id: String,
+    scan: JobScan,
+}
+
+fn scan_one(dir: &Path) -> Result<Scanned, JobError> {
     let fail = |reason: String| JobError {
         dir: dir.to_path_buf(),
         reason,
@@ -68,29 +128,113 @@ pub fn read_job(
     let job_id = scan
         .job_id()
         .ok_or_else(|| fail("expected a Harbor job folder (a result.json with its id, or trial folders of one job), found neither".into()))?;
-    let suite = scan.trials.iter().find_map(|t| t.manifest.clone());
+    Ok(Scanned {
+        dir: dir.to_path_buf(),
+        job_id,
+        scan,
+    })
+}
+
+/// Read the jobs in `dirs` as one import: the skill is taken from any job that names it (an
+/// exported job's manifest, `--skill`, or the one skill all the trials name), the trials of
+/// every job go into one run per agent and model (several jobs of one arm add attempts), and
+/// tasks left with one arm are listed in [`JobsImport::unpaired`]. Fails only when no job
+/// read, or none names the skill.
+pub fn read_jobs(
+    dirs: &[PathBuf],
+    opts: &ImportOptions,
+    stored: &dyn Fn(&str) -> bool,
+) -> Result<JobsImport, JobError> {
+    let mut scanned = Vec::new();
+    let mut failed = Vec::new();
+    for dir in dirs {
+        match scan_one(dir) {
+            Ok(s) => scanned.push(s),
+            Err(e) => failed.push(e),
+        }
+    }
+    let Some(first) = scanned.first() else {
+        return Err(failed.remove(0));
+    };
+    let suite = scanned
+        .iter()
+        .flat_map(|s| &s.scan.trials)
+        .find_map(|t| t.manifest.clone());
     let skill = suite
         .as_ref()
         .map(|m| m.skill.name.clone())
         .or_else(|| opts.skill.clone())
-        .or_else(|| only_named_skill(&scan))
-        .ok_or_else(|| {
-            fail("expected the skill under test to be known: the tasks were not exported by skillwatch and the trials name no single skill; say which with --skill NAME".into())
+        .or_else(|| only_named_skill(scanned.iter().map(|s| &s.scan)))
+        .ok_or_else(|| JobError {
+            dir: first.dir.clone(),
+            reason: if scanned.len() == 1 {
+                "expected the skill under test to be known: the tasks were not exported by skillwatch and the trials name no single skill; say which with --skill NAME".into()
+            } else {
+                "expected the skill under test to be known: the tasks were not exported by skillwatch and the trials of these jobs name no single skill; say which with --skill NAME".into()
+            },
         })?;
-    let skill = Some(skill);
-    let definitions: BTreeMap<String, Case> = scan
-        .trials
+    let definitions: BTreeMap<String, Case> = scanned
         .iter()
+        .flat_map(|s| &s.scan.trials)
         .filter_map(|t| t.manifest.as_ref())
         .map(|m| (m.case.key.clone(), m.case.definition.clone()))
         .collect();
-    let mut damaged: Vec<String> = scan.errors.iter().map(ToString::to_string).collect();
     let mut trials: Vec<HarborTrial> = Vec::new();
+    let mut jobs = Vec::new();
+    for s in &scanned {
+        let (read, damaged) = read_trials(&s.scan, suite.as_ref(), &skill, opts);
+        trials.extend(read);
+        jobs.push(JobImport {
+            dir: s.dir.clone(),
+            runs: Vec::new(),
+            damaged,
+            missing: s.scan.missing(),
+        });
+    }
+    let unpaired = unpaired(&trials);
+    let mut job_ids: Vec<&str> = scanned.iter().map(|s| s.job_id.as_str()).collect();
+    job_ids.sort_unstable();
+    job_ids.dedup();
+    let ctx = RunContext {
+        job_id: job_ids.join("+"),
+        skill: &skill,
+        suite: suite.as_ref(),
+        definitions: &definitions,
+        opts,
+        complete: failed.is_empty() && scanned.iter().all(|s| s.scan.complete()),
+        finished_ms: scanned
+            .iter()
+            .map(|s| {
+                s.scan
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.finished_at.as_deref())
+                    .and_then(epoch_us)
+                    .map(|us| us / 1000)
+            })
+            .collect::<Option<Vec<_>>>()
+            .and_then(|v| v.into_iter().max()),
+    };
+    Ok(JobsImport {
+        jobs,
+        failed,
+        runs: ctx.runs(trials, stored),
+        unpaired,
+    })
+}
+
+/// The trials of one scanned job that belong to the suite, and the folders that did not.
+fn read_trials(
+    scan: &JobScan,
+    suite: Option<&Manifest>,
+    skill: &str,
+    opts: &ImportOptions,
+) -> (Vec<HarborTrial>, Vec<String>) {
+    let mut damaged: Vec<String> = scan.errors.iter().map(ToString::to_string).collect();
+    let mut trials = Vec::new();
     for dir in &scan.trials {
-        let t = read_trial(dir, suite.as_ref(), skill.as_deref(), &opts.arm_from);
-        let known = suite
-            .as_ref()
-            .is_none_or(|m| m.suite.cases.iter().any(|c| c.key == t.case));
+        let t = read_trial(dir, suite, Some(skill), &opts.arm_from);
+        let known = suite.is_none_or(|m| m.suite.cases.iter().any(|c| c.key == t.case));
         if known {
             trials.push(t);
         } else {
@@ -101,75 +245,119 @@ pub fn read_job(
             ));
         }
     }
-    trials.sort_by(|a, b| {
-        (&a.case, a.arm, &a.started_at, &a.trial_name).cmp(&(
-            &b.case,
-            b.arm,
-            &b.started_at,
-            &b.trial_name,
-        ))
-    });
-    let mut groups: BTreeMap<(String, String), Vec<HarborTrial>> = BTreeMap::new();
+    (trials, damaged)
+}
+
+/// Tasks whose trials (over every agent and model) are all of one arm.
+fn unpaired(trials: &[HarborTrial]) -> Vec<Unpaired> {
+    let mut arms: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for t in trials {
-        groups
-            .entry((t.harness.clone(), t.model.clone()))
-            .or_default()
-            .push(t);
+        let n = arms.entry(t.case.as_str()).or_default();
+        match t.arm {
+            Arm::Baseline => n.0 += 1,
+            Arm::Skill => n.1 += 1,
+        }
     }
-    let complete = scan.complete();
-    let finished_ms = scan
-        .meta
-        .as_ref()
-        .and_then(|m| m.finished_at.as_deref())
-        .and_then(epoch_us)
-        .map(|us| us / 1000);
-    let skill_name = skill.clone().unwrap_or_else(|| "unknown".into());
-    let runs = groups
-        .into_iter()
-        .map(|((harness, model), trials)| {
-            let spec = run_spec(
-                &job_id,
-                &skill_name,
-                suite.as_ref(),
-                &definitions,
-                &harness,
-                &model,
-                &trials,
-                opts,
-            );
-            let (old, new): (Vec<&HarborTrial>, Vec<&HarborTrial>) =
-                trials.iter().partition(|t| stored(&t.id));
-            let records = new
-                .into_iter()
-                .map(|t| {
-                    (
-                        t.id.clone(),
-                        record(t, definitions.get(&t.case), &skill_name),
-                    )
-                })
-                .collect();
-            ExternalRun {
-                external_id: format!("harbor:{job_id}:{harness}:{model}"),
-                spec,
-                trials: records,
-                stored: old.len(),
-                complete,
-                finished_ms,
-            }
+    arms.into_iter()
+        .filter_map(|(task, (baseline, skill))| {
+            let (only, trials) = match (baseline, skill) {
+                (0, n) => ("skill", n),
+                (n, 0) => ("baseline", n),
+                _ => return None,
+            };
+            Some(Unpaired {
+                task: task.to_owned(),
+                only,
+                trials,
+            })
         })
-        .collect();
-    Ok(JobImport {
-        dir: dir.to_path_buf(),
-        runs,
-        damaged,
-        missing: scan.missing(),
-    })
+        .collect()
+}
+
+/// What every run of one import shares.
+struct RunContext<'a> {
+    /// The job id, or the sorted ids of several jobs joined by `+` (a run's identity across
+    /// imports of the same jobs, in any order).
+    job_id: String,
+    skill: &'a str,
+    suite: Option<&'a Manifest>,
+    definitions: &'a BTreeMap<String, Case>,
+    opts: &'a ImportOptions,
+    complete: bool,
+    finished_ms: Option<i64>,
+}
+
+impl RunContext<'_> {
+    /// One run per agent and model, its trials in (task, arm, start) order.
+    fn runs(
+        &self,
+        mut trials: Vec<HarborTrial>,
+        stored: &dyn Fn(&str) -> bool,
+    ) -> Vec<ExternalRun> {
+        trials.sort_by(|a, b| {
+            (&a.case, a.arm, &a.started_at, &a.trial_name).cmp(&(
+                &b.case,
+                b.arm,
+                &b.started_at,
+                &b.trial_name,
+            ))
+        });
+        let mut groups: BTreeMap<(String, String), Vec<HarborTrial>> = BTreeMap::new();
+        for t in trials {
+            groups
+                .entry((t.harness.clone(), t.model.clone()))
+                .or_default()
+                .push(t);
+        }
+        groups
+            .into_iter()
+            .map(|((harness, model), trials)| self.run(&harness, &model, &trials, stored))
+            .collect()
+    }
+
+    fn run(
+        &self,
+        harness: &str,
+        model: &str,
+        trials: &[HarborTrial],
+        stored: &dyn Fn(&str) -> bool,
+    ) -> ExternalRun {
+        let spec = run_spec(
+            &self.job_id,
+            self.skill,
+            self.suite,
+            self.definitions,
+            harness,
+            model,
+            trials,
+            self.opts,
+        );
+        let (old, new): (Vec<&HarborTrial>, Vec<&HarborTrial>) =
+            trials.iter().partition(|t| stored(&t.id));
+        let records = new
+            .into_iter()
+            .map(|t| {
+                (
+                    t.id.clone(),
+                    record(t, self.definitions.get(&t.case), self.skill),
+                )
+            })
+            .collect();
+        ExternalRun {
+            external_id: format!("harbor:{}:{harness}:{model}", self.job_id),
+            spec,
+            trials: records,
+            stored: old.len(),
+            complete: self.complete,
+            finished_ms: self.finished_ms,
+        }
+    }
 }
 
 /// The one skill the trials' lock files and agent entries name, if there is exactly one.
-fn only_named_skill(scan: &JobScan) -> Option<String> {
+fn only_named_skill<'a>(scans: impl Iterator<Item = &'a JobScan>) -> Option<String> {
     let mut names: Vec<&str> = Vec::new();
-    for t in &scan.trials {
+    for t in scans.flat_map(|s| &s.trials) {
         if let Some(lock) = &t.lock {
             names.extend(lock.skills.iter().map(|s| s.name.as_str()));
         }

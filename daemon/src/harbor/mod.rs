@@ -7,6 +7,8 @@ mod import;
 mod run;
 
 pub use export::{ExportOptions, export_suite, write_export};
-pub use import::{ImportOptions, JobError, JobImport, describe, read_job};
+pub use import::{
+    ImportOptions, JobError, JobImport, JobsImport, Unpaired, describe, read_job, read_jobs,
+};
 pub use run::{Harbor, HarborDone, default_dir, harbor_model};
 pub use skillwatch_protocol::{HARBOR_VARS, HarborRun, HarborTarget};

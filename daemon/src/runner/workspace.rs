@@ -173,7 +173,8 @@ pub(crate) fn copy_source(src: &Path, dest: &Path) -> io::Result<()> {
     std::fs::copy(src, dest).map(|_| ())
 }
 
-/// `workspace/rel` when `rel` is relative and never climbs out.
+/// `workspace/rel` when `rel` is relative and never climbs out. `.` is the workspace itself:
+/// where a folder of files is copied whole (skill-up's `context.repo_fixture`).
 fn inside(workspace: &Path, rel: &str) -> Option<PathBuf> {
     let path = Path::new(rel);
     let mut depth = 0i32;
@@ -190,7 +191,7 @@ fn inside(workspace: &Path, rel: &str) -> Option<PathBuf> {
             Component::RootDir | Component::Prefix(_) => return None,
         }
     }
-    (depth > 0).then(|| workspace.join(path))
+    (depth >= 0).then(|| workspace.join(path))
 }
 
 /// Run one setup command with `sh -c` in the workspace, with the scrubbed environment and a

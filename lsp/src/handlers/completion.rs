@@ -86,7 +86,7 @@ fn frontmatter_region(text: &str) -> Option<usize> {
 fn eval_yaml_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
     let text = &doc.text;
     let path = locate::yaml_path_at(text, offset);
-    let Some(place) = locate::place_at(DocumentKind::EvalYaml, &path, false) else {
+    let Some(place) = locate::place_at(DocumentKind::EvalYaml, doc.dialect(), &path, false) else {
         return Vec::new();
     };
     let (start, word) = word_before(text, offset);
@@ -169,7 +169,8 @@ fn evals_json_items(doc: &Document, offset: usize) -> Vec<CompletionItem> {
         return Vec::new();
     };
     let cases_shape = text.contains("\"cases\"");
-    let Some(place) = locate::place_at(DocumentKind::EvalsJson, &path, cases_shape) else {
+    let Some(place) = locate::place_at(DocumentKind::EvalsJson, doc.dialect(), &path, cases_shape)
+    else {
         return Vec::new();
     };
     let edit_range = Range {

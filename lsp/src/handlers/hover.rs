@@ -3,6 +3,7 @@
 //! check does. A frontmatter key the document's profile rejects says so.
 
 use skillwatch_core::checks::Profile;
+use skillwatch_core::evalspec::Dialect;
 use skillwatch_core::fields::{self, Origin};
 use skillwatch_core::skill::{Frontmatter, SkillDocument};
 use skillwatch_core::text::{Span, bom_len};
@@ -19,7 +20,7 @@ pub fn hover(doc: &Document, position: Position, profile: Profile) -> Option<Hov
         DocumentKind::SkillMd => skill_md_hover(doc, offset, profile)?,
         DocumentKind::EvalYaml | DocumentKind::EvalsJson => {
             let root = yaml::parse(&doc.text, 0).ok()?;
-            tree_hover(doc.kind, &root, offset, profile)?
+            tree_hover(doc.kind, doc.dialect(), &root, offset, profile)?
         }
     };
     Some(Hover {
@@ -40,6 +41,7 @@ fn skill_md_hover(doc: &Document, offset: usize, profile: Profile) -> Option<(St
     };
     let (markdown, span) = tree_hover(
         DocumentKind::SkillMd,
+        Dialect::SkillValidator,
         root,
         offset.checked_sub(bom)?,
         profile,
@@ -49,13 +51,14 @@ fn skill_md_hover(doc: &Document, offset: usize, profile: Profile) -> Option<(St
 
 fn tree_hover(
     kind: DocumentKind,
+    dialect: Dialect,
     root: &Node,
     offset: usize,
     profile: Profile,
 ) -> Option<(String, Span)> {
     let found = locate::locate(root, offset)?;
     let cases_shape = root.get("cases").is_some();
-    let place = locate::place_at(kind, &found.path, cases_shape)?;
+    let place = locate::place_at(kind, dialect, &found.path, cases_shape)?;
     match found.on {
         On::Key(entry) => {
             let field = place.field(entry.key.as_key()?)?;

@@ -30,6 +30,7 @@ pub(crate) fn scan(
                 text: None,
                 diagnostics,
                 ignored: Vec::new(),
+                dialect: None,
             });
         }
     }

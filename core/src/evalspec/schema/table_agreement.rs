@@ -8,33 +8,106 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use super::{FileKind, schema_text};
+use super::{Dialect, schema_name, schema_text};
 use crate::fields::{Place, schema_description};
 
 /// Where each place lives in its schema: the object whose `properties` (and whose `allOf`
 /// branches' `then.properties`) list the place's fields.
-const PLACES: &[(Place, FileKind, &str)] = &[
-    (Place::EvalYamlTop, FileKind::EvalYaml, ""),
-    (Place::Scenario, FileKind::EvalYaml, "/$defs/scenario"),
-    (Place::Setup, FileKind::EvalYaml, "/$defs/setup"),
-    (Place::SetupFile, FileKind::EvalYaml, "/$defs/setupFile"),
-    (Place::Assertion, FileKind::EvalYaml, "/$defs/assertion"),
+const PLACES: &[(Place, Dialect, &str)] = &[
+    (Place::EvalYamlTop, Dialect::SkillValidator, ""),
+    (Place::Scenario, Dialect::SkillValidator, "/$defs/scenario"),
+    (Place::Setup, Dialect::SkillValidator, "/$defs/setup"),
+    (
+        Place::SetupFile,
+        Dialect::SkillValidator,
+        "/$defs/setupFile",
+    ),
+    (
+        Place::Assertion,
+        Dialect::SkillValidator,
+        "/$defs/assertion",
+    ),
     (
         Place::EvalsJsonTop,
-        FileKind::EvalsJson,
+        Dialect::EvalsJson,
         "/$defs/currentSuite",
     ),
     (
         Place::EvalsJsonCasesTop,
-        FileKind::EvalsJson,
+        Dialect::EvalsJson,
         "/$defs/casesSuite",
     ),
-    (Place::Case, FileKind::EvalsJson, "/$defs/caseFields"),
+    (Place::Case, Dialect::EvalsJson, "/$defs/caseFields"),
     (
         Place::Criterion,
-        FileKind::EvalsJson,
+        Dialect::EvalsJson,
         "/$defs/criterionObject",
     ),
+    (Place::VallyTop, Dialect::Vally, ""),
+    (Place::VallyConfig, Dialect::Vally, "/$defs/config"),
+    (
+        Place::VallyEnvironment,
+        Dialect::Vally,
+        "/$defs/environment",
+    ),
+    (Place::VallyFile, Dialect::Vally, "/$defs/file"),
+    (Place::VallyStimulus, Dialect::Vally, "/$defs/stimulus"),
+    (Place::VallyGrader, Dialect::Vally, "/$defs/grader"),
+    (
+        Place::VallyGraderConfig,
+        Dialect::Vally,
+        "/$defs/graderConfig",
+    ),
+    (
+        Place::VallyConstraints,
+        Dialect::Vally,
+        "/$defs/constraints",
+    ),
+    (Place::VallyScoring, Dialect::Vally, "/$defs/scoring"),
+    (Place::VallyExperimentTop, Dialect::VallyExperiment, ""),
+    (
+        Place::VallyVariant,
+        Dialect::VallyExperiment,
+        "/$defs/variant",
+    ),
+    (Place::WazaTop, Dialect::Waza, ""),
+    (Place::WazaConfig, Dialect::Waza, "/$defs/config"),
+    (Place::WazaMetric, Dialect::Waza, "/$defs/metric"),
+    (Place::WazaGrader, Dialect::Waza, "/$defs/grader"),
+    (
+        Place::WazaGraderConfig,
+        Dialect::Waza,
+        "/$defs/graderConfig",
+    ),
+    (Place::WazaTask, Dialect::WazaTask, ""),
+    (Place::WazaInputs, Dialect::WazaTask, "/$defs/inputs"),
+    (Place::WazaExpected, Dialect::WazaTask, "/$defs/expected"),
+    (Place::WazaBehavior, Dialect::WazaTask, "/$defs/behavior"),
+    (Place::WazaGrader, Dialect::WazaTask, "/$defs/grader"),
+    (
+        Place::WazaGraderConfig,
+        Dialect::WazaTask,
+        "/$defs/graderConfig",
+    ),
+    (Place::SkillUpTop, Dialect::SkillUp, ""),
+    (Place::SkillUpCases, Dialect::SkillUp, "/$defs/cases"),
+    (Place::SkillUpDefaults, Dialect::SkillUp, "/$defs/defaults"),
+    (Place::SkillUpExpect, Dialect::SkillUp, "/$defs/expect"),
+    (Place::SkillUpJudge, Dialect::SkillUp, "/$defs/judge"),
+    (Place::SkillUpCase, Dialect::SkillUpCase, ""),
+    (Place::SkillUpInput, Dialect::SkillUpCase, "/$defs/input"),
+    (
+        Place::SkillUpContext,
+        Dialect::SkillUpCase,
+        "/$defs/context",
+    ),
+    (
+        Place::SkillUpConstraints,
+        Dialect::SkillUpCase,
+        "/$defs/constraints",
+    ),
+    (Place::SkillUpExpect, Dialect::SkillUpCase, "/$defs/expect"),
+    (Place::SkillUpJudge, Dialect::SkillUpCase, "/$defs/judge"),
 ];
 
 /// The `properties` objects of the place at `pointer`: its own and its branches'.
@@ -74,7 +147,7 @@ fn names(schema: &mut Json, pointer: &str) -> BTreeSet<String> {
 }
 
 /// The schema of `kind` with every table field's description written from the table.
-fn described(kind: FileKind) -> String {
+fn described(kind: Dialect) -> String {
     let mut schema: Json = serde_json::from_str(schema_text(kind)).unwrap();
     for (place, _, pointer) in PLACES.iter().filter(|(_, k, _)| *k == kind) {
         for props in property_maps(&mut schema, pointer) {
@@ -175,10 +248,8 @@ fn type_values_and_what_they_need_are_the_tables() {
 
 #[test]
 fn descriptions_are_written_from_the_table() {
-    for (kind, file) in [
-        (FileKind::EvalYaml, "eval-yaml.schema.json"),
-        (FileKind::EvalsJson, "evals-json.schema.json"),
-    ] {
+    for kind in Dialect::ALL {
+        let file = format!("{}.schema.json", schema_name(kind));
         let expected = described(kind);
         if std::env::var_os("SKILLWATCH_BLESS").is_some() {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
