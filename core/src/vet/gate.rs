@@ -50,7 +50,7 @@ static SINK: LazyLock<Regex> = LazyLock::new(|| {
 });
 static STOLEN: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)environ\s*[),}\]]|environ\.(copy|items|keys|values)|\*\*os\.environ|in\s+os\.environ|process\.env\s*[),}]|\.\.\.process\.env
+        r#"(?im)environ\s*([),}\];]|$)|process\.env\s*([;\]]|$)|environ\.(copy|items|keys|values)|\*\*os\.environ|in\s+os\.environ|process\.env\s*[),}]|\.\.\.process\.env
         |\(process\.env|\benv\s*\||\$\(\s*(env|printenv)\s*\)|\bprintenv\s*[|)]|`env`|Get-ChildItem\s+env:|compgen\s+-[ev]
         |GetEnvironmentVariables|/proc/[\w$*]+/environ|\.ssh/|\.aws/(credentials|config)|\.netrc|\.git-credentials|\.docker/config\.json
         |\.kube/config|keychain|find-(generic|internet)-password|dump-keychain|secret-tool|\bkeyring\b|Login Data|Cookies|cookies\.sqlite

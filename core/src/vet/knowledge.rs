@@ -132,7 +132,7 @@ pub(crate) fn path_taint(path: &str) -> Taint {
 pub(crate) fn sql_destruction(sql: &str) -> Option<String> {
     static DROP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         crate::checks::pattern::compile(
-            r#"(?i)(drop\s+(database|schema)(\s+if\s+exists)?\s+[`"\[]?([\w.-]+)|truncate\s+(table\s+)?[`"\[]?([\w.-]+)|flushall|flushdb|dropdatabase\(\))"#,
+            r#"(?i)\b(drop\s+(database|schema)(\s+if\s+exists)?\s+[`"\[]?([\w.-]+)|truncate\s+(table\s+)?[`"\[]?([\w.-]+)|flushall|flushdb|dropdatabase\(\))"#,
         )
     });
     let caps = DROP.captures(sql)?;
@@ -734,5 +734,18 @@ mod tests {
                 && !is_shady_host("127.0.0.1")
                 && !is_shady_host("pypi.org")
         );
+    }
+}
+
+#[cfg(test)]
+mod destruction_tests {
+    use super::*;
+
+    #[test]
+    fn sql_that_destroys() {
+        assert!(sql_destruction("DROP DATABASE production;").is_some());
+        assert!(sql_destruction("drop schema public cascade").is_some());
+        assert!(sql_destruction("DROP DATABASE IF EXISTS app_test;").is_none());
+        assert!(sql_destruction("DROP TABLE IF EXISTS flags;").is_none());
     }
 }

@@ -112,6 +112,8 @@ pub(crate) struct World<'p> {
     /// Remotes `git remote add` named, and what `git add` staged for the next push.
     pub remotes: HashMap<String, String>,
     pub staged: Val,
+    /// Names bound to a literal list, by file: a loop over one runs once per element.
+    pub lists: HashMap<(usize, String), Vec<Val>>,
     /// Units whose top level ran (a module runs once, when first imported or in order).
     pub units_done: HashSet<usize>,
     /// The names each unit imports, by unit.
@@ -263,6 +265,14 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
         let id = DefId(i);
         if def.kind == DefKind::Function && !world.called.contains(&id) {
             found.extend(analyse_alone(&prog, id, &mut world));
+        }
+    }
+    if std::env::var_os("SKILLWATCH_VET_DEBUG").is_some() {
+        for (i, u) in prog.units.iter().enumerate() {
+            eprintln!("unit {i} file {} lang {:?} parse {} md {} text {:?}", u.file, u.lang, u.parse, u.markdown, crate::checks::spec::truncate(&u.text, 80));
+        }
+        for f in &found.facts {
+            eprintln!("fact {} {:?} {:?}", f.file, f.span, f.act);
         }
     }
     let context = behaviours::Context::new(own_name, files, &prog);

@@ -308,17 +308,7 @@ impl<'s> Script<'s> {
                     }
                 }
             }
-            "for_statement" | "for_in_statement" => {
-                let right = node.child_by_field_name("right");
-                let val = right.map(|r| self.eval(r, world)).unwrap_or_default();
-                if let Some(left) = node.child_by_field_name("left") {
-                    let name = self.text(left).to_string();
-                    self.vars.insert(name, Val::derived([&val]));
-                }
-                if let Some(body) = node.child_by_field_name("body") {
-                    self.visit(body, world);
-                }
-            }
+            "for_statement" | "for_in_statement" => self.for_loop(node, world),
             "expression_statement" | "await_expression" => {
                 for child in Self::children(node) {
                     self.eval(child, world);
@@ -331,6 +321,51 @@ impl<'s> Script<'s> {
                 for child in Self::children(node) {
                     self.visit(child, world);
                 }
+            }
+        }
+    }
+
+    /// A loop over a literal list runs once per element (each path or URL keeps its text);
+    /// over anything else, once with the loop variables made of what the iterable holds.
+    fn for_loop(&mut self, node: Node<'_>, world: &mut World) {
+        const MAX_UNROLLED: usize = 16;
+        let right = node.child_by_field_name("right");
+        let left = node.child_by_field_name("left");
+        let body = node.child_by_field_name("body");
+        let elements: Vec<Node<'_>> = right
+            .filter(|r| matches!(r.kind(), "list" | "tuple" | "array"))
+            .map(Self::children)
+            .unwrap_or_default();
+        // a name bound to a literal list earlier (a module's `SOURCES = [...]`)
+        let listed = right
+            .filter(|r| r.kind() == "identifier")
+            .and_then(|r| world.lists.get(&(self.out.file, self.text(r).to_string())))
+            .cloned();
+        let values: Vec<Val> = if let Some(listed) = listed.filter(|l| l.len() <= MAX_UNROLLED) {
+            listed
+        } else if !elements.is_empty() && elements.len() <= MAX_UNROLLED {
+            elements.into_iter().map(|e| self.eval(e, world)).collect()
+        } else {
+            let whole = right.map(|r| self.eval(r, world)).unwrap_or_default();
+            vec![Val::derived([&whole])]
+        };
+        for value in values {
+            if let Some(left) = left {
+                if left.kind() == "identifier" {
+                    self.store(self.text(left), value.clone(), world);
+                } else {
+                    // `for k, v in ...`, `for (const [k, v] of ...)`: each name
+                    for part in self
+                        .text(left)
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                        .filter(|p| !p.is_empty() && !matches!(*p, "const" | "let" | "var"))
+                    {
+                        self.store(part, Val::derived([&value]), world);
+                    }
+                }
+            }
+            if let Some(body) = body {
+                self.visit(body, world);
             }
         }
     }
@@ -446,6 +481,13 @@ impl<'s> Script<'s> {
         let augmented = node.kind().starts_with("augmented");
         let value = self.eval(right, world);
         let name = self.text(left).to_string();
+        if matches!(right.kind(), "list" | "tuple" | "array") && left.kind() == "identifier" {
+            let elements: Vec<Val> = Self::children(right)
+                .into_iter()
+                .map(|e| self.eval(e, world))
+                .collect();
+            world.lists.insert((self.out.file, name.clone()), elements);
+        }
         if let Some(path) = self.opened_path(right, world) {
             self.handles.insert(name.clone(), path);
         }
@@ -760,6 +802,9 @@ impl<'s> Script<'s> {
                 }
                 self.returns = outer;
                 Val::default()
+            }
+            "shorthand_property_identifier" | "shorthand_property_identifier_pattern" => {
+                self.lookup(self.text(node), world)
             }
             "true" | "false" | "none" | "null" | "undefined" | "comment" => Val::default(),
             // a literal collection: its provenance, and its source as text (what a config
@@ -1372,8 +1417,18 @@ impl<'s> Script<'s> {
             Self::children(params)
         };
         let mut positional = args.iter();
+        // TypeScript read by the JavaScript grammar: `(body: string)` parses as an error
+        // holding the name, then the type as a lone identifier
+        let mut typed = false;
         for (i, p) in list.iter().enumerate() {
+            if std::mem::take(&mut typed) && p.kind() == "identifier" {
+                continue;
+            }
             let name_node = match p.kind() {
+                "ERROR" => {
+                    typed = true;
+                    p.named_child(0).filter(|n| n.kind() == "identifier")
+                }
                 "identifier" => Some(*p),
                 "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
                 "assignment_pattern" => p.child_by_field_name("left"),

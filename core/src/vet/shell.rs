@@ -167,23 +167,26 @@ impl<'s> Shell<'s> {
                 Val::default()
             }
             "for_statement" => {
-                // the loop variable takes what the list is made of
-                let mut values = Val::default();
+                // the loop runs once per word listed (a path keeps its text), or once with
+                // the variable made of what a substitution gives
                 let mut c = node.walk();
                 let children: Vec<Node<'_>> =
                     node.children_by_field_name("value", &mut c).collect();
-                for v in children {
-                    let val = self.eval(v, world);
-                    values.merge(&val);
+                let mut values: Vec<Val> = children.into_iter().map(|v| self.eval(v, world)).collect();
+                if values.len() > 16 || values.iter().any(|v| v.text.is_none()) {
+                    values = vec![Val::derived(values.iter())];
                 }
-                if let Some(var) = node.child_by_field_name("variable") {
-                    self.vars
-                        .insert(self.text(var).to_string(), Val::derived([&values]));
+                let var = node.child_by_field_name("variable").map(|v| self.text(v).to_string());
+                let mut output = Val::default();
+                for value in values {
+                    if let Some(var) = &var {
+                        self.vars.insert(var.clone(), value);
+                    }
+                    if let Some(body) = node.child_by_field_name("body") {
+                        output.merge(&self.stmt(body, stdin.clone(), world));
+                    }
                 }
-                match node.child_by_field_name("body") {
-                    Some(body) => self.stmt(body, stdin, world),
-                    None => Val::default(),
-                }
+                output
             }
             "variable_assignment" => {
                 self.assign(node, world);
