@@ -41,23 +41,17 @@ pub(crate) struct Context<'c, 't> {
     /// The skill presents itself as security teaching (a pentest cheat sheet, CTF notes, an
     /// incident-response guide): its code blocks are examples to read.
     pub teaching: bool,
-    /// Its prose tells the agent not to ask for confirmation, or to keep an act from the user.
-    pub no_confirm: bool,
-    pub conceals: bool,
 }
 
 impl<'c, 't> Context<'c, 't> {
     pub fn new(own_name: &'c str, files: &'c [SourceFile<'t>], prog: &'c Program<'t>) -> Self {
         let skill_md = files.first().map_or("", |f| f.text);
-        let prose = prose::Prose::of(files);
         Context {
             own_name,
             name: frontmatter_name(skill_md).unwrap_or_else(|| own_name.to_string()),
             files,
             prog,
             teaching: prose::is_teaching(skill_md),
-            no_confirm: prose.no_confirm,
-            conceals: prose.conceals,
         }
     }
 
@@ -305,6 +299,16 @@ static PAYLOAD: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// What a hook, an MCP server's command or a standing order runs that fetches or hides code.
+static AGENT_PAYLOAD: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(
+        r"(?ix)
+        \b(curl|wget|nc|ncat|socat|iwr|invoke-webrequest)\b | /dev/tcp/ | base64\s+(-d|--decode|-D)
+        | \|\s*(ba|z)?sh\b | \b(python3?|perl|ruby|node)\s+-(c|e)\b | \b(ba)?sh\s+-c\b | \bmkfifo\b
+    ",
+    )
+});
+
 /// A public key written out in full: someone else's key, not the user's `~/.ssh/*.pub`.
 static KEY_LITERAL: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA")
@@ -400,7 +404,8 @@ fn agent_config(
         text.push_str(cx.unit_text(f.file, f.span.start));
     }
     let widens = WIDENS.is_match(&text);
-    let payload = PAYLOAD.is_match(&text) || content.taint.is_stolen() || content.taint.has(Taint::FETCHED);
+    // a URL alone is not a payload here: a remote MCP server is named by its address
+    let payload = AGENT_PAYLOAD.is_match(&text) || content.taint.is_stolen() || content.taint.has(Taint::FETCHED);
     let standing = STANDING.is_match(&text);
     let (severity, why) = match kind {
         AgentConfig::Skills => {
@@ -410,7 +415,7 @@ fn agent_config(
             (Severity::Error, "installs or changes another skill")
         }
         AgentConfig::Instructions { global } => {
-            if payload || cx.no_confirm && standing {
+            if payload || standing && prose::orders_near(cx.files, f.file, f.span.start).no_confirm {
                 (Severity::Error, "adds standing orders that fetch or run code to the agent's instructions")
             } else if global {
                 (Severity::Warning, "changes the agent's instructions for every project")
@@ -494,9 +499,10 @@ fn deletion(f: &Fact, path: &str, recursive: bool, cx: &Context<'_, '_>, out: &m
 }
 
 fn destruction(f: &Fact, what: &str, severe: bool, cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
+    let near = prose::orders_near(cx.files, f.file, f.span.start);
     let (severity, note) = if severe {
         (Severity::Error, "")
-    } else if cx.no_confirm || cx.conceals {
+    } else if near.no_confirm || near.conceals {
         (Severity::Error, ", and the skill tells the agent not to ask or not to tell")
     } else {
         (Severity::Warning, "; make sure the user asked for it")

@@ -42,8 +42,9 @@ pub(crate) fn special(
     }
     match name {
         "git" => git(targs, args, span, world, out),
-        "unzip" | "tar" | "bsdtar" | "7z" | "7za" | "unrar" | "hdiutil" | "ditto" => {
+        "unzip" | "tar" | "bsdtar" | "7z" | "7za" | "unrar" | "hdiutil" | "ditto" | "zip" => {
             unpack(name, targs, stdin, world);
+            pack(name, targs, args, span, world, out);
             None
         }
         "rm" | "shred" | "srm" | "rmdir" => {
@@ -82,6 +83,15 @@ pub(crate) fn special(
         }
         "ssh" | "autossh" => {
             tunnel(targs, span, out);
+            None
+        }
+        "awk" | "gawk" => {
+            // gawk's network files: `"/inet/tcp/0/host/port"` read and written as a shell
+            if targs.iter().any(|a| a.contains("/inet/tcp/") || a.contains("/inet/udp/"))
+                && targs.iter().any(|a| a.contains("|&"))
+            {
+                out.act(span, Act::ShellOverSocket { how: "`awk` runs commands read from a `/inet/tcp` connection".into() });
+            }
             None
         }
         _ => None,
@@ -261,6 +271,70 @@ fn unpack(name: &str, targs: &[String], stdin: &Val, world: &mut World) {
     world.extracted.push((dir, url, hidden));
 }
 
+/// An archive written to a file (`zip out.zip files`, `tar czf out.tgz -C dir files`, `7z a
+/// out.7z files`): it holds what its sources hold, so sending it sends them.
+fn pack(name: &str, targs: &[String], args: &[Val], span: Span, world: &mut World, out: &mut Found) {
+    let operands: Vec<(usize, &String)> = targs
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.starts_with('-'))
+        .collect();
+    let (archive, sources): (Option<String>, Vec<usize>) = match name {
+        "zip" => match operands.split_first() {
+            Some(((_, a), rest)) => (Some((*a).clone()), rest.iter().map(|(i, _)| *i).collect()),
+            None => (None, Vec::new()),
+        },
+        "tar" | "bsdtar" => {
+            let creating = targs.iter().any(|a| {
+                !a.starts_with("--") && a.trim_start_matches('-').contains('c') && a.len() < 8 || a == "--create"
+            });
+            if !creating {
+                return;
+            }
+            // the value of `f`: the word after the flags that hold it
+            let f_at = targs.iter().position(|a| !a.starts_with("--") && a.trim_start_matches('-').contains('f') && a.len() < 8);
+            let archive = f_at.and_then(|i| targs.get(i + 1)).cloned();
+            let dir_values: Vec<usize> = targs
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| *a == "-C" || *a == "--directory")
+                .map(|(i, _)| i + 1)
+                .collect();
+            let skip: Vec<usize> = f_at.map(|i| i + 1).into_iter().chain(dir_values.iter().copied()).collect();
+            let first = f_at.map_or(0, |i| i + 1);
+            let sources = operands
+                .iter()
+                .map(|(i, _)| *i)
+                .filter(|i| *i > first.min(*i) && !skip.contains(i) && Some(*i) != f_at)
+                .filter(|i| !(f_at.is_none() && *i == operands[0].0))
+                .collect();
+            (archive, sources)
+        }
+        "7z" | "7za" if targs.first().is_some_and(|a| a == "a") => {
+            let rest: Vec<usize> = operands.iter().skip(1).map(|(i, _)| *i).collect();
+            match rest.split_first() {
+                Some((a, srcs)) => (targs.get(*a).cloned(), srcs.to_vec()),
+                None => (None, Vec::new()),
+            }
+        }
+        _ => return,
+    };
+    let Some(archive) = archive.filter(|a| a != "-") else {
+        return;
+    };
+    let mut content = Val::default();
+    for i in sources {
+        let src = &targs[i];
+        out.act(span, Act::Read { path: src.clone() });
+        content.merge(&world.file_val(src));
+        if let Some(v) = args.get(i) {
+            content.merge(v);
+        }
+        content.taint |= super::knowledge::path_taint(src);
+    }
+    world.note_written(&archive, &content);
+}
+
 /// Paths whose deletion the card lists and SW330 judges.
 fn delete(name: &str, targs: &[String], span: Span, out: &mut Found) {
     let recursive = name == "shred"
@@ -412,8 +486,13 @@ fn quarantine(targs: &[String], span: Span, world: &World, out: &mut Found) {
         return;
     }
     for path in targs.iter().filter(|a| !a.starts_with('-') && !a.contains("quarantine")) {
+        // a program the skill downloaded; the quarantine of one a package manager installed
+        // (`brew install`, then `xattr -d` on its binary) is the vendor's documented fix
         let mut code = world.file_val(path);
-        code.taint |= Taint::FETCHED | Taint::HIDDEN;
+        if !code.taint.has(Taint::FETCHED) {
+            continue;
+        }
+        code.taint |= Taint::HIDDEN;
         out.act(
             span,
             Act::Exec {

@@ -39,13 +39,14 @@ static SINK: LazyLock<Regex> = LazyLock::new(|| {
         |\brm\s+(-\w+\s+)*-\w*[rR]|rmtree|rmSync|rimraf|removedirs|\s-delete\b|\bshred\b|\bdd\b[^\n]*\bof=|\bmkfs|wipefs|diskpart
         |Clear-Disk|Remove-Item|\brd\s+/s|\bdel\s+/[sfq]|\bDROP\s+(DATABASE|SCHEMA|TABLE)|\bTRUNCATE\b|\bFLUSHALL\b|dropDatabase
         |\bpush\b[^\n]*(--force\b|\s-f\b|\s\+\w)|reset\s+--hard|\bdelete\b[^\n]*--all\b|\bs3\s+rb\b|\bs3\s+rm\b|terraform\s+destroy
-        |\bgcloud\b[^\n]*\bdelete\b|\baz\b[^\n]*\bdelete\b
+        |\bgcloud\b[^\n]*\bdelete\b|\baz\b[^\n]*\bdelete\b|\b(psql|mysql|mariadb|sqlite3|sqlcmd|mongosh)\b[^\n]*\s(-f|--file|<)\s
         |stratum\+|\b(xmrig|xmr-stak|cpuminer|minerd|ccminer|nbminer|t-rex|lolminer|phoenixminer|ethminer|nanominer|gminer
         |srbminer|teamredminer|cgminer|bfgminer|supportxmr|moneroocean|nanopool|minexmr|hashvault|2miners|f2pool|ethermine
         |c3pool|herominers|unmineable|nicehash|zpool)\b|donate-level
         |\bpip3?\s+install\b|-m\s+pip\s+install|\buv\s+(pip\s+install|add|run)\b|\buvx\s|\bpoetry\s+add\b|\bpipx\s+(install|run)\b
         |\bnpm\s+(i|install|add)\b|\byarn\s+add\b|\bpnpm\s+(add|i|install)\b|\bbun\s+add\b|\bnpx\s|\bbunx\s
-        |--extra-index-url|--index-url|--registry|unzip\s[^\n]*-P|\b7z\b[^\n]*\s-p|xattr\s|hdiutil|Start-Process"#,
+        |--extra-index-url|--index-url|--registry|unzip\s[^\n]*-P|\b7z\b[^\n]*\s-p|xattr\s|hdiutil|Start-Process
+        |((?m:^)|[;&|(])\s*\$\{?\w+\}?\$\{?\w+|/inet/(tcp|udp)/"#,
     )
 });
 static STOLEN: LazyLock<Regex> = LazyLock::new(|| {
@@ -139,7 +140,9 @@ pub(crate) struct Flags {
     pub fetch: bool,
     pub runs: bool,
     pub send: bool,
+    /// The environment or a credential store (a secret-named variable is `secret_var`).
     pub stolen: bool,
+    pub secret_var: bool,
     pub decode: bool,
     pub exec: bool,
     pub to_file: bool,
@@ -154,25 +157,56 @@ impl Flags {
                 ..Flags::default()
             };
         }
+        // each word searched only where a pair could use it (most code has neither half)
+        let fetch = FETCH.is_match(text);
+        let runs = fetch && (PIPE_RUN.is_match(text) || RUNS.is_match(text));
+        let send = SEND.is_match(text);
+        let stolen = STOLEN.is_match(text);
+        let secret_var = send && !stolen && SECRET_VAR.is_match(text);
+        let decode = DECODE.is_match(text);
+        let to_file = fetch && TO_FILE.is_match(text);
+        let exec = (decode || to_file) && EXEC.is_match(text);
         Flags {
             alone: false,
-            fetch: FETCH.is_match(text),
-            runs: PIPE_RUN.is_match(text) || RUNS.is_match(text),
-            send: SEND.is_match(text),
-            stolen: STOLEN_OR_SECRET_VAR.is_match(text),
-            decode: DECODE.is_match(text),
-            exec: EXEC.is_match(text),
-            to_file: TO_FILE.is_match(text),
+            fetch,
+            runs,
+            send,
+            stolen,
+            secret_var,
+            decode,
+            exec,
+            to_file,
         }
     }
 
-    /// Whether these words, in one unit or summed over a skill, may make a behaviour.
+    /// Whether the unit holds words that run code (asked only when a decoder elsewhere in
+    /// the skill may feed it).
+    pub fn runs_code(text: &str) -> bool {
+        EXEC.is_match(text)
+    }
+
+    /// Whether these words in one unit may make a behaviour.
     pub fn open(self) -> bool {
         self.alone
             || self.fetch && self.runs
-            || self.send && self.stolen
+            || self.send && (self.stolen || self.secret_var)
             || self.decode && (self.send || self.exec)
             || self.to_file && self.exec
+    }
+
+    /// Whether these words summed over a skill may make a behaviour across its units: the
+    /// environment or a credential store in one and a network call in another, a decoder in
+    /// one and something that runs or sends in another. (A download in one unit and its run
+    /// in another is followed by the file's name instead; a secret-named variable sent to an
+    /// unknown host is at most a warning, and must be in the sending unit to be one.)
+    pub fn open_across(self) -> bool {
+        self.send && self.stolen || self.decode && (self.send || self.exec)
+    }
+
+    /// Whether a unit holds words of a pair that opened the skill (see [`Flags::open_across`]).
+    pub fn part_of(self, sum: Flags) -> bool {
+        sum.send && sum.stolen && (self.send || self.stolen)
+            || sum.decode && (sum.send || sum.exec) && (self.decode || self.send || self.exec)
     }
 
     /// Whether the unit holds any word some rule needs (a source or a sink alone).
@@ -182,6 +216,7 @@ impl Flags {
             || self.runs
             || self.send
             || self.stolen
+            || self.secret_var
             || self.decode
             || self.exec
             || self.to_file
@@ -197,6 +232,7 @@ impl std::ops::BitOr for Flags {
             runs: self.runs || o.runs,
             send: self.send || o.send,
             stolen: self.stolen || o.stolen,
+            secret_var: self.secret_var || o.secret_var,
             decode: self.decode || o.decode,
             exec: self.exec || o.exec,
             to_file: self.to_file || o.to_file,
@@ -255,6 +291,9 @@ pub(crate) fn downloaded_names(text: &str) -> Vec<(String, String)> {
         re(r#"(?i)\b(curl|wget|iwr|Invoke-WebRequest)\b[^\n]*?(https?://[^\s'"]+)"#)
     });
     let mut out = Vec::new();
+    if memchr::memmem::find(text.as_bytes(), b"://").is_none() {
+        return out;
+    }
     for caps in TO_FILE_URL.captures_iter(text) {
         let (Some(line), Some(url)) = (caps.get(0), caps.get(2)) else {
             continue;
@@ -438,7 +477,8 @@ mod tests {
         let collect = Flags::of("def gather():\n    return dict(os.environ)\n");
         let send = Flags::of("requests.post(URL, json={'c': gather()})\n");
         assert!(!collect.open() && !send.open());
-        assert!((collect | send).open());
+        assert!((collect | send).open_across());
+        assert!(collect.part_of(collect | send) && send.part_of(collect | send));
         let names = defined_names("def gather():\n    return 1\nclass Reporter:\n    pass\n");
         assert!(names.contains("gather") && names.contains("Reporter"));
         assert!(mentions("send(gather())", &names));

@@ -592,13 +592,13 @@ pub(crate) fn agent_config(lower: &str) -> Option<AgentConfig> {
         return Some(AgentConfig::Settings);
     }
     if INSTRUCTIONS.iter().any(|s| lower.ends_with(s) || s.ends_with('/') && lower.contains(s)) {
+        // the user's own (for every project), not a project's (`…/.claude/commands/x.md`
+        // below a folder the code was given)
         let global = lower.starts_with('~')
             || lower.starts_with("$home")
             || lower.starts_with("/home/")
             || lower.starts_with("/users/")
-            || lower.contains("/.claude/")
-            || lower.contains("/.codex/")
-            || lower.contains("/.gemini/");
+            || lower.starts_with("/root/");
         return Some(AgentConfig::Instructions { global });
     }
     None

@@ -41,10 +41,10 @@ const MAX_DEPTH: usize = 6;
 
 /// Calls followed into the function they call, at most this deep (a call graph deeper than
 /// this is cut: the callee's result is what its arguments were made of).
-const MAX_CALL_DEPTH: usize = 8;
+const MAX_CALL_DEPTH: usize = 5;
 /// Function bodies analysed per skill for calls at most: a skill's scripts are small, and
 /// one that calls its functions more often than this is analysed for the first calls only.
-const MAX_INLINED: usize = 2_000;
+const MAX_INLINED: usize = 400;
 
 /// Units larger than this are not parsed (a minified bundle is not a skill's script); they are
 /// named instead (SW329, [`unvetted`]).
@@ -109,6 +109,9 @@ pub(crate) struct World<'p> {
     /// The calls being followed (to cut recursion) and how many bodies were analysed.
     pub stack: Vec<DefId>,
     pub inlined: usize,
+    /// What a call of a definition with arguments of a kind returned, so the same call is
+    /// followed once (see [`World::call_key`]).
+    pub memo: HashMap<(DefId, String), Val>,
     /// Remotes `git remote add` named, and what `git add` staged for the next push.
     pub remotes: HashMap<String, String>,
     pub staged: Val,
@@ -196,6 +199,22 @@ impl<'p> World<'p> {
             && !self.stack.contains(&def)
     }
 
+    /// What distinguishes calls of a definition for the analysis: where each argument came
+    /// from, its secrets and addresses, and its text when it is a path or an address (a log
+    /// message's text changes nothing).
+    pub fn call_key(args: &[Val]) -> String {
+        let mut key = String::new();
+        for a in args {
+            let text = a
+                .text
+                .as_deref()
+                .filter(|t| t.contains(['/', '~', '\\']) || t.starts_with('.') || t.contains("://"))
+                .unwrap_or("");
+            key.push_str(&format!("{:?}|{}|{}|{};", a.taint, a.secrets.join(","), a.urls.join(","), crate::checks::spec::truncate(text, 120)));
+        }
+        key
+    }
+
     /// Before analysing the body of `def` for a call.
     pub fn enter(&mut self, def: DefId) {
         self.inlined += 1;
@@ -251,8 +270,8 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
             continue;
         }
         if !unit.parse {
-            for (name, url) in gate::downloaded_names(&unit.text) {
-                world.note_written(&name, &Val::fetched(Some(&url)));
+            for (name, url) in &unit.downloads {
+                world.note_written(name, &Val::fetched(Some(url)));
             }
             found.extend(units::glance(unit, i));
             continue;
@@ -268,6 +287,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
         }
     }
     if std::env::var_os("SKILLWATCH_VET_DEBUG").is_some() {
+        eprintln!("inlined {} units {} parsed {} defs {} facts {}", world.inlined, prog.units.len(), prog.units.iter().filter(|u| u.parse).count(), prog.defs.len(), found.facts.len());
         for (i, u) in prog.units.iter().enumerate() {
             eprintln!("unit {i} file {} lang {:?} parse {} md {} text {:?}", u.file, u.lang, u.parse, u.markdown, crate::checks::spec::truncate(&u.text, 80));
         }

@@ -36,9 +36,20 @@ pub(crate) fn analyse(text: &str, base: usize, file: usize, world: &mut World) -
         );
     }
     let mut pos = 0;
+    // `$out = "$env:TEMP\\x.exe"`: later lines read with the value in place of the name
+    let mut vars: Vec<(String, String)> = Vec::new();
     for line in text.split_inclusive('\n') {
         let span = Span::new(base + pos, base + pos + line.trim_end().len());
-        out.extend(analyse_command(line, span, world));
+        let mut resolved = line.to_string();
+        for (name, value) in &vars {
+            resolved = resolved.replace(name.as_str(), value);
+        }
+        if let Some(c) = ASSIGN.captures(&resolved) {
+            let name = format!("${}", &c[1]);
+            vars.push((name, c[2].trim_matches(['"', '\'']).to_string()));
+            vars.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
+        }
+        out.extend(analyse_command(&resolved, span, world));
         pos += line.len();
     }
     for f in &mut out.facts {
@@ -87,8 +98,14 @@ static OUT_FILE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static START: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(
-        r#"(?i)\b(start-process|saps|&|\.)\s+['"]?([^'"\s;|]+\.(ps1|exe|bat|cmd|vbs))"#,
+        r#"(?i)\b(start-process|saps|invoke-item|ii|&|\.)\s+(-filepath\s+)?['"]?([^'"\s;|]+\.(ps1|exe|bat|cmd|vbs|msi|scr|com))"#,
     )
+});
+static ASSIGN: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(r#"^\s*\$(\w+)\s*=\s*(["'][^"'\n]*["']|[^\s;|(]+)\s*;?\s*$"#)
+});
+static REMOVE: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(r#"(?i)\b(remove-item|rm|rmdir|del|rd|ri|erase)\b([^\n;|]*)"#)
 });
 
 /// One command line (`powershell -enc ...` from a shell, or a line of a .ps1 file).
@@ -150,8 +167,22 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
             &Val::fetched(url_in(&folded).as_deref()),
         );
     }
+    if let Some(c) = REMOVE.captures(&folded) {
+        let rest = c.get(2).map_or("", |m| m.as_str());
+        let lower = rest.to_ascii_lowercase();
+        let recursive = lower.contains("-recurse") || lower.contains("-r ") || lower.contains("/s");
+        for word in rest.split_whitespace().filter(|w| !w.starts_with(['-', '/'])) {
+            out.act(
+                span,
+                Act::Delete {
+                    path: word.trim_matches(['"', '\'']).to_string(),
+                    recursive,
+                },
+            );
+        }
+    }
     if let Some(c) = START.captures(&folded) {
-        let file = c.get(2).map_or("", |m| m.as_str());
+        let file = c.get(3).map_or("", |m| m.as_str());
         let code = world.file_val(file);
         if code.taint.has(Taint::FETCHED) {
             out.act(

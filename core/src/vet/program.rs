@@ -35,6 +35,8 @@ pub(crate) struct Unit<'t> {
     pub markdown: bool,
     /// Its bytes are over what vet parses.
     pub too_large: bool,
+    /// Files it downloads by name, with their addresses (see [`gate::downloaded_names`]).
+    pub downloads: Vec<(String, String)>,
 }
 
 /// A definition another unit can call.
@@ -98,6 +100,7 @@ impl<'t> Program<'t> {
                     tree: None,
                     parse: false,
                     markdown: true,
+                    downloads: Vec::new(),
                 }));
             } else if let Some(lang) = units::of_script(file.rel, file.text) {
                 units.push(Unit {
@@ -109,6 +112,7 @@ impl<'t> Program<'t> {
                     tree: None,
                     parse: false,
                     markdown: false,
+                    downloads: Vec::new(),
                 });
             }
         }
@@ -130,7 +134,7 @@ impl<'t> Program<'t> {
     /// runs a file another unit downloads, or, when the skill's words summed may make one,
     /// holds any needed word or calls what such a unit defines.
     fn choose(&mut self) {
-        let flags: Vec<Flags> = self
+        let mut flags: Vec<Flags> = self
             .units
             .iter()
             .map(|u| {
@@ -141,17 +145,30 @@ impl<'t> Program<'t> {
                 }
             })
             .collect();
-        let sum = flags.iter().fold(Flags::default(), |a, b| a | *b);
-        let downloaded: BTreeSet<String> = self
+        let mut sum = flags.iter().fold(Flags::default(), |a, b| a | *b);
+        // a decoder in one unit: which others run code
+        if sum.decode {
+            for (u, f) in self.units.iter().zip(flags.iter_mut()) {
+                if !f.alone && !f.exec && u.lang != Lang::Other && !u.too_large {
+                    f.exec = Flags::runs_code(&u.text);
+                    sum.exec |= f.exec;
+                }
+            }
+        }
+        for u in &mut self.units {
+            u.downloads = gate::downloaded_names(&u.text);
+        }
+        let downloads: Vec<Vec<String>> = self
             .units
             .iter()
-            .flat_map(|u| gate::downloaded_names(&u.text))
-            .map(|(name, _)| name)
+            .map(|u| u.downloads.iter().map(|(n, _)| n.clone()).collect())
             .collect();
+        let downloaded: BTreeSet<String> = downloads.iter().flatten().cloned().collect();
         let mut names = BTreeSet::new();
-        if sum.open() {
+        let across = sum.open_across();
+        if across {
             for (u, f) in self.units.iter().zip(&flags) {
-                if f.any() {
+                if f.part_of(sum) {
                     names.extend(gate::defined_names(&u.text));
                     if !u.markdown
                         && let Some(stem) = module_of(&self.rels[u.file])
@@ -161,16 +178,6 @@ impl<'t> Program<'t> {
                 }
             }
         }
-        let downloads: Vec<Vec<String>> = self
-            .units
-            .iter()
-            .map(|u| {
-                gate::downloaded_names(&u.text)
-                    .into_iter()
-                    .map(|(n, _)| n)
-                    .collect()
-            })
-            .collect();
         for ((u, f), own) in self.units.iter_mut().zip(&flags).zip(&downloads) {
             if u.too_large || u.lang == Lang::Other {
                 continue;
@@ -182,7 +189,7 @@ impl<'t> Program<'t> {
             });
             u.parse = f.open()
                 || runs_download
-                || sum.open() && (f.any() || gate::mentions(&u.text, &names));
+                || across && (f.part_of(sum) || gate::mentions(&u.text, &names));
         }
         self.names = names;
     }
@@ -407,9 +414,19 @@ fn index(node: Node<'_>, src: &str, lang: Lang, unit: usize, out: &mut Vec<Def>)
             (Lang::Python, "assignment") => {
                 if let (Some(l), Some(r)) = (n.child_by_field_name("left"), n.child_by_field_name("right"))
                     && l.kind() == "identifier"
-                    && r.kind() == "lambda"
                 {
-                    out.push(def(r, text(l), None, DefKind::Function, false));
+                    if r.kind() == "lambda" {
+                        out.push(def(r, text(l), None, DefKind::Function, false));
+                    }
+                    // a table of functions: `HANDLERS = {"ship": lambda d: ...}`
+                    if r.kind() == "dictionary" {
+                        let mut c = r.walk();
+                        for pair in r.named_children(&mut c) {
+                            if let Some(v) = pair.child_by_field_name("value").filter(|v| v.kind() == "lambda") {
+                                out.push(def(v, format!("{}[]", text(l)), None, DefKind::Function, false));
+                            }
+                        }
+                    }
                 }
             }
             (Lang::JavaScript, "function_declaration" | "generator_function_declaration") => {
@@ -429,9 +446,22 @@ fn index(node: Node<'_>, src: &str, lang: Lang, unit: usize, out: &mut Vec<Def>)
             (Lang::JavaScript, "variable_declarator") => {
                 if let (Some(l), Some(v)) = (n.child_by_field_name("name"), n.child_by_field_name("value"))
                     && l.kind() == "identifier"
-                    && is_js_function(v)
                 {
-                    out.push(def(v, text(l), None, DefKind::Function, false));
+                    if is_js_function(v) {
+                        out.push(def(v, text(l), None, DefKind::Function, false));
+                    }
+                    // a table of functions: `const handlers = { ship: (d) => ... }`
+                    if v.kind() == "object" {
+                        let mut c = v.walk();
+                        for pair in v.named_children(&mut c) {
+                            if let Some(f) = pair.child_by_field_name("value").filter(|f| is_js_function(*f)) {
+                                out.push(def(f, format!("{}[]", text(l)), None, DefKind::Function, false));
+                                if let Some(k) = pair.child_by_field_name("key") {
+                                    out.push(def(f, text(k), Some(text(l)), DefKind::Function, false));
+                                }
+                            }
+                        }
+                    }
                 }
             }
             (Lang::JavaScript, "assignment_expression") => {

@@ -32,31 +32,76 @@ static CONCEALS: LazyLock<Regex> = LazyLock::new(|| {
 static NEGATED_BEFORE: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(never|always|must)\b[^.\n]*$"));
 
-/// The orders of a skill's prose that change what its code means.
-pub(crate) struct Prose {
+/// Orders in the prose around a place: not to ask first, or to keep something from the user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Orders {
     pub no_confirm: bool,
     pub conceals: bool,
 }
 
-impl Prose {
-    pub fn of(files: &[SourceFile<'_>]) -> Prose {
-        let mut p = Prose {
-            no_confirm: false,
-            conceals: false,
-        };
-        for (_, text, line) in prose_lines(files) {
-            let l = &text[line.start..line.end];
+impl Orders {
+    fn of(text: &str) -> Orders {
+        let mut o = Orders::default();
+        for l in text.lines() {
+            if l.trim_start().starts_with("```") {
+                continue;
+            }
             for m in NO_CONFIRM.find_iter(l) {
                 // "never run it without asking": always ask
                 let before = &l[..m.start()];
-                if !(m.as_str().to_ascii_lowercase().starts_with("without") && NEGATED_BEFORE.is_match(before)) {
-                    p.no_confirm = true;
+                if !(m.as_str().to_ascii_lowercase().starts_with("without")
+                    && NEGATED_BEFORE.is_match(before))
+                {
+                    o.no_confirm = true;
                 }
             }
-            p.conceals |= CONCEALS.is_match(l);
+            o.conceals |= CONCEALS.is_match(l);
         }
-        p
+        o
     }
+}
+
+/// The orders around an act at `at` of `files[file]`: its section of a Markdown file (from
+/// the heading above to the next, at most 25 lines each way); for a script, the sections of
+/// the Markdown files that name it.
+pub(crate) fn orders_near(files: &[SourceFile<'_>], file: usize, at: usize) -> Orders {
+    let Some(f) = files.get(file) else {
+        return Orders::default();
+    };
+    if is_markdown(f.rel) {
+        return Orders::of(section(f.text, at));
+    }
+    let name = f.rel.rsplit('/').next().unwrap_or(f.rel);
+    let mut o = Orders::default();
+    for md in files.iter().filter(|m| is_markdown(m.rel)) {
+        for (at, _) in md.text.match_indices(name) {
+            let near = Orders::of(section(md.text, at));
+            o.no_confirm |= near.no_confirm;
+            o.conceals |= near.conceals;
+        }
+    }
+    o
+}
+
+/// The section of a Markdown text around `at`: from the heading above (or 25 lines up) to the
+/// next heading (or 25 lines down).
+fn section(text: &str, at: usize) -> &str {
+    let at = at.min(text.len());
+    let mut start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    for _ in 0..25 {
+        if text[start..].starts_with('#') || start == 0 {
+            break;
+        }
+        start = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    let mut end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    for _ in 0..25 {
+        if end >= text.len() || text[end + 1..].starts_with('#') {
+            break;
+        }
+        end = text[end + 1..].find('\n').map_or(text.len(), |i| end + 1 + i);
+    }
+    &text[start..end]
 }
 
 /// The prose lines (outside code) of every Markdown file: (file, text, span of the line).
@@ -75,7 +120,7 @@ fn prose_lines<'a>(files: &'a [SourceFile<'_>]) -> Vec<(usize, &'a str, Span)> {
 /// Whether a skill presents itself as security teaching: its name, description or title.
 pub(crate) fn is_teaching(skill_md: &str) -> bool {
     static TEACHING: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i)\b(pen-?test(ing|s)?|penetration[- ]test\w*|ctfs?|capture[- ]the[- ]flag|red[- ]team\w*|offensive[- ]security|security[- ](training|awareness|teaching|education|course|lab)|cheat[- ]?sheets?|oscp|hack[- ]?the[- ]?box|htb|tryhackme|exploit[- ]dev\w*|malware[- ]analysis|incident[- ]response|threat[- ]hunt\w*|forensics?|blue[- ]team|detection[- ]engineering|ethical[- ]hack\w*|authori[sz]ed[- ](testing|engagements?|use)|vulnerability[- ]research|owasp|secure[- ]coding|prompt[- ]injection|phishing[- ]awareness|gtfobins)\b")
+        re(r"(?i)\b(pen-?test(ing|s)?|penetration[- ]test\w*|ctfs?|capture[- ]the[- ]flag|red[- ]team\w*|offensive[- ]security|security[- ](training|awareness|teaching|education|course|lab)|cheat[- ]?sheets?|oscp|hack[- ]?the[- ]?box|htb|tryhackme|exploit[- ]dev\w*|malware[- ]analysis|incident[- ]response|threat[- ]hunt\w*|forensics?|blue[- ]team|detection[- ]engineering|ethical[- ]hack\w*|authori[sz]ed[- ](testing|engagements?|use)|vulnerability[- ]research|owasp|secure[- ]coding|prompt[- ]injection|phishing[- ]awareness|gtfobins|security[- ]testing|container[- ]escapes?|privilege[- ]escalation|lab)\b")
     });
     let head: String = skill_md
         .lines()
@@ -88,7 +133,7 @@ pub(crate) fn is_teaching(skill_md: &str) -> bool {
 
 /// Words that make the code under them, or the text beside them, an example to read.
 static FRAMING: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\b(examples?|e\.g\.|for instance|payloads?|vulnerable|insecure|indicators?|iocs?|(do\s+not|don'?t|never)\s+run|attacks?|attackers?|malicious|malware|samples?|techniques?|cheat[- ]?sheets?|exploits?|red[- ]flags?|anti-?patterns?|lab[- ]only|for reference|what (not )?to look for|look for|detect\w*|hunt\w*|suspicious|dangerous|risky|warning signs?)\b")
+    re(r"(?i)\b(examples?|e\.g\.|for instance|payloads?|vulnerable|insecure|indicators?|iocs?|(do\s+not|don'?t|never)\s+run|attacks?|attackers?|malicious|malware|samples?|techniques?|cheat[- ]?sheets?|exploits?|red[- ]flags?|anti-?patterns?|lab[- ]only|for reference|what (not )?to look for|look for|detect\w*|hunt\w*|suspicious|dangerous|risky|warning signs?|careful|caution|destructive|confirm\w*)\b")
 });
 
 /// Whether the code (or prose) at `at` of a Markdown text is framed as an example: its
@@ -139,6 +184,13 @@ pub(crate) fn first_url(files: &[SourceFile<'_>]) -> Option<(usize, Span)> {
 /// settings (SW331).
 pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Finding> {
     let mut out = Vec::new();
+    // most skills name neither a program to download nor the agent's settings
+    let worth = |f: &SourceFile<'_>| {
+        is_markdown(f.rel) && (PAYLOAD_FILE.is_match(f.text) || AGENT_SETTINGS.is_match(f.text))
+    };
+    if !files.iter().any(worth) {
+        return out;
+    }
     for (file, text, para) in paragraphs(files) {
         let p = &text[para.start..para.end];
         let framed = cx.teaching || framed_block(text, para.start);

@@ -181,6 +181,9 @@ struct Script<'s> {
     class: Option<String>,
     /// Variables holding an instance of a class of the skill, with the class.
     instances: HashMap<String, String>,
+    /// Variables holding a connection (a socket, a request, a websocket, a mail client):
+    /// what is written to them leaves the machine.
+    connections: std::collections::HashSet<String>,
     /// What the function returned (its `return` values, merged).
     returns: Val,
 }
@@ -207,6 +210,7 @@ impl<'s> Script<'s> {
             top: false,
             class: None,
             instances: HashMap::new(),
+            connections: std::collections::HashSet::new(),
             returns: Val::default(),
         }
     }
@@ -493,6 +497,19 @@ impl<'s> Script<'s> {
         }
         if let Some(class) = self.instantiated(right, world) {
             self.instances.insert(name.clone(), class);
+        }
+        if self.is_call_to(
+            right,
+            &[
+                "socket.socket", "socket.create_connection", "net.Socket", "net.connect",
+                "net.createConnection", "tls.connect", "https.request", "http.request",
+                "WebSocket", "websocket.create_connection", "websockets.connect", "smtplib.SMTP",
+                "smtplib.SMTP_SSL", "ftplib.FTP", "ftplib.FTP_TLS", "http.client.HTTPSConnection",
+                "http.client.HTTPConnection", "paramiko.SSHClient", "telnetlib.Telnet",
+                "dgram.createSocket", "io", "zmq.Context().socket",
+            ],
+        ) {
+            self.connections.insert(name.clone());
         }
         if self.is_call_to(
             right,
@@ -902,10 +919,7 @@ impl<'s> Script<'s> {
                     name: key.text.clone(),
                 },
             );
-            return key
-                .text
-                .as_deref()
-                .map_or(Val::tainted(Taint::ENV_ALL), secret_var);
+            return env_var(&key);
         }
         let object = object_node.map(|o| self.eval(o, world)).unwrap_or_default();
         // `s[::-1]`: a reversed string
@@ -936,6 +950,36 @@ impl<'s> Script<'s> {
             )
         }) {
             self.eval(f, world);
+        }
+        // `new Function(code)()`, `f(x)(y)`: the inner call is the one that acts; what the
+        // function it returns does with these arguments is not known
+        if let Some(f) = func.filter(|f| matches!(f.kind(), "new_expression" | "call_expression" | "call")) {
+            let inner = self.eval(f, world);
+            let args: Vec<Val> = node
+                .child_by_field_name("arguments")
+                .map(Self::children)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| self.eval(a, world))
+                .collect();
+            return Val::derived(std::iter::once(&inner).chain(args.iter()));
+        }
+        // `HANDLERS[kind](data)`: the functions that table holds
+        if let Some(table) = func
+            .filter(|f| f.kind() == self.k.subscript)
+            .and_then(|f| f.child_by_field_name(self.k.subscript_object))
+            .map(|o| format!("{}[]", self.text(o)))
+            && let Some(prog) = world.prog
+            && let Some(id) = prog.function(&table, self.out.file, self.lang)
+        {
+            let args: Vec<Val> = node
+                .child_by_field_name("arguments")
+                .map(Self::children)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| self.eval(a, world))
+                .collect();
+            return self.call_def(prog, id, &args, &[], world);
         }
         let receiver_node = func
             .filter(|f| f.kind() == self.k.attribute)
@@ -1031,9 +1075,7 @@ impl<'s> Script<'s> {
             | "process.env.get"
             | "Deno.env.get" => {
                 self.out.act(span, Act::Env { name: arg0.text.clone() });
-                arg0.text
-                    .as_deref()
-                    .map_or(Val::tainted(Taint::ENV_ALL), secret_var)
+                env_var(&arg0)
             }
             "os.environ.copy" | "os.environ.items" | "os.environ.keys" | "os.environ.values"
             | "Deno.env.toObject" | "Object.entries" | "Object.keys" | "Object.values"
@@ -1072,8 +1114,10 @@ impl<'s> Script<'s> {
                     self.handles.get(&name).cloned().or_else(|| self.opened_path(*n, world))
                 });
                 let mut content = arg0.clone();
-                if let Some(n) = arg_nodes.first() {
-                    content.text = Some(self.text(*n).to_string()).filter(|_| content.text.is_none());
+                if let Some(n) = arg_nodes.first()
+                    && content.text.is_none()
+                {
+                    content.text = Some(self.text(*n).to_string());
                 }
                 self.write(file, content, span, world);
                 Val::default()
@@ -1353,9 +1397,30 @@ impl<'s> Script<'s> {
         world: &mut World,
     ) -> Val {
         let passed = || Val::derived(args.iter().chain(kwargs.iter().map(|(_, v)| v)));
+        let mut all: Vec<Val> = args.to_vec();
+        all.extend(kwargs.iter().map(|(_, v)| v.clone()));
+        let key = (id, World::call_key(&all));
+        if let Some(known) = world.memo.get(&key) {
+            world.called.insert(id);
+            return known.clone();
+        }
         if !world.may_follow(id) {
             return passed();
         }
+        let result = self.follow_body(prog, id, args, kwargs, world);
+        world.memo.insert(key, result.clone());
+        result
+    }
+
+    fn follow_body(
+        &mut self,
+        prog: &Program<'_>,
+        id: DefId,
+        args: &[Val],
+        kwargs: &[(String, Val)],
+        world: &mut World,
+    ) -> Val {
+        let passed = || Val::derived(args.iter().chain(kwargs.iter().map(|(_, v)| v)));
         let def = prog.def(id).clone();
         let lang = prog.units[def.unit].lang;
         if def.kind == DefKind::Class {
@@ -1549,11 +1614,17 @@ impl<'s> Script<'s> {
                     return Val::default();
                 }
                 let data = all;
-                if data.taint.is_stolen()
-                    || (data.taint.has(Taint::SECRET_VAR)
-                        && !matches!(last, "write" | "end" | "emit"))
-                {
-                    self.out.act(span, Act::Send { data, host: None });
+                // `write`, `end`, `emit` and `send` name many things: only on a connection
+                // (or a method that only sends) do they send; stolen data on an unknown
+                // receiver's `send` too
+                let on_connection = receiver_name
+                    .as_ref()
+                    .is_some_and(|n| self.connections.contains(n.as_str()));
+                let sends_only = matches!(last, "sendall" | "sendto" | "sendmail" | "send_message" | "sendBeacon" | "storbinary" | "storlines");
+                if on_connection || sends_only && !data.taint.is_empty() || last == "send" && data.taint.is_stolen() {
+                    if !data.taint.is_empty() && data.taint != Taint::FETCHED {
+                        self.out.act(span, Act::Send { data, host: None });
+                    }
                 }
                 Val::default()
             }
@@ -1563,7 +1634,8 @@ impl<'s> Script<'s> {
             }
             // a container filled with what it is given
             "append" | "extend" | "update" | "add" | "insert" | "push" | "unshift"
-            | "setdefault" | "put" | "appendleft" | "add_section" | "writestr" => {
+            | "setdefault" | "put" | "appendleft" | "add_section" | "writestr" | "set_content"
+            | "set_payload" | "attach" | "add_attachment" | "add_header" | "__setitem__" => {
                 let given = Val::derived(args.iter().chain(kwargs.iter().map(|(_, v)| v)));
                 if let Some(name) = &receiver_name {
                     self.merge_into(name, &given, world);
@@ -1769,6 +1841,17 @@ impl Val {
     fn with_text(mut self, text: Option<String>) -> Val {
         self.text = text;
         self
+    }
+}
+
+/// One variable of the environment read by `name`: a secret when its name says so; the whole
+/// environment when the name comes from iterating it (`for k in os.environ: os.environ[k]`);
+/// nothing known when the name is computed otherwise (a loop over the skill's own list).
+fn env_var(name: &Val) -> Val {
+    match name.text.as_deref() {
+        Some(n) => secret_var(n),
+        None if name.taint.has(Taint::ENV_ALL) => Val::tainted(Taint::ENV_ALL),
+        None => Val::default(),
     }
 }
 

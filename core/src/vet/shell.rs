@@ -105,6 +105,13 @@ impl<'s> Shell<'s> {
         world: &mut World,
     ) -> Val {
         let passed = || Val::derived(args.iter().chain(std::iter::once(&stdin)));
+        let mut all: Vec<Val> = args.to_vec();
+        all.push(stdin.clone());
+        let key = (id, World::call_key(&all));
+        if let Some(known) = world.memo.get(&key) {
+            world.called.insert(id);
+            return known.clone();
+        }
         if !world.may_follow(id) {
             return passed();
         }
@@ -138,6 +145,7 @@ impl<'s> Shell<'s> {
             }
         }
         world.leave();
+        world.memo.insert(key, output.clone());
         for (k, v) in callee.vars {
             if !k.chars().all(|c| c.is_ascii_digit()) && k != "@" && k != "*" {
                 self.vars.insert(k, v);
@@ -685,7 +693,7 @@ pub(crate) fn command_semantics(
         "nslookup" | "dig" | "host" | "drill" | "ping" | "resolvectl" | "getent" => {
             if let Some(h) = args
                 .iter()
-                .find(|a| !a.shown().starts_with('-') && !a.shown().starts_with('@'))
+                .find(|a| !a.shown().starts_with(['-', '@', '+']))
                 && (!h.taint.is_empty() || !stdin.taint.is_empty())
             {
                 let mut host = h.clone();
@@ -840,6 +848,11 @@ pub(crate) fn command_semantics(
                 );
                 for s in sources {
                     content.merge(&world.file_val(s));
+                    // into a folder: the file keeps its name there
+                    if dest.ends_with('/') || ["/Applications", "/usr/local/bin", "."].contains(&dest.as_str()) {
+                        let name = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                        world.note_written(&format!("{dest}/{name}"), &content);
+                    }
                 }
                 world.note_written(dest, &content);
                 out.act(
@@ -863,6 +876,12 @@ pub(crate) fn command_semantics(
             let operands: Vec<&String> = targs.iter().filter(|a| !a.starts_with('-')).collect();
             // `grep ^HOST_IP .env` reads one named setting, not the secrets beside it
             let picks_plain_setting = matches!(name.as_str(), "grep" | "awk" | "sed")
+                && operands.first().is_some_and(|p| {
+                    let l = p.to_ascii_lowercase();
+                    !["key", "token", "secret", "pass", "auth", "credential", "cookie"]
+                        .iter()
+                        .any(|w| l.contains(w))
+                })
                 && operands.first().is_some_and(|p| {
                     let word: String = p
                         .chars()

@@ -190,15 +190,30 @@ pub(crate) fn glance(unit: &super::program::Unit<'_>, _index: usize) -> super::f
     if unit.lang == Lang::Other {
         return out;
     }
+    let text: &str = &unit.text;
+    if memchr::memmem::find(text.as_bytes(), b"://").is_some() {
+        for m in URL.find_iter(text) {
+            let s = unit.base + m.start();
+            out.act(
+                Span::new(s, s + m.len()),
+                Act::Fetch {
+                    url: m.as_str().to_string(),
+                },
+            );
+        }
+    }
+    if unit.lang != Lang::Shell {
+        return out;
+    }
     let mut pos = 0;
-    for line in unit.text.split_inclusive('\n') {
+    for line in text.split('\n') {
         let trimmed = line.trim_start();
         let at = unit.base + pos + (line.len() - trimmed.len());
-        if unit.lang == Lang::Shell
-            && let Some(word) = trimmed.split_whitespace().next()
-        {
+        if let Some(word) = trimmed.split_whitespace().next() {
             let program = word.rsplit('/').next().unwrap_or(word);
-            if COMMANDS.contains(&program) && !matches!(program, "echo" | "cat" | "export" | "printf" | "cd") {
+            if COMMANDS.contains(&program)
+                && !matches!(program, "echo" | "cat" | "export" | "printf" | "cd")
+            {
                 out.act(
                     Span::new(at, at + word.len()),
                     Act::Run {
@@ -207,16 +222,7 @@ pub(crate) fn glance(unit: &super::program::Unit<'_>, _index: usize) -> super::f
                 );
             }
         }
-        for m in URL.find_iter(line) {
-            let s = unit.base + pos + m.start();
-            out.act(
-                Span::new(s, s + m.len()),
-                Act::Fetch {
-                    url: m.as_str().to_string(),
-                },
-            );
-        }
-        pos += line.len();
+        pos += line.len() + 1;
     }
     out
 }
