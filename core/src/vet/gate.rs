@@ -121,12 +121,6 @@ static SINK_OR_DECODE_RUN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!("{}|{}", flat_of(&SINK), flat_of(&DECODE_RUN)))
         .expect("valid built-in regex")
 });
-/// [`STOLEN`] and [`SECRET_VAR`] in one pass.
-static STOLEN_OR_SECRET_VAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!("{}|{}", flat_of(&STOLEN), flat_of(&SECRET_VAR)))
-        .expect("valid built-in regex")
-});
-
 /// The pattern a compiled gate regex was built from, as one group.
 fn flat_of(re: &Regex) -> String {
     format!("(?:{})", re.as_str())
@@ -207,19 +201,6 @@ impl Flags {
     pub fn part_of(self, sum: Flags) -> bool {
         sum.send && sum.stolen && (self.send || self.stolen)
             || sum.decode && (sum.send || sum.exec) && (self.decode || self.send || self.exec)
-    }
-
-    /// Whether the unit holds any word some rule needs (a source or a sink alone).
-    pub fn any(self) -> bool {
-        self.alone
-            || self.fetch
-            || self.runs
-            || self.send
-            || self.stolen
-            || self.secret_var
-            || self.decode
-            || self.exec
-            || self.to_file
     }
 }
 
