@@ -387,6 +387,44 @@ fn lines_with(
     }
 }
 
+/// Test support: force every module-level lazy pattern of a source file, and check that the
+/// list forced is the file's whole list. A built-in pattern that does not compile panics the
+/// first time it is used; a `LazyLock` that panicked is poisoned, so every later skill in the
+/// same process panics too. Each rule module's test names its statics here, and the source
+/// check makes a static added later without its line fail the test.
+#[cfg(test)]
+macro_rules! force_every_static {
+    ($source:expr, $($name:ident),+ $(,)?) => {{
+        $( let _ = &*$name; )+
+        let forced: std::collections::BTreeSet<&str> = [$(stringify!($name)),+].into_iter().collect();
+        let declared = $crate::checks::pattern::declared_statics($source);
+        assert_eq!(declared, forced, "every module-level LazyLock of the file, forced by its test");
+    }};
+}
+#[cfg(test)]
+pub(crate) use force_every_static;
+
+/// The names of the `static NAME: LazyLock<..>` items declared at the top level of `source`
+/// (not indented: statics inside a function are reached only through it).
+#[cfg(test)]
+pub(crate) fn declared_statics(source: &str) -> std::collections::BTreeSet<&str> {
+    source
+        .lines()
+        .filter_map(|line| {
+            let rest = line
+                .strip_prefix("pub(crate) ")
+                .or_else(|| line.strip_prefix("pub(super) "))
+                .or_else(|| line.strip_prefix("pub "))
+                .unwrap_or(line);
+            let rest = rest.strip_prefix("static ")?;
+            let (name, ty) = rest.split_once(':')?;
+            ty.trim_start()
+                .starts_with("LazyLock")
+                .then_some(name.trim())
+        })
+        .collect()
+}
+
 /// Test support: texts close to what a folded pattern matches, and the check that the
 /// folded pattern agrees with the original on them.
 #[cfg(test)]

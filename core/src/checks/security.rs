@@ -506,6 +506,20 @@ mod tests {
     use super::super::test_support::*;
     use super::super::{Profile, Severity};
 
+    /// Every lazy pattern of this file compiles (a panic there poisons every later skill).
+    #[test]
+    fn every_pattern_compiles() {
+        use super::super::security::*;
+        crate::checks::pattern::force_every_static!(
+            include_str!("security.rs"),
+            REMOTE_EXEC,
+            RISKY,
+            COMMAND_ANCHORS,
+            SHELL_INJECTION,
+            URL
+        );
+    }
+
     fn count(text: &str, rule: &str) -> usize {
         of(&check(text), rule).len()
     }

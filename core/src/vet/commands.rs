@@ -87,10 +87,17 @@ pub(crate) fn special(
         }
         "awk" | "gawk" => {
             // gawk's network files: `"/inet/tcp/0/host/port"` read and written as a shell
-            if targs.iter().any(|a| a.contains("/inet/tcp/") || a.contains("/inet/udp/"))
+            if targs
+                .iter()
+                .any(|a| a.contains("/inet/tcp/") || a.contains("/inet/udp/"))
                 && targs.iter().any(|a| a.contains("|&"))
             {
-                out.act(span, Act::ShellOverSocket { how: "`awk` runs commands read from a `/inet/tcp` connection".into() });
+                out.act(
+                    span,
+                    Act::ShellOverSocket {
+                        how: "`awk` runs commands read from a `/inet/tcp` connection".into(),
+                    },
+                );
             }
             None
         }
@@ -111,15 +118,33 @@ fn skill_script(
     let prog = world.prog?;
     let interpreter = matches!(
         name,
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "source" | "." | "python" | "python3"
-            | "node" | "deno" | "bun" | "tsx" | "ts-node" | "npx" | "bunx" | "uv"
+        "bash"
+            | "sh"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "source"
+            | "."
+            | "python"
+            | "python3"
+            | "node"
+            | "deno"
+            | "bun"
+            | "tsx"
+            | "ts-node"
+            | "npx"
+            | "bunx"
+            | "uv"
     );
     let (path, rest) = if interpreter {
         // the first operand that is not a flag nor a runner's own word (`npx tsx x.ts`)
         let at = targs.iter().position(|a| {
             !a.starts_with('-') && !matches!(a.as_str(), "tsx" | "ts-node" | "run" | "-y")
         })?;
-        if targs[..at].iter().any(|a| matches!(a.as_str(), "-c" | "-e" | "-m")) {
+        if targs[..at]
+            .iter()
+            .any(|a| matches!(a.as_str(), "-c" | "-e" | "-m"))
+        {
             return None;
         }
         (targs[at].as_str(), &args[at + 1..])
@@ -133,9 +158,7 @@ fn skill_script(
     }
     let lang = prog.units[def.unit].lang;
     Some(match lang {
-        super::Lang::Shell => {
-            super::shell::call_script(prog, id, rest, stdin.clone(), world, out)
-        }
+        super::Lang::Shell => super::shell::call_script(prog, id, rest, stdin.clone(), world, out),
         super::Lang::Python | super::Lang::JavaScript => {
             super::script::call_script(prog, id, rest, world, out)
         }
@@ -146,7 +169,13 @@ fn skill_script(
 /// git: `remote add` names a remote, `add` stages files (what they hold), `push` sends what
 /// was staged to the remote's host; `clone` downloads code; a forced push over a shared
 /// branch destroys its history.
-fn git(targs: &[String], args: &[Val], span: Span, world: &mut World, out: &mut Found) -> Option<Val> {
+fn git(
+    targs: &[String],
+    args: &[Val],
+    span: Span,
+    world: &mut World,
+    out: &mut Found,
+) -> Option<Val> {
     let ops: Vec<&str> = targs
         .iter()
         .map(String::as_str)
@@ -159,9 +188,20 @@ fn git(targs: &[String], args: &[Val], span: Span, world: &mut World, out: &mut 
             }
         }
         Some("add") => {
-            let all = targs.iter().any(|a| matches!(a.as_str(), "-A" | "--all" | "."));
-            let mut staged = if all { world.stolen_files() } else { Val::default() };
-            for (t, v) in targs.iter().zip(args).skip(1).filter(|(t, _)| !t.starts_with('-')) {
+            let all = targs
+                .iter()
+                .any(|a| matches!(a.as_str(), "-A" | "--all" | "."));
+            let mut staged = if all {
+                world.stolen_files()
+            } else {
+                Val::default()
+            };
+            for (t, v) in targs
+                .iter()
+                .zip(args)
+                .skip(1)
+                .filter(|(t, _)| !t.starts_with('-'))
+            {
                 staged.merge(&world.file_val(t));
                 staged.merge(v);
             }
@@ -170,11 +210,22 @@ fn git(targs: &[String], args: &[Val], span: Span, world: &mut World, out: &mut 
         Some("clone") => {
             if let Some(url) = ops.get(1) {
                 let dir = ops.get(2).map_or_else(
-                    || url.rsplit('/').next().unwrap_or("").trim_end_matches(".git").to_string(),
+                    || {
+                        url.rsplit('/')
+                            .next()
+                            .unwrap_or("")
+                            .trim_end_matches(".git")
+                            .to_string()
+                    },
                     |d| d.to_string(),
                 );
                 world.extracted.push((dir, url.to_string(), Taint::NONE));
-                out.act(span, Act::Fetch { url: url.to_string() });
+                out.act(
+                    span,
+                    Act::Fetch {
+                        url: url.to_string(),
+                    },
+                );
             }
         }
         Some("push") => push(targs, &ops, span, world, out),
@@ -211,11 +262,23 @@ fn push(targs: &[String], ops: &[&str], span: Span, world: &mut World, out: &mut
     if forced && !lease {
         let branch = ops.get(2).map(|r| r.trim_start_matches('+')).unwrap_or("");
         let shared = branch.is_empty()
-            || ["main", "master", "develop", "trunk", "production", "release", "prod"]
-                .iter()
-                .any(|b| branch.rsplit(':').next() == Some(b) || branch.starts_with("release/"));
+            || [
+                "main",
+                "master",
+                "develop",
+                "trunk",
+                "production",
+                "release",
+                "prod",
+            ]
+            .iter()
+            .any(|b| branch.rsplit(':').next() == Some(b) || branch.starts_with("release/"));
         if shared {
-            let what = if branch.is_empty() { "the current branch" } else { branch };
+            let what = if branch.is_empty() {
+                "the current branch"
+            } else {
+                branch
+            };
             out.act(
                 span,
                 Act::Destroy {
@@ -246,14 +309,19 @@ fn unpack(name: &str, targs: &[String], stdin: &Val, world: &mut World) {
     } else {
         Val::default()
     };
-    for a in targs.iter().filter(|a| !a.starts_with('-') && a.contains('.')) {
+    for a in targs
+        .iter()
+        .filter(|a| !a.starts_with('-') && a.contains('.'))
+    {
         content.merge(&world.file_val(a));
     }
     if !content.taint.has(Taint::FETCHED) {
         return;
     }
     let password = targs.iter().any(|a| {
-        a == "-P" || a.starts_with("-P") && name == "unzip" || a.starts_with("-p") && name.starts_with("7z")
+        a == "-P"
+            || a.starts_with("-P") && name == "unzip"
+            || a.starts_with("-p") && name.starts_with("7z")
             || a == "--password"
     });
     let dir = match name {
@@ -263,7 +331,11 @@ fn unpack(name: &str, targs: &[String], stdin: &Val, world: &mut World) {
             .position(|a| a == "-d" || a == "-C" || a == "--directory")
             .and_then(|i| targs.get(i + 1))
             .cloned()
-            .or_else(|| targs.iter().find_map(|a| a.strip_prefix("-o").map(str::to_string)))
+            .or_else(|| {
+                targs
+                    .iter()
+                    .find_map(|a| a.strip_prefix("-o").map(str::to_string))
+            })
             .unwrap_or_default(),
     };
     let url = content.urls.first().cloned().unwrap_or_default();
@@ -273,7 +345,14 @@ fn unpack(name: &str, targs: &[String], stdin: &Val, world: &mut World) {
 
 /// An archive written to a file (`zip out.zip files`, `tar czf out.tgz -C dir files`, `7z a
 /// out.7z files`): it holds what its sources hold, so sending it sends them.
-fn pack(name: &str, targs: &[String], args: &[Val], span: Span, world: &mut World, out: &mut Found) {
+fn pack(
+    name: &str,
+    targs: &[String],
+    args: &[Val],
+    span: Span,
+    world: &mut World,
+    out: &mut Found,
+) {
     let operands: Vec<(usize, &String)> = targs
         .iter()
         .enumerate()
@@ -286,13 +365,16 @@ fn pack(name: &str, targs: &[String], args: &[Val], span: Span, world: &mut Worl
         },
         "tar" | "bsdtar" => {
             let creating = targs.iter().any(|a| {
-                !a.starts_with("--") && a.trim_start_matches('-').contains('c') && a.len() < 8 || a == "--create"
+                !a.starts_with("--") && a.trim_start_matches('-').contains('c') && a.len() < 8
+                    || a == "--create"
             });
             if !creating {
                 return;
             }
             // the value of `f`: the word after the flags that hold it
-            let f_at = targs.iter().position(|a| !a.starts_with("--") && a.trim_start_matches('-').contains('f') && a.len() < 8);
+            let f_at = targs.iter().position(|a| {
+                !a.starts_with("--") && a.trim_start_matches('-').contains('f') && a.len() < 8
+            });
             let archive = f_at.and_then(|i| targs.get(i + 1)).cloned();
             let dir_values: Vec<usize> = targs
                 .iter()
@@ -300,7 +382,11 @@ fn pack(name: &str, targs: &[String], args: &[Val], span: Span, world: &mut Worl
                 .filter(|(_, a)| *a == "-C" || *a == "--directory")
                 .map(|(i, _)| i + 1)
                 .collect();
-            let skip: Vec<usize> = f_at.map(|i| i + 1).into_iter().chain(dir_values.iter().copied()).collect();
+            let skip: Vec<usize> = f_at
+                .map(|i| i + 1)
+                .into_iter()
+                .chain(dir_values.iter().copied())
+                .collect();
             let first = f_at.map_or(0, |i| i + 1);
             let sources = operands
                 .iter()
@@ -340,7 +426,10 @@ fn delete(name: &str, targs: &[String], span: Span, out: &mut Found) {
     let recursive = name == "shred"
         || name == "srm"
         || targs.iter().any(|a| {
-            a == "--recursive" || a.starts_with('-') && !a.starts_with("--") && (a.contains('r') || a.contains('R'))
+            a == "--recursive"
+                || a.starts_with('-')
+                    && !a.starts_with("--")
+                    && (a.contains('r') || a.contains('R'))
         });
     for path in targs.iter().filter(|a| !a.starts_with('-')) {
         out.act(
@@ -356,13 +445,17 @@ fn delete(name: &str, targs: &[String], span: Span, out: &mut Found) {
 /// `find PATH ... -delete` and `find PATH ... -exec rm -rf {} +`.
 fn find(targs: &[String], span: Span, out: &mut Found) {
     let deletes = targs.iter().any(|a| a == "-delete")
-        || targs
-            .windows(2)
-            .any(|w| (w[0] == "-exec" || w[0] == "-execdir" || w[0] == "-ok") && matches!(w[1].as_str(), "rm" | "shred"));
+        || targs.windows(2).any(|w| {
+            (w[0] == "-exec" || w[0] == "-execdir" || w[0] == "-ok")
+                && matches!(w[1].as_str(), "rm" | "shred")
+        });
     if !deletes {
         return;
     }
-    let mut roots: Vec<&String> = targs.iter().take_while(|a| !a.starts_with('-') && a.as_str() != "(" && a.as_str() != "\\(").collect();
+    let mut roots: Vec<&String> = targs
+        .iter()
+        .take_while(|a| !a.starts_with('-') && a.as_str() != "(" && a.as_str() != "\\(")
+        .collect();
     if roots.is_empty() {
         return;
     }
@@ -376,7 +469,13 @@ fn find(targs: &[String], span: Span, out: &mut Found) {
             Some(n) => format!("{}/**/{n}", root.trim_end_matches('/')),
             None => root.clone(),
         };
-        out.act(span, Act::Delete { path, recursive: true });
+        out.act(
+            span,
+            Act::Delete {
+                path,
+                recursive: true,
+            },
+        );
     }
 }
 
@@ -384,10 +483,19 @@ fn find(targs: &[String], span: Span, out: &mut Found) {
 fn disk(name: &str, targs: &[String], span: Span, out: &mut Found) {
     let device = targs.iter().find_map(|a| {
         let d = a.strip_prefix("of=").unwrap_or(a);
-        (d.starts_with("/dev/") && !matches!(d, "/dev/null" | "/dev/zero" | "/dev/stdout" | "/dev/stderr" | "/dev/urandom" | "/dev/random")
+        (d.starts_with("/dev/")
+            && !matches!(
+                d,
+                "/dev/null"
+                    | "/dev/zero"
+                    | "/dev/stdout"
+                    | "/dev/stderr"
+                    | "/dev/urandom"
+                    | "/dev/random"
+            )
             && !d.starts_with("/dev/loop")
             && !d.starts_with("/dev/fd/"))
-            .then(|| d.to_string())
+        .then(|| d.to_string())
     });
     let erase = name == "diskutil"
         && targs.first().is_some_and(|a| {
@@ -398,7 +506,10 @@ fn disk(name: &str, targs: &[String], span: Span, out: &mut Found) {
         "dd" => targs.iter().any(|a| a.starts_with("of=/dev/")),
         _ => true,
     };
-    if let Some(dev) = device.filter(|_| writes_device).or_else(|| erase.then(|| targs.last().cloned().unwrap_or_default())) {
+    if let Some(dev) = device
+        .filter(|_| writes_device)
+        .or_else(|| erase.then(|| targs.last().cloned().unwrap_or_default()))
+    {
         out.act(
             span,
             Act::Destroy {
@@ -414,7 +525,10 @@ fn disk(name: &str, targs: &[String], span: Span, out: &mut Found) {
 fn sql(targs: &[String], world: &World, span: Span, out: &mut Found) {
     let mut texts: Vec<String> = targs.to_vec();
     if let Some(prog) = world.prog {
-        for w in targs.windows(2).filter(|w| matches!(w[0].as_str(), "-f" | "--file" | "<" | "-i")) {
+        for w in targs
+            .windows(2)
+            .filter(|w| matches!(w[0].as_str(), "-f" | "--file" | "<" | "-i"))
+        {
             if let Some(text) = prog.file_text(&w[1]) {
                 texts.push(text.to_string());
             }
@@ -422,7 +536,13 @@ fn sql(targs: &[String], world: &World, span: Span, out: &mut Found) {
     }
     for t in texts {
         if let Some(what) = super::knowledge::sql_destruction(&t) {
-            out.act(span, Act::Destroy { what, severe: false });
+            out.act(
+                span,
+                Act::Destroy {
+                    what,
+                    severe: false,
+                },
+            );
         }
     }
 }
@@ -431,24 +551,44 @@ fn sql(targs: &[String], world: &World, span: Span, out: &mut Found) {
 fn cloud(name: &str, targs: &[String], span: Span, out: &mut Found) {
     let has = |w: &str| targs.iter().any(|a| a == w);
     let what = match name {
-        "kubectl" if has("delete") && (has("--all") || has("-A") || has("--all-namespaces") || has("namespace") || has("namespaces") || has("ns")) => {
+        "kubectl"
+            if has("delete")
+                && (has("--all")
+                    || has("-A")
+                    || has("--all-namespaces")
+                    || has("namespace")
+                    || has("namespaces")
+                    || has("ns")) =>
+        {
             Some("deletes every resource of a kind in the cluster (`kubectl delete --all`)")
         }
         "aws" if has("s3") && (has("rb") || has("rm") && has("--recursive")) => {
             Some("deletes an S3 bucket or everything in it")
         }
-        "aws" if targs.iter().any(|a| a.starts_with("delete-db") || a == "terminate-instances") => {
+        "aws"
+            if targs
+                .iter()
+                .any(|a| a.starts_with("delete-db") || a == "terminate-instances") =>
+        {
             Some("deletes databases or instances (`aws`)")
         }
         "gcloud" | "az" | "doctl" | "flyctl" | "heroku" if has("delete") || has("destroy") => {
             Some("deletes cloud resources")
         }
-        "terraform" | "tofu" | "pulumi" if has("destroy") => Some("destroys the whole infrastructure stack"),
+        "terraform" | "tofu" | "pulumi" if has("destroy") => {
+            Some("destroys the whole infrastructure stack")
+        }
         "helm" if has("uninstall") && has("--all") => Some("uninstalls every release"),
         _ => None,
     };
     if let Some(what) = what {
-        out.act(span, Act::Destroy { what: what.to_string(), severe: false });
+        out.act(
+            span,
+            Act::Destroy {
+                what: what.to_string(),
+                severe: false,
+            },
+        );
     }
 }
 
@@ -457,9 +597,15 @@ fn cloud(name: &str, targs: &[String], span: Span, out: &mut Found) {
 fn agent_cli(name: &str, targs: &[String], span: Span, out: &mut Found) {
     let sub = targs.first().map(String::as_str).unwrap_or("");
     let verb = targs.get(1).map(String::as_str).unwrap_or("");
-    let changes = matches!((sub, verb), ("mcp", "add" | "add-json" | "add-from-claude-desktop") | ("config", "set" | "add"));
+    let changes = matches!(
+        (sub, verb),
+        ("mcp", "add" | "add-json" | "add-from-claude-desktop") | ("config", "set" | "add")
+    );
     let bypass = targs.iter().any(|a| {
-        a.contains("dangerously") || a == "--yolo" || a.contains("bypassPermissions") || a == "--full-auto"
+        a.contains("dangerously")
+            || a == "--yolo"
+            || a.contains("bypassPermissions")
+            || a == "--full-auto"
     });
     if changes || bypass {
         let path = match name {
@@ -485,7 +631,10 @@ fn quarantine(targs: &[String], span: Span, world: &World, out: &mut Found) {
     if !clears {
         return;
     }
-    for path in targs.iter().filter(|a| !a.starts_with('-') && !a.contains("quarantine")) {
+    for path in targs
+        .iter()
+        .filter(|a| !a.starts_with('-') && !a.contains("quarantine"))
+    {
         // a program the skill downloaded; the quarantine of one a package manager installed
         // (`brew install`, then `xattr -d` on its binary) is the vendor's documented fix
         let mut code = world.file_val(path);
@@ -539,16 +688,31 @@ mod tests {
 
     fn acts(text: &str) -> Vec<Act> {
         let mut world = World::default();
-        shell::analyse(text, 0, &mut world).facts.into_iter().map(|f| f.act).collect()
+        shell::analyse(text, 0, &mut world)
+            .facts
+            .into_iter()
+            .map(|f| f.act)
+            .collect()
     }
 
     #[test]
     fn deletions_disks_and_force_pushes() {
         let a = acts("find ~ -name .git -type d -prune -exec rm -rf {} +");
-        assert!(a.iter().any(|a| matches!(a, Act::Delete { path, .. } if path == "~/**/.git")), "{a:?}");
+        assert!(
+            a.iter()
+                .any(|a| matches!(a, Act::Delete { path, .. } if path == "~/**/.git")),
+            "{a:?}"
+        );
         let a = acts("dd if=/dev/zero of=/dev/sda bs=1M");
-        assert!(a.iter().any(|a| matches!(a, Act::Destroy { severe: true, .. })));
-        assert!(!acts("dd if=/dev/zero of=/tmp/f bs=1M").iter().any(|a| matches!(a, Act::Destroy { .. })));
+        assert!(
+            a.iter()
+                .any(|a| matches!(a, Act::Destroy { severe: true, .. }))
+        );
+        assert!(
+            !acts("dd if=/dev/zero of=/tmp/f bs=1M")
+                .iter()
+                .any(|a| matches!(a, Act::Destroy { .. }))
+        );
         let a = acts("git push --force origin main");
         assert!(a.iter().any(|a| matches!(a, Act::Destroy { .. })));
         let a = acts("git push --force-with-lease origin HEAD");

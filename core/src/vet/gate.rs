@@ -239,13 +239,17 @@ pub(crate) fn relevant(text: &str) -> bool {
 /// call: `def name`, `function name`, `class Name`, `name = lambda`, `name() {`, `name(x) {`.
 pub(crate) fn defined_names(text: &str) -> BTreeSet<String> {
     static DEF: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?m)\b(?:def|function|class)\s+([A-Za-z_$][\w$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|lambda)
-        |^\s*([A-Za-z_][\w]*)\s*=\s*lambda\b|^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{|^\s+(?:async\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{")
+        re(
+            r"(?m)\b(?:def|function|class)\s+([A-Za-z_$][\w$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:function|\(|[A-Za-z_$][\w$]*\s*=>|lambda)
+        |^\s*([A-Za-z_][\w]*)\s*=\s*lambda\b|^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{|^\s+(?:async\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{",
+        )
     });
     DEF.captures_iter(text)
         .filter_map(|c| (1..=5).find_map(|i| c.get(i)))
         .map(|m| m.as_str().to_string())
-        .filter(|n| n.len() > 2 && !matches!(n.as_str(), "if" | "for" | "while" | "switch" | "catch"))
+        .filter(|n| {
+            n.len() > 2 && !matches!(n.as_str(), "if" | "for" | "while" | "switch" | "catch")
+        })
         .collect()
 }
 
@@ -452,6 +456,26 @@ fn is_assignment(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every lazy pattern of this file compiles (a panic there poisons every later skill).
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(
+            include_str!("gate.rs"),
+            SINK,
+            STOLEN,
+            SECRET_VAR,
+            SEND,
+            DECODE,
+            DECODE_RUN,
+            EXEC,
+            PIPE_RUN,
+            FETCH,
+            RUNS,
+            TO_FILE,
+            SINK_OR_DECODE_RUN
+        );
+    }
 
     #[test]
     fn a_source_and_its_sink_in_two_units_open_the_skill_together() {

@@ -120,7 +120,10 @@ pub(crate) fn path_taint(path: &str) -> Taint {
         .to_ascii_lowercase()
         .replace('\\', "/")
         .replace("$home", "~");
-    if PERSONAL_PATHS.iter().any(|s| p.contains(s) || p.starts_with(&s.replace('~', "/home/"))) {
+    if PERSONAL_PATHS
+        .iter()
+        .any(|s| p.contains(s) || p.starts_with(&s.replace('~', "/home/")))
+    {
         Taint::PERSONAL
     } else {
         Taint::NONE
@@ -141,8 +144,13 @@ pub(crate) fn sql_destruction(sql: &str) -> Option<String> {
         .or_else(|| caps.get(6))
         .map(|m| m.as_str().to_ascii_lowercase())
         .unwrap_or_default();
-    let scratch = ["test", "tmp", "temp", "dev", "local", "sandbox", "scratch", "demo", "ci", "example"];
-    if name.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| scratch.contains(&w)) {
+    let scratch = [
+        "test", "tmp", "temp", "dev", "local", "sandbox", "scratch", "demo", "ci", "example",
+    ];
+    if name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| scratch.contains(&w))
+    {
         return None;
     }
     Some(format!(
@@ -187,10 +195,44 @@ pub(crate) fn is_secret_var(name: &str) -> bool {
 /// Last words of a variable's name that make it a name, an address or a setting of a secret
 /// rather than the secret.
 const NOT_SECRET_TAILS: &[&str] = &[
-    "ID", "IDS", "NAME", "NAMES", "URL", "URI", "HOST", "HOSTNAME", "REGION", "USER", "USERNAME",
-    "EMAIL", "PORT", "ENDPOINT", "DIR", "PATH", "FILE", "SOCK", "TYPE", "VERSION", "EXPIRY",
-    "EXPIRES", "TTL", "LENGTH", "SIZE", "COUNT", "MODE", "FORMAT", "LIMIT", "ENABLED", "HEADER",
-    "PREFIX", "SCOPE", "SCOPES", "ISSUER", "AUDIENCE", "ALGORITHM", "TIMEOUT",
+    "ID",
+    "IDS",
+    "NAME",
+    "NAMES",
+    "URL",
+    "URI",
+    "HOST",
+    "HOSTNAME",
+    "REGION",
+    "USER",
+    "USERNAME",
+    "EMAIL",
+    "PORT",
+    "ENDPOINT",
+    "DIR",
+    "PATH",
+    "FILE",
+    "SOCK",
+    "TYPE",
+    "VERSION",
+    "EXPIRY",
+    "EXPIRES",
+    "TTL",
+    "LENGTH",
+    "SIZE",
+    "COUNT",
+    "MODE",
+    "FORMAT",
+    "LIMIT",
+    "ENABLED",
+    "HEADER",
+    "PREFIX",
+    "SCOPE",
+    "SCOPES",
+    "ISSUER",
+    "AUDIENCE",
+    "ALGORITHM",
+    "TIMEOUT",
 ];
 
 /// Words of a secret's name that say nothing of its vendor.
@@ -440,9 +482,20 @@ pub(crate) fn is_exfil_channel(host: &str) -> bool {
 pub(crate) fn is_placeholder_host(host: &str) -> bool {
     let h = host.to_ascii_lowercase();
     is_private_ip(&h)
-        || ["attacker", "your-", "your_", "yourserver", "collaborator", "lhost", "evil.com", "<", "{", "$"]
-            .iter()
-            .any(|w| h.contains(w))
+        || [
+            "attacker",
+            "your-",
+            "your_",
+            "yourserver",
+            "collaborator",
+            "lhost",
+            "evil.com",
+            "<",
+            "{",
+            "$",
+        ]
+        .iter()
+        .any(|w| h.contains(w))
         || is_example_host(&h)
 }
 
@@ -469,8 +522,9 @@ fn is_private_ip(h: &str) -> bool {
 /// Whether every network peer a piece of code names is a placeholder or a private address
 /// (and it names at least one): a cheat sheet's `LHOST`, a lab's `10.10.14.5`.
 pub(crate) fn peers_are_placeholders(code: &str) -> bool {
-    static IPV4: LazyLock<Regex> =
-        LazyLock::new(|| crate::checks::pattern::compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b"));
+    static IPV4: LazyLock<Regex> = LazyLock::new(|| {
+        crate::checks::pattern::compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
+    });
     static DOMAIN: LazyLock<Regex> = LazyLock::new(|| {
         crate::checks::pattern::compile(
             r"(?i)\b[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(com|net|org|io|dev|xyz|ru|cn|app|co|me|sh|cc|top|info|biz|tk|site|online|live|pw|su|ws|link|cloud|tech|host|space|fun|stream|ca|zone)\b",
@@ -582,16 +636,30 @@ pub(crate) fn agent_config(lower: &str) -> Option<AgentConfig> {
         ".claude/commands/",
         ".claude/agents/",
     ];
-    if [".claude/skills/", ".codex/skills/", ".agents/skills/", ".gemini/skills/", ".cursor/skills/", ".config/opencode/skill"]
-        .iter()
-        .any(|s| lower.contains(s))
+    if [
+        ".claude/skills/",
+        ".codex/skills/",
+        ".agents/skills/",
+        ".gemini/skills/",
+        ".cursor/skills/",
+        ".config/opencode/skill",
+    ]
+    .iter()
+    .any(|s| lower.contains(s))
     {
         return Some(AgentConfig::Skills);
     }
-    if SETTINGS.iter().any(|s| lower.ends_with(s) || lower.contains(&format!("{s}/")) || s.ends_with('/') && lower.contains(s)) {
+    if SETTINGS.iter().any(|s| {
+        lower.ends_with(s)
+            || lower.contains(&format!("{s}/"))
+            || s.ends_with('/') && lower.contains(s)
+    }) {
         return Some(AgentConfig::Settings);
     }
-    if INSTRUCTIONS.iter().any(|s| lower.ends_with(s) || s.ends_with('/') && lower.contains(s)) {
+    if INSTRUCTIONS
+        .iter()
+        .any(|s| lower.ends_with(s) || s.ends_with('/') && lower.contains(s))
+    {
         // the user's own (for every project), not a project's (`…/.claude/commands/x.md`
         // below a folder the code was given)
         let global = lower.starts_with('~')
@@ -609,12 +677,27 @@ pub(crate) fn agent_config(lower: &str) -> Option<AgentConfig> {
 pub(crate) fn is_private_index(url: &str) -> bool {
     let host = host_of(url).unwrap_or_default();
     is_private_ip(&host)
-        || [".internal", ".corp", ".lan", ".intranet", ".local", ".private"]
-            .iter()
-            .any(|s| host.ends_with(s))
-        || ["artifactory", "nexus", "jfrog", "pkgs.dev.azure.com", "codeartifact", "intranet", "internal"]
-            .iter()
-            .any(|s| url.to_ascii_lowercase().contains(s))
+        || [
+            ".internal",
+            ".corp",
+            ".lan",
+            ".intranet",
+            ".local",
+            ".private",
+        ]
+        .iter()
+        .any(|s| host.ends_with(s))
+        || [
+            "artifactory",
+            "nexus",
+            "jfrog",
+            "pkgs.dev.azure.com",
+            "codeartifact",
+            "intranet",
+            "internal",
+        ]
+        .iter()
+        .any(|s| url.to_ascii_lowercase().contains(s))
         || url.contains("/api/v4/projects/")
 }
 
@@ -662,31 +745,90 @@ pub(crate) fn precious(path: &str, recursive: bool) -> Option<&'static str> {
         .replace("%USERPROFILE%", "~");
     let p = p.trim_end_matches(['*', '/']).trim_end_matches("/.");
     let lower = p.to_ascii_lowercase();
-    let home_root = matches!(lower.as_str(), "~" | "" | "/home" | "/users" | "c:/users" | "c:")
-        || (lower.starts_with("/home/") || lower.starts_with("/users/")) && lower.matches('/').count() == 2;
+    let home_root = matches!(
+        lower.as_str(),
+        "~" | "" | "/home" | "/users" | "c:/users" | "c:"
+    ) || (lower.starts_with("/home/") || lower.starts_with("/users/"))
+        && lower.matches('/').count() == 2;
     if home_root && (recursive || path.contains('*')) {
-        return Some(if lower.is_empty() && path.trim_matches(['"', '\'']).starts_with('/') {
-            "the whole file system"
-        } else {
-            "the home folder"
-        });
+        return Some(
+            if lower.is_empty() && path.trim_matches(['"', '\'']).starts_with('/') {
+                "the whole file system"
+            } else {
+                "the home folder"
+            },
+        );
     }
-    const SYSTEM: &[&str] = &["/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib64", "/var", "/opt", "/system", "/library", "/private", "c:/windows"];
+    const SYSTEM: &[&str] = &[
+        "/etc",
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/boot",
+        "/lib",
+        "/lib64",
+        "/var",
+        "/opt",
+        "/system",
+        "/library",
+        "/private",
+        "c:/windows",
+    ];
     if recursive && SYSTEM.contains(&lower.as_str()) {
         return Some("a system folder");
     }
     let below_home = lower.strip_prefix("~/")?;
     if let Some(name) = below_home.strip_prefix("**/") {
-        const JUNK: &[&str] = &[".ds_store", "__pycache__", "*.pyc", "*.pyo", "*.tmp", "*~", "thumbs.db", "node_modules", ".cache", "*.log", "*.swp"];
+        const JUNK: &[&str] = &[
+            ".ds_store",
+            "__pycache__",
+            "*.pyc",
+            "*.pyo",
+            "*.tmp",
+            "*~",
+            "thumbs.db",
+            "node_modules",
+            ".cache",
+            "*.log",
+            "*.swp",
+        ];
         return (!JUNK.contains(&name)).then_some(if name == ".git" {
             "every git repository below the home folder"
         } else {
             "matching files everywhere below the home folder"
         });
     }
-    const DATA: &[&str] = &["documents", "desktop", "pictures", "downloads", "movies", "music", "photos", "library", ".ssh", ".gnupg", ".aws", ".config", ".local", "projects", "code", "src", "work", "dev", "repos", "workspace", "onedrive", "dropbox", "google drive", "icloud drive"];
+    const DATA: &[&str] = &[
+        "documents",
+        "desktop",
+        "pictures",
+        "downloads",
+        "movies",
+        "music",
+        "photos",
+        "library",
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".config",
+        ".local",
+        "projects",
+        "code",
+        "src",
+        "work",
+        "dev",
+        "repos",
+        "workspace",
+        "onedrive",
+        "dropbox",
+        "google drive",
+        "icloud drive",
+    ];
     let first = below_home.split('/').next().unwrap_or("");
-    let whole = !below_home.contains('/') || below_home.split('/').nth(1).is_some_and(|r| r.starts_with('*') || r.starts_with("id_") || r.starts_with("private-keys"));
+    let whole = !below_home.contains('/')
+        || below_home.split('/').nth(1).is_some_and(|r| {
+            r.starts_with('*') || r.starts_with("id_") || r.starts_with("private-keys")
+        });
     (DATA.contains(&first) && whole).then_some(if first.starts_with('.') {
         "the user's keys or settings"
     } else {

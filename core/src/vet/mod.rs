@@ -210,7 +210,13 @@ impl<'p> World<'p> {
                 .as_deref()
                 .filter(|t| t.contains(['/', '~', '\\']) || t.starts_with('.') || t.contains("://"))
                 .unwrap_or("");
-            key.push_str(&format!("{:?}|{}|{}|{};", a.taint, a.secrets.join(","), a.urls.join(","), crate::checks::spec::truncate(text, 120)));
+            key.push_str(&format!(
+                "{:?}|{}|{}|{};",
+                a.taint,
+                a.secrets.join(","),
+                a.urls.join(","),
+                crate::checks::spec::truncate(text, 120)
+            ));
         }
         key
     }
@@ -250,7 +256,9 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
     order.sort_by_key(|&i| !prog.units[i].markdown);
     for (i, unit) in prog.units.iter().enumerate() {
         if let (Some(tree), Lang::Python | Lang::JavaScript) = (&unit.tree, unit.lang) {
-            world.imports.insert(i, script::imports(unit, tree.root_node()));
+            world
+                .imports
+                .insert(i, script::imports(unit, tree.root_node()));
         }
     }
     for i in order {
@@ -261,7 +269,10 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
         let path = files[unit.file].path;
         if unit.too_large {
             let (span, what) = if unit.markdown {
-                (Span::new(unit.base, unit.base + unit.text.len()), "this code block")
+                (
+                    Span::new(unit.base, unit.base + unit.text.len()),
+                    "this code block",
+                )
             } else {
                 (Span::empty(0), "this script")
             };
@@ -287,9 +298,23 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
         }
     }
     if std::env::var_os("SKILLWATCH_VET_DEBUG").is_some() {
-        eprintln!("inlined {} units {} parsed {} defs {} facts {}", world.inlined, prog.units.len(), prog.units.iter().filter(|u| u.parse).count(), prog.defs.len(), found.facts.len());
+        eprintln!(
+            "inlined {} units {} parsed {} defs {} facts {}",
+            world.inlined,
+            prog.units.len(),
+            prog.units.iter().filter(|u| u.parse).count(),
+            prog.defs.len(),
+            found.facts.len()
+        );
         for (i, u) in prog.units.iter().enumerate() {
-            eprintln!("unit {i} file {} lang {:?} parse {} md {} text {:?}", u.file, u.lang, u.parse, u.markdown, crate::checks::spec::truncate(&u.text, 80));
+            eprintln!(
+                "unit {i} file {} lang {:?} parse {} md {} text {:?}",
+                u.file,
+                u.lang,
+                u.parse,
+                u.markdown,
+                crate::checks::spec::truncate(&u.text, 80)
+            );
         }
         for f in &found.facts {
             eprintln!("fact {} {:?} {:?}", f.file, f.span, f.act);

@@ -711,7 +711,11 @@ pub(crate) fn skill_typosquat_of(name: &str) -> Option<&'static str> {
         if real.len().abs_diff(name.len()) > 1 || distance(&name, real) != 1 {
             return false;
         }
-        if name.starts_with(real) && name[real.len()..].chars().all(|c| c.is_ascii_digit() || c == 's' || c == '-') {
+        if name.starts_with(real)
+            && name[real.len()..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == 's' || c == '-')
+        {
             return false;
         }
         // a short name differs from another short word by one letter often: only a swap
@@ -764,10 +768,22 @@ mod tests {
             assert_eq!(typosquat_of(m, n), None, "{n}");
         }
         assert!(looks_internal("acme-internal-utils") && !looks_internal("requests"));
-        for (n, of) in [("skill-creater", "skill-creator"), ("frontend-desing", "frontend-design"), ("xslx", "xlsx"), ("mcp-bulder", "mcp-builder")] {
+        for (n, of) in [
+            ("skill-creater", "skill-creator"),
+            ("frontend-desing", "frontend-design"),
+            ("xslx", "xlsx"),
+            ("mcp-bulder", "mcp-builder"),
+        ] {
             assert_eq!(skill_typosquat_of(n), Some(of), "{n}");
         }
-        for n in ["skill-creator", "pdf-forms", "pdf2", "docs", "my-skill", "brand"] {
+        for n in [
+            "skill-creator",
+            "pdf-forms",
+            "pdf2",
+            "docs",
+            "my-skill",
+            "brand",
+        ] {
             assert_eq!(skill_typosquat_of(n), None, "{n}");
         }
     }

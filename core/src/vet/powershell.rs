@@ -171,7 +171,10 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
         let rest = c.get(2).map_or("", |m| m.as_str());
         let lower = rest.to_ascii_lowercase();
         let recursive = lower.contains("-recurse") || lower.contains("-r ") || lower.contains("/s");
-        for word in rest.split_whitespace().filter(|w| !w.starts_with(['-', '/'])) {
+        for word in rest
+            .split_whitespace()
+            .filter(|w| !w.starts_with(['-', '/']))
+        {
             out.act(
                 span,
                 Act::Delete {
@@ -236,6 +239,26 @@ fn fold(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every lazy pattern of this file compiles (a panic there poisons every later skill).
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(
+            include_str!("powershell.rs"),
+            ENCODED,
+            FROM_B64,
+            IEX,
+            DOWNLOAD,
+            TCP,
+            STREAM_SHELL,
+            POST,
+            SECRETS,
+            OUT_FILE,
+            START,
+            ASSIGN,
+            REMOVE
+        );
+    }
 
     #[test]
     fn idioms() {

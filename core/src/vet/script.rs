@@ -66,16 +66,22 @@ pub(crate) fn imports(unit: &Unit<'_>, root: Node<'_>) -> HashMap<String, String
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         match n.kind() {
-            "import_statement" | "import_from_statement" if unit.lang == Lang::Python => s.py_import(n),
+            "import_statement" | "import_from_statement" if unit.lang == Lang::Python => {
+                s.py_import(n)
+            }
             "import_statement" => s.js_import(n),
             "variable_declarator" => {
-                if let (Some(l), Some(r)) = (n.child_by_field_name("name"), n.child_by_field_name("value"))
-                    && let Some(module) = s.required_module(r)
+                if let (Some(l), Some(r)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ) && let Some(module) = s.required_module(r)
                 {
                     if l.kind() == "object_pattern" {
                         for p in Script::children(l) {
                             let t = s.text(p);
-                            let (a, b) = t.split_once(':').map_or((t, t), |(a, b)| (a.trim(), b.trim()));
+                            let (a, b) = t
+                                .split_once(':')
+                                .map_or((t, t), |(a, b)| (a.trim(), b.trim()));
                             s.aliases.insert(b.to_string(), format!("{module}.{a}"));
                         }
                     } else {
@@ -92,7 +98,13 @@ pub(crate) fn imports(unit: &Unit<'_>, root: Node<'_>) -> HashMap<String, String
 }
 
 /// A nested script (`python -c "..."`, `exec(decoded)`), reported at `span` of `file`.
-pub(crate) fn analyse_nested(lang: Lang, text: &str, span: Span, file: usize, world: &mut World) -> Found {
+pub(crate) fn analyse_nested(
+    lang: Lang,
+    text: &str,
+    span: Span,
+    file: usize,
+    world: &mut World,
+) -> Found {
     if world.depth >= super::MAX_DEPTH {
         return Found::in_file(file);
     }
@@ -478,7 +490,10 @@ impl<'s> Script<'s> {
         }
         // a function bound to a name runs when called (the program indexed it)
         if self.deferred(world)
-            && matches!(right.kind(), "lambda" | "arrow_function" | "function_expression" | "function")
+            && matches!(
+                right.kind(),
+                "lambda" | "arrow_function" | "function_expression" | "function"
+            )
         {
             return;
         }
@@ -501,12 +516,28 @@ impl<'s> Script<'s> {
         if self.is_call_to(
             right,
             &[
-                "socket.socket", "socket.create_connection", "net.Socket", "net.connect",
-                "net.createConnection", "tls.connect", "https.request", "http.request",
-                "WebSocket", "websocket.create_connection", "websockets.connect", "smtplib.SMTP",
-                "smtplib.SMTP_SSL", "ftplib.FTP", "ftplib.FTP_TLS", "http.client.HTTPSConnection",
-                "http.client.HTTPConnection", "paramiko.SSHClient", "telnetlib.Telnet",
-                "dgram.createSocket", "io", "zmq.Context().socket",
+                "socket.socket",
+                "socket.create_connection",
+                "net.Socket",
+                "net.connect",
+                "net.createConnection",
+                "tls.connect",
+                "https.request",
+                "http.request",
+                "WebSocket",
+                "websocket.create_connection",
+                "websockets.connect",
+                "smtplib.SMTP",
+                "smtplib.SMTP_SSL",
+                "ftplib.FTP",
+                "ftplib.FTP_TLS",
+                "http.client.HTTPSConnection",
+                "http.client.HTTPConnection",
+                "paramiko.SSHClient",
+                "telnetlib.Telnet",
+                "dgram.createSocket",
+                "io",
+                "zmq.Context().socket",
             ],
         ) {
             self.connections.insert(name.clone());
@@ -526,7 +557,11 @@ impl<'s> Script<'s> {
         }
         let value = if augmented {
             let prev = self.lookup(&name, world);
-            let prev = if prev == Val::default() { Val::text("") } else { prev };
+            let prev = if prev == Val::default() {
+                Val::text("")
+            } else {
+                prev
+            };
             prev.concat(&value)
         } else {
             value
@@ -562,7 +597,10 @@ impl<'s> Script<'s> {
             .strip_prefix("self.")
             .or_else(|| name.strip_prefix("this."))?;
         let class = self.class.as_deref()?;
-        Some(format!("{class}.{}", rest.split(['.', '[']).next().unwrap_or(rest)))
+        Some(format!(
+            "{class}.{}",
+            rest.split(['.', '[']).next().unwrap_or(rest)
+        ))
     }
 
     fn store(&mut self, name: &str, value: Val, world: &mut World) {
@@ -953,7 +991,9 @@ impl<'s> Script<'s> {
         }
         // `new Function(code)()`, `f(x)(y)`: the inner call is the one that acts; what the
         // function it returns does with these arguments is not known
-        if let Some(f) = func.filter(|f| matches!(f.kind(), "new_expression" | "call_expression" | "call")) {
+        if let Some(f) =
+            func.filter(|f| matches!(f.kind(), "new_expression" | "call_expression" | "call"))
+        {
             let inner = self.eval(f, world);
             let args: Vec<Val> = node
                 .child_by_field_name("arguments")
@@ -1074,7 +1114,12 @@ impl<'s> Script<'s> {
             | "os.environ.setdefault"
             | "process.env.get"
             | "Deno.env.get" => {
-                self.out.act(span, Act::Env { name: arg0.text.clone() });
+                self.out.act(
+                    span,
+                    Act::Env {
+                        name: arg0.text.clone(),
+                    },
+                );
                 env_var(&arg0)
             }
             "os.environ.copy" | "os.environ.items" | "os.environ.keys" | "os.environ.values"
@@ -1099,9 +1144,17 @@ impl<'s> Script<'s> {
             | "readFileSync"
             | "fs.readFileSync.toString" => {
                 if let Some(p) = arg0.text.as_deref() {
-                    let writes = args.get(1).and_then(|m| m.text.as_deref()).is_some_and(|m| m.contains(['w', 'a']));
+                    let writes = args
+                        .get(1)
+                        .and_then(|m| m.text.as_deref())
+                        .is_some_and(|m| m.contains(['w', 'a']));
                     if !writes {
-                        self.out.act(span, Act::Read { path: p.to_string() });
+                        self.out.act(
+                            span,
+                            Act::Read {
+                                path: p.to_string(),
+                            },
+                        );
                     }
                 }
                 file_read(&arg0, world)
@@ -1111,7 +1164,10 @@ impl<'s> Script<'s> {
             | "toml.dump" | "tomli_w.dump" | "tomlkit.dump" => {
                 let file = arg_nodes.get(1).and_then(|n| {
                     let name = self.text(*n).to_string();
-                    self.handles.get(&name).cloned().or_else(|| self.opened_path(*n, world))
+                    self.handles
+                        .get(&name)
+                        .cloned()
+                        .or_else(|| self.opened_path(*n, world))
                 });
                 let mut content = arg0.clone();
                 if let Some(n) = arg_nodes.first()
@@ -1124,16 +1180,29 @@ impl<'s> Script<'s> {
             }
             // --- deleting
             "shutil.rmtree" | "os.removedirs" | "fs.rmSync" | "fs.rmdirSync" | "fs.rm"
-            | "fs.promises.rm" | "fs.promises.rmdir" | "rimraf" | "rimraf.sync" | "fse.removeSync"
-            | "fse.remove" | "fs.removeSync" | "Deno.remove" | "del" | "deleteSync" => {
+            | "fs.promises.rm" | "fs.promises.rmdir" | "rimraf" | "rimraf.sync"
+            | "fse.removeSync" | "fse.remove" | "fs.removeSync" | "Deno.remove" | "del"
+            | "deleteSync" => {
                 if let Some(p) = arg0.text.as_deref() {
-                    self.out.act(span, Act::Delete { path: p.to_string(), recursive: true });
+                    self.out.act(
+                        span,
+                        Act::Delete {
+                            path: p.to_string(),
+                            recursive: true,
+                        },
+                    );
                 }
                 Val::default()
             }
             "os.remove" | "os.unlink" | "fs.unlinkSync" | "fs.unlink" | "os.rmdir" => {
                 if let Some(p) = arg0.text.as_deref() {
-                    self.out.act(span, Act::Delete { path: p.to_string(), recursive: false });
+                    self.out.act(
+                        span,
+                        Act::Delete {
+                            path: p.to_string(),
+                            recursive: false,
+                        },
+                    );
                 }
                 Val::default()
             }
@@ -1316,10 +1385,26 @@ impl<'s> Script<'s> {
                 Val::default()
             }
             _ => {
-                if matches!(last.as_str(), "execute" | "executescript" | "executemany" | "query" | "raw" | "exec_driver_sql")
-                    && let Some(what) = arg0.text.as_deref().and_then(super::knowledge::sql_destruction)
+                if matches!(
+                    last.as_str(),
+                    "execute"
+                        | "executescript"
+                        | "executemany"
+                        | "query"
+                        | "raw"
+                        | "exec_driver_sql"
+                ) && let Some(what) = arg0
+                    .text
+                    .as_deref()
+                    .and_then(super::knowledge::sql_destruction)
                 {
-                    self.out.act(span, Act::Destroy { what, severe: false });
+                    self.out.act(
+                        span,
+                        Act::Destroy {
+                            what,
+                            severe: false,
+                        },
+                    );
                 }
                 if let Some(v) = self.follow(&callee, &args, &kwargs, world) {
                     return v;
@@ -1363,7 +1448,9 @@ impl<'s> Script<'s> {
         if let Some(slash) = callee.rfind('/') {
             let tail = &callee[slash + 1..];
             return match tail.split_once('.') {
-                Some((m, member)) => prog.in_module(&callee[..slash + 1 + m.len()], Some(member), lang),
+                Some((m, member)) => {
+                    prog.in_module(&callee[..slash + 1 + m.len()], Some(member), lang)
+                }
                 None => prog.in_module(callee, None, lang),
             };
         }
@@ -1378,9 +1465,10 @@ impl<'s> Script<'s> {
             _ => match self.instances.get(head) {
                 Some(class) => prog.method(class, last, lang),
                 None if prog.is_class(head, lang) => prog.method(head, last, lang),
-                None => prog
-                    .in_module(head, Some(last), lang)
-                    .or_else(|| prog.method(head, last, lang).filter(|id| prog.def(*id).class.as_deref() == Some(head))),
+                None => prog.in_module(head, Some(last), lang).or_else(|| {
+                    prog.method(head, last, lang)
+                        .filter(|id| prog.def(*id).class.as_deref() == Some(head))
+                }),
             },
         }
     }
@@ -1424,8 +1512,15 @@ impl<'s> Script<'s> {
         let def = prog.def(id).clone();
         let lang = prog.units[def.unit].lang;
         if def.kind == DefKind::Class {
-            let init = if lang == Lang::Python { "__init__" } else { "constructor" };
-            if let Some(ctor) = prog.method(&def.name, init, lang).filter(|c| prog.def(*c).class.as_deref() == Some(def.name.as_str())) {
+            let init = if lang == Lang::Python {
+                "__init__"
+            } else {
+                "constructor"
+            };
+            if let Some(ctor) = prog
+                .method(&def.name, init, lang)
+                .filter(|c| prog.def(*c).class.as_deref() == Some(def.name.as_str()))
+            {
                 self.call_def(prog, ctor, args, kwargs, world);
             }
             return Val::default();
@@ -1497,9 +1592,10 @@ impl<'s> Script<'s> {
                 "identifier" => Some(*p),
                 "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
                 "assignment_pattern" => p.child_by_field_name("left"),
-                "typed_parameter" | "list_splat_pattern" | "rest_pattern" | "dictionary_splat_pattern" => {
-                    p.named_child(0)
-                }
+                "typed_parameter"
+                | "list_splat_pattern"
+                | "rest_pattern"
+                | "dictionary_splat_pattern" => p.named_child(0),
                 "object_pattern" | "array_pattern" => Some(*p),
                 _ => None,
             };
@@ -1620,8 +1716,20 @@ impl<'s> Script<'s> {
                 let on_connection = receiver_name
                     .as_ref()
                     .is_some_and(|n| self.connections.contains(n.as_str()));
-                let sends_only = matches!(last, "sendall" | "sendto" | "sendmail" | "send_message" | "sendBeacon" | "storbinary" | "storlines");
-                if on_connection || sends_only && !data.taint.is_empty() || last == "send" && data.taint.is_stolen() {
+                let sends_only = matches!(
+                    last,
+                    "sendall"
+                        | "sendto"
+                        | "sendmail"
+                        | "send_message"
+                        | "sendBeacon"
+                        | "storbinary"
+                        | "storlines"
+                );
+                if on_connection
+                    || sends_only && !data.taint.is_empty()
+                    || last == "send" && data.taint.is_stolen()
+                {
                     if !data.taint.is_empty() && data.taint != Taint::FETCHED {
                         self.out.act(span, Act::Send { data, host: None });
                     }

@@ -180,11 +180,14 @@ impl<'s> Shell<'s> {
                 let mut c = node.walk();
                 let children: Vec<Node<'_>> =
                     node.children_by_field_name("value", &mut c).collect();
-                let mut values: Vec<Val> = children.into_iter().map(|v| self.eval(v, world)).collect();
+                let mut values: Vec<Val> =
+                    children.into_iter().map(|v| self.eval(v, world)).collect();
                 if values.len() > 16 || values.iter().any(|v| v.text.is_none()) {
                     values = vec![Val::derived(values.iter())];
                 }
-                let var = node.child_by_field_name("variable").map(|v| self.text(v).to_string());
+                let var = node
+                    .child_by_field_name("variable")
+                    .map(|v| self.text(v).to_string());
                 let mut output = Val::default();
                 for value in values {
                     if let Some(var) = &var {
@@ -849,7 +852,9 @@ pub(crate) fn command_semantics(
                 for s in sources {
                     content.merge(&world.file_val(s));
                     // into a folder: the file keeps its name there
-                    if dest.ends_with('/') || ["/Applications", "/usr/local/bin", "."].contains(&dest.as_str()) {
+                    if dest.ends_with('/')
+                        || ["/Applications", "/usr/local/bin", "."].contains(&dest.as_str())
+                    {
                         let name = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
                         world.note_written(&format!("{dest}/{name}"), &content);
                     }
@@ -878,9 +883,17 @@ pub(crate) fn command_semantics(
             let picks_plain_setting = matches!(name.as_str(), "grep" | "awk" | "sed")
                 && operands.first().is_some_and(|p| {
                     let l = p.to_ascii_lowercase();
-                    !["key", "token", "secret", "pass", "auth", "credential", "cookie"]
-                        .iter()
-                        .any(|w| l.contains(w))
+                    ![
+                        "key",
+                        "token",
+                        "secret",
+                        "pass",
+                        "auth",
+                        "credential",
+                        "cookie",
+                    ]
+                    .iter()
+                    .any(|w| l.contains(w))
                 })
                 && operands.first().is_some_and(|p| {
                     let word: String = p
@@ -1464,7 +1477,10 @@ fn install(manager: &str, args: &[String], span: Span, world: &World, out: &mut 
 /// A package given by address (`https://...tar.gz`, `git+https://...`).
 fn is_address(a: &str) -> bool {
     let a = a.trim_matches(['"', '\'']);
-    a.starts_with("http://") || a.starts_with("https://") || a.starts_with("git+") || a.contains("@ https://")
+    a.starts_with("http://")
+        || a.starts_with("https://")
+        || a.starts_with("git+")
+        || a.contains("@ https://")
 }
 
 /// The names, addresses and index options of a requirements file.
@@ -1482,7 +1498,10 @@ fn requirements(
         }
         if let Some(u) = line.strip_prefix("--extra-index-url") {
             *extra = Some(u.trim_start_matches('=').trim().to_string());
-        } else if let Some(u) = line.strip_prefix("--index-url").or_else(|| line.strip_prefix("-i ")) {
+        } else if let Some(u) = line
+            .strip_prefix("--index-url")
+            .or_else(|| line.strip_prefix("-i "))
+        {
             *index = Some(u.trim_start_matches('=').trim().to_string());
         } else if is_address(line) {
             urls.push(line.trim_start_matches("git+").to_string());
