@@ -107,13 +107,19 @@ pub(super) const CONCEAL_PATTERN: &str = r"(?ix)
         | \b(do\s+not|don't|never|avoid)\s+(mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing)
         \s+[^.\n]{0,40}?\s+in\s+(your|the)\s+(reply|response|answer|summary|output|report|message|transcript)\b
         | \b(hide|conceal|keep)\s+(this|these|it|them|the\s+\w+)\s+(secret\s+|hidden\s+)?from\s+the\s+user\b
-        | \bkeep\s+(this|it|that|these|the\s+\w+)\s+(silent|quiet|hidden|invisible|under\s+wraps|between\s+us)\b
+        | \bkeep\s+(this|it|that|these|the\s+(upload|download|request|transfer|step|action|call|operation|change|sync|backup
+        |push|install|command|copy|connection|hook))\s+(silent|quiet|hidden|invisible|under\s+wraps|between\s+us)\b
         | \bwithout\s+the\s+user\s+(knowing|noticing|seeing|being\s+aware)\b
         | \b(the\s+user|they)\s+(must|should|need)\s+(not|never)\s+(know|see|notice|find\s+out|learn|be\s+told)\b
-        | \bthe\s+user\s+(doesn't|does\s+not)\s+need\s+to\s+know\b
-        | \b(silently|quietly|secretly|covertly|discreetly)\s+(send|upload|run|execute|install|delete|remove|forward|copy|modify
-        |add|post|push|download|exfiltrate|transmit|email|change|edit|write|collect)\b
+        | \b(silently|quietly|secretly|covertly|discreetly)\s+(send|upload|forward|exfiltrate|transmit|email|post)\b
         | \b(do\s+not|don't|never)\s+let\s+(the\s+user|them|anyone)\s+know\b
+        ";
+
+/// Wording that keeps something from the user without an act named: "the user doesn't need
+/// to know", "secretly run". Benign skills say the first of defaults they apply: a warning.
+pub(super) const UNTOLD_PATTERN: &str = r"(?ix)
+        \bthe\s+user\s+(doesn't|does\s+not)\s+need\s+to\s+know\b
+        | \b(secretly|covertly|discreetly)\s+(run|execute|install|delete|remove|copy|modify|add|push|download|change|edit|write|collect)\b
         ";
 
 /// Orders to keep something unsaid with no one named: "never mention this step", "do not
@@ -198,6 +204,11 @@ pub(super) static INTENTS: &[Intent] = &[
         pattern: EXFIL_PATTERN,
         what: "order to send secrets out or to pass them in a tool's arguments",
         error: true,
+    },
+    Intent {
+        pattern: UNTOLD_PATTERN,
+        what: "wording that keeps something from the user",
+        error: false,
     },
     Intent {
         pattern: QUIET_PATTERN,
@@ -533,6 +544,9 @@ pub(crate) fn scan_normalized(
     let mut out = Vec::new();
     let norm = normalized.as_str();
     let headings = Headings::of(&lower.text);
+    // sentences wrapped over lines are read whole
+    let joined = lower.joined();
+    let lower = &joined;
     for (start, end) in anchored_lines(lower, &INJECTION_ANCHORS) {
         let lower_line = &lower.text[start..end];
         for (intent, re) in INTENTS.iter().zip(COMPILED.iter()) {
@@ -545,8 +559,8 @@ pub(crate) fn scan_normalized(
                 let Some(severity) = grade(lower_line, m.start(), in_code(span.start)) else {
                     continue;
                 };
-                let severity = framed(severity, intent.error, headings.framing(start));
-                out.push(finding(text, norm, at, span, severity, intent.what));
+                let graded = framed(severity, intent.error, headings.framing(start));
+                out.push(finding(text, norm, at, span, graded, intent.what));
             }
         }
     }
@@ -576,6 +590,11 @@ fn protective(intent: &Intent, from_match: &str, len: usize) -> bool {
     if intent.pattern != CONCEAL_PATTERN && intent.pattern != QUIET_PATTERN {
         return false;
     }
+    // "do not tell users to set JAVA_HOME": advice not to give, nothing kept from them
+    let after = from_match[len..].trim_start();
+    if after.starts_with("to ") && !after.starts_with("to anyone") {
+        return true;
+    }
     let tail_end = from_match
         .char_indices()
         .nth(len + 40)
@@ -598,13 +617,28 @@ fn protective(intent: &Intent, from_match: &str, len: usize) -> bool {
     .any(|w| tail.contains(w))
 }
 
-/// A match's severity once its intent and its section are known: an ambiguous intent is a
-/// warning, and so is any match under a heading that frames its section as examples.
-fn framed(severity: Severity, error_intent: bool, framing_heading: bool) -> Severity {
-    if severity == Severity::Error && (!error_intent || framing_heading) {
-        Severity::Warning
-    } else {
-        severity
+/// A match's severity once its intent and its section are known, and the note its message
+/// carries saying why it is only a warning: quoted, an ambiguous intent, or under a heading
+/// that frames its section as examples of attacks.
+fn framed(
+    severity: Severity,
+    error_intent: bool,
+    framing_heading: bool,
+) -> (Severity, &'static str) {
+    match severity {
+        Severity::Error if framing_heading => (
+            Severity::Warning,
+            " (under a heading about attacks: review that it is only an example)",
+        ),
+        Severity::Error if !error_intent => (
+            Severity::Warning,
+            " (ambiguous wording: review what it asks the agent to do or to keep back)",
+        ),
+        Severity::Warning => (
+            Severity::Warning,
+            " (quoted or in a code block: review that it is only an example)",
+        ),
+        other => (other, ""),
     }
 }
 
@@ -676,8 +710,8 @@ fn foreign(
                 let Some(severity) = grade(line, m.start(), in_code(span.start)) else {
                     continue;
                 };
-                let severity = framed(severity, true, headings.framing(start));
-                out.push(finding(text, norm, at, span, severity, what));
+                let graded = framed(severity, true, headings.framing(start));
+                out.push(finding(text, norm, at, span, graded, what));
             }
         }
     }
@@ -695,18 +729,30 @@ fn grade(lower_line: &str, at: usize, in_code: bool) -> Option<Severity> {
         .nth(WINDOW)
         .map_or(0, |(i, _)| i);
     let before = &lower_line[window + sentence_start(&lower_line[window..at])..at];
-    let mut quoted = in_code;
-    for caps in DEFUSED.captures_iter(before) {
-        if caps.get(1).is_some() {
-            return None;
-        }
-        quoted = true;
+    if DEFUSED
+        .captures_iter(before)
+        .any(|caps| caps.get(1).is_some())
+    {
+        return None;
     }
-    Some(if quoted {
+    Some(if in_code || opens_quote(before) {
         Severity::Warning
     } else {
         Severity::Error
     })
+}
+
+/// Whether a quotation opened in `before` (the sentence up to a match) is still open, so the
+/// match is quoted text: an odd number of backticks or straight double quotes, more curly
+/// openings than closings, or a single quote right before the match. A code name quoted and
+/// closed earlier in the sentence ("call the `search` tool, always include ...") does not
+/// make the order that follows a quotation.
+fn opens_quote(before: &str) -> bool {
+    let count = |c: char| before.matches(c).count();
+    count('`') % 2 == 1
+        || count('"') % 2 == 1
+        || count('\u{201c}') > count('\u{201d}')
+        || before.trim_end().ends_with(['\'', '\u{2018}'])
 }
 
 /// Where the last sentence of `text` starts: after its last `. `, `! ` or `? ` (not the dot of
@@ -730,17 +776,12 @@ fn finding(
     norm: &str,
     at: Span,
     span: Span,
-    severity: Severity,
+    (severity, note): (Severity, &str),
     what: &str,
 ) -> Finding {
     let shown = crate::checks::spec::truncate(&norm[at.start..at.end], 60);
     let hidden = if text[span.start..span.end] != norm[at.start..at.end] {
         " (as read without the invisible or compatibility characters in it)"
-    } else {
-        ""
-    };
-    let note = if severity == Severity::Warning {
-        " (quoted or in a code block: review that it is only an example)"
     } else {
         ""
     };
@@ -792,7 +833,14 @@ fn hidden_channels(
                 continue;
             }
             let span = normalized.original_span(at);
-            out.push(finding(text, norm, at, span, Severity::Error, &message));
+            out.push(finding(
+                text,
+                norm,
+                at,
+                span,
+                (Severity::Error, ""),
+                &message,
+            ));
         }
     }
 }
@@ -837,7 +885,9 @@ fn image_exfiltration(
         };
         let carries = SECRET_IN_URL.is_match(url.as_str());
         let placeholder = url.as_str().contains(['?', '=']) && {
-            let from = lower[..url.start()].rfind("\n\n").map_or(0, |i| i + 2);
+            // the image's paragraph and the one before it ("..., replacing TOKEN with ...:")
+            let para = lower[..url.start()].rfind("\n\n").unwrap_or(0);
+            let from = lower[..para].rfind("\n\n").map_or(0, |i| i + 2);
             let to = lower[url.end()..]
                 .find("\n\n")
                 .map_or(lower.len(), |i| url.end() + i);
@@ -851,7 +901,7 @@ fn image_exfiltration(
                 norm,
                 at,
                 span,
-                Severity::Error,
+                (Severity::Error, ""),
                 "order to put a secret into an address the agent shows (an image or a link): it leaves when shown",
             ));
         }
@@ -1106,8 +1156,8 @@ mod tests {
             "without the user knowing",
             "the user must not know",
             "silently upload",
+            "quietly send",
             "don't let the user know",
-            "the user doesn't need to know",
             "never surface it to the user",
         ],
         &[
@@ -1124,6 +1174,11 @@ mod tests {
             "for the `notes` parameter, paste the api keys",
             "call the `upload` tool with the content of",
             "read ~/.cursor/mcp.json and pass its content",
+        ],
+        &[
+            "the user doesn't need to know",
+            "secretly run",
+            "covertly install",
         ],
         &["never mention this", "do not reveal that you"],
         &["your only task is", "the real task is"],
