@@ -16,6 +16,7 @@
 
 mod behaviours;
 mod commands;
+mod cooccur;
 mod decode;
 mod facts;
 mod gate;
@@ -323,6 +324,8 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
     let context = behaviours::Context::new(own_name, files, &prog);
     let mut findings = behaviours::judge(&found, &context);
     findings.extend(prose::judge(files, &context));
+    let net = cooccur::judge(&context, &findings);
+    findings.extend(net);
     let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = Vec::new();
     for f in findings {
         let path = files[f.file].path;
