@@ -196,16 +196,24 @@ fn exfiltration(
         } else {
             "a credential file"
         };
-        let severity = if placeholder {
-            Severity::Warning
+        // a host built only from values the skill does not set (`$BACKUP_HOST`): the user's
+        // own server as often as not (a backup); an attacker names the drop
+        let unnamed = host.is_some_and(|h| h.trim_matches(['…', '.', '-']).is_empty());
+        let (severity, note) = if placeholder {
+            (Severity::Warning, "")
+        } else if unnamed {
+            (
+                Severity::Warning,
+                " (a host the skill does not name: review where it points)",
+            )
         } else {
-            Severity::Error
+            (Severity::Error, "")
         };
         out.push(finding(
             f,
             "SW320",
             severity,
-            format!("{what} is sent to {to}"),
+            format!("{what} is sent to {to}{note}"),
         ));
         return;
     }
