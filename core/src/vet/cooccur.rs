@@ -153,8 +153,11 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
         let at = |s: usize, e: usize| Span::new(unit.base + s, unit.base + e);
         let holds = holds(text, &at);
         let file = unit.file;
+        // the analysis models the environment in shell well: a script it parsed is judged by it alone
+        let modelled =
+            |what: &str| what == "the environment" && unit.parse && unit.lang == super::Lang::Shell;
         if let (Some((what, from)), Some((host, _))) = (&holds.store, &holds.sink) {
-            if !judged(file, &["SW320"]) {
+            if !judged(file, &["SW320"]) && !modelled(what) {
                 out.push(net(file, "SW320", *from, format!(
                     "reads {what} and sends to `{host}` in the same {}: the flow between them is not followed; review what is sent",
                     if unit.markdown { "code block" } else { "script" }
@@ -235,7 +238,12 @@ fn used_store(re: &Regex, text: &str) -> Option<(usize, usize)> {
     re.find_iter(text).find_map(|m| {
         let line_start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
         let before = text[line_start..m.start()].trim_end();
-        let as_identity = before.ends_with("-i")
+        let token_end = text[m.end()..]
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+            .map_or(text.len(), |i| m.end() + i);
+        let public_key = text[m.start()..token_end].ends_with(".pub");
+        let as_identity = public_key
+            || before.ends_with("-i")
             || before.ends_with("IdentityFile")
             || before.ends_with("-o IdentityFile=")
             || before.ends_with("--key");
@@ -272,7 +280,12 @@ fn remote_shell(
     at: &dyn Fn(usize, usize) -> Span,
     out: &mut Vec<Finding>,
 ) {
-    let (Some(m), true) = (SOCKET.find(text), SHELL.is_match(text)) else {
+    // a shebang names the interpreter of the script, not a shell it starts
+    let shell = SHELL.find_iter(text).any(|s| {
+        let line_start = text[..s.start()].rfind('\n').map_or(0, |i| i + 1);
+        !text[line_start..].starts_with("#!")
+    });
+    let (Some(m), true) = (SOCKET.find(text), shell) else {
         return;
     };
     let line_end = text[m.end()..]
