@@ -63,6 +63,7 @@ mod trigger_agent_clis;
 mod trigger_daemon;
 mod trigger_history;
 mod vet;
+mod vet_blind;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named
 /// above; without this test it would never run, silently.

@@ -321,6 +321,13 @@ fn reverse_shell(f: &Fact, how: &str, cx: &Context<'_, '_>, out: &mut Vec<Findin
             Severity::Warning,
             " (to a placeholder or private address: review it)",
         )
+    } else if how.starts_with("`ssh -R") {
+        // a reverse tunnel is how remote support is given: it opens the door, it does not
+        // hand over a shell by itself
+        (
+            Severity::Warning,
+            " (a reverse tunnel: review who holds the other end)",
+        )
     } else {
         (Severity::Error, "")
     };

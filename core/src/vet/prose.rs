@@ -153,29 +153,49 @@ pub(crate) fn framed_block(text: &str, at: usize) -> bool {
     let before = &text[..at];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    if FRAMING.is_match(&text[line_start..line_end]) {
+    // inside a code block, its own lines are code, not the prose that frames it
+    let fences = before[..line_start]
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            t.starts_with("```") || t.starts_with("~~~")
+        })
+        .count();
+    let mut in_fence = fences % 2 == 1;
+    if !in_fence && frames(&text[line_start..line_end]) {
         return true;
     }
-    let mut lines = before[..line_start].lines().rev();
     let mut looked = 0;
-    let mut in_fence = false;
-    for l in lines.by_ref() {
+    for l in before[..line_start].lines().rev() {
         let t = l.trim();
         if t.starts_with("```") || t.starts_with("~~~") {
             in_fence = !in_fence;
             continue;
         }
         if t.starts_with('#') {
-            return FRAMING.is_match(t);
+            return frames(t);
         }
         if !in_fence && !t.is_empty() && looked < 3 {
             looked += 1;
-            if FRAMING.is_match(t) {
+            if frames(t) {
                 return true;
             }
         }
     }
     false
+}
+
+/// Whether a line of prose frames what follows as an example; addresses are not words of
+/// the prose (a host named `example-telemetry.io` frames nothing).
+fn frames(line: &str) -> bool {
+    if !line.contains("://") {
+        return FRAMING.is_match(line);
+    }
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .filter(|w| !w.contains("://"))
+        .collect();
+    FRAMING.is_match(&words.join(" "))
 }
 
 /// The first outside address any file of the skill names: (file, span of the URL).
