@@ -156,13 +156,14 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
         // the analysis models the environment in shell well: a script it parsed is judged by it alone
         let modelled =
             |what: &str| what == "the environment" && unit.parse && unit.lang == super::Lang::Shell;
-        if let (Some((what, from)), Some((host, _))) = (&holds.store, &holds.sink) {
-            if !judged(file, &["SW320"]) && !modelled(what) {
-                out.push(net(file, "SW320", *from, format!(
-                    "reads {what} and sends to `{host}` in the same {}: the flow between them is not followed; review what is sent",
-                    if unit.markdown { "code block" } else { "script" }
-                )));
-            }
+        if let (Some((what, from)), Some((host, _))) = (&holds.store, &holds.sink)
+            && !judged(file, &["SW320"])
+            && !modelled(what)
+        {
+            out.push(net(file, "SW320", *from, format!(
+                "reads {what} and sends to `{host}` in the same {}: the flow between them is not followed; review what is sent",
+                if unit.markdown { "code block" } else { "script" }
+            )));
         }
         if let Some((what, from)) = holds.store {
             stores.push((file, what, from));
@@ -179,15 +180,16 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
         }
     }
     // a store in one unit, a send in another (a collector and a sender in two files)
-    if !already.iter().any(|f| f.rule == "SW320") && !out.iter().any(|f| f.rule == "SW320") {
-        if let (Some((file, what, from)), Some((_, host, _))) = (
+    if !already.iter().any(|f| f.rule == "SW320")
+        && !out.iter().any(|f| f.rule == "SW320")
+        && let (Some((file, what, from)), Some((_, host, _))) = (
             stores.iter().find(|s| s.1 != "the environment"),
             sinks.first(),
-        ) {
-            out.push(net(*file, "SW320", *from, format!(
-                "reads {what}, and the skill sends to `{host}` elsewhere: the flow between them is not followed; review what is sent"
-            )));
-        }
+        )
+    {
+        out.push(net(*file, "SW320", *from, format!(
+            "reads {what}, and the skill sends to `{host}` elsewhere: the flow between them is not followed; review what is sent"
+        )));
     }
     prose_pairs(cx, &mut out);
     out
@@ -378,15 +380,14 @@ fn prose_pairs(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
                 (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
                     .then_some(host)
             });
-            if let Some(host) = host {
-                if !out
+            if let Some(host) = host
+                && !out
                     .iter()
                     .any(|o| o.file == file && o.span.start >= s && o.span.start < e)
-                {
-                    out.push(net(file, "SW320", Span::new(s + store.0, s + store.1), format!(
-                        "the instructions name a store of secrets and a send to `{host}` together: review what the agent is told to send"
-                    )));
-                }
+            {
+                out.push(net(file, "SW320", Span::new(s + store.0, s + store.1), format!(
+                    "the instructions name a store of secrets and a send to `{host}` together: review what the agent is told to send"
+                )));
             }
         }
     }

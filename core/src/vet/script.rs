@@ -1726,13 +1726,13 @@ impl<'s> Script<'s> {
                         | "storbinary"
                         | "storlines"
                 );
-                if on_connection
+                if (on_connection
                     || sends_only && !data.taint.is_empty()
-                    || last == "send" && data.taint.is_stolen()
+                    || last == "send" && data.taint.is_stolen())
+                    && !data.taint.is_empty()
+                    && data.taint != Taint::FETCHED
                 {
-                    if !data.taint.is_empty() && data.taint != Taint::FETCHED {
-                        self.out.act(span, Act::Send { data, host: None });
-                    }
+                    self.out.act(span, Act::Send { data, host: None });
                 }
                 Val::default()
             }
