@@ -20,6 +20,8 @@ mod cooccur;
 mod decode;
 mod facts;
 mod gate;
+#[cfg(test)]
+mod invariance;
 mod knowledge;
 mod packages;
 mod powershell;
