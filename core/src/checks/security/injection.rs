@@ -634,7 +634,12 @@ pub(crate) fn scan_normalized(
         match kept.last_mut() {
             Some(last) if f.span.start < last.span.end => {
                 // the stronger reading of overlapping matches stands
-                if f.severity == Severity::Error && last.severity == Severity::Warning {
+                let stronger = f.severity == Severity::Error && last.severity == Severity::Warning;
+                // the same order seen where a reader does not look: say where
+                let placed = f.severity == last.severity
+                    && f.message.contains(" hidden in ")
+                    && !last.message.contains(" hidden in ");
+                if stronger || placed {
                     *last = f;
                 }
             }
