@@ -71,6 +71,7 @@ mod trigger_agent_clis;
 mod trigger_daemon;
 mod trigger_history;
 mod vet;
+mod vet_blind;
 mod vscode_web;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named

@@ -415,5 +415,12 @@ fn the_labeled_corpus_is_judged_as_labeled() {
         "injection/malicious/translate",
     ];
     wrong.retain(|w| !pending.iter().any(|p| w.contains(p)));
+    // benign skills that are `suspicious` by policy, with the reason shown (docs/vet.md):
+    // an unpinned binary from a release page run as downloaded, a reverse ssh tunnel
+    let by_policy = [
+        "miner/benign/gpu-bench: suspicious",
+        "reverse-shell/benign/remote-debug: suspicious",
+    ];
+    wrong.retain(|w| !by_policy.iter().any(|p| w.ends_with(p)));
     assert!(wrong.is_empty(), "{wrong:#?}");
 }

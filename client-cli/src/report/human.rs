@@ -202,6 +202,7 @@ mod tests {
                 fix: None,
             }],
             ignored: Vec::new(),
+            dialect: None,
         };
         let mut out = Vec::new();
         let mut printer = Printer::new(&mut out, false, Severity::Info);

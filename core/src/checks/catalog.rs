@@ -471,6 +471,34 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Warning,
         summary: "A script, Markdown file or code block too large for vet to read (a file over 1 MiB, a code unit over 512 KiB): the agent can still run or read it, so the skill is not called clean. Vet only.",
     },
+    Rule {
+        id: "SW330",
+        name: "destructive-operation",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Destroys what a skill has no business destroying: the home folder or the user's files, the system, every repository, a raw disk (errors); a database, a shared branch's history, a cluster or a bucket (warnings, errors when the skill also says not to ask or not to tell). Vet only.",
+    },
+    Rule {
+        id: "SW331",
+        name: "agent-config-tampering",
+        category: Category::Security,
+        severity: Severity::Error,
+        summary: "Changes the agent's own configuration: permissions widened or approvals switched off (errors), hooks or MCP servers that fetch or run code (errors), other hooks, MCP servers and settings (warnings); in code, or as an order in the skill's text. Vet only.",
+    },
+    Rule {
+        id: "SW332",
+        name: "skill-name-typosquat",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "The skill's name is one slip from a well-known skill's (`skill-creater`, `xslx`) and it reaches an outside address: how a look-alike wins installs meant for the real one. Vet only.",
+    },
+    Rule {
+        id: "SW333",
+        name: "credential-store-read",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "Reads a store of credentials an honest skill does not open (browser cookies and logins, keychains, wallets, private keys, another process's environment, agents' and CLIs' tokens), with no sink vet can see. Vet only.",
+    },
 ];
 
 /// Rules about eval files: tests/eval.yaml and evals/evals.json.
@@ -930,6 +958,22 @@ URL for a public page.",
     (
         "SW328",
         "Dependency confusion publishes a company's internal package names on the public index with a higher version. `--extra-index-url` makes pip search both indexes and take the highest version; an internal-looking name installed with no private index comes from the public one. An index on plain HTTP, a bare IP or a tunnel serves whatever its owner wants. `--index-url` of a private index (which replaces the public one) is not reported. See docs/vet/SW328.md.",
+    ),
+    (
+        "SW330",
+        "A skill runs with the user's rights; deleting their home folder, their documents, every git repository below home, the system's folders, or writing over a raw disk (`dd of=/dev/sda`, `mkfs`, `wipefs`) is never what a skill is for, and these are errors wherever they are written (shell, Python `shutil.rmtree`, Node `fs.rmSync`, PowerShell `Remove-Item -Recurse`, `find ~ -name .git -exec rm -rf {} +`). Dropping a database, force-pushing over a shared branch (`main`, `master`, `release/*`), deleting every resource of a cluster or a bucket, `terraform destroy` can be what a devops skill is asked to do: warnings, unless the skill's text also tells the agent not to ask for confirmation or not to tell the user, which makes them errors. A test or scratch database (`DROP DATABASE IF EXISTS app_test`), build folders, caches below home and `--force-with-lease` are not reported. See docs/vet/SW330.md.",
+    ),
+    (
+        "SW331",
+        "An agent's configuration decides what it may do without asking: `~/.claude/settings.json`, `.claude/settings.local.json`, `~/.claude.json`, `.mcp.json`, `~/.codex/config.toml`, `~/.gemini/settings.json`, `.cursor/mcp.json`, `.vscode/settings.json` and their kin. A skill that widens permissions (`Bash(*)`, `defaultMode: bypassPermissions`), switches approvals or sandboxes off (`approval_policy = \"never\"`, `danger-full-access`, `chat.tools.autoApprove`, `autoAccept`), or adds a hook or MCP server that fetches or runs code, takes the user out of the loop for every later session: errors. Other hooks, MCP servers and setting changes, and orders in the user's global instruction files, are warnings to review; a project's own CLAUDE.md or AGENTS.md conventions are not reported. The same orders written in prose (\"open ~/.claude/settings.json and set defaultMode to bypassPermissions\") are reported too. Reading the settings is not. See docs/vet/SW331.md.",
+    ),
+    (
+        "SW332",
+        "Skills are installed by name from registries and repositories; a name one edit from a well-known skill's (a letter missing, doubled, swapped or replaced by a look-alike) is how a copy gets installed instead of the original. Vetting compares the skill's `name:` with a bundled list of well-known skills (Anthropic's public skills and the most installed community ones) and reports a near miss when the skill also reaches an outside address. A warning: the name alone proves nothing. See docs/vet/SW332.md.",
+    ),
+    (
+        "SW333",
+        "Browser cookie and login databases, keychains, crypto wallets, SSH private keys, `/proc/*/environ`, `.git-credentials`, `.netrc`, and the token files of agents and CLIs hold other parties' credentials; infostealers read exactly these. When a skill reads one and vet finds where it goes, SW320 reports the flow as an error; when vet finds no sink (the data may leave through code vet cannot follow), the read alone is a warning. See docs/vet/SW333.md.",
     ),
     (
         "SW302",

@@ -346,7 +346,7 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
             ));
         }
     }
-    reports.extend(security::scan_skill_files(&files, options));
+    reports.extend(security::scan_skill_files(dir, &files, options));
     let skip = linked_out.then_some(reports[0].path.as_path());
     let links = security::links::scan(dir, &files, options, skip);
     reports.extend(links);

@@ -382,6 +382,7 @@ fn walk_scripts(dir: &std::path::Path) -> Vec<String> {
 /// large files are skipped; only files with findings get a report. The files are those the
 /// folder's walk read ([`SkillFiles`]); one it did not keep in memory is read again here.
 pub(crate) fn scan_skill_files(
+    dir: &std::path::Path,
     files: &SkillFiles,
     options: &super::CheckOptions,
 ) -> Vec<super::FileReport> {
@@ -406,7 +407,9 @@ pub(crate) fn scan_skill_files(
             continue;
         }
         let path = entry.path.clone();
-        let diagnostics = scan_text_file(&path, text, options);
+        // judged by the path inside the skill: the folders above it say nothing
+        let inside = path.strip_prefix(dir).unwrap_or(&path);
+        let diagnostics = scan_text_file(&path, text, is_read_as_instructions(inside), options);
         if diagnostics.is_empty() {
             continue;
         }
@@ -429,18 +432,45 @@ pub(crate) fn scan_skill_files(
 /// Extensions of the prose files an agent reads as text to follow.
 const PROSE_EXTENSIONS: &[&str] = &["md", "markdown", "mdx", "txt", "rst", "html", "htm"];
 
+/// Extensions of code and configuration files that may define what the agent reads: a tool's
+/// description in a server's source (`@mcp.tool()` docstrings, `server.tool(name, desc, ..)`),
+/// a tool manifest in JSON, YAML or TOML. Tool poisoning hides its orders there.
+const TOOL_SOURCE_EXTENSIONS: &[&str] = &[
+    "py", "js", "mjs", "cjs", "ts", "mts", "json", "yaml", "yml", "toml", "sh", "bash", "ps1",
+    "rb", "go",
+];
+
+/// Folders whose files are material, not instructions: a template project, test fixtures,
+/// vendored code.
+const MATERIAL_FOLDERS: &[&str] = &[
+    "assets",
+    "templates",
+    "template",
+    "fixtures",
+    "testdata",
+    "node_modules",
+    "vendor",
+    "examples",
+];
+
 /// Whether SW302 reads the file at `path`: prose, the eval files (their prompts go to the
-/// agent), and every file under a `scripts/` folder (the skill's code an agent runs and
-/// reads). Other code and data (a template project under `assets/`, test fixtures, JSON
-/// data) are not instructions; SW301 and SW310 still read them, at a fraction of the cost:
-/// most of a skill's bytes are such files.
+/// agent), every file under a `scripts/` folder (the skill's code an agent runs and reads),
+/// and code and manifests outside material folders (a tool's description is read by the agent
+/// as instructions: tool poisoning). Other code and data (a template project under
+/// `assets/`, test fixtures, CSV) are not instructions; SW301 and SW310 still read them, at a
+/// fraction of the cost: most of a skill's bytes are such files.
 fn is_read_as_instructions(path: &std::path::Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| PROSE_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let is = |list: &[&str]| list.iter().any(|x| ext.eq_ignore_ascii_case(x));
+    let under = |dir: &str| path.components().any(|c| c.as_os_str() == dir);
+    is(PROSE_EXTENSIONS)
         || matches!(name, "evals.json" | "eval.yaml" | "eval.yml")
-        || path.components().any(|c| c.as_os_str() == "scripts")
+        || under("scripts")
+        || (is(TOOL_SOURCE_EXTENSIONS)
+            && !MATERIAL_FOLDERS.iter().any(|d| under(d))
+            && !name.ends_with("-lock.json")
+            && name != "package-lock.json")
 }
 
 /// The SW301, SW302 and SW310 findings in one text file of the skill other than SKILL.md.
@@ -449,6 +479,7 @@ fn is_read_as_instructions(path: &std::path::Path) -> bool {
 fn scan_text_file(
     path: &std::path::Path,
     text: &str,
+    instructions: bool,
     options: &super::CheckOptions,
 ) -> Vec<super::Diagnostic> {
     let diagnostic = |rule: &'static str, severity, span, message| super::Diagnostic {
@@ -476,7 +507,7 @@ fn scan_text_file(
                 .get_or_init(|| Body::scan(text, Span::new(0, text.len())))
                 .is_code_at(at)
     };
-    let invisible = if is_read_as_instructions(path) {
+    let invisible = if instructions {
         let normalized = Normalized::new(text);
         let lower = Lowered::normalized(normalized.as_str());
         out.extend(
@@ -506,6 +537,20 @@ mod tests {
     use super::super::pattern::folded_test;
     use super::super::test_support::*;
     use super::super::{Profile, Severity};
+
+    /// Every lazy pattern of this file compiles (a panic there poisons every later skill).
+    #[test]
+    fn every_pattern_compiles() {
+        use super::super::security::*;
+        crate::checks::pattern::force_every_static!(
+            include_str!("security.rs"),
+            REMOTE_EXEC,
+            RISKY,
+            COMMAND_ANCHORS,
+            SHELL_INJECTION,
+            URL
+        );
+    }
 
     fn count(text: &str, rule: &str) -> usize {
         of(&check(text), rule).len()

@@ -7,7 +7,7 @@ use crate::text::Span;
 
 /// Where a value came from, as a set of bits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Taint(u8);
+pub(crate) struct Taint(u16);
 
 impl Taint {
     pub const NONE: Taint = Taint(0);
@@ -22,6 +22,12 @@ impl Taint {
     pub const FETCHED: Taint = Taint(8);
     /// Decoded or de-obfuscated (base64, hex, rot13, reversed, char codes, decompressed).
     pub const DECODED: Taint = Taint(16);
+    /// The user's own files outside the workspace (documents, pictures, shell history): not
+    /// credentials, but private; sending them off is for a person to review.
+    pub const PERSONAL: Taint = Taint(32);
+    /// Hidden from a reviewer or a scanner on the way: a password-protected archive, a
+    /// quarantine flag removed.
+    pub const HIDDEN: Taint = Taint(64);
 
     pub fn has(self, other: Taint) -> bool {
         self.0 & other.0 != 0
@@ -128,7 +134,7 @@ impl Val {
     }
 }
 
-/// An act of the analysed code that a behaviour rule judges.
+/// An act of the analysed code that a behaviour rule judges, or that the capability card lists.
 #[derive(Debug, Clone)]
 pub(crate) enum Act {
     /// Data leaves over the network (request body, URL, upload, socket, copy to a remote).
@@ -145,14 +151,43 @@ pub(crate) enum Act {
         names: Vec<String>,
         index: Option<String>,
         extra_index: Option<String>,
+        /// Archives or repositories installed by address (`pip install https://...`).
+        urls: Vec<String>,
     },
     /// A network connection whose streams are handed to a shell (a reverse or bind shell).
     ShellOverSocket { how: String },
+    /// Something is fetched from the network (a download, an API call): the card's hosts.
+    Fetch { url: String },
+    /// A file is read: the card's reads and secrets.
+    Read { path: String },
+    /// Environment variables are read: one by name, or all of them (`None`).
+    Env {
+        #[expect(
+            dead_code,
+            reason = "for the capability card (`vet --card`, not built yet); only the debug dump reads it now"
+        )]
+        name: Option<String>,
+    },
+    /// A program is run: the card's commands.
+    Run {
+        #[expect(
+            dead_code,
+            reason = "for the capability card (`vet --card`, not built yet); only the debug dump reads it now"
+        )]
+        program: String,
+    },
+    /// Files are deleted (`rm -r`, `rmtree`, `find -delete`, `Remove-Item -Recurse`).
+    Delete { path: String, recursive: bool },
+    /// Something is destroyed beyond files: a disk, a database, a branch's history, a
+    /// cluster, a bucket. `what` says which, `severe` whether it cannot be the user's intent
+    /// in a skill (a raw disk formatted, the home folder shredded).
+    Destroy { what: String, severe: bool },
 }
 
-/// One act at its place in the file.
+/// One act at its place in a file of the skill (`file` indexes the files given to `scan`).
 #[derive(Debug, Clone)]
 pub(crate) struct Fact {
+    pub file: usize,
     pub span: Span,
     pub act: Act,
 }
@@ -161,24 +196,43 @@ pub(crate) struct Fact {
 /// file: what the pattern rules (miners, privilege escalation, tampering) read.
 #[derive(Debug, Clone)]
 pub(crate) struct Stmt {
+    pub file: usize,
     pub span: Span,
     pub text: String,
 }
 
-/// What the analysis of one unit found.
+/// What the analysis found, in one file or several (an inlined function reports in its own
+/// file).
 #[derive(Debug, Default)]
 pub(crate) struct Found {
+    /// The file acts are recorded in unless said otherwise.
+    pub file: usize,
     pub facts: Vec<Fact>,
     pub stmts: Vec<Stmt>,
 }
 
 impl Found {
+    pub fn in_file(file: usize) -> Found {
+        Found {
+            file,
+            ..Found::default()
+        }
+    }
+
     pub fn act(&mut self, span: Span, act: Act) {
-        self.facts.push(Fact { span, act });
+        self.facts.push(Fact {
+            file: self.file,
+            span,
+            act,
+        });
     }
 
     pub fn stmt(&mut self, span: Span, text: String) {
-        self.stmts.push(Stmt { span, text });
+        self.stmts.push(Stmt {
+            file: self.file,
+            span,
+            text,
+        });
     }
 
     pub fn extend(&mut self, other: Found) {

@@ -1,11 +1,48 @@
 //! What names mean: credential paths, secret-named variables, a secret's own vendor, hosts
 //! that are no trust boundary. One table each, read by every language analysis.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::facts::Taint;
 
 /// Path pieces of credential stores. Matched on the lowercased path with `\` as `/`.
 const SECRET_PATHS: &[&str] = &[
     ".ssh/id_",
+    "/proc/self/environ",
+    "/environ",
+    "cookies",
+    "web data",
+    "local storage/leveldb",
+    "local extension settings",
+    "exodus",
+    "electrum",
+    "metamask",
+    ".ethereum/keystore",
+    ".bitcoin",
+    "solana/id.json",
+    "keychains",
+    "keychain-db",
+    ".password-store",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    ".config/rclone",
+    ".terraform.d/credentials",
+    ".oci/config",
+    "accesstokens.json",
+    "credentials.db",
+    "access_tokens.db",
+    ".cursor/mcp.json",
+    ".claude.json",
+    ".config/github-copilot",
+    "gh/hosts.yml",
+    ".config/hub",
+    ".git-credentials",
+    ".docker/config.json",
     ".ssh/identity",
     "/.ssh/",
     ".aws/credentials",
@@ -55,6 +92,73 @@ pub(crate) fn is_secret_path(path: &str) -> bool {
         || SECRET_PATHS.iter().any(|s| p.contains(s))
 }
 
+/// Path pieces of the user's own files outside any workspace: not credentials, but private.
+const PERSONAL_PATHS: &[&str] = &[
+    "~/documents",
+    "~/desktop",
+    "~/pictures",
+    "~/downloads",
+    "~/movies",
+    "~/photos",
+    "/documents/",
+    "/desktop/",
+    "/pictures/",
+    "_history",
+    "/library/messages",
+    "/library/mail",
+    "/library/notes",
+    "thunderbird",
+];
+
+/// Where reading `path` takes data from: a credential store, or the user's private files.
+pub(crate) fn path_taint(path: &str) -> Taint {
+    if is_secret_path(path) {
+        return Taint::SECRET_FILE;
+    }
+    let p = path
+        .trim_matches(['"', '\'', '@'])
+        .to_ascii_lowercase()
+        .replace('\\', "/")
+        .replace("$home", "~");
+    if PERSONAL_PATHS
+        .iter()
+        .any(|s| p.contains(s) || p.starts_with(&s.replace('~', "/home/")))
+    {
+        Taint::PERSONAL
+    } else {
+        Taint::NONE
+    }
+}
+
+/// SQL that drops or empties a database, described; None for what a test or a migration
+/// does every day (a table dropped, a test or scratch database reset).
+pub(crate) fn sql_destruction(sql: &str) -> Option<String> {
+    static DROP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::checks::pattern::compile(
+            r#"(?i)\b(drop\s+(database|schema)(\s+if\s+exists)?\s+[`"\[]?([\w.-]+)|truncate\s+(table\s+)?[`"\[]?([\w.-]+)|flushall|flushdb|dropdatabase\(\))"#,
+        )
+    });
+    let caps = DROP.captures(sql)?;
+    let name = caps
+        .get(4)
+        .or_else(|| caps.get(6))
+        .map(|m| m.as_str().to_ascii_lowercase())
+        .unwrap_or_default();
+    let scratch = [
+        "test", "tmp", "temp", "dev", "local", "sandbox", "scratch", "demo", "ci", "example",
+    ];
+    if name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| scratch.contains(&w))
+    {
+        return None;
+    }
+    Some(format!(
+        "runs `{}`: the data is gone",
+        crate::checks::spec::truncate(caps.get(0).map_or("", |m| m.as_str()), 60)
+    ))
+}
+
 /// Words whose presence in a variable name makes it a secret.
 const SECRET_WORDS: &[&str] = &[
     "KEY",
@@ -76,13 +180,60 @@ const SECRET_WORDS: &[&str] = &[
 /// `AWS_SECRET_ACCESS_KEY`); `KEYBOARD`, `TOKENIZER_PATH` and `SSH_AUTH_SOCK` do not.
 pub(crate) fn is_secret_var(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    if upper.ends_with("_PATH") || upper.ends_with("_FILE") || upper.ends_with("_SOCK") {
+    let words: Vec<&str> = upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // what names or locates a secret is not one: `SESSION_ID`, `AWS_ACCESS_KEY_ID`,
+    // `TOKEN_URL`, `SSH_AUTH_SOCK`, `KEY_FILE`
+    if words.last().is_some_and(|w| NOT_SECRET_TAILS.contains(w)) {
         return false;
     }
-    upper
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|w| SECRET_WORDS.contains(&w))
+    words.iter().any(|w| SECRET_WORDS.contains(w))
 }
+
+/// Last words of a variable's name that make it a name, an address or a setting of a secret
+/// rather than the secret.
+const NOT_SECRET_TAILS: &[&str] = &[
+    "ID",
+    "IDS",
+    "NAME",
+    "NAMES",
+    "URL",
+    "URI",
+    "HOST",
+    "HOSTNAME",
+    "REGION",
+    "USER",
+    "USERNAME",
+    "EMAIL",
+    "PORT",
+    "ENDPOINT",
+    "DIR",
+    "PATH",
+    "FILE",
+    "SOCK",
+    "TYPE",
+    "VERSION",
+    "EXPIRY",
+    "EXPIRES",
+    "TTL",
+    "LENGTH",
+    "SIZE",
+    "COUNT",
+    "MODE",
+    "FORMAT",
+    "LIMIT",
+    "ENABLED",
+    "HEADER",
+    "PREFIX",
+    "SCOPE",
+    "SCOPES",
+    "ISSUER",
+    "AUDIENCE",
+    "ALGORITHM",
+    "TIMEOUT",
+];
 
 /// Words of a secret's name that say nothing of its vendor.
 const GENERIC_WORDS: &[&str] = &[
@@ -103,11 +254,45 @@ pub(crate) fn is_own_vendor(name: &str, host: &str) -> bool {
     words.iter().any(|w| {
         let w = w.to_ascii_lowercase();
         host.contains(&w)
-            || (w == "gh" && host.contains("github"))
-            || (w == "hf" && host.contains("huggingface"))
-            || (w == "aws" && host.contains("amazonaws"))
+            || VENDOR_HOSTS
+                .iter()
+                .any(|(word, part)| *word == w && host.contains(part))
     })
 }
+
+/// Short names of vendors in secrets' names, and a piece of their API hosts.
+const VENDOR_HOSTS: &[(&str, &str)] = &[
+    ("gh", "github"),
+    ("github", "githubusercontent"),
+    ("hf", "huggingface"),
+    ("aws", "amazonaws"),
+    ("dd", "datadoghq"),
+    ("datadog", "datadoghq"),
+    ("cf", "cloudflare"),
+    ("gcp", "googleapis"),
+    ("google", "googleapis"),
+    ("gemini", "googleapis"),
+    ("firebase", "googleapis"),
+    ("azure", "windows.net"),
+    ("azure", "microsoft"),
+    ("claude", "anthropic"),
+    ("ngc", "nvidia"),
+    ("nvidia", "nvidia"),
+    ("jira", "atlassian"),
+    ("confluence", "atlassian"),
+    ("npm", "npmjs"),
+    ("pypi", "pythonhosted"),
+    ("docker", "docker.io"),
+    ("ghcr", "ghcr.io"),
+    ("gitlab", "gitlab"),
+    ("ci", "gitlab"),
+    ("langsmith", "langchain"),
+    ("wandb", "wandb.ai"),
+    ("xai", "x.ai"),
+    ("pplx", "perplexity"),
+    ("sonar", "sonarcloud"),
+    ("pd", "pagerduty"),
+];
 
 /// The host of a URL-ish text (`https://user@host:8080/x` -> `host`), or of `user@host:path`
 /// (scp), or of a bare `host:port`.
@@ -271,6 +456,386 @@ pub(crate) fn var_taint(name: &str) -> Taint {
     }
 }
 
+/// Hosts that receive data for whoever set them up: chat webhooks and bot APIs, paste and
+/// file-drop sites, request catchers, tunnels, bare IPs. A secret sent there is gone.
+pub(crate) fn is_exfil_channel(host: &str) -> bool {
+    let h = host.to_ascii_lowercase();
+    is_shady_host(&h)
+        || [
+            "hooks.slack.com",
+            "discord.com",
+            "discordapp.com",
+            "api.telegram.org",
+            "hooks.zapier.com",
+            "maker.ifttt.com",
+            "requestcatcher",
+            "beeceptor",
+            "mockbin",
+            "hookbin",
+            "ntfy.sh",
+        ]
+        .iter()
+        .any(|s| h.contains(s))
+}
+
+/// A host that stands for "your own" in an example: a placeholder word or a private address.
+pub(crate) fn is_placeholder_host(host: &str) -> bool {
+    let h = host.to_ascii_lowercase();
+    is_private_ip(&h)
+        || [
+            "attacker",
+            "your-",
+            "your_",
+            "yourserver",
+            "collaborator",
+            "lhost",
+            "evil.com",
+            "<",
+            "{",
+            "$",
+        ]
+        .iter()
+        .any(|w| h.contains(w))
+        || is_example_host(&h)
+}
+
+/// The reserved example domains.
+pub(crate) fn is_example_host(h: &str) -> bool {
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| h == *d || h.ends_with(&format!(".{d}")))
+        || h.ends_with(".example")
+        || h.ends_with(".test")
+        || h.ends_with(".invalid")
+}
+
+/// RFC 1918 and loopback addresses: a lab or this machine, not an attacker's server.
+fn is_private_ip(h: &str) -> bool {
+    let parts: Vec<u8> = h.split('.').filter_map(|p| p.parse().ok()).collect();
+    if parts.len() != 4 || h.split('.').count() != 4 {
+        return false;
+    }
+    matches!(parts[..], [10, ..] | [127, ..] | [192, 168, ..])
+        || parts[0] == 172 && (16..=31).contains(&parts[1])
+}
+
+/// Whether every network peer a piece of code names is a placeholder or a private address
+/// (and it names at least one): a cheat sheet's `LHOST`, a lab's `10.10.14.5`.
+pub(crate) fn peers_are_placeholders(code: &str) -> bool {
+    static IPV4: LazyLock<Regex> = LazyLock::new(|| {
+        crate::checks::pattern::compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
+    });
+    static DOMAIN: LazyLock<Regex> = LazyLock::new(|| {
+        crate::checks::pattern::compile(
+            r"(?i)\b[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(com|net|org|io|dev|xyz|ru|cn|app|co|me|sh|cc|top|info|biz|tk|site|online|live|pw|su|ws|link|cloud|tech|host|space|fun|stream|ca|zone)\b",
+        )
+    });
+    static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        crate::checks::pattern::compile(
+            r"(?i)\b(lhost|rhost|attacker_?ip|attacker|your_?ip|your-ip|my_?ip|listener_?ip|ip_?address|target_?ip|kali)\b|<\s*(ip|lhost|host|attacker[^>]*|your[^>]*)\s*>|\{\s*(ip|lhost|host)\s*\}|\$\{?(lhost|ip|host|attacker_ip)\}?\b|x\.x\.x\.x",
+        )
+    });
+    let mut placeholder = PLACEHOLDER.is_match(code);
+    for m in IPV4.find_iter(code) {
+        if is_private_ip(m.as_str()) || m.as_str() == "0.0.0.0" {
+            placeholder = true;
+        } else {
+            return false;
+        }
+    }
+    for m in DOMAIN.find_iter(code) {
+        let d = m.as_str().to_ascii_lowercase();
+        if is_placeholder_host(&d) {
+            placeholder = true;
+        } else {
+            return false;
+        }
+    }
+    placeholder
+}
+
+/// Stores of other people's or other apps' secrets an honest skill does not open: browser
+/// cookie and login databases, keychains, wallets, private keys, another process's
+/// environment, agent and CLI tokens.
+pub(crate) fn is_harvest_store(path: &str) -> bool {
+    let p = path.to_ascii_lowercase().replace('\\', "/");
+    [
+        "login data",
+        "cookies",
+        "logins.json",
+        "key4.db",
+        "web data",
+        "local state",
+        "keychain",
+        "wallet",
+        "exodus",
+        "electrum",
+        "metamask",
+        ".ethereum/keystore",
+        "local storage/leveldb",
+        ".ssh/id_",
+        "/environ",
+        ".git-credentials",
+        ".netrc",
+        ".claude/.credentials",
+        ".codex/auth.json",
+        "gh/hosts.yml",
+        ".config/github-copilot",
+        ".password-store",
+        ".gnupg/private",
+    ]
+    .iter()
+    .any(|s| p.contains(s))
+        && !p.ends_with(".pub")
+}
+
+/// The kinds of agent configuration a write can change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AgentConfig {
+    /// Settings: permissions, hooks, MCP servers, approval and sandbox modes.
+    Settings,
+    /// Instructions the agent reads every session (CLAUDE.md, AGENTS.md, rules files);
+    /// `global`: the user's own, for every project.
+    Instructions { global: bool },
+    /// The folders agents load skills from.
+    Skills,
+}
+
+/// What a (lowercased, `/`-separated) path is to an agent, if anything.
+pub(crate) fn agent_config(lower: &str) -> Option<AgentConfig> {
+    const SETTINGS: &[&str] = &[
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude.json",
+        ".mcp.json",
+        ".claude/hooks",
+        ".codex/config.toml",
+        ".codex/config.json",
+        ".gemini/settings.json",
+        ".cursor/mcp.json",
+        ".cursor/settings.json",
+        ".vscode/settings.json",
+        ".vscode/mcp.json",
+        ".windsurf/",
+        ".codeium/windsurf/mcp_config.json",
+        ".continue/config",
+        "opencode.json",
+        ".config/opencode/",
+        "claude_desktop_config.json",
+        ".amp/settings.json",
+    ];
+    const INSTRUCTIONS: &[&str] = &[
+        "claude.md",
+        "agents.md",
+        "gemini.md",
+        ".cursorrules",
+        ".clinerules",
+        ".windsurfrules",
+        "copilot-instructions.md",
+        ".cursor/rules/",
+        ".claude/commands/",
+        ".claude/agents/",
+    ];
+    if [
+        ".claude/skills/",
+        ".codex/skills/",
+        ".agents/skills/",
+        ".gemini/skills/",
+        ".cursor/skills/",
+        ".config/opencode/skill",
+    ]
+    .iter()
+    .any(|s| lower.contains(s))
+    {
+        return Some(AgentConfig::Skills);
+    }
+    if SETTINGS.iter().any(|s| {
+        lower.ends_with(s)
+            || lower.contains(&format!("{s}/"))
+            || s.ends_with('/') && lower.contains(s)
+    }) {
+        return Some(AgentConfig::Settings);
+    }
+    if INSTRUCTIONS
+        .iter()
+        .any(|s| lower.ends_with(s) || s.ends_with('/') && lower.contains(s))
+    {
+        // the user's own (for every project), not a project's (`…/.claude/commands/x.md`
+        // below a folder the code was given)
+        let global = lower.starts_with('~')
+            || lower.starts_with("$home")
+            || lower.starts_with("/home/")
+            || lower.starts_with("/users/")
+            || lower.starts_with("/root/");
+        return Some(AgentConfig::Instructions { global });
+    }
+    None
+}
+
+/// Whether a package index address looks private (a company's own): what dependency
+/// confusion abuses when it is only `--extra-index-url`.
+pub(crate) fn is_private_index(url: &str) -> bool {
+    let host = host_of(url).unwrap_or_default();
+    is_private_ip(&host)
+        || [
+            ".internal",
+            ".corp",
+            ".lan",
+            ".intranet",
+            ".local",
+            ".private",
+        ]
+        .iter()
+        .any(|s| host.ends_with(s))
+        || [
+            "artifactory",
+            "nexus",
+            "jfrog",
+            "pkgs.dev.azure.com",
+            "codeartifact",
+            "intranet",
+            "internal",
+        ]
+        .iter()
+        .any(|s| url.to_ascii_lowercase().contains(s))
+        || url.contains("/api/v4/projects/")
+}
+
+/// Public package indexes and mirrors that vendors document.
+pub(crate) fn is_known_index(host: &str) -> bool {
+    [
+        "pypi.org",
+        "files.pythonhosted.org",
+        "registry.npmjs.org",
+        "registry.yarnpkg.com",
+        "download.pytorch.org",
+        "pypi.nvidia.com",
+        "pypi.ngc.nvidia.com",
+        "nvidia.com",
+        "anaconda.org",
+        "conda.anaconda.org",
+        "data.pyg.org",
+        "pkg.dev",
+        "storage.googleapis.com",
+        "huggingface.co",
+        "github.com",
+        "codeload.github.com",
+        "gitlab.com",
+        "npm.pkg.github.com",
+        "crates.io",
+        "proxy.golang.org",
+        "rubygems.org",
+        "repo.maven.apache.org",
+        "wheels.myst.rocks",
+        "astral.sh",
+    ]
+    .iter()
+    .any(|k| host == *k || host.ends_with(&format!(".{k}")))
+}
+
+/// What deleting `path` would destroy, when a skill has no business deleting it: the home
+/// folder or the user's data in it, the system, every repository below home.
+pub(crate) fn precious(path: &str, recursive: bool) -> Option<&'static str> {
+    let p = path
+        .trim_matches(['"', '\''])
+        .replace('\\', "/")
+        .replace("${HOME}", "~")
+        .replace("$HOME", "~")
+        .replace("$env:USERPROFILE", "~")
+        .replace("%USERPROFILE%", "~");
+    let p = p.trim_end_matches(['*', '/']).trim_end_matches("/.");
+    let lower = p.to_ascii_lowercase();
+    let home_root = matches!(
+        lower.as_str(),
+        "~" | "" | "/home" | "/users" | "c:/users" | "c:"
+    ) || (lower.starts_with("/home/") || lower.starts_with("/users/"))
+        && lower.matches('/').count() == 2;
+    if home_root && (recursive || path.contains('*')) {
+        return Some(
+            if lower.is_empty() && path.trim_matches(['"', '\'']).starts_with('/') {
+                "the whole file system"
+            } else {
+                "the home folder"
+            },
+        );
+    }
+    const SYSTEM: &[&str] = &[
+        "/etc",
+        "/usr",
+        "/bin",
+        "/sbin",
+        "/boot",
+        "/lib",
+        "/lib64",
+        "/var",
+        "/opt",
+        "/system",
+        "/library",
+        "/private",
+        "c:/windows",
+    ];
+    if recursive && SYSTEM.contains(&lower.as_str()) {
+        return Some("a system folder");
+    }
+    let below_home = lower.strip_prefix("~/")?;
+    if let Some(name) = below_home.strip_prefix("**/") {
+        const JUNK: &[&str] = &[
+            ".ds_store",
+            "__pycache__",
+            "*.pyc",
+            "*.pyo",
+            "*.tmp",
+            "*~",
+            "thumbs.db",
+            "node_modules",
+            ".cache",
+            "*.log",
+            "*.swp",
+        ];
+        return (!JUNK.contains(&name)).then_some(if name == ".git" {
+            "every git repository below the home folder"
+        } else {
+            "matching files everywhere below the home folder"
+        });
+    }
+    const DATA: &[&str] = &[
+        "documents",
+        "desktop",
+        "pictures",
+        "downloads",
+        "movies",
+        "music",
+        "photos",
+        "library",
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".config",
+        ".local",
+        "projects",
+        "code",
+        "src",
+        "work",
+        "dev",
+        "repos",
+        "workspace",
+        "onedrive",
+        "dropbox",
+        "google drive",
+        "icloud drive",
+    ];
+    let first = below_home.split('/').next().unwrap_or("");
+    let whole = !below_home.contains('/')
+        || below_home.split('/').nth(1).is_some_and(|r| {
+            r.starts_with('*') || r.starts_with("id_") || r.starts_with("private-keys")
+        });
+    (DATA.contains(&first) && whole).then_some(if first.starts_with('.') {
+        "the user's keys or settings"
+    } else {
+        "the user's files"
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,5 +876,18 @@ mod tests {
                 && !is_shady_host("127.0.0.1")
                 && !is_shady_host("pypi.org")
         );
+    }
+}
+
+#[cfg(test)]
+mod destruction_tests {
+    use super::*;
+
+    #[test]
+    fn sql_that_destroys() {
+        assert!(sql_destruction("DROP DATABASE production;").is_some());
+        assert!(sql_destruction("drop schema public cascade").is_some());
+        assert!(sql_destruction("DROP DATABASE IF EXISTS app_test;").is_none());
+        assert!(sql_destruction("DROP TABLE IF EXISTS flags;").is_none());
     }
 }

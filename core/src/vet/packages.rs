@@ -635,6 +635,101 @@ pub(crate) fn looks_internal(name: &str) -> bool {
     .any(|w| n.contains(w))
 }
 
+/// Whether `name` is one of the popular packages of `manager`'s index.
+pub(crate) fn is_popular(manager: &str, name: &str) -> bool {
+    let list = popular(manager);
+    let pypi = std::ptr::eq(list, PYPI);
+    let name = canonical(name, pypi);
+    list.iter().any(|p| canonical(p, pypi) == name)
+}
+
+/// Well-known skills people install by name (Anthropic's public skills, and the most
+/// installed community ones), as of 2026; a bundled list, nothing is fetched.
+pub(crate) const SKILLS: &[&str] = &[
+    "algorithmic-art",
+    "brand-guidelines",
+    "canvas-design",
+    "claude-api",
+    "doc-coauthoring",
+    "docx",
+    "frontend-design",
+    "internal-comms",
+    "mcp-builder",
+    "pdf",
+    "pptx",
+    "skill-creator",
+    "slack-gif-creator",
+    "theme-factory",
+    "web-artifacts-builder",
+    "webapp-testing",
+    "xlsx",
+    "template-skill",
+    "brainstorming",
+    "writing-plans",
+    "executing-plans",
+    "test-driven-development",
+    "systematic-debugging",
+    "verification-before-completion",
+    "requesting-code-review",
+    "receiving-code-review",
+    "using-git-worktrees",
+    "subagent-driven-development",
+    "dispatching-parallel-agents",
+    "finishing-a-development-branch",
+    "writing-skills",
+    "using-superpowers",
+    "react-best-practices",
+    "web-design-guidelines",
+    "find-skills",
+    "agent-browser",
+    "remotion-best-practices",
+    "playwright",
+    "gh-fix-ci",
+    "gh-address-comments",
+    "notion",
+    "linear",
+    "figma",
+    "sentry",
+    "vercel-deploy",
+    "supabase",
+    "stripe",
+];
+
+/// The well-known skill `name` imitates, if it is a near miss of one: one edit from a name
+/// of five letters or more (a digit or `x` suffix is a variant, not a miss), a swap of two
+/// neighbours in a shorter one, or equal to one once look-alike characters are folded.
+pub(crate) fn skill_typosquat_of(name: &str) -> Option<&'static str> {
+    let name = name.trim().to_lowercase();
+    if name.len() < 3 || name.len() > 64 || SKILLS.contains(&name.as_str()) {
+        return None;
+    }
+    let folded = fold_homoglyphs(&name);
+    SKILLS.iter().copied().find(|real| {
+        if folded == *real {
+            return true;
+        }
+        if real.len().abs_diff(name.len()) > 1 || distance(&name, real) != 1 {
+            return false;
+        }
+        if name.starts_with(real)
+            && name[real.len()..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == 's' || c == '-')
+        {
+            return false;
+        }
+        // a short name differs from another short word by one letter often: only a swap
+        // of two of its letters counts
+        real.len() >= 5 || {
+            let mut a: Vec<char> = name.chars().collect();
+            let mut b: Vec<char> = real.chars().collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            a == b
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -673,5 +768,23 @@ mod tests {
             assert_eq!(typosquat_of(m, n), None, "{n}");
         }
         assert!(looks_internal("acme-internal-utils") && !looks_internal("requests"));
+        for (n, of) in [
+            ("skill-creater", "skill-creator"),
+            ("frontend-desing", "frontend-design"),
+            ("xslx", "xlsx"),
+            ("mcp-bulder", "mcp-builder"),
+        ] {
+            assert_eq!(skill_typosquat_of(n), Some(of), "{n}");
+        }
+        for n in [
+            "skill-creator",
+            "pdf-forms",
+            "pdf2",
+            "docs",
+            "my-skill",
+            "brand",
+        ] {
+            assert_eq!(skill_typosquat_of(n), None, "{n}");
+        }
     }
 }

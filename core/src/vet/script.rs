@@ -12,24 +12,107 @@ use tree_sitter::Node;
 
 use super::facts::{Act, Found, Taint, Val};
 use super::knowledge::{host_of, is_secret_path, var_taint};
+use super::program::{DefId, DefKind, Program, Unit};
 use super::{Lang, World, decode, shell};
 use crate::text::Span;
 
-/// Analyse `text` in `lang` found at `base` in its file.
+/// Analyse `text` in `lang` found at `base` in its file (a lone text: the unit tests).
+#[cfg(test)]
 pub(crate) fn analyse(lang: Lang, text: &str, base: usize, world: &mut World) -> Found {
-    let mut s = Script::new(lang, text, base, None);
-    s.run(world);
+    let mut s = Script::new(lang, text, base, None, 0);
+    s.top = true;
+    if let Some(tree) = super::parse(lang, text) {
+        s.run(tree.root_node(), world);
+    }
     s.out
 }
 
-/// A nested script (`python -c "..."`, `exec(decoded)`), reported at `span`.
-pub(crate) fn analyse_nested(lang: Lang, text: &str, span: Span, world: &mut World) -> Found {
+/// Analyse a parsed unit of the skill's program (its top level; functions run when called).
+pub(crate) fn analyse_unit(unit: &Unit<'_>, root: Node<'_>, world: &mut World) -> Found {
+    let mut s = Script::new(unit.lang, &unit.text, unit.base, None, unit.file);
+    s.top = true;
+    s.run(root, world);
+    s.out
+}
+
+/// A function nothing called, with its arguments unknown.
+pub(crate) fn call_alone(prog: &Program<'_>, id: DefId, world: &mut World) -> Found {
+    let unit = &prog.units[prog.def(id).unit];
+    let mut caller = Script::new(unit.lang, "", 0, None, unit.file);
+    caller.call_def(prog, id, &[], &[], world);
+    caller.out
+}
+
+/// The skill's script `id` run by path with `args` (`python3 scripts/x.py "$key"`): they are
+/// its `sys.argv[1:]` / `process.argv.slice(2)`.
+pub(crate) fn call_script(
+    prog: &Program<'_>,
+    id: DefId,
+    args: &[Val],
+    world: &mut World,
+    out: &mut Found,
+) -> Val {
+    let unit = &prog.units[prog.def(id).unit];
+    let mut caller = Script::new(unit.lang, "", 0, None, out.file);
+    let result = caller.call_def(prog, id, args, &[], world);
+    out.extend(caller.out);
+    result
+}
+
+/// The names a unit imports (`import requests as r`, `const x = require('./lib/x')`), all
+/// of them wherever they stand: a function of the unit called from elsewhere sees them.
+pub(crate) fn imports(unit: &Unit<'_>, root: Node<'_>) -> HashMap<String, String> {
+    let mut s = Script::new(unit.lang, &unit.text, unit.base, None, unit.file);
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "import_statement" | "import_from_statement" if unit.lang == Lang::Python => {
+                s.py_import(n)
+            }
+            "import_statement" => s.js_import(n),
+            "variable_declarator" => {
+                if let (Some(l), Some(r)) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ) && let Some(module) = s.required_module(r)
+                {
+                    if l.kind() == "object_pattern" {
+                        for p in Script::children(l) {
+                            let t = s.text(p);
+                            let (a, b) = t
+                                .split_once(':')
+                                .map_or((t, t), |(a, b)| (a.trim(), b.trim()));
+                            s.aliases.insert(b.to_string(), format!("{module}.{a}"));
+                        }
+                    } else {
+                        s.aliases.insert(s.text(l).to_string(), module);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    s.aliases
+}
+
+/// A nested script (`python -c "..."`, `exec(decoded)`), reported at `span` of `file`.
+pub(crate) fn analyse_nested(
+    lang: Lang,
+    text: &str,
+    span: Span,
+    file: usize,
+    world: &mut World,
+) -> Found {
     if world.depth >= super::MAX_DEPTH {
-        return Found::default();
+        return Found::in_file(file);
     }
     world.depth += 1;
-    let mut s = Script::new(lang, text, 0, Some(span));
-    s.run(world);
+    let mut s = Script::new(lang, text, 0, Some(span), file);
+    if let Some(tree) = super::parse(lang, text) {
+        s.run(tree.root_node(), world);
+    }
     world.depth -= 1;
     s.out
 }
@@ -104,10 +187,21 @@ struct Script<'s> {
     dup_or_pipe: bool,
     shell_spawn: bool,
     out: Found,
+    /// Whether this runs a unit's top level: its assignments are the module's globals.
+    top: bool,
+    /// The class whose method this runs (`self.x`/`this.x` are its fields).
+    class: Option<String>,
+    /// Variables holding an instance of a class of the skill, with the class.
+    instances: HashMap<String, String>,
+    /// Variables holding a connection (a socket, a request, a websocket, a mail client):
+    /// what is written to them leaves the machine.
+    connections: std::collections::HashSet<String>,
+    /// What the function returned (its `return` values, merged).
+    returns: Val,
 }
 
 impl<'s> Script<'s> {
-    fn new(lang: Lang, src: &'s str, base: usize, pinned: Option<Span>) -> Script<'s> {
+    fn new(lang: Lang, src: &'s str, base: usize, pinned: Option<Span>, file: usize) -> Script<'s> {
         Script {
             lang,
             k: if lang == Lang::Python {
@@ -124,15 +218,21 @@ impl<'s> Script<'s> {
             socket: None,
             dup_or_pipe: false,
             shell_spawn: false,
-            out: Found::default(),
+            out: Found::in_file(file),
+            top: false,
+            class: None,
+            instances: HashMap::new(),
+            connections: std::collections::HashSet::new(),
+            returns: Val::default(),
         }
     }
 
-    fn run(&mut self, world: &mut World) {
-        let Some(tree) = super::parse(self.lang, self.src) else {
-            return;
-        };
-        self.visit(tree.root_node(), world);
+    fn run(&mut self, root: Node<'_>, world: &mut World) {
+        self.visit(root, world);
+        self.reverse_shell_seen();
+    }
+
+    fn reverse_shell_seen(&mut self) {
         if let Some(span) = self.socket
             && self.dup_or_pipe
             && self.shell_spawn
@@ -161,10 +261,45 @@ impl<'s> Script<'s> {
         node.named_children(&mut c).collect()
     }
 
+    /// Whether definitions are followed when called (a unit of the program) rather than
+    /// walked where they stand (a lone or nested text).
+    fn deferred(&self, world: &World) -> bool {
+        world.prog.is_some() && self.pinned.is_none()
+    }
+
     /// Statements, in order.
     fn visit(&mut self, node: Node<'_>, world: &mut World) {
         match node.kind() {
             "comment" => {}
+            // functions run when called (or on their own at the end); a class's own
+            // statements (its constants) run now, its methods when called
+            "function_definition"
+            | "function_declaration"
+            | "generator_function_declaration"
+            | "method_definition"
+            | "decorated_definition"
+                if self.deferred(world) => {}
+            "class_definition" | "class_declaration" if self.deferred(world) => {
+                let name = node
+                    .child_by_field_name("name")
+                    .map(|n| self.text(n).to_string());
+                let outer = std::mem::replace(&mut self.class, name);
+                if let Some(body) = node.child_by_field_name("body") {
+                    for child in Self::children(body) {
+                        self.visit(child, world);
+                    }
+                }
+                self.class = outer;
+            }
+            "return_statement" | "yield" => {
+                for child in Self::children(node) {
+                    let v = self.eval(child, world);
+                    self.returns.merge(&v);
+                    if self.returns.text.is_none() {
+                        self.returns.text = v.text;
+                    }
+                }
+            }
             "import_statement" | "import_from_statement" | "future_import_statement"
                 if self.lang == Lang::Python =>
             {
@@ -189,18 +324,8 @@ impl<'s> Script<'s> {
                     }
                 }
             }
-            "for_statement" | "for_in_statement" => {
-                let right = node.child_by_field_name("right");
-                let val = right.map(|r| self.eval(r, world)).unwrap_or_default();
-                if let Some(left) = node.child_by_field_name("left") {
-                    let name = self.text(left).to_string();
-                    self.vars.insert(name, Val::derived([&val]));
-                }
-                if let Some(body) = node.child_by_field_name("body") {
-                    self.visit(body, world);
-                }
-            }
-            "expression_statement" | "return_statement" | "await_expression" => {
+            "for_statement" | "for_in_statement" => self.for_loop(node, world),
+            "expression_statement" | "await_expression" => {
                 for child in Self::children(node) {
                     self.eval(child, world);
                 }
@@ -212,6 +337,51 @@ impl<'s> Script<'s> {
                 for child in Self::children(node) {
                     self.visit(child, world);
                 }
+            }
+        }
+    }
+
+    /// A loop over a literal list runs once per element (each path or URL keeps its text);
+    /// over anything else, once with the loop variables made of what the iterable holds.
+    fn for_loop(&mut self, node: Node<'_>, world: &mut World) {
+        const MAX_UNROLLED: usize = 16;
+        let right = node.child_by_field_name("right");
+        let left = node.child_by_field_name("left");
+        let body = node.child_by_field_name("body");
+        let elements: Vec<Node<'_>> = right
+            .filter(|r| matches!(r.kind(), "list" | "tuple" | "array"))
+            .map(Self::children)
+            .unwrap_or_default();
+        // a name bound to a literal list earlier (a module's `SOURCES = [...]`)
+        let listed = right
+            .filter(|r| r.kind() == "identifier")
+            .and_then(|r| world.lists.get(&(self.out.file, self.text(r).to_string())))
+            .cloned();
+        let values: Vec<Val> = if let Some(listed) = listed.filter(|l| l.len() <= MAX_UNROLLED) {
+            listed
+        } else if !elements.is_empty() && elements.len() <= MAX_UNROLLED {
+            elements.into_iter().map(|e| self.eval(e, world)).collect()
+        } else {
+            let whole = right.map(|r| self.eval(r, world)).unwrap_or_default();
+            vec![Val::derived([&whole])]
+        };
+        for value in values {
+            if let Some(left) = left {
+                if left.kind() == "identifier" {
+                    self.store(self.text(left), value.clone(), world);
+                } else {
+                    // `for k, v in ...`, `for (const [k, v] of ...)`: each name
+                    for part in self
+                        .text(left)
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                        .filter(|p| !p.is_empty() && !matches!(*p, "const" | "let" | "var"))
+                    {
+                        self.store(part, Val::derived([&value]), world);
+                    }
+                }
+            }
+            if let Some(body) = body {
+                self.visit(body, world);
             }
         }
     }
@@ -318,11 +488,59 @@ impl<'s> Script<'s> {
             self.aliases.insert(self.text(left).to_string(), module);
             return;
         }
+        // a function bound to a name runs when called (the program indexed it)
+        if self.deferred(world)
+            && matches!(
+                right.kind(),
+                "lambda" | "arrow_function" | "function_expression" | "function"
+            )
+        {
+            return;
+        }
         let augmented = node.kind().starts_with("augmented");
         let value = self.eval(right, world);
         let name = self.text(left).to_string();
+        if matches!(right.kind(), "list" | "tuple" | "array") && left.kind() == "identifier" {
+            let elements: Vec<Val> = Self::children(right)
+                .into_iter()
+                .map(|e| self.eval(e, world))
+                .collect();
+            world.lists.insert((self.out.file, name.clone()), elements);
+        }
         if let Some(path) = self.opened_path(right, world) {
             self.handles.insert(name.clone(), path);
+        }
+        if let Some(class) = self.instantiated(right, world) {
+            self.instances.insert(name.clone(), class);
+        }
+        if self.is_call_to(
+            right,
+            &[
+                "socket.socket",
+                "socket.create_connection",
+                "net.Socket",
+                "net.connect",
+                "net.createConnection",
+                "tls.connect",
+                "https.request",
+                "http.request",
+                "WebSocket",
+                "websocket.create_connection",
+                "websockets.connect",
+                "smtplib.SMTP",
+                "smtplib.SMTP_SSL",
+                "ftplib.FTP",
+                "ftplib.FTP_TLS",
+                "http.client.HTTPSConnection",
+                "http.client.HTTPConnection",
+                "paramiko.SSHClient",
+                "telnetlib.Telnet",
+                "dgram.createSocket",
+                "io",
+                "zmq.Context().socket",
+            ],
+        ) {
+            self.connections.insert(name.clone());
         }
         if self.is_call_to(
             right,
@@ -338,29 +556,120 @@ impl<'s> Script<'s> {
             self.socket = Some(self.span(right));
         }
         let value = if augmented {
-            self.vars
-                .get(&name)
-                .cloned()
-                .unwrap_or_else(|| Val::text(""))
-                .concat(&value)
+            let prev = self.lookup(&name, world);
+            let prev = if prev == Val::default() {
+                Val::text("")
+            } else {
+                prev
+            };
+            prev.concat(&value)
         } else {
             value
         };
-        if matches!(
-            left.kind(),
-            "identifier" | "attribute" | "member_expression"
-        ) {
-            self.vars.insert(name, value);
-        } else {
-            // tuple and pattern targets: each name gets the value's provenance
-            for part in self
-                .text(left)
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .filter(|p| !p.is_empty())
-            {
-                self.vars.insert(part.to_string(), Val::derived([&value]));
+        match left.kind() {
+            "identifier" | "attribute" | "member_expression" => self.store(&name, value, world),
+            // `d[k] = v`: what `d` holds now includes `v`
+            "subscript" | "subscript_expression" => {
+                let object = left
+                    .child_by_field_name(self.k.subscript_object)
+                    .map(|o| self.text(o).to_string())
+                    .unwrap_or_default();
+                self.merge_into(&object, &value, world);
+            }
+            _ => {
+                // tuple and pattern targets: each name gets the value's provenance
+                for part in self
+                    .text(left)
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|p| !p.is_empty())
+                {
+                    self.store(part, Val::derived([&value]), world);
+                }
             }
         }
+    }
+
+    /// Where a name lives: `self.x`/`this.x` in a method are the class's field (merged over
+    /// methods), anything else this scope's variable, and a unit's top level is the
+    /// module's globals too.
+    fn field_key(&self, name: &str) -> Option<String> {
+        let rest = name
+            .strip_prefix("self.")
+            .or_else(|| name.strip_prefix("this."))?;
+        let class = self.class.as_deref()?;
+        Some(format!(
+            "{class}.{}",
+            rest.split(['.', '[']).next().unwrap_or(rest)
+        ))
+    }
+
+    fn store(&mut self, name: &str, value: Val, world: &mut World) {
+        if let Some(key) = self.field_key(name) {
+            let field = world.fields.entry(key).or_default();
+            field.merge(&value);
+            if value.text.is_some() {
+                field.text = value.text.clone();
+            }
+        }
+        if self.top {
+            world
+                .globals
+                .entry(self.out.file)
+                .or_default()
+                .insert(name.to_string(), value.clone());
+        }
+        self.vars.insert(name.to_string(), value);
+    }
+
+    /// `x.append(v)`, `x.update(v)`, `x[k] = v`: `x` holds `v` too.
+    fn merge_into(&mut self, name: &str, value: &Val, world: &mut World) {
+        if name.is_empty() || value.taint.is_empty() {
+            return;
+        }
+        let mut now = self.lookup(name, world);
+        now.merge(value);
+        now.text = None;
+        if self.vars.contains_key(name) || self.top || self.field_key(name).is_some() {
+            self.store(name, now, world);
+        } else if let Some(globals) = world.globals.get_mut(&self.out.file)
+            && let Some(g) = globals.get_mut(name)
+        {
+            // a module's list or dict filled from inside a function
+            g.merge(value);
+            g.text = None;
+        } else {
+            self.vars.insert(name.to_string(), now);
+        }
+    }
+
+    /// The value of a name: this scope, the class's field, the module's globals.
+    fn lookup(&self, name: &str, world: &World) -> Val {
+        if let Some(v) = self.vars.get(name) {
+            return v.clone();
+        }
+        if let Some(v) = self.field_key(name).and_then(|k| world.fields.get(&k)) {
+            return v.clone();
+        }
+        world
+            .globals
+            .get(&self.out.file)
+            .and_then(|g| g.get(name))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The class of the skill `node` makes an instance of (`Reporter()`, `new Sync()`).
+    fn instantiated(&self, node: Node<'_>, world: &World) -> Option<String> {
+        let prog = world.prog?;
+        if node.kind() != self.k.call && node.kind() != "new_expression" {
+            return None;
+        }
+        let f = node
+            .child_by_field_name("function")
+            .or_else(|| node.child_by_field_name("constructor"))?;
+        let name = self.dotted(f)?;
+        let last = name.rsplit('.').next().unwrap_or(&name).to_string();
+        prog.is_class(&last, self.lang).then_some(last)
     }
 
     fn with_item(&mut self, item: Node<'_>, world: &mut World) {
@@ -495,7 +804,7 @@ impl<'s> Script<'s> {
                 }
                 match self.aliases.get(t).map(String::as_str) {
                     Some("os.environ") => Val::tainted(Taint::ENV_ALL),
-                    _ => Val::default(),
+                    _ => self.lookup(t, world),
                 }
             }
             k if k == self.k.binary => {
@@ -536,6 +845,9 @@ impl<'s> Script<'s> {
             | "function_expression"
             | "function"
             | "function_definition" => {
+                // an anonymous function walked where it stands (a callback): its returns are
+                // not the enclosing function's
+                let outer = std::mem::take(&mut self.returns);
                 if let Some(body) = node.child_by_field_name("body") {
                     if matches!(body.kind(), "statement_block" | "block") {
                         self.visit(body, world);
@@ -543,7 +855,11 @@ impl<'s> Script<'s> {
                         self.eval(body, world);
                     }
                 }
+                self.returns = outer;
                 Val::default()
+            }
+            "shorthand_property_identifier" | "shorthand_property_identifier_pattern" => {
+                self.lookup(self.text(node), world)
             }
             "true" | "false" | "none" | "null" | "undefined" | "comment" => Val::default(),
             // a literal collection: its provenance, and its source as text (what a config
@@ -598,12 +914,27 @@ impl<'s> Script<'s> {
     fn attribute(&mut self, node: Node<'_>, world: &mut World) -> Val {
         let dotted = self.dotted(node).unwrap_or_default();
         match dotted.as_str() {
-            "os.environ" | "process.env" | "os.environb" => return Val::tainted(Taint::ENV_ALL),
+            "os.environ" | "process.env" | "os.environb" => {
+                self.out.act(self.span(node), Act::Env { name: None });
+                return Val::tainted(Taint::ENV_ALL);
+            }
             "sys.executable" | "process.execPath" => return Val::text("python"),
             _ => {}
         }
         if let Some(name) = dotted.strip_prefix("process.env.") {
+            self.out.act(
+                self.span(node),
+                Act::Env {
+                    name: Some(name.to_string()),
+                },
+            );
             return secret_var(name);
+        }
+        // an attribute set earlier (`self.endpoint`, `config.url`, `sys.argv` of a script
+        // run with arguments)
+        let known = self.lookup(self.text(node), world);
+        if known != Val::default() {
+            return known;
         }
         let object = node
             .child_by_field_name(self.k.attr_object)
@@ -620,10 +951,13 @@ impl<'s> Script<'s> {
         let dotted = object_node.and_then(|o| self.dotted(o)).unwrap_or_default();
         let key = key_node.map(|k| self.eval(k, world)).unwrap_or_default();
         if matches!(dotted.as_str(), "os.environ" | "process.env") {
-            return key
-                .text
-                .as_deref()
-                .map_or(Val::tainted(Taint::ENV_ALL), secret_var);
+            self.out.act(
+                self.span(node),
+                Act::Env {
+                    name: key.text.clone(),
+                },
+            );
+            return env_var(&key);
         }
         let object = object_node.map(|o| self.eval(o, world)).unwrap_or_default();
         // `s[::-1]`: a reversed string
@@ -654,6 +988,38 @@ impl<'s> Script<'s> {
             )
         }) {
             self.eval(f, world);
+        }
+        // `new Function(code)()`, `f(x)(y)`: the inner call is the one that acts; what the
+        // function it returns does with these arguments is not known
+        if let Some(f) =
+            func.filter(|f| matches!(f.kind(), "new_expression" | "call_expression" | "call"))
+        {
+            let inner = self.eval(f, world);
+            let args: Vec<Val> = node
+                .child_by_field_name("arguments")
+                .map(Self::children)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| self.eval(a, world))
+                .collect();
+            return Val::derived(std::iter::once(&inner).chain(args.iter()));
+        }
+        // `HANDLERS[kind](data)`: the functions that table holds
+        if let Some(table) = func
+            .filter(|f| f.kind() == self.k.subscript)
+            .and_then(|f| f.child_by_field_name(self.k.subscript_object))
+            .map(|o| format!("{}[]", self.text(o)))
+            && let Some(prog) = world.prog
+            && let Some(id) = prog.function(&table, self.out.file, self.lang)
+        {
+            let args: Vec<Val> = node
+                .child_by_field_name("arguments")
+                .map(Self::children)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| self.eval(a, world))
+                .collect();
+            return self.call_def(prog, id, &args, &[], world);
         }
         let receiver_node = func
             .filter(|f| f.kind() == self.k.attribute)
@@ -747,16 +1113,22 @@ impl<'s> Script<'s> {
             | "os.environ.pop"
             | "os.environ.setdefault"
             | "process.env.get"
-            | "Deno.env.get" => arg0
-                .text
-                .as_deref()
-                .map_or(Val::tainted(Taint::ENV_ALL), secret_var),
+            | "Deno.env.get" => {
+                self.out.act(
+                    span,
+                    Act::Env {
+                        name: arg0.text.clone(),
+                    },
+                );
+                env_var(&arg0)
+            }
             "os.environ.copy" | "os.environ.items" | "os.environ.keys" | "os.environ.values"
-            | "Deno.env.toObject" | "Object.entries" | "Object.keys"
+            | "Deno.env.toObject" | "Object.entries" | "Object.keys" | "Object.values"
                 if callee.starts_with("os.")
                     || callee.starts_with("Deno")
                     || args.iter().any(|a| a.taint.has(Taint::ENV_ALL)) =>
             {
+                self.out.act(span, Act::Env { name: None });
                 Val::tainted(Taint::ENV_ALL)
             }
             "open"
@@ -767,7 +1139,73 @@ impl<'s> Script<'s> {
             | "fs.promises.readFile"
             | "fs.createReadStream"
             | "Deno.readTextFile"
-            | "Bun.file" => file_read(&arg0, world),
+            | "Bun.file"
+            | "sqlite3.connect"
+            | "readFileSync"
+            | "fs.readFileSync.toString" => {
+                if let Some(p) = arg0.text.as_deref() {
+                    let writes = args
+                        .get(1)
+                        .and_then(|m| m.text.as_deref())
+                        .is_some_and(|m| m.contains(['w', 'a']));
+                    if !writes {
+                        self.out.act(
+                            span,
+                            Act::Read {
+                                path: p.to_string(),
+                            },
+                        );
+                    }
+                }
+                file_read(&arg0, world)
+            }
+            // --- serialisers writing to an open file: `json.dump(obj, f)`
+            "json.dump" | "pickle.dump" | "yaml.dump" | "yaml.safe_dump" | "plistlib.dump"
+            | "toml.dump" | "tomli_w.dump" | "tomlkit.dump" => {
+                let file = arg_nodes.get(1).and_then(|n| {
+                    let name = self.text(*n).to_string();
+                    self.handles
+                        .get(&name)
+                        .cloned()
+                        .or_else(|| self.opened_path(*n, world))
+                });
+                let mut content = arg0.clone();
+                if let Some(n) = arg_nodes.first()
+                    && content.text.is_none()
+                {
+                    content.text = Some(self.text(*n).to_string());
+                }
+                self.write(file, content, span, world);
+                Val::default()
+            }
+            // --- deleting
+            "shutil.rmtree" | "os.removedirs" | "fs.rmSync" | "fs.rmdirSync" | "fs.rm"
+            | "fs.promises.rm" | "fs.promises.rmdir" | "rimraf" | "rimraf.sync"
+            | "fse.removeSync" | "fse.remove" | "fs.removeSync" | "Deno.remove" | "del"
+            | "deleteSync" => {
+                if let Some(p) = arg0.text.as_deref() {
+                    self.out.act(
+                        span,
+                        Act::Delete {
+                            path: p.to_string(),
+                            recursive: true,
+                        },
+                    );
+                }
+                Val::default()
+            }
+            "os.remove" | "os.unlink" | "fs.unlinkSync" | "fs.unlink" | "os.rmdir" => {
+                if let Some(p) = arg0.text.as_deref() {
+                    self.out.act(
+                        span,
+                        Act::Delete {
+                            path: p.to_string(),
+                            recursive: false,
+                        },
+                    );
+                }
+                Val::default()
+            }
             "os.path.expanduser" | "os.path.expandvars" | "path.resolve" | "path.normalize"
             | "Path" | "pathlib.Path" | "pathlib.Path.home" | "Path.home" | "os.homedir"
             | "os.path.join" | "path.join" => {
@@ -946,18 +1384,246 @@ impl<'s> Script<'s> {
                 );
                 Val::default()
             }
-            _ => self.method_or_network(
-                &callee,
-                &last,
-                receiver,
-                receiver_name,
-                &args,
-                &kwargs,
-                span,
-                world,
-                payload(),
-                all(),
-            ),
+            _ => {
+                if matches!(
+                    last.as_str(),
+                    "execute"
+                        | "executescript"
+                        | "executemany"
+                        | "query"
+                        | "raw"
+                        | "exec_driver_sql"
+                ) && let Some(what) = arg0
+                    .text
+                    .as_deref()
+                    .and_then(super::knowledge::sql_destruction)
+                {
+                    self.out.act(
+                        span,
+                        Act::Destroy {
+                            what,
+                            severe: false,
+                        },
+                    );
+                }
+                if let Some(v) = self.follow(&callee, &args, &kwargs, world) {
+                    return v;
+                }
+                self.method_or_network(
+                    &callee,
+                    &last,
+                    receiver,
+                    receiver_name,
+                    &args,
+                    &kwargs,
+                    span,
+                    world,
+                    payload(),
+                    all(),
+                )
+            }
+        }
+    }
+
+    /// A call of a function, method or class of the skill, followed into its body.
+    fn follow(
+        &mut self,
+        callee: &str,
+        args: &[Val],
+        kwargs: &[(String, Val)],
+        world: &mut World,
+    ) -> Option<Val> {
+        let prog = world.prog?;
+        let id = self.resolve(prog, callee)?;
+        Some(self.call_def(prog, id, args, kwargs, world))
+    }
+
+    /// The definition a callee's dotted name calls (see [`Program`]'s resolution rules).
+    fn resolve(&self, prog: &Program<'_>, callee: &str) -> Option<DefId> {
+        if callee.is_empty() || callee.contains('…') || callee.starts_with('?') {
+            return None;
+        }
+        let lang = self.lang;
+        // a module path: `./lib/send` (its default export) or `./collect.collect`
+        if let Some(slash) = callee.rfind('/') {
+            let tail = &callee[slash + 1..];
+            return match tail.split_once('.') {
+                Some((m, member)) => {
+                    prog.in_module(&callee[..slash + 1 + m.len()], Some(member), lang)
+                }
+                None => prog.in_module(callee, None, lang),
+            };
+        }
+        let Some((head, last)) = callee.rsplit_once('.') else {
+            return prog.function(callee, self.out.file, lang);
+        };
+        let head = head.trim_end_matches("()");
+        match head {
+            "self" | "this" | "cls" | "super()" | "super" => {
+                prog.method(self.class.as_deref()?, last, lang)
+            }
+            _ => match self.instances.get(head) {
+                Some(class) => prog.method(class, last, lang),
+                None if prog.is_class(head, lang) => prog.method(head, last, lang),
+                None => prog.in_module(head, Some(last), lang).or_else(|| {
+                    prog.method(head, last, lang)
+                        .filter(|id| prog.def(*id).class.as_deref() == Some(head))
+                }),
+            },
+        }
+    }
+
+    /// Follow a call of `id`: its body runs in a scope of its own with the arguments bound to
+    /// its parameters (its file's imports and globals visible); what it returns, and its
+    /// acts, reported where they are in its file.
+    fn call_def(
+        &mut self,
+        prog: &Program<'_>,
+        id: DefId,
+        args: &[Val],
+        kwargs: &[(String, Val)],
+        world: &mut World,
+    ) -> Val {
+        let passed = || Val::derived(args.iter().chain(kwargs.iter().map(|(_, v)| v)));
+        let mut all: Vec<Val> = args.to_vec();
+        all.extend(kwargs.iter().map(|(_, v)| v.clone()));
+        let key = (id, World::call_key(&all));
+        if let Some(known) = world.memo.get(&key) {
+            world.called.insert(id);
+            return known.clone();
+        }
+        if !world.may_follow(id) {
+            return passed();
+        }
+        let result = self.follow_body(prog, id, args, kwargs, world);
+        world.memo.insert(key, result.clone());
+        result
+    }
+
+    fn follow_body(
+        &mut self,
+        prog: &Program<'_>,
+        id: DefId,
+        args: &[Val],
+        kwargs: &[(String, Val)],
+        world: &mut World,
+    ) -> Val {
+        let passed = || Val::derived(args.iter().chain(kwargs.iter().map(|(_, v)| v)));
+        let def = prog.def(id).clone();
+        let lang = prog.units[def.unit].lang;
+        if def.kind == DefKind::Class {
+            let init = if lang == Lang::Python {
+                "__init__"
+            } else {
+                "constructor"
+            };
+            if let Some(ctor) = prog
+                .method(&def.name, init, lang)
+                .filter(|c| prog.def(*c).class.as_deref() == Some(def.name.as_str()))
+            {
+                self.call_def(prog, ctor, args, kwargs, world);
+            }
+            return Val::default();
+        }
+        let Some(node) = prog.node(id) else {
+            return passed();
+        };
+        let unit = &prog.units[def.unit];
+        // a module runs its top level when first imported: its globals and imports exist
+        if world.units_done.insert(def.unit)
+            && let Some(tree) = &unit.tree
+        {
+            self.out.extend(analyse_unit(unit, tree.root_node(), world));
+        }
+        world.enter(id);
+        let mut callee = Script::new(lang, &unit.text, unit.base, None, unit.file);
+        callee.class = def.class.clone();
+        callee.aliases = world.imports.get(&def.unit).cloned().unwrap_or_default();
+        let result = if def.kind == DefKind::Script {
+            // a script run with arguments: they are its argv
+            let argv = Val::derived(args.iter());
+            for name in ["sys.argv", "process.argv", "Deno.args", "argv"] {
+                callee.vars.insert(name.to_string(), argv.clone());
+            }
+            callee.top = true;
+            callee.run(node, world);
+            Val::default()
+        } else {
+            callee.bind(node, args, kwargs, def.class.is_some());
+            match node.child_by_field_name("body") {
+                Some(body) if matches!(body.kind(), "block" | "statement_block" | "class_body") => {
+                    callee.visit(body, world);
+                    callee.reverse_shell_seen();
+                    callee.returns.clone()
+                }
+                Some(body) => callee.eval(body, world),
+                None => Val::default(),
+            }
+        };
+        world.leave();
+        self.out.extend(std::mem::take(&mut callee.out));
+        result
+    }
+
+    /// Bind a function's parameters to the call's arguments (a method's `self` skipped).
+    fn bind(&mut self, node: Node<'_>, args: &[Val], kwargs: &[(String, Val)], method: bool) {
+        let params = node
+            .child_by_field_name("parameters")
+            .or_else(|| node.child_by_field_name("parameter"));
+        let Some(params) = params else { return };
+        let list: Vec<Node<'_>> = if params.kind() == "identifier" {
+            vec![params]
+        } else {
+            Self::children(params)
+        };
+        let mut positional = args.iter();
+        // TypeScript read by the JavaScript grammar: `(body: string)` parses as an error
+        // holding the name, then the type as a lone identifier
+        let mut typed = false;
+        for (i, p) in list.iter().enumerate() {
+            if std::mem::take(&mut typed) && p.kind() == "identifier" {
+                continue;
+            }
+            let name_node = match p.kind() {
+                "ERROR" => {
+                    typed = true;
+                    p.named_child(0).filter(|n| n.kind() == "identifier")
+                }
+                "identifier" => Some(*p),
+                "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+                "assignment_pattern" => p.child_by_field_name("left"),
+                "typed_parameter"
+                | "list_splat_pattern"
+                | "rest_pattern"
+                | "dictionary_splat_pattern" => p.named_child(0),
+                "object_pattern" | "array_pattern" => Some(*p),
+                _ => None,
+            };
+            let Some(name_node) = name_node else { continue };
+            let name = self.text(name_node).to_string();
+            if i == 0 && method && matches!(name.as_str(), "self" | "cls") {
+                continue;
+            }
+            let value = match p.kind() {
+                "list_splat_pattern" | "rest_pattern" => Val::derived(positional.by_ref()),
+                "dictionary_splat_pattern" => Val::derived(kwargs.iter().map(|(_, v)| v)),
+                _ => kwargs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| positional.next().cloned())
+                    .unwrap_or_default(),
+            };
+            if matches!(p.kind(), "object_pattern" | "array_pattern") {
+                for part in name
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                    .filter(|p| !p.is_empty())
+                {
+                    self.vars.insert(part.to_string(), Val::derived([&value]));
+                }
+            } else {
+                self.vars.insert(name, value);
+            }
         }
     }
 
@@ -1000,6 +1666,7 @@ impl<'s> Script<'s> {
                     || callee.contains("Session")
                     || callee.contains("Client") =>
             {
+                self.fetched(&arg0, span);
                 let mut data = payload;
                 data.merge(&arg0);
                 self.send_if_tainted(&arg0, data, span);
@@ -1026,6 +1693,7 @@ impl<'s> Script<'s> {
                     )
                     || callee.ends_with("Session().get") =>
             {
+                self.fetched(&arg0, span);
                 let mut data = payload;
                 data.merge(&arg0);
                 self.send_if_tainted(&arg0, data, span);
@@ -1042,9 +1710,27 @@ impl<'s> Script<'s> {
                     return Val::default();
                 }
                 let data = all;
-                if data.taint.is_stolen()
-                    || (data.taint.has(Taint::SECRET_VAR)
-                        && !matches!(last, "write" | "end" | "emit"))
+                // `write`, `end`, `emit` and `send` name many things: only on a connection
+                // (or a method that only sends) do they send; stolen data on an unknown
+                // receiver's `send` too
+                let on_connection = receiver_name
+                    .as_ref()
+                    .is_some_and(|n| self.connections.contains(n.as_str()));
+                let sends_only = matches!(
+                    last,
+                    "sendall"
+                        | "sendto"
+                        | "sendmail"
+                        | "send_message"
+                        | "sendBeacon"
+                        | "storbinary"
+                        | "storlines"
+                );
+                if (on_connection
+                    || sends_only && !data.taint.is_empty()
+                    || last == "send" && data.taint.is_stolen())
+                    && !data.taint.is_empty()
+                    && data.taint != Taint::FETCHED
                 {
                     self.out.act(span, Act::Send { data, host: None });
                 }
@@ -1053,6 +1739,16 @@ impl<'s> Script<'s> {
             "dup2" => {
                 self.dup_or_pipe = true;
                 Val::default()
+            }
+            // a container filled with what it is given
+            "append" | "extend" | "update" | "add" | "insert" | "push" | "unshift"
+            | "setdefault" | "put" | "appendleft" | "add_section" | "writestr" | "set_content"
+            | "set_payload" | "attach" | "add_attachment" | "add_header" | "__setitem__" => {
+                let given = Val::derived(args.iter().chain(kwargs.iter().map(|(_, v)| v)));
+                if let Some(name) = &receiver_name {
+                    self.merge_into(name, &given, world);
+                }
+                Val::derived([&receiver, &given])
             }
             "pipe" => {
                 self.dup_or_pipe = true;
@@ -1141,6 +1837,13 @@ impl<'s> Script<'s> {
                 }
                 Val::derived(std::iter::once(&receiver).chain(args.iter()))
             }
+        }
+    }
+
+    /// An address the code contacts (the card's hosts).
+    fn fetched(&mut self, url: &Val, span: Span) {
+        if let Some(u) = url.text.as_deref().filter(|u| u.contains("://")) {
+            self.out.act(span, Act::Fetch { url: u.to_string() });
         }
     }
 
@@ -1246,6 +1949,17 @@ impl Val {
     fn with_text(mut self, text: Option<String>) -> Val {
         self.text = text;
         self
+    }
+}
+
+/// One variable of the environment read by `name`: a secret when its name says so; the whole
+/// environment when the name comes from iterating it (`for k in os.environ: os.environ[k]`);
+/// nothing known when the name is computed otherwise (a loop over the skill's own list).
+fn env_var(name: &Val) -> Val {
+    match name.text.as_deref() {
+        Some(n) => secret_var(n),
+        None if name.taint.has(Taint::ENV_ALL) => Val::tainted(Taint::ENV_ALL),
+        None => Val::default(),
     }
 }
 

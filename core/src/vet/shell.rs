@@ -14,36 +14,59 @@ use super::World;
 use super::decode;
 use super::facts::{Act, Found, Taint, Val};
 use super::knowledge::{env_dump_command, host_of, is_secret_path, is_secret_var, var_taint};
+use super::program::{DefId, DefKind, Program, Unit};
 use crate::text::Span;
 
-/// Analyse `text` (shell) found at `base` in its file.
+/// Analyse `text` (shell) found at `base` in its file (a lone text: the unit tests).
+#[cfg(test)]
 pub(crate) fn analyse(text: &str, base: usize, world: &mut World) -> Found {
-    let mut sh = Shell {
-        src: text,
-        base,
-        pinned: None,
-        vars: HashMap::new(),
-        out: Found::default(),
-    };
-    sh.run(world);
+    let mut sh = Shell::new(text, base, None, 0, true);
+    if let Some(tree) = super::parse(super::Lang::Shell, text) {
+        sh.stmt(tree.root_node(), Val::default(), world);
+    }
     sh.out
 }
 
+/// Analyse a parsed unit of the skill's program.
+pub(crate) fn analyse_unit(unit: &Unit<'_>, root: Node<'_>, world: &mut World) -> Found {
+    let mut sh = Shell::new(&unit.text, unit.base, None, unit.file, true);
+    sh.stmt(root, Val::default(), world);
+    sh.out
+}
+
+/// A shell function nothing called, with its arguments unknown.
+pub(crate) fn call_alone(prog: &Program<'_>, id: DefId, world: &mut World) -> Found {
+    let mut caller = Shell::new("", 0, None, prog.units[prog.def(id).unit].file, false);
+    caller.call_function(prog, id, &[], Val::default(), world);
+    caller.out
+}
+
+/// The skill's shell script `id` run by path with `args` and `stdin`: its output.
+pub(crate) fn call_script(
+    prog: &Program<'_>,
+    id: DefId,
+    args: &[Val],
+    stdin: Val,
+    world: &mut World,
+    out: &mut Found,
+) -> Val {
+    let mut caller = Shell::new("", 0, None, out.file, false);
+    let result = caller.call_function(prog, id, args, stdin, world);
+    out.extend(caller.out);
+    result
+}
+
 /// A nested script (`sh -c "..."`, a decoded payload): its findings are reported at `span`
-/// of the outer file, since its own positions are in a string that is not the file.
-pub(crate) fn analyse_nested(text: &str, span: Span, world: &mut World) -> Found {
+/// of the outer file (`file`), since its own positions are in a string that is not the file.
+pub(crate) fn analyse_nested(text: &str, span: Span, file: usize, world: &mut World) -> Found {
     if world.depth >= super::MAX_DEPTH {
-        return Found::default();
+        return Found::in_file(file);
     }
     world.depth += 1;
-    let mut sh = Shell {
-        src: text,
-        base: 0,
-        pinned: Some(span),
-        vars: HashMap::new(),
-        out: Found::default(),
-    };
-    sh.run(world);
+    let mut sh = Shell::new(text, 0, Some(span), file, false);
+    if let Some(tree) = super::parse(super::Lang::Shell, text) {
+        sh.stmt(tree.root_node(), Val::default(), world);
+    }
     world.depth -= 1;
     sh.out
 }
@@ -54,14 +77,82 @@ struct Shell<'s> {
     pinned: Option<Span>,
     vars: HashMap<String, Val>,
     out: Found,
+    /// Whether this is a unit's top level: its assignments are seen by later units.
+    top: bool,
 }
 
 impl<'s> Shell<'s> {
-    fn run(&mut self, world: &mut World) {
-        let Some(tree) = super::parse(super::Lang::Shell, self.src) else {
-            return;
+    fn new(src: &'s str, base: usize, pinned: Option<Span>, file: usize, top: bool) -> Shell<'s> {
+        Shell {
+            src,
+            base,
+            pinned,
+            vars: HashMap::new(),
+            out: Found::in_file(file),
+            top,
+        }
+    }
+
+    /// Follow a call of the shell function (or script) `id` with `args`: the body runs with
+    /// this shell's variables (shell functions share them) and the arguments as `$1`...;
+    /// the variables it sets are this shell's afterwards. Its output.
+    fn call_function(
+        &mut self,
+        prog: &Program<'_>,
+        id: DefId,
+        args: &[Val],
+        stdin: Val,
+        world: &mut World,
+    ) -> Val {
+        let passed = || Val::derived(args.iter().chain(std::iter::once(&stdin)));
+        let mut all: Vec<Val> = args.to_vec();
+        all.push(stdin.clone());
+        let key = (id, World::call_key(&all));
+        if let Some(known) = world.memo.get(&key) {
+            world.called.insert(id);
+            return known.clone();
+        }
+        if !world.may_follow(id) {
+            return passed();
+        }
+        let def = prog.def(id);
+        let unit = &prog.units[def.unit];
+        let Some(node) = prog.node(id) else {
+            return passed();
         };
-        self.stmt(tree.root_node(), Val::default(), world);
+        let body = if def.kind == DefKind::Script {
+            Some(node)
+        } else {
+            node.child_by_field_name("body")
+        };
+        let Some(body) = body else { return passed() };
+        world.enter(id);
+        let mut callee = Shell::new(&unit.text, unit.base, None, unit.file, false);
+        callee.vars = self.vars.clone();
+        for (i, a) in args.iter().enumerate() {
+            callee.vars.insert((i + 1).to_string(), a.clone());
+        }
+        callee.vars.insert("@".into(), joined(args));
+        callee.vars.insert("*".into(), joined(args));
+        let mut output = Val::default();
+        let mut c = body.walk();
+        let statements: Vec<Node<'_>> = body.named_children(&mut c).collect();
+        for statement in statements {
+            let o = callee.stmt(statement, stdin.clone(), world);
+            output.merge(&o);
+            if output.text.is_none() {
+                output.text = o.text;
+            }
+        }
+        world.leave();
+        world.memo.insert(key, output.clone());
+        for (k, v) in callee.vars {
+            if !k.chars().all(|c| c.is_ascii_digit()) && k != "@" && k != "*" {
+                self.vars.insert(k, v);
+            }
+        }
+        self.out.extend(callee.out);
+        output
     }
 
     fn span(&self, node: Node<'_>) -> Span {
@@ -78,24 +169,35 @@ impl<'s> Shell<'s> {
     fn stmt(&mut self, node: Node<'_>, stdin: Val, world: &mut World) -> Val {
         match node.kind() {
             "comment" | "heredoc_body" => Val::default(),
+            // a function of a unit runs when called (the program follows the call), or on
+            // its own at the end if nothing calls it
+            "function_definition" if world.prog.is_some() && self.pinned.is_none() => {
+                Val::default()
+            }
             "for_statement" => {
-                // the loop variable takes what the list is made of
-                let mut values = Val::default();
+                // the loop runs once per word listed (a path keeps its text), or once with
+                // the variable made of what a substitution gives
                 let mut c = node.walk();
                 let children: Vec<Node<'_>> =
                     node.children_by_field_name("value", &mut c).collect();
-                for v in children {
-                    let val = self.eval(v, world);
-                    values.merge(&val);
+                let mut values: Vec<Val> =
+                    children.into_iter().map(|v| self.eval(v, world)).collect();
+                if values.len() > 16 || values.iter().any(|v| v.text.is_none()) {
+                    values = vec![Val::derived(values.iter())];
                 }
-                if let Some(var) = node.child_by_field_name("variable") {
-                    self.vars
-                        .insert(self.text(var).to_string(), Val::derived([&values]));
+                let var = node
+                    .child_by_field_name("variable")
+                    .map(|v| self.text(v).to_string());
+                let mut output = Val::default();
+                for value in values {
+                    if let Some(var) = &var {
+                        self.vars.insert(var.clone(), value);
+                    }
+                    if let Some(body) = node.child_by_field_name("body") {
+                        output.merge(&self.stmt(body, stdin.clone(), world));
+                    }
                 }
-                match node.child_by_field_name("body") {
-                    Some(body) => self.stmt(body, stdin, world),
-                    None => Val::default(),
-                }
+                output
             }
             "variable_assignment" => {
                 self.assign(node, world);
@@ -168,6 +270,9 @@ impl<'s> Shell<'s> {
         };
         let val = value.map(|v| self.eval(v, world)).unwrap_or_default();
         let name = self.text(name).to_string();
+        if self.top {
+            world.shell_env.insert(name.clone(), val.clone());
+        }
         self.vars.insert(name, val);
     }
 
@@ -317,7 +422,7 @@ impl<'s> Shell<'s> {
             "simple_expansion" | "expansion" => {
                 let name = var_name(node, self.src);
                 let plain = node.kind() == "simple_expansion" || node.named_child_count() == 1;
-                let val = self.lookup(&name);
+                let val = self.lookup(&name, world);
                 if plain { val } else { Val::derived([&val]) }
             }
             "command_substitution" | "process_substitution" => {
@@ -334,8 +439,8 @@ impl<'s> Shell<'s> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Val {
-        if let Some(v) = self.vars.get(name) {
+    fn lookup(&self, name: &str, world: &World) -> Val {
+        if let Some(v) = self.vars.get(name).or_else(|| world.shell_env.get(name)) {
             return v.clone();
         }
         match name {
@@ -375,6 +480,15 @@ impl<'s> Shell<'s> {
             }
         }
         let span = self.span(node);
+        // a shell function of the skill: followed into its body
+        if let Some(prog) = world.prog
+            && let Some(name) = argv.first().and_then(|a| a.text.as_deref())
+            && let Some(id) = prog.shell_function(name)
+        {
+            let shown: Vec<&str> = argv.iter().map(Val::shown).collect();
+            self.out.stmt(span, shown.join(" "));
+            return self.call_function(prog, id, &argv[1..], stdin, world);
+        }
         command_semantics(argv, stdin, span, world, &mut self.out)
     }
 }
@@ -487,8 +601,14 @@ pub(crate) fn command_semantics(
     let name = basename(first.text.as_deref().unwrap_or("")).to_ascii_lowercase();
     let args = &argv[1..];
     let targs = &texts[1..];
+    if env_dump_command(&texts) {
+        out.act(span, Act::Env { name: None });
+        return Val::tainted(Taint::ENV_ALL);
+    }
+    if let Some(v) = super::commands::special(&name, args, targs, &stdin, span, world, out) {
+        return v;
+    }
     match name.as_str() {
-        _ if env_dump_command(&texts) => Val::tainted(Taint::ENV_ALL),
         "echo" | "printf" => {
             let words: Vec<&Val> = args
                 .iter()
@@ -576,7 +696,7 @@ pub(crate) fn command_semantics(
         "nslookup" | "dig" | "host" | "drill" | "ping" | "resolvectl" | "getent" => {
             if let Some(h) = args
                 .iter()
-                .find(|a| !a.shown().starts_with('-') && !a.shown().starts_with('@'))
+                .find(|a| !a.shown().starts_with(['-', '@', '+']))
                 && (!h.taint.is_empty() || !stdin.taint.is_empty())
             {
                 let mut host = h.clone();
@@ -592,7 +712,7 @@ pub(crate) fn command_semantics(
             if let Some(i) = targs.iter().position(|a| a == "-m") {
                 let module = targs.get(i + 1).map(String::as_str).unwrap_or("");
                 if module == "pip" {
-                    install("pip", &targs[i + 2..], span, out);
+                    install("pip", &targs[i + 2..], span, world, out);
                 }
                 // `python -m json.tool`: a module reads the data, it does not run it
                 return Val::derived([&stdin]);
@@ -604,7 +724,7 @@ pub(crate) fn command_semantics(
                 targs.first().map(String::as_str),
                 Some("add" | "install" | "i")
             ) {
-                install(&name, &targs[1..], span, out);
+                install(&name, &targs[1..], span, world, out);
                 return Val::default();
             }
             run_interpreter(
@@ -659,6 +779,12 @@ pub(crate) fn command_semantics(
             }
             Val::default()
         }
+        "uvx" => {
+            let mut rest = vec!["run".to_string()];
+            rest.extend(targs.iter().cloned());
+            install("uvx", &rest, span, world, out);
+            Val::default()
+        }
         "pip" | "pip3" | "uv" | "poetry" | "pipx" | "npm" | "pnpm" | "yarn" | "conda" | "mamba"
         | "gem" | "cargo" | "go" => {
             let rest: &[String] = if name == "uv" && targs.first().is_some_and(|a| a == "pip") {
@@ -666,7 +792,7 @@ pub(crate) fn command_semantics(
             } else {
                 targs
             };
-            install(&name, rest, span, out);
+            install(&name, rest, span, world, out);
             Val::default()
         }
         "npx" | "bunx" | "pnpx" => {
@@ -679,6 +805,7 @@ pub(crate) fn command_semantics(
                         names: vec![p],
                         index: None,
                         extra_index: None,
+                        urls: Vec::new(),
                     },
                 );
             }
@@ -724,6 +851,13 @@ pub(crate) fn command_semantics(
                 );
                 for s in sources {
                     content.merge(&world.file_val(s));
+                    // into a folder: the file keeps its name there
+                    if dest.ends_with('/')
+                        || ["/Applications", "/usr/local/bin", "."].contains(&dest.as_str())
+                    {
+                        let name = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                        world.note_written(&format!("{dest}/{name}"), &content);
+                    }
                 }
                 world.note_written(dest, &content);
                 out.act(
@@ -747,6 +881,20 @@ pub(crate) fn command_semantics(
             let operands: Vec<&String> = targs.iter().filter(|a| !a.starts_with('-')).collect();
             // `grep ^HOST_IP .env` reads one named setting, not the secrets beside it
             let picks_plain_setting = matches!(name.as_str(), "grep" | "awk" | "sed")
+                && operands.first().is_some_and(|p| {
+                    let l = p.to_ascii_lowercase();
+                    ![
+                        "key",
+                        "token",
+                        "secret",
+                        "pass",
+                        "auth",
+                        "credential",
+                        "cookie",
+                    ]
+                    .iter()
+                    .any(|w| l.contains(w))
+                })
                 && operands.first().is_some_and(|p| {
                     let word: String = p
                         .chars()
@@ -833,11 +981,18 @@ pub(crate) fn exec(
 ) {
     if let Some(text) = &code.text {
         let nested = match lang {
-            super::Lang::Shell => analyse_nested(text, span, world),
+            super::Lang::Shell => analyse_nested(text, span, out.file, world),
             super::Lang::Python | super::Lang::JavaScript => {
-                super::script::analyse_nested(lang, text, span, world)
+                super::script::analyse_nested(lang, text, span, out.file, world)
             }
-            super::Lang::PowerShell => super::powershell::analyse_command(text, span, world),
+            super::Lang::PowerShell => {
+                let mut f = super::powershell::analyse_command(text, span, world);
+                f.file = out.file;
+                for fact in &mut f.facts {
+                    fact.file = out.file;
+                }
+                f
+            }
             super::Lang::Other => {
                 let mut f = Found::default();
                 let l = text.to_ascii_lowercase();
@@ -1221,13 +1376,19 @@ fn filter_decode(name: &str, targs: &[String], stdin: Val, world: &World) -> Val
     val
 }
 
-/// A package install: the names and the index options of `pip install`, `npm install`, ...
-fn install(manager: &str, args: &[String], span: Span, out: &mut Found) {
+/// A package install: the names and the index options of `pip install`, `npm install`, ...,
+/// the names in a requirements file of the skill (`-r requirements.txt`), and the archives or
+/// repositories installed (or run, `uv run URL`) by address.
+fn install(manager: &str, args: &[String], span: Span, world: &World, out: &mut Found) {
     let verb = args
         .iter()
-        .position(|a| matches!(a.as_str(), "install" | "add" | "i"));
+        .position(|a| matches!(a.as_str(), "install" | "add" | "i" | "run"));
     let Some(v) = verb else { return };
+    if args[v] == "run" && !matches!(manager, "uv" | "pipx" | "uvx") {
+        return;
+    }
     let mut names = Vec::new();
+    let mut urls = Vec::new();
     let mut index = None;
     let mut extra = None;
     let mut i = v + 1;
@@ -1258,6 +1419,8 @@ fn install(manager: &str, args: &[String], span: Span, out: &mut Found) {
                 | "--index"
                 | "--default-index"
                 | "--channel"
+                | "--from"
+                | "--with"
         );
         if valued {
             let value = inline.or_else(|| args.get(i + 1).cloned());
@@ -1266,17 +1429,38 @@ fn install(manager: &str, args: &[String], span: Span, out: &mut Found) {
                     index = value
                 }
                 "--extra-index-url" => extra = value,
+                "-r" | "--requirement" => {
+                    if let Some(text) = value
+                        .as_deref()
+                        .and_then(|f| world.prog.and_then(|p| p.file_text(f)))
+                    {
+                        requirements(text, &mut names, &mut urls, &mut index, &mut extra);
+                    }
+                }
+                "--from" | "--with" | "-e" | "--editable" => {
+                    if let Some(u) = value.filter(|u| is_address(u)) {
+                        urls.push(u);
+                    }
+                }
                 _ => {}
             }
             i += if a.contains('=') { 1 } else { 2 };
             continue;
         }
-        if !a.starts_with('-') && !a.contains('/') && !a.starts_with('.') && !a.contains("://") {
+        if is_address(a) {
+            urls.push(a.trim_start_matches("git+").to_string());
+        } else if !a.starts_with('-') && !a.contains('/') && !a.starts_with('.') {
             names.push(a.to_string());
+        }
+        if args[v] == "run" {
+            break;
         }
         i += 1;
     }
-    if !names.is_empty() || extra.is_some() {
+    if args[v] == "run" {
+        names.clear();
+    }
+    if !names.is_empty() || extra.is_some() || !urls.is_empty() {
         out.act(
             span,
             Act::Install {
@@ -1284,8 +1468,46 @@ fn install(manager: &str, args: &[String], span: Span, out: &mut Found) {
                 names,
                 index,
                 extra_index: extra,
+                urls,
             },
         );
+    }
+}
+
+/// A package given by address (`https://...tar.gz`, `git+https://...`).
+fn is_address(a: &str) -> bool {
+    let a = a.trim_matches(['"', '\'']);
+    a.starts_with("http://")
+        || a.starts_with("https://")
+        || a.starts_with("git+")
+        || a.contains("@ https://")
+}
+
+/// The names, addresses and index options of a requirements file.
+fn requirements(
+    text: &str,
+    names: &mut Vec<String>,
+    urls: &mut Vec<String>,
+    index: &mut Option<String>,
+    extra: &mut Option<String>,
+) {
+    for line in text.lines().take(500) {
+        let line = line.split(" #").next().unwrap_or(line).trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(u) = line.strip_prefix("--extra-index-url") {
+            *extra = Some(u.trim_start_matches('=').trim().to_string());
+        } else if let Some(u) = line
+            .strip_prefix("--index-url")
+            .or_else(|| line.strip_prefix("-i "))
+        {
+            *index = Some(u.trim_start_matches('=').trim().to_string());
+        } else if is_address(line) {
+            urls.push(line.trim_start_matches("git+").to_string());
+        } else if !line.starts_with('-') {
+            names.push(line.to_string());
+        }
     }
 }
 

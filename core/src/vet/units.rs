@@ -114,7 +114,118 @@ const COMMANDS: &[&str] = &[
     "sed",
     "awk",
     "security",
+    "poetry",
+    "uvx",
+    "kubectl",
+    "helm",
+    "aws",
+    "gcloud",
+    "az",
+    "terraform",
+    "psql",
+    "mysql",
+    "sqlite3",
+    "redis-cli",
+    "mongosh",
+    "dd",
+    "mkfs",
+    "find",
+    "shred",
+    "wipefs",
+    "diskutil",
+    "claude",
+    "codex",
+    "gemini",
+    "jq",
+    "unzip",
+    "7z",
+    "hdiutil",
+    "xattr",
+    "open",
+    "setcap",
+    "visudo",
+    "launchctl",
+    "osascript",
+    "certutil",
+    "bitsadmin",
+    "mshta",
+    "schtasks",
+    "reg",
+    "Remove-Item",
+    "Invoke-WebRequest",
+    "Invoke-Expression",
+    "Start-Process",
+    "pwsh",
+    "dig",
+    "host",
+    "ping",
+    "sftp",
+    "ftp",
+    "rclone",
+    "zip",
+    "gpg",
+    "sed",
+    "tee",
+    "gh",
+    "npm",
+    "pnpm",
+    "docker",
+    "podman",
+    "sudo",
+    "nohup",
+    "telnet",
+    "systemctl",
 ];
+
+/// What a unit the gate did not parse still tells the capability card, read cheaply: the
+/// addresses it names on command lines (hosts contacted) and, for shell, the programs its
+/// lines start with (commands run). Nothing here is a finding.
+pub(crate) fn glance(unit: &super::program::Unit<'_>, _index: usize) -> super::facts::Found {
+    use super::facts::{Act, Found};
+    use crate::text::Span;
+    static URL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        crate::checks::pattern::compile(r#"https?://[A-Za-z0-9.-]+[^\s'"`)>\]]*"#)
+    });
+    let mut out = Found::in_file(unit.file);
+    if unit.lang == Lang::Other {
+        return out;
+    }
+    let text: &str = &unit.text;
+    if memchr::memmem::find(text.as_bytes(), b"://").is_some() {
+        for m in URL.find_iter(text) {
+            let s = unit.base + m.start();
+            out.act(
+                Span::new(s, s + m.len()),
+                Act::Fetch {
+                    url: m.as_str().to_string(),
+                },
+            );
+        }
+    }
+    if unit.lang != Lang::Shell {
+        return out;
+    }
+    let mut pos = 0;
+    for line in text.split('\n') {
+        let trimmed = line.trim_start();
+        let at = unit.base + pos + (line.len() - trimmed.len());
+        if let Some(word) = trimmed.split_whitespace().next() {
+            let program = word.rsplit('/').next().unwrap_or(word);
+            if COMMANDS.contains(&program)
+                && !matches!(program, "echo" | "cat" | "export" | "printf" | "cd")
+            {
+                out.act(
+                    Span::new(at, at + word.len()),
+                    Act::Run {
+                        program: program.to_string(),
+                    },
+                );
+            }
+        }
+        pos += line.len() + 1;
+    }
+    out
+}
 
 /// The language an untagged block or a file without extension looks like.
 pub(crate) fn sniff(text: &str) -> Option<Lang> {

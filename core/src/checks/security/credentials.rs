@@ -261,6 +261,19 @@ fn entropy(text: &str) -> f64 {
 mod tests {
     use super::*;
 
+    /// Every lazy pattern of this file compiles (a panic there poisons every later skill).
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(
+            include_str!("credentials.rs"),
+            PATTERNS,
+            ANCHORS,
+            ANY,
+            PRIVATE_KEY,
+            PRIVATE_KEY_LITERAL
+        );
+    }
+
     /// A token-shaped string built at run time, so this file holds no literal secret.
     fn fake(prefix: &str, len: usize) -> String {
         let alphabet = b"Q7vLmZ2pX9kR4tW8nB3cY6hJ5dF1gS0aEuKiOoPl";

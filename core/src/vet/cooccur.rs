@@ -1,0 +1,446 @@
+//! A net under the flow analysis. The call graph follows values through the calls it can
+//! resolve; what it cannot (a path built from segments, a store read through a library it does
+//! not model, a connection class of a library it does not know) leaves a source and a sink
+//! side by side with no flow between them. Those pairs, in one code block or script, are
+//! reported as warnings (`suspicious`, never `malicious`): the skill does both, and a reviewer
+//! decides whether one feeds the other. The pairs are behaviours, not phrases: a credential or
+//! wallet store named (in any spelling of its path) next to a send to an outside host; a
+//! clipboard read and a write of a fixed wallet address; code downloaded and loaded; a
+//! download that replaces the skill's own files; prose that names a store and a send.
+//!
+//! Each pair is skipped where a rule of the flow analysis already judged the same file, so
+//! the net adds evidence only where the analysis found nothing.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::behaviours::{Context, Finding};
+use super::knowledge::{host_of, is_local_host, is_placeholder_host};
+use crate::checks::Severity;
+use crate::text::Span;
+
+fn re(pattern: &str) -> Regex {
+    let flat: String = pattern.lines().map(str::trim).collect();
+    crate::checks::pattern::compile(&flat)
+}
+
+/// Stores of credentials, in any spelling of their paths (`~/.aws/credentials`,
+/// `Path.home() / ".aws" / "credentials"`, `path.join(home, '.docker', 'config.json')`).
+static CREDENTIAL_STORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\.(aws|ssh|docker|kube|azure|gnupg)([/"'\s]|$)|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.netrc\b|\.git-credentials|\.npmrc\b
+        |\.pypirc\b|\bgh\b[^\n]{0,6}hosts\.ya?ml\b|\.config/gh\b|\.config/gcloud|["']gcloud["']|application_default_credentials
+        |(?-i:\bLogin\s+Data\b)|(?-i:/Cookies\b|["']Cookies["'])|cookies\.sqlite|logins\.json|key4\.db|\bkeychain\b|dump-keychain
+        |find-(generic|internet)-password|\.vault-token|\.pgpass\b|\.claude\.json|credentials\.json"#,
+    )
+});
+
+/// Stores of wallets and the secrets that open them.
+static WALLET_STORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\.(electrum|bitcoin|ethereum|atomic)([/"'\s]|$)|wallet\.dat|\bkeystore\b|solana/id\.json|\.config/solana|\bexodus\b
+        |Local\s+Extension\s+Settings|nkbihfbeogaeaoehlefnkodbefgpgknn|bfnaelmomeimhlpmgjnjophhpkkoljpa|Ledger\s+Live
+        |(?-i:\b(MNEMONIC|SEED_PHRASE|WALLET_KEY|WALLET_PRIVATE_KEY|ETH_PRIVATE_KEY)\b)|\bwallets?[/"']|\bmnemonic\b|seed\s*phrase
+        |recovery\s*phrase"#,
+    )
+});
+
+/// The whole environment, or its secrets picked by name.
+static ENV_HARVEST: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"os\.environ\s*(\.(items|copy|keys|values)\(|[),}\]]|$)|dict\(os\.environ|process\.env\s*[),;}\]]
+        |Object\.(entries|keys|values|assign)\(\s*process\.env|\.\.\.process\.env|\bprintenv\b|(^|[|;&(]\s*)env\s*[|>]
+        |Get-ChildItem\s+env:|GetEnvironmentVariables|/proc/self/environ"#,
+    )
+});
+
+/// Calls that send data to a host.
+static SEND: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)requests\.(post|put|patch)|\.(post|put|patch)\(|\bfetch\(|urlopen\(|http\.client|HTTPS?Connection|\.request\(
+        |\bcurl\b[^\n]*\s(-d|--data\S*|-F|--form|-T|--upload-file|--json|-X\s*(POST|PUT))\b|\bwget\b[^\n]*--post
+        |\baxios\b|XMLHttpRequest|sendBeacon|\bsocket\b|\bnc\b|\bncat\b|\bscp\b|\brsync\b|\bsftp\b|\bftp\b|smtplib|\brclone\b
+        |Invoke-(WebRequest|RestMethod)|UploadString|UploadFile|webhook|\bgit\s+push\b|\bsendall\(|\.send\("#,
+    )
+});
+
+/// An address of an outside host: a URL, or `user@host:path` (scp, rsync).
+static ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"https?://[^\s"'`)<>\]]+|\b[\w.-]+@[\w-]+(\.[\w-]+)+:[\w~/.-]*|HTTPS?Connection\(\s*["'][\w.-]+
+        |create_connection\(\s*\(\s*["'][\w.-]+|connect\(\s*\(\s*["'][\w.-]+"#,
+    )
+});
+
+/// Connections a program opens to a peer it names (a socket, telnet, nc).
+static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)socket\.socket|create_connection|\.connect\(\s*\(|TCPSocket\.(new|open)|fsockopen|net\.connect|["']net["']\)\.connect|createConnection
+        |new\s+net\.Socket|Net\.Sockets\.TCPClient|\b(telnet|nc|ncat)\s+[\w.-]+\s+\d+|/dev/tcp/"#,
+    )
+});
+/// A shell started or commands run from text.
+static SHELL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"/bin/(ba|z|da)?sh\b|cmd\.exe|\bpowershell\b|shell\s*=\s*True|os\.system\(|os\.popen\(|\bspawn\(\s*["'](/bin/)?(ba|z)?sh\b
+        |\bexec\s+sprintf|child_process|\|\s*(/bin/)?(ba|z)?sh\b|\bpty\.spawn|subprocess\.(run|call|Popen|check_output)\(\s*(cmd|command|data|line)\b"#,
+    )
+});
+
+/// Reads of the clipboard.
+static CLIPBOARD_READ: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bpbpaste\b|xclip\b[^\n]*-o|xsel\b[^\n]*-o|wl-paste|Get-Clipboard|clipboard\.readText|pyperclip\.paste
+        |clipboard\.paste|GetClipboardData|clipboard_get",
+    )
+});
+/// Writes to the clipboard.
+static CLIPBOARD_WRITE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bpbcopy\b|xclip\b|xsel\b|wl-copy|clip\.exe|Set-Clipboard|clipboard\.writeText|pyperclip\.copy
+        |clipboard\.copy|SetClipboardData|clipboard_append",
+    )
+});
+/// A literal wallet address (Bitcoin, Ethereum, Tron, Solana-length base58).
+static WALLET_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(bc1[a-z0-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|0x[a-fA-F0-9]{40}|T[1-9A-HJ-NP-Za-km-z]{33})\b",
+    )
+});
+
+/// Downloads of code.
+static FETCH: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)requests\.get|urlopen|urlretrieve|\bfetch\(|https?\.get\(|\baxios\b|httpx\.get|\bcurl\b|\bwget\b|DownloadString
+        |DownloadFile|Invoke-WebRequest|\biwr\b",
+    )
+});
+/// Code loaded from text or from a file written at run time.
+static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(^|[^.\w])(exec|eval)\s*\(|exec_module|spec_from_file_location|\bnew\s+Function\b|\bFunction\(|runInNewContext
+        |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec",
+    )
+});
+/// A download written over the skill's own files.
+static OVERWRITES_SKILL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(curl|wget)\b[^\n]*\s(-o|-O|--output)\s*["']?[^\s"']*(SKILL\.md|\$\(dirname|__dirname|\$0|\bskills/)
+        |\b(curl|wget)\b[^\n]*>\s*["']?[^\s"']*SKILL\.md"#,
+    )
+});
+
+/// What one unit holds of the pairs.
+struct Holds<'a> {
+    store: Option<(&'static str, Span)>,
+    sink: Option<(String, Span)>,
+    text: &'a str,
+}
+
+/// The net's findings for the skill (see the module's doc).
+pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
+    let judged = |file: usize, rules: &[&str]| {
+        already
+            .iter()
+            .any(|f| f.file == file && rules.contains(&f.rule))
+    };
+    let mut out = Vec::new();
+    let mut stores: Vec<(usize, &'static str, Span)> = Vec::new();
+    let mut sinks: Vec<(usize, String, Span)> = Vec::new();
+    for unit in &cx.prog.units {
+        let text: &str = &unit.text;
+        let at = |s: usize, e: usize| Span::new(unit.base + s, unit.base + e);
+        let holds = holds(text, &at);
+        let file = unit.file;
+        // the analysis models the environment in shell well: a script it parsed is judged by it alone
+        let modelled =
+            |what: &str| what == "the environment" && unit.parse && unit.lang == super::Lang::Shell;
+        if let (Some((what, from)), Some((host, _))) = (&holds.store, &holds.sink)
+            && !judged(file, &["SW320"])
+            && !modelled(what)
+        {
+            out.push(net(file, "SW320", *from, format!(
+                "reads {what} and sends to `{host}` in the same {}: the flow between them is not followed; review what is sent",
+                if unit.markdown { "code block" } else { "script" }
+            )));
+        }
+        if let Some((what, from)) = holds.store {
+            stores.push((file, what, from));
+        }
+        if let Some((host, to)) = holds.sink {
+            sinks.push((file, host, to));
+        }
+        clipboard(holds.text, file, &at, &mut out);
+        if !judged(file, &["SW321"]) {
+            remote_shell(holds.text, file, &at, &mut out);
+        }
+        if !judged(file, &["SW322", "SW323"]) {
+            loads_downloaded(holds.text, file, &at, &mut out);
+        }
+    }
+    // a store in one unit, a send in another (a collector and a sender in two files)
+    if !already.iter().any(|f| f.rule == "SW320")
+        && !out.iter().any(|f| f.rule == "SW320")
+        && let (Some((file, what, from)), Some((_, host, _))) = (
+            stores.iter().find(|s| s.1 != "the environment"),
+            sinks.first(),
+        )
+    {
+        out.push(net(*file, "SW320", *from, format!(
+            "reads {what}, and the skill sends to `{host}` elsewhere: the flow between them is not followed; review what is sent"
+        )));
+    }
+    prose_pairs(cx, &mut out);
+    out
+}
+
+fn net(file: usize, rule: &'static str, span: Span, message: String) -> Finding {
+    Finding {
+        file,
+        rule,
+        severity: Severity::Warning,
+        span,
+        message,
+    }
+}
+
+/// The store and the outside sink a unit names, if any.
+fn holds<'a>(text: &'a str, at: &dyn Fn(usize, usize) -> Span) -> Holds<'a> {
+    let store = [
+        (&*WALLET_STORE, "a wallet or its keys"),
+        (&*CREDENTIAL_STORE, "a credential store"),
+        (&*ENV_HARVEST, "the environment"),
+    ]
+    .into_iter()
+    .find_map(|(re, what)| used_store(re, text).map(|m| (what, at(m.0, m.1))));
+    let sink = SEND.find(text).and_then(|_| {
+        ADDRESS.find_iter(text).find_map(|m| {
+            let host = address_host(m.as_str());
+            (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
+                .then(|| (host, at(m.start(), m.end())))
+        })
+    });
+    Holds { store, sink, text }
+}
+
+/// The host of an [`ADDRESS`] match.
+fn address_host(m: &str) -> String {
+    host_of(m).unwrap_or_else(|| {
+        m.rsplit(['"', '\''])
+            .next()
+            .unwrap_or(m)
+            .to_ascii_lowercase()
+    })
+}
+
+/// The first mention of a store that the code reads, not one it only passes as a key to
+/// connect with (`ssh -i ~/.ssh/id_ed25519 host`, `IdentityFile ~/.ssh/x`).
+fn used_store(re: &Regex, text: &str) -> Option<(usize, usize)> {
+    re.find_iter(text).find_map(|m| {
+        let line_start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        // what precedes the whole word holding the match (`-i ~/.ssh/id_ed25519`)
+        let token_start = text[line_start..m.start()]
+            .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '=')
+            .map_or(line_start, |i| line_start + i + 1);
+        let before = text[line_start..token_start].trim_end();
+        let token_end = text[m.end()..]
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+            .map_or(text.len(), |i| m.end() + i);
+        let public_key = text[m.start()..token_end].ends_with(".pub");
+        let as_identity = public_key
+            || before.ends_with("-i")
+            || before.ends_with("IdentityFile")
+            || before.ends_with("-o IdentityFile=")
+            || before.ends_with("--key");
+        (!as_identity).then_some((m.start(), m.end()))
+    })
+}
+
+/// Hosts of the big public APIs a store's own tools talk to (a cloud's CLI to its cloud).
+fn is_public_api(host: &str) -> bool {
+    [
+        "amazonaws.com",
+        "googleapis.com",
+        "github.com",
+        "githubusercontent.com",
+        "azure.com",
+        "microsoft.com",
+        "docker.io",
+        "docker.com",
+        "npmjs.org",
+        "npmjs.com",
+        "pypi.org",
+        "pythonhosted.org",
+        "gitlab.com",
+    ]
+    .iter()
+    .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+}
+
+/// A connection to a peer and a shell in the same unit: commands may come over the wire (a
+/// reverse shell whose wiring the analysis did not follow).
+fn remote_shell(
+    text: &str,
+    file: usize,
+    at: &dyn Fn(usize, usize) -> Span,
+    out: &mut Vec<Finding>,
+) {
+    // a shebang names the interpreter of the script, not a shell it starts
+    let shell = SHELL.find_iter(text).any(|s| {
+        let line_start = text[..s.start()].rfind('\n').map_or(0, |i| i + 1);
+        !text[line_start..].starts_with("#!")
+    });
+    let (Some(m), true) = (SOCKET.find(text), shell) else {
+        return;
+    };
+    let line_end = text[m.end()..]
+        .find('\n')
+        .map_or(text.len(), |i| m.end() + i);
+    let line = &text[m.start()..line_end];
+    let local = ["localhost", "127.0.0.1", "0.0.0.0", "::1"]
+        .iter()
+        .any(|h| line.contains(h));
+    if local || super::knowledge::peers_are_placeholders(text) {
+        return;
+    }
+    out.push(net(
+        file,
+        "SW321",
+        at(m.start(), m.end()),
+        "opens a connection and starts a shell or runs commands in the same script: the wiring between them is not followed; review whether commands come over the connection".into(),
+    ));
+}
+
+/// The clipboard read and overwritten with a fixed wallet address: payments go to the
+/// attacker (a clipper).
+fn clipboard(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mut Vec<Finding>) {
+    if !CLIPBOARD_READ.is_match(text) || !CLIPBOARD_WRITE.is_match(text) {
+        return;
+    }
+    if let Some(m) = WALLET_ADDRESS.find(text) {
+        out.push(Finding {
+            file,
+            rule: "SW320",
+            severity: Severity::Error,
+            span: at(m.start(), m.end()),
+            message: format!(
+                "watches the clipboard and writes the fixed wallet address `{}` to it: payments the user pastes go to that address",
+                m.as_str()
+            ),
+        });
+    }
+}
+
+/// Code downloaded and loaded in the same unit, or a download over the skill's own files:
+/// what runs later is not what a reviewer read (a rug pull).
+fn loads_downloaded(
+    text: &str,
+    file: usize,
+    at: &dyn Fn(usize, usize) -> Span,
+    out: &mut Vec<Finding>,
+) {
+    if let Some(m) = OVERWRITES_SKILL.find(text) {
+        out.push(net(file, "SW322", at(m.start(), m.end()),
+            "downloads over the skill's own files: what the agent follows later is not what was reviewed".into()));
+        return;
+    }
+    let outside = ADDRESS.find_iter(text).any(|m| {
+        let host = host_of(m.as_str()).unwrap_or_default();
+        !host.is_empty() && !is_local_host(&host) && !is_placeholder_host(&host)
+    });
+    if let (true, Some(m)) = (outside && FETCH.is_match(text), LOADS_CODE.find(text)) {
+        out.push(net(file, "SW322", at(m.start(), m.end()),
+            "downloads code and loads it in the same script: what runs is fetched at run time, not what was reviewed".into()));
+    }
+}
+
+/// A paragraph or list of the prose that names a credential or wallet store and a send to an
+/// outside address ("1. Read `~/.aws/credentials`. 2. POST it to https://...").
+fn prose_pairs(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
+    static SEND_WORDS: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(post|send|upload|paste|submit|forward|transmit|share)\b"));
+    for (file, f) in cx.files.iter().enumerate() {
+        if !super::is_markdown(f.rel) {
+            continue;
+        }
+        let mut start = f.body_start;
+        for block in f.text[f.body_start..].split_inclusive("\n\n") {
+            let (s, e) = (start, start + block.len());
+            start = e;
+            if block.trim_start().starts_with("```") || block.contains("\n```") {
+                continue;
+            }
+            let Some(store) =
+                used_store(&CREDENTIAL_STORE, block).or_else(|| used_store(&WALLET_STORE, block))
+            else {
+                continue;
+            };
+            if !SEND_WORDS.is_match(block) {
+                continue;
+            }
+            // a store and an address in one sentence is an order SW302 reads; the net is for
+            // steps spread over a list or a paragraph
+            let line_start = block[..store.0].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = block[store.1..]
+                .find('\n')
+                .map_or(block.len(), |i| store.1 + i);
+            if ADDRESS.is_match(&block[line_start..line_end]) {
+                continue;
+            }
+            let host = ADDRESS.find_iter(block).find_map(|m| {
+                let host = host_of(m.as_str())?;
+                (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
+                    .then_some(host)
+            });
+            if let Some(host) = host
+                && !out
+                    .iter()
+                    .any(|o| o.file == file && o.span.start >= s && o.span.start < e)
+            {
+                out.push(net(file, "SW320", Span::new(s + store.0, s + store.1), format!(
+                    "the instructions name a store of secrets and a send to `{host}` together: review what the agent is told to send"
+                )));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every lazy pattern of this file compiles (a panic there poisons every later skill).
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(
+            include_str!("cooccur.rs"),
+            CREDENTIAL_STORE,
+            WALLET_STORE,
+            ENV_HARVEST,
+            SEND,
+            ADDRESS,
+            SOCKET,
+            SHELL,
+            CLIPBOARD_READ,
+            CLIPBOARD_WRITE,
+            WALLET_ADDRESS,
+            FETCH,
+            LOADS_CODE,
+            OVERWRITES_SKILL,
+        );
+    }
+
+    #[test]
+    fn a_key_passed_to_connect_is_not_a_read() {
+        assert!(used_store(&CREDENTIAL_STORE, "ssh -i ~/.ssh/id_ed25519 deploy@host").is_none());
+        assert!(used_store(&CREDENTIAL_STORE, "cat ~/.ssh/id_ed25519 | nc host 9").is_some());
+    }
+
+    #[test]
+    fn path_segments_name_a_store() {
+        assert!(CREDENTIAL_STORE.is_match(r#"Path.home() / ".docker" / "config.json""#));
+        assert!(CREDENTIAL_STORE.is_match("path.join(os.homedir(), '.config', 'gh', 'hosts.yml')"));
+        assert!(WALLET_STORE.is_match(r#"os.path.expanduser("~/.electrum/wallets/")"#));
+    }
+}
