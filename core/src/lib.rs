@@ -13,6 +13,7 @@ pub mod grading;
 pub mod harbor;
 pub mod index;
 pub mod loaders;
+pub mod optimize;
 mod memo;
 pub mod plural;
 pub mod probe;
