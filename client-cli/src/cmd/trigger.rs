@@ -23,6 +23,8 @@ use super::engine;
 use super::history_db::DbArgs;
 use super::link::LinkArgs;
 
+mod optimize;
+
 /// `skillwatch trigger`.
 #[derive(Parser)]
 #[command(
@@ -61,6 +63,15 @@ pub struct Args {
     /// triggers, paired by query, with an interval. Neither arm is recorded.
     #[arg(long, value_name = "FILE")]
     description_file: Option<PathBuf>,
+    /// Look for a better description: the queries split into train and validation (seeded,
+    /// stratified), a model proposes rewrites from the train failures, each rewrite that
+    /// passes `check` is measured on train, and validation alone decides, by the paired
+    /// interval. Prints the diff of SKILL.md and the validation rates before and after;
+    /// records the optimisation in the history (docs/evals.md).
+    #[arg(long, conflicts_with = "description_file")]
+    optimize: bool,
+    #[command(flatten)]
+    optimizer: optimize::OptimizeArgs,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -85,6 +96,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     request.budget = a.agent.budget(&settings, &model)?;
     if let Some(file) = &a.description_file {
         return ab(&a, request, file);
+    }
+    if a.optimize {
+        return optimize::run(&a, request, &settings);
     }
     let planned = preview(&request)?;
     if let Some(code) = stop_unless_visible(&a, &[&planned])? {
