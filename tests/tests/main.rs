@@ -68,6 +68,7 @@ mod trigger_ab;
 mod trigger_agent_clis;
 mod trigger_daemon;
 mod trigger_history;
+mod trigger_optimize;
 mod vet;
 mod vscode_web;
 
