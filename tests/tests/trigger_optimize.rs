@@ -345,3 +345,79 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
     assert!(stderr(&out).contains("price"), "{}", stderr(&out));
     assert_eq!(server.requests().len(), before);
 }
+
+#[test]
+fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
+    use skillwatch_tests::daemon::DaemonFixture;
+    let server = mock::openai_chat::server(by_words());
+    let mut fx = DaemonFixture::new();
+    fx.write_config(&format!(
+        "[run]\nharness = \"openai\"\nmodel = \"m\"\n\n[harness.openai]\nbase_url = \"{}/v1\"\n",
+        server.url()
+    ));
+    let skills = fx.workspace.join("skills");
+    std::fs::create_dir_all(&skills).unwrap();
+    let skill = fixture(&skills).canonicalize().unwrap();
+    fx.start();
+    let (mut client, uri) = fx.lsp_on(&skill.join("SKILL.md"));
+    client.answer = Box::new(|method, params| match method {
+        "window/showMessageRequest" => params["actions"][0].clone(),
+        "workspace/applyEdit" => json!({"applied": true}),
+        _ => Value::Null,
+    });
+    let actions_on = |client: &mut skillwatch_tests::lsp::LspClient, line: u32| {
+        let range = json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}});
+        client.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
+        )
+    };
+    let title = "Look for a better description";
+    let on_name = actions_on(&mut client, 1);
+    assert!(
+        !on_name.as_array().unwrap().iter().any(|a| a["title"] == title),
+        "{on_name:#}"
+    );
+    let actions = actions_on(&mut client, 2);
+    let action = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == title)
+        .unwrap_or_else(|| panic!("no action on description: {actions:#}"))
+        .clone();
+    assert_eq!(action["kind"], "refactor.rewrite");
+    let started = client.request(
+        "workspace/executeCommand",
+        json!({"command": action["command"]["command"], "arguments": action["command"]["arguments"]}),
+    );
+    assert_eq!(started["started"], true, "{started}");
+    let finished = client.notification("skillwatch/optimizeFinished", |_| true);
+    assert_eq!(finished["success"], true, "{finished:#}");
+    assert_eq!(finished["chosen"], GENERAL, "{finished:#}");
+    let diff = finished["diff"].as_str().unwrap();
+    assert!(diff.contains(&format!("-description: {ORIGINAL}")), "{diff}");
+    assert!(finished["message"].as_str().unwrap().starts_with("A better description: recall"));
+    // the author said "Apply": the edit sets the description alone, on its line
+    let edits: Vec<&Value> = client
+        .server_requests
+        .iter()
+        .filter(|(m, _)| m == "workspace/applyEdit")
+        .map(|(_, p)| p)
+        .collect();
+    assert_eq!(edits.len(), 1, "{edits:?}");
+    let changes = &edits[0]["edit"]["changes"][&uri];
+    assert_eq!(changes.as_array().unwrap().len(), 1, "{changes:#}");
+    assert_eq!(changes[0]["range"]["start"]["line"], 2);
+    assert_eq!(changes[0]["range"]["end"]["line"], 2);
+    let new_text = changes[0]["newText"].as_str().unwrap();
+    assert!(
+        serde_json::to_string(GENERAL).unwrap().contains(new_text.trim_end_matches('"')),
+        "{new_text}"
+    );
+    // the measurements were trigger jobs of the daemon
+    let status = fx.cli(&["status"]);
+    let listed = stdout(&status);
+    assert!(listed.contains("trigger"), "{listed}");
+    assert!(client.shutdown().success());
+}
