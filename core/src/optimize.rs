@@ -249,7 +249,10 @@ mod tests {
             &opts,
         )
         .unwrap();
-        assert!(ok.contains("description: \"Splits, merges and rotates"), "{ok}");
+        assert!(
+            ok.contains("description: \"Splits, merges and rotates"),
+            "{ok}"
+        );
         assert!(ok.ends_with("---\n# PDF\n\nSteps.\n"));
         let long = "word ".repeat(300);
         assert!(admit(&dir, original, &long, &[], &opts).is_err());

@@ -219,7 +219,12 @@ fn the_optimiser_raises_validation_recall_and_write_applies_the_diff() {
     assert_eq!(report["chosen"], GENERAL);
     // the rule-breaker is never measured; the greedy one fails on train (false triggers)
     let injection = candidate(&report, INJECTION);
-    assert!(injection["refused"].as_str().unwrap().starts_with("check: SW"));
+    assert!(
+        injection["refused"]
+            .as_str()
+            .unwrap()
+            .starts_with("check: SW")
+    );
     assert!(injection.get("train").is_none(), "{injection:#}");
     let greedy = candidate(&report, GREEDY);
     assert!(hits(&greedy["train"], "false_trigger").0 > 0, "{greedy:#}");
@@ -246,7 +251,10 @@ fn the_optimiser_raises_validation_recall_and_write_applies_the_diff() {
         &format!("description: {}", serde_json::to_string(GENERAL).unwrap()),
     );
     assert_eq!(now, expected);
-    let removed: Vec<&str> = diff.lines().filter(|l| l.starts_with("-") && !l.starts_with("---")).collect();
+    let removed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with("-") && !l.starts_with("---"))
+        .collect();
     assert_eq!(removed, vec![format!("-description: {ORIGINAL}")]);
 
     // the record is in the history, with the split and the chosen description
@@ -272,7 +280,12 @@ fn validation_rejects_the_candidate_that_memorises_train() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["description"].as_str().unwrap().contains("Also for: Could you"))
+        .find(|c| {
+            c["description"]
+                .as_str()
+                .unwrap()
+                .contains("Also for: Could you")
+        })
         .unwrap_or_else(|| panic!("no memorising candidate: {report:#}"));
     let general = candidate(&report, GENERAL_BUT_CROP);
     let train_recall = |c: &Value| hits(&c["train"], "recall").0;
@@ -306,10 +319,7 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
     let skill = fixture(tmp.path());
     let db = tmp.path().join("history.sqlite3");
     let server = mock::openai_chat::server(by_words());
-    for limit in [
-        vec!["--max-tokens", "35000"],
-        vec!["--max-cost", "0.035"],
-    ] {
+    for limit in [vec!["--max-tokens", "35000"], vec!["--max-cost", "0.035"]] {
         std::fs::write(
             tmp.path().join("skillwatch.toml"),
             "[prices.m]\ninput = 1.0\noutput = 2.0\n",
@@ -319,12 +329,21 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
         assert_eq!(report["partial"], true, "{report:#}");
         assert_eq!(report["stopped"]["reason"], "budget");
         let detail = report["stopped"]["detail"].as_str().unwrap();
-        assert!(detail.starts_with("candidate 4 on train needs about"), "{detail}");
+        assert!(
+            detail.starts_with("candidate 4 on train needs about"),
+            "{detail}"
+        );
         assert_eq!(report["spent"]["trials"], 78, "{report:#}");
         assert_eq!(report["spent"]["tokens"], 78 * 410);
-        assert_eq!(report["chosen"], GENERAL, "the best found before the budget");
+        assert_eq!(
+            report["chosen"], GENERAL,
+            "the best found before the budget"
+        );
         assert_eq!(report["candidates"].as_array().unwrap().len(), 4);
-        assert_eq!(candidate(&report, &format!("{GENERAL} Also for PDF tasks."))["outcome"], "not measured: budget");
+        assert_eq!(
+            candidate(&report, &format!("{GENERAL} Also for PDF tasks."))["outcome"],
+            "not measured: budget"
+        );
     }
     // a cost limit on a model with no price is refused before anything runs
     std::fs::remove_file(tmp.path().join("skillwatch.toml")).unwrap();
@@ -366,7 +385,8 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
         _ => Value::Null,
     });
     let actions_on = |client: &mut skillwatch_tests::lsp::LspClient, line: u32| {
-        let range = json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}});
+        let range =
+            json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}});
         client.request(
             "textDocument/codeAction",
             json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}}),
@@ -375,7 +395,11 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
     let title = "Look for a better description";
     let on_name = actions_on(&mut client, 1);
     assert!(
-        !on_name.as_array().unwrap().iter().any(|a| a["title"] == title),
+        !on_name
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["title"] == title),
         "{on_name:#}"
     );
     let actions = actions_on(&mut client, 2);
@@ -396,8 +420,16 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
     assert_eq!(finished["success"], true, "{finished:#}");
     assert_eq!(finished["chosen"], GENERAL, "{finished:#}");
     let diff = finished["diff"].as_str().unwrap();
-    assert!(diff.contains(&format!("-description: {ORIGINAL}")), "{diff}");
-    assert!(finished["message"].as_str().unwrap().starts_with("A better description: recall"));
+    assert!(
+        diff.contains(&format!("-description: {ORIGINAL}")),
+        "{diff}"
+    );
+    assert!(
+        finished["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("A better description: recall")
+    );
     // the author said "Apply": the edit sets the description alone, on its line
     let edits: Vec<&Value> = client
         .server_requests
@@ -412,7 +444,9 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
     assert_eq!(changes[0]["range"]["end"]["line"], 2);
     let new_text = changes[0]["newText"].as_str().unwrap();
     assert!(
-        serde_json::to_string(GENERAL).unwrap().contains(new_text.trim_end_matches('"')),
+        serde_json::to_string(GENERAL)
+            .unwrap()
+            .contains(new_text.trim_end_matches('"')),
         "{new_text}"
     );
     // the measurements were trigger jobs of the daemon

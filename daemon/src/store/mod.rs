@@ -95,8 +95,8 @@ pub use import::{
 pub use jobs::Recovered;
 pub use judging::{StoredJudgment, TrialRejudged};
 pub use lifecycle::{Row, RunBegin, RunEnd, RunRef, Spend, Spent, Stop};
-pub use optimizations::{OptimizationRecord, StoredOptimization};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
+pub use optimizations::{OptimizationRecord, StoredOptimization};
 pub use probes::{
     ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, SecurityComparison,
     security_of,

@@ -35,7 +35,7 @@ use skillwatch_core::skill::{SKILL_FILE, SkillDocument};
 use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::runner::judge_client;
 use skillwatch_daemon::runs::{ProgressSink, RunEvent};
-use skillwatch_daemon::store::{OptimizationRecord, SkillIdentity, Spent, TriggerRunId};
+use skillwatch_daemon::store::{OptimizationRecord, RunStatus, SkillIdentity, Spent, TriggerRunId};
 use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, preview};
 use skillwatch_protocol::{Budget, JudgeEndpoint, JudgeMode, JudgeSettings};
 
@@ -111,7 +111,7 @@ struct Measured {
 /// Why the loop ended.
 #[derive(Debug, Clone, Serialize)]
 struct Stopped {
-    /// `budget`, `no_better` or `rounds`.
+    /// `budget`, `cancelled`, `no_better` or `rounds`.
     reason: &'static str,
     detail: String,
 }
@@ -195,7 +195,9 @@ impl Optimizer<'_> {
         let mut best: Option<Measured> = None;
         for round in 1..=self.a.optimizer.rounds {
             let current = best.as_ref().unwrap_or(start);
-            let proposals = self.proposer.propose(current, self.a.optimizer.candidates)?;
+            let proposals = self
+                .proposer
+                .propose(current, self.a.optimizer.candidates)?;
             match self.round(dir, text, round, current, proposals)? {
                 Some(winner) => best = Some(winner),
                 None => return Ok(best),
@@ -292,7 +294,11 @@ impl Optimizer<'_> {
         label: &str,
     ) -> anyhow::Result<Option<Measured>> {
         let train_side = self.split.train.clone();
-        let Some(train) = self.measure(Some(&c.description), &train_side, &format!("{label} on train"))?
+        let Some(train) = self.measure(
+            Some(&c.description),
+            &train_side,
+            &format!("{label} on train"),
+        )?
         else {
             c.outcome = "not measured: budget".into();
             return Ok(None);
@@ -313,11 +319,7 @@ impl Optimizer<'_> {
             return Ok(None);
         };
         c.validation = Some(Rates::of(&validation));
-        let change = compare_summaries(
-            &current.validation,
-            &validation,
-            &VerdictParams::default(),
-        );
+        let change = compare_summaries(&current.validation, &validation, &VerdictParams::default());
         let verdict = beats(&change);
         c.change = Some(change);
         match verdict {
@@ -379,6 +381,13 @@ impl Optimizer<'_> {
         }
         let report = measure_run(self.a, request)?;
         add(&mut self.spent, &report.spent);
+        if report.status != RunStatus::Completed {
+            self.stopped = Some(Stopped {
+                reason: "cancelled",
+                detail: format!("{label} ended {}", report.status),
+            });
+            return Ok(None);
+        }
         if let Some(stop) = &report.stop {
             self.stopped = Some(Stopped {
                 reason: "budget",
@@ -396,9 +405,7 @@ impl Optimizer<'_> {
             max_trials: b
                 .max_trials
                 .map(|m| m.saturating_sub(self.spent.trials as u32)),
-            max_tokens: b
-                .max_tokens
-                .map(|m| m.saturating_sub(self.spent.tokens())),
+            max_tokens: b.max_tokens.map(|m| m.saturating_sub(self.spent.tokens())),
             max_cost_usd: b.max_cost_usd.map(|m| (m - self.spent.cost_usd).max(0.0)),
             price: b.price,
         }
@@ -436,12 +443,7 @@ impl Optimizer<'_> {
 
     fn say(&self, c: &Candidate) {
         if !self.a.json {
-            errln!(
-                "candidate {} (round {}): {}",
-                c.number,
-                c.round,
-                c.outcome
-            );
+            errln!("candidate {} (round {}): {}", c.number, c.round, c.outcome);
         }
     }
 }
@@ -694,7 +696,7 @@ fn finish(
         "change": change,
         "candidates": opt.candidates,
         "stopped": stopped,
-        "partial": stopped.reason == "budget",
+        "partial": matches!(stopped.reason, "budget" | "cancelled"),
         "spent": {"trials": opt.spent.trials, "tokens": opt.spent.tokens(),
                   "cost_usd": opt.spent.cost_usd, "unpriced": opt.spent.unpriced,
                   "proposer_calls": opt.proposer.calls},
@@ -705,7 +707,18 @@ fn finish(
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {
-        out!("{}", text_report(opt, &start, &best, change.as_ref(), diff.as_deref(), &stopped, written))?;
+        out!(
+            "{}",
+            text_report(
+                opt,
+                &start,
+                &best,
+                change.as_ref(),
+                diff.as_deref(),
+                &stopped,
+                written
+            )
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -756,10 +769,10 @@ fn text_report(
         }
         _ => out.push_str("No candidate beat the current description on validation.\n"),
     }
-    if stopped.reason == "budget" {
+    if matches!(stopped.reason, "budget" | "cancelled") {
         out.push_str(&format!(
-            "Partial: stopped: budget ({}); the result is the best found before it\n",
-            stopped.detail
+            "Partial: stopped: {} ({}); the result is the best found before it\n",
+            stopped.reason, stopped.detail
         ));
     } else {
         out.push_str(&format!("Stopped: {}\n", stopped.detail));
