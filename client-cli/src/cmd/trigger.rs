@@ -236,19 +236,33 @@ fn execute(a: &Args, request: TriggerRequest, planned: &Preview) -> anyhow::Resu
         } if !json => errln!("stopped: budget ({})", stop.detail),
         _ => {}
     });
+    let prelude: engine::Prelude<'_, TriggerRequest> = Box::new(move |_, _| {
+        if !json {
+            errln!("{} to run", count(trials, "trial"));
+        }
+        Ok(())
+    });
+    on_engine(a, request, visibility, sink, json, prelude)
+}
+
+/// Run `request` by the engine (through the daemon unless `--no-daemon`) and read its report
+/// back from the history; a failed job is an error.
+fn on_engine<'a>(
+    a: &'a Args,
+    request: TriggerRequest,
+    visibility: Visibility,
+    sink: ProgressSink,
+    quiet: bool,
+    prelude: engine::Prelude<'a, TriggerRequest>,
+) -> anyhow::Result<TriggerReport> {
     let ran = engine::execute(
         request,
         engine::Run {
             link: &a.link,
             db: &a.db,
             sink,
-            quiet: json,
-            prelude: Box::new(move |_, _| {
-                if !json {
-                    errln!("{} to run", count(trials, "trial"));
-                }
-                Ok(())
-            }),
+            quiet,
+            prelude,
             load: Box::new(|store, run, _| {
                 TriggerReport::load(store, TriggerRunId(run.id), visibility)?
                     .ok_or_else(|| anyhow::anyhow!("the history has no such trigger run"))

@@ -35,11 +35,10 @@ use skillwatch_core::skill::{SKILL_FILE, SkillDocument};
 use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::runner::judge_client;
 use skillwatch_daemon::runs::{ProgressSink, RunEvent};
-use skillwatch_daemon::store::{OptimizationRecord, RunStatus, SkillIdentity, Spent, TriggerRunId};
+use skillwatch_daemon::store::{OptimizationRecord, RunStatus, SkillIdentity, Spent};
 use skillwatch_daemon::trigger::{TriggerReport, TriggerRequest, preview};
 use skillwatch_protocol::{Budget, JudgeEndpoint, JudgeMode, JudgeSettings};
 
-use super::super::engine;
 use super::Args;
 
 /// `--optimize`'s own options.
@@ -459,27 +458,9 @@ fn add(to: &mut Spent, more: &Spent) {
 /// One trigger run by the engine (through the daemon unless `--no-daemon`), quietly: the
 /// optimiser says what it measures, not each trial.
 fn measure_run(a: &Args, request: TriggerRequest) -> anyhow::Result<TriggerReport> {
-    let planned = preview(&request)?;
-    let visibility = planned.visibility.clone();
+    let visibility = preview(&request)?.visibility;
     let sink: ProgressSink = Arc::new(|_: &RunEvent| {});
-    let ran = engine::execute(
-        request,
-        engine::Run {
-            link: &a.link,
-            db: &a.db,
-            sink,
-            quiet: true,
-            prelude: Box::new(|_, _| Ok(())),
-            load: Box::new(|store, run, _| {
-                TriggerReport::load(store, TriggerRunId(run.id), visibility)?
-                    .ok_or_else(|| anyhow!("the history has no such trigger run"))
-            }),
-        },
-    )?;
-    if let Some(why) = ran.job_failure() {
-        bail!("{why}");
-    }
-    Ok(ran.report)
+    super::on_engine(a, request, visibility, sink, true, Box::new(|_, _| Ok(())))
 }
 
 /// The skill folder (canonical) and its SKILL.md text.
