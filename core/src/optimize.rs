@@ -227,6 +227,48 @@ mod tests {
         assert_eq!((pos(&tiny.train), pos(&tiny.validation)), (1, 1));
     }
 
+    proptest::proptest! {
+        /// Whatever the queries and the seed: the two sides partition the queries, keep their
+        /// order, give train its 60% of each kind (at least one on each side of a kind with
+        /// two or more), and the same seed gives the same split.
+        #[test]
+        fn every_split_is_a_stratified_partition(
+            kinds in proptest::collection::vec(0u8..3, 0..40),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let all: Vec<TriggerQuery> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, k)| TriggerQuery {
+                    query: format!("q{i}"),
+                    kind: [TriggerKind::Positive, TriggerKind::Negative, TriggerKind::NearMiss]
+                        [*k as usize],
+                    origin: String::new(),
+                })
+                .collect();
+            let s = split(&all, seed);
+            proptest::prop_assert_eq!(s.train.len() + s.validation.len(), all.len());
+            let in_order = |side: &[TriggerQuery]| {
+                side.windows(2).all(|w| {
+                    let at = |q: &TriggerQuery| all.iter().position(|a| a == q);
+                    at(&w[0]) < at(&w[1])
+                })
+            };
+            proptest::prop_assert!(in_order(&s.train) && in_order(&s.validation));
+            proptest::prop_assert!(s.train.iter().all(|q| !s.validation.contains(q)));
+            for kind in [TriggerKind::Positive, TriggerKind::Negative, TriggerKind::NearMiss] {
+                let n = all.iter().filter(|q| q.kind == kind).count();
+                let t = s.train.iter().filter(|q| q.kind == kind).count();
+                let mut want = (n as f64 * TRAIN_SHARE).round() as usize;
+                if n >= 2 {
+                    want = want.clamp(1, n - 1);
+                }
+                proptest::prop_assert_eq!(t, want.min(n));
+            }
+            proptest::prop_assert_eq!(split(&all, seed), s);
+        }
+    }
+
     #[test]
     fn the_limit_is_the_shortest_target() {
         assert_eq!(description_limit(&[]), 1021);
