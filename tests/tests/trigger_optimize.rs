@@ -257,11 +257,38 @@ fn the_optimiser_raises_validation_recall_and_write_applies_the_diff() {
         .collect();
     assert_eq!(removed, vec![format!("-description: {ORIGINAL}")]);
 
+    // the text report: rates on validation with intervals, the diff, why it stopped, spent
+    std::fs::write(skill.join("SKILL.md"), &original).unwrap();
+    let mut args = vec![
+        "trigger",
+        skill.to_str().unwrap(),
+        "--optimize",
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    let harness = server.openai_args("m");
+    args.extend(harness.iter().map(String::as_str));
+    let out = skillwatch(&args, None);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    eprintln!("{}\n{text}", stderr(&out));
+    for line in [
+        "Validation, the current description: recall ",
+        "Validation, the chosen description:  recall 8/8 ",
+        "+description: ",
+        "Recall ",
+        "Stopped: no candidate of round 2 beat the current description on validation",
+        "Spent: ",
+        "Not written: --write applies the diff.",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+
     // the record is in the history, with the split and the chosen description
     let store = skillwatch_daemon::store::Store::open(&db).unwrap();
     let records = store.optimizations(SKILL).unwrap();
-    assert_eq!(records.len(), 2);
-    let r = &records[0].record;
+    assert_eq!(records.len(), 3);
+    let r = &records[1].record;
     assert_eq!((r.model.as_str(), r.seed), ("m", 1));
     assert_eq!(r.chosen.as_deref(), Some(GENERAL));
     assert_eq!(r.original, ORIGINAL);
