@@ -14,6 +14,7 @@ pub mod harbor;
 pub mod index;
 pub mod loaders;
 mod memo;
+pub mod optimize;
 pub mod plural;
 pub mod probe;
 pub mod scoring;

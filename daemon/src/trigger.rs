@@ -277,7 +277,10 @@ fn plan_staging(request: &TriggerRequest) -> Result<Staging, RunError> {
         |t| t.path().join(dir.file_name().unwrap_or_default()),
     );
     let target = resolve::skill_to_stage(&staged_dir)?;
-    let queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
+    let mut queries = load_trigger_queries(&dir, &target.name, request.eval_set.as_deref())?;
+    if !request.only_queries.is_empty() {
+        queries.retain(|q| request.only_queries.contains(&q.query));
+    }
     if queries.is_empty() {
         return Err(RunError::NoCases {
             message: format!(

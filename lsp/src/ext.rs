@@ -91,3 +91,28 @@ impl Request for PickRun {
     type Result = Option<PickRunResult>;
     const METHOD: &'static str = "skillwatch/pickRun";
 }
+
+/// `skillwatch/optimizeFinished`: the description search of a skill ended.
+#[derive(Debug)]
+pub enum OptimizeFinished {}
+
+/// What `skillwatch/optimizeFinished` carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptimizeFinishedParams {
+    /// The skill.
+    pub skill_dir: String,
+    /// Whether the search ran to its end (found a better description or not).
+    pub success: bool,
+    /// The outcome in one line.
+    pub message: String,
+    /// The chosen description, when one beat the current on validation.
+    pub chosen: Option<String>,
+    /// The diff of SKILL.md it makes.
+    pub diff: Option<String>,
+}
+
+impl Notification for OptimizeFinished {
+    type Params = OptimizeFinishedParams;
+    const METHOD: &'static str = "skillwatch/optimizeFinished";
+}

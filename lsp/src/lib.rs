@@ -121,6 +121,7 @@ fn capabilities() -> ServerCapabilities {
             code_action_kinds: Some(vec![
                 CodeActionKind::QUICKFIX,
                 CodeActionKind::from(code_action::FIX_ALL),
+                CodeActionKind::from(handlers::optimize::KIND),
             ]),
             ..CodeActionOptions::default()
         })),

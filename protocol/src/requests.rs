@@ -611,6 +611,10 @@ pub struct TriggerRequest {
     /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
     #[serde(default = "yes")]
     pub record: bool,
+    /// Ask only the queries with these texts (one split of `trigger --optimize`); every query
+    /// when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_queries: Vec<String>,
     /// What the run may spend.
     #[serde(default)]
     pub budget: Budget,
@@ -636,6 +640,7 @@ impl TriggerRequest {
             full: false,
             description: None,
             record: true,
+            only_queries: Vec::new(),
             budget: Budget::default(),
         }
     }

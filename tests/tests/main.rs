@@ -70,6 +70,7 @@ mod trigger_ab;
 mod trigger_agent_clis;
 mod trigger_daemon;
 mod trigger_history;
+mod trigger_optimize;
 mod vet;
 mod vet_blind;
 mod vscode_web;

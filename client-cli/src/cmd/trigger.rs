@@ -23,6 +23,8 @@ use super::engine;
 use super::history_db::DbArgs;
 use super::link::LinkArgs;
 
+mod optimize;
+
 /// `skillwatch trigger`.
 #[derive(Parser)]
 #[command(
@@ -61,6 +63,15 @@ pub struct Args {
     /// triggers, paired by query, with an interval. Neither arm is recorded.
     #[arg(long, value_name = "FILE")]
     description_file: Option<PathBuf>,
+    /// Look for a better description: the queries split into train and validation (seeded,
+    /// stratified), a model proposes rewrites from the train failures, each rewrite that
+    /// passes `check` is measured on train, and validation alone decides, by the paired
+    /// interval. Prints the diff of SKILL.md and the validation rates before and after;
+    /// records the optimisation in the history (docs/evals.md).
+    #[arg(long, conflicts_with = "description_file")]
+    optimize: bool,
+    #[command(flatten)]
+    optimizer: optimize::OptimizeArgs,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -85,6 +96,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     request.budget = a.agent.budget(&settings, &model)?;
     if let Some(file) = &a.description_file {
         return ab(&a, request, file);
+    }
+    if a.optimize {
+        return optimize::run(&a, request, &settings);
     }
     let planned = preview(&request)?;
     if let Some(code) = stop_unless_visible(&a, &[&planned])? {
@@ -222,19 +236,33 @@ fn execute(a: &Args, request: TriggerRequest, planned: &Preview) -> anyhow::Resu
         } if !json => errln!("stopped: budget ({})", stop.detail),
         _ => {}
     });
+    let prelude: engine::Prelude<'_, TriggerRequest> = Box::new(move |_, _| {
+        if !json {
+            errln!("{} to run", count(trials, "trial"));
+        }
+        Ok(())
+    });
+    on_engine(a, request, visibility, sink, json, prelude)
+}
+
+/// Run `request` by the engine (through the daemon unless `--no-daemon`) and read its report
+/// back from the history; a failed job is an error.
+fn on_engine<'a>(
+    a: &'a Args,
+    request: TriggerRequest,
+    visibility: Visibility,
+    sink: ProgressSink,
+    quiet: bool,
+    prelude: engine::Prelude<'a, TriggerRequest>,
+) -> anyhow::Result<TriggerReport> {
     let ran = engine::execute(
         request,
         engine::Run {
             link: &a.link,
             db: &a.db,
             sink,
-            quiet: json,
-            prelude: Box::new(move |_, _| {
-                if !json {
-                    errln!("{} to run", count(trials, "trial"));
-                }
-                Ok(())
-            }),
+            quiet,
+            prelude,
             load: Box::new(|store, run, _| {
                 TriggerReport::load(store, TriggerRunId(run.id), visibility)?
                     .ok_or_else(|| anyhow::anyhow!("the history has no such trigger run"))

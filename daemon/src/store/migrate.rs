@@ -69,6 +69,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0012_run_engine.sql",
         sql: include_str!("../../../migrations/0012_run_engine.sql"),
     },
+    Migration {
+        name: "0013_description_optimizations.sql",
+        sql: include_str!("../../../migrations/0013_description_optimizations.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

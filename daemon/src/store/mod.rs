@@ -65,6 +65,7 @@ mod jobs;
 mod judging;
 mod lifecycle;
 mod migrate;
+mod optimizations;
 mod probes;
 mod read;
 mod record;
@@ -95,6 +96,7 @@ pub use jobs::Recovered;
 pub use judging::{StoredJudgment, TrialRejudged};
 pub use lifecycle::{Row, RunBegin, RunEnd, RunRef, Spend, Spent, Stop};
 pub use migrate::{APPLICATION_ID, MIGRATIONS, Migration, latest_version};
+pub use optimizations::{OptimizationRecord, StoredOptimization};
 pub use probes::{
     ProbeOutcome, ProbeOutcomeRecord, ProbeRunId, ProbeRunInfo, ProbeRunSpec, SecurityComparison,
     security_of,

@@ -58,6 +58,11 @@ pub fn code_actions(
         actions.extend(quick_fixes(doc, &here));
         actions.extend(silence(doc, &here));
     }
+    if wants(super::optimize::KIND)
+        && let Some(action) = super::optimize::code_action(doc, range)
+    {
+        actions.push(CodeActionOrCommand::CodeAction(action));
+    }
     let fixable = findings.iter().filter(|f| f.fix.is_some()).count();
     if wants(FIX_ALL) && (only.is_some() || fixable > 1) {
         actions.extend(fix_all(doc, findings, options));
@@ -199,7 +204,7 @@ fn fix_all(
 /// The span of `old` that differs from `new` (their common start and end left out, cut at
 /// character boundaries) and what replaces it, so the edit keeps the editor's cursor and
 /// folds outside the change.
-fn changed_part<'n>(old: &str, new: &'n str) -> (Span, &'n str) {
+pub(crate) fn changed_part<'n>(old: &str, new: &'n str) -> (Span, &'n str) {
     let mut start = old
         .bytes()
         .zip(new.bytes())

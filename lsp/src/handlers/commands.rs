@@ -44,7 +44,11 @@ pub const RUN_EVAL: &str = "skillwatch.runEval";
 pub const SHOW_HISTORY: &str = "skillwatch.showHistory";
 
 /// Every command the server executes.
-pub const ALL: &[&str] = &[RUN_EVAL, SHOW_HISTORY];
+pub const ALL: &[&str] = &[
+    RUN_EVAL,
+    SHOW_HISTORY,
+    super::optimize::OPTIMIZE_DESCRIPTION,
+];
 
 /// Execute `command` with `arguments`.
 pub async fn execute(
@@ -75,6 +79,12 @@ pub async fn execute(
     match command {
         RUN_EVAL => {
             tokio::spawn(run_eval(state, skill_dir.clone(), extra));
+            Ok(Some(
+                serde_json::json!({ "started": true, "skillDir": skill_dir }),
+            ))
+        }
+        super::optimize::OPTIMIZE_DESCRIPTION => {
+            tokio::spawn(super::optimize::run(state, skill_dir.clone()));
             Ok(Some(
                 serde_json::json!({ "started": true, "skillDir": skill_dir }),
             ))

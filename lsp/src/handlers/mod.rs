@@ -9,6 +9,7 @@ pub mod completion;
 pub mod diagnostics;
 pub mod documents;
 pub mod hover;
+pub mod optimize;
 pub mod regressions;
 
 use std::sync::Arc;
