@@ -439,10 +439,6 @@ impl Kind for Triggers {
         }
     }
 
-    fn status(report: &TriggerReport) -> crate::store::RunStatus {
-        report.status
-    }
-
     fn report(
         &mut self,
         store: &Store,
@@ -508,5 +504,11 @@ async fn trial(s: &TriggerShared, root: &Path, query: usize, run: u32) -> Trigge
         },
         tokens: outcome.tokens,
         retries,
+    }
+}
+
+impl crate::runs::Outcome for TriggerReport {
+    fn status(&self) -> crate::store::RunStatus {
+        self.status
     }
 }

@@ -452,3 +452,41 @@ pub fn assert_key_sent_and_kept_nowhere(
         }
     }
 }
+
+/// The daemon's wire as a client of another version sees it: tarpc frames (a 4-byte
+/// big-endian length, then the JSON), written and read by hand so a test can send what no
+/// client of this build would (a request of protocol 1, or of a kind not yet known).
+pub mod frame {
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+
+    use serde_json::{Value, json};
+
+    pub fn write(stream: &mut UnixStream, value: &Value) {
+        let bytes = value.to_string().into_bytes();
+        stream
+            .write_all(&(bytes.len() as u32).to_be_bytes())
+            .unwrap();
+        stream.write_all(&bytes).unwrap();
+    }
+
+    /// The next frame; `None` when the daemon closed the connection or sent no JSON.
+    pub fn read(stream: &mut UnixStream) -> Option<Value> {
+        let mut len = [0u8; 4];
+        stream.read_exact(&mut len).ok()?;
+        let mut bytes = vec![0u8; u32::from_be_bytes(len) as usize];
+        stream.read_exact(&mut bytes).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// A tarpc request envelope around `message` (e.g. `{"Status": {}}`), with a 9 s deadline.
+    pub fn request(id: u64, message: Value) -> Value {
+        json!({"Request": {
+            "context": {"deadline": {"secs": 9, "nanos": 0}, "trace_context": {
+                "trace_id": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                "span_id": id, "sampling_decision": "Unsampled"}},
+            "id": id,
+            "message": message,
+        }})
+    }
+}

@@ -3,7 +3,6 @@
 //! and today's client. Either way the mismatch is found at the `status` handshake and said
 //! clearly, with what to do, instead of a decoding error or a 15 s wait.
 
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
@@ -11,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use skillwatch_protocol::PROTOCOL_VERSION;
-use skillwatch_tests::daemon::DaemonFixture;
+use skillwatch_tests::daemon::{DaemonFixture, frame};
 use skillwatch_tests::{code, stderr};
 
 fn fixture(name: &str) -> Value {
@@ -19,22 +18,6 @@ fn fixture(name: &str) -> Value {
         .join("fixtures/protocol/v1")
         .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn write_frame(stream: &mut UnixStream, value: &Value) {
-    let bytes = value.to_string().into_bytes();
-    stream
-        .write_all(&(bytes.len() as u32).to_be_bytes())
-        .unwrap();
-    stream.write_all(&bytes).unwrap();
-}
-
-fn read_frame(stream: &mut UnixStream) -> Option<Value> {
-    let mut len = [0u8; 4];
-    stream.read_exact(&mut len).ok()?;
-    let mut bytes = vec![0u8; u32::from_be_bytes(len) as usize];
-    stream.read_exact(&mut bytes).ok()?;
-    serde_json::from_slice(&bytes).ok()
 }
 
 #[test]
@@ -45,8 +28,8 @@ fn a_protocol_1_client_reads_todays_status_and_its_protocol_number() {
     stream
         .set_read_timeout(Some(skillwatch_tests::wait::PATIENCE))
         .unwrap();
-    write_frame(&mut stream, &fixture("status-request.json"));
-    let answer = read_frame(&mut stream).expect("an answer to the protocol-1 status request");
+    frame::write(&mut stream, &fixture("status-request.json"));
+    let answer = frame::read(&mut stream).expect("an answer to the protocol-1 status request");
     assert_eq!(answer["request_id"], 0, "{answer}");
     let status = &answer["message"]["Ok"]["Status"];
     assert_eq!(status["protocol"], PROTOCOL_VERSION, "{answer}");
@@ -74,9 +57,9 @@ fn old_daemon(fx: &DaemonFixture) -> std::thread::JoinHandle<()> {
             let Ok(mut stream) = stream else { return };
             let mut answer = answer.clone();
             std::thread::spawn(move || {
-                while let Some(request) = read_frame(&mut stream) {
+                while let Some(request) = frame::read(&mut stream) {
                     answer["request_id"] = request["Request"]["id"].clone();
-                    write_frame(&mut stream, &answer);
+                    frame::write(&mut stream, &answer);
                 }
             });
         }

@@ -4,7 +4,6 @@
 //! the next start. A request of a kind the daemon does not know (a newer client's) is refused
 //! with both protocol versions named, never run as another kind.
 
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -14,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skillwatch_daemon::store::{RunStatus, Store, TriggerRunId};
 use skillwatch_protocol::{JobFilter, JobKind, JobState, PROTOCOL_VERSION};
-use skillwatch_tests::daemon::DaemonFixture;
+use skillwatch_tests::daemon::{DaemonFixture, frame};
 use skillwatch_tests::trial::process_gone;
 use skillwatch_tests::{code, stderr, stdout};
 
@@ -189,23 +188,6 @@ fn kill_9_of_the_daemon_during_a_trigger_run_leaves_it_interrupted_at_the_next_s
     assert!(fx.terminate().success());
 }
 
-/// A frame: 4-byte big-endian length, then the JSON.
-fn write_frame(stream: &mut UnixStream, value: &Value) {
-    let bytes = value.to_string().into_bytes();
-    stream
-        .write_all(&(bytes.len() as u32).to_be_bytes())
-        .unwrap();
-    stream.write_all(&bytes).unwrap();
-}
-
-fn read_frame(stream: &mut UnixStream) -> Option<Value> {
-    let mut len = [0u8; 4];
-    stream.read_exact(&mut len).ok()?;
-    let mut bytes = vec![0u8; u32::from_be_bytes(len) as usize];
-    stream.read_exact(&mut bytes).ok()?;
-    serde_json::from_slice(&bytes).ok()
-}
-
 #[test]
 fn a_request_of_a_kind_the_daemon_does_not_know_is_refused_with_both_versions() {
     let mut fx = DaemonFixture::new();
@@ -223,17 +205,11 @@ fn a_request_of_a_kind_the_daemon_does_not_know_is_refused_with_both_versions() 
         "trigger": "manual", "kind": "optimize", "protocol": 99,
         "spec": {"kind": "optimize", "skill_dir": skill, "rounds": 3, "split": [0.6, 0.4]},
     });
-    write_frame(
+    frame::write(
         &mut stream,
-        &json!({"Request": {
-            "context": {"deadline": {"secs": 9, "nanos": 0}, "trace_context": {
-                "trace_id": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-                "span_id": 1, "sampling_decision": "Unsampled"}},
-            "id": 7,
-            "message": {"EnqueueRun": {"request": request}},
-        }}),
+        &frame::request(7, json!({"EnqueueRun": {"request": request}})),
     );
-    let answer = read_frame(&mut stream).expect("an answer, not a dropped connection");
+    let answer = frame::read(&mut stream).expect("an answer, not a dropped connection");
     assert_eq!(answer["request_id"], 7, "{answer}");
     let refused = &answer["message"]["Ok"]["EnqueueRun"]["Err"];
     assert_eq!(refused["kind"], "invalid", "{answer}");
@@ -246,17 +222,8 @@ fn a_request_of_a_kind_the_daemon_does_not_know_is_refused_with_both_versions() 
         "{message}"
     );
     // nothing was queued, and the connection still answers
-    write_frame(
-        &mut stream,
-        &json!({"Request": {
-            "context": {"deadline": {"secs": 9, "nanos": 0}, "trace_context": {
-                "trace_id": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-                "span_id": 2, "sampling_decision": "Unsampled"}},
-            "id": 8,
-            "message": {"Status": {}},
-        }}),
-    );
-    let status = read_frame(&mut stream).expect("status");
+    frame::write(&mut stream, &frame::request(8, json!({"Status": {}})));
+    let status = frame::read(&mut stream).expect("status");
     assert_eq!(status["message"]["Ok"]["Status"]["queued"], 0, "{status}");
     let store = Store::open_existing(&fx.db).unwrap();
     assert!(store.jobs(&JobFilter::default()).unwrap().is_empty());

@@ -377,10 +377,6 @@ impl Kind for Probes {
         })
     }
 
-    fn status(report: &ProbeReport) -> crate::store::RunStatus {
-        report.run.status
-    }
-
     fn report(
         &mut self,
         store: &Store,
@@ -691,4 +687,10 @@ fn redacted_trajectory(t: &Trajectory, canaries: &Canaries) -> Option<StoredTraj
         format: skillwatch_core::trajectory::SCHEMA_VERSION.to_ascii_lowercase(),
         bytes: redact(&text, &canaries.list).into_bytes(),
     })
+}
+
+impl crate::runs::Outcome for ProbeReport {
+    fn status(&self) -> crate::store::RunStatus {
+        self.run.status
+    }
 }

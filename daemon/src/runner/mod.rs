@@ -618,21 +618,6 @@ impl Kind for Paired {
         store.finish(run, end)
     }
 
-    fn lift(report: &RunReport) -> Option<f64> {
-        report
-            .summary
-            .as_ref()
-            .and_then(|s| s.headline.outcome.lift)
-    }
-
-    fn status(report: &RunReport) -> crate::store::RunStatus {
-        report.run.status
-    }
-
-    fn failure(report: &RunReport) -> Option<String> {
-        report.failure()
-    }
-
     fn report(
         &mut self,
         store: &Store,

@@ -468,6 +468,20 @@ fn preference(v: &Verdict) -> Option<PairwiseVerdict> {
     Some(PairwiseVerdict { winner, magnitude })
 }
 
+impl crate::runs::Outcome for RunReport {
+    fn status(&self) -> crate::store::RunStatus {
+        self.run.status
+    }
+
+    fn failure(&self) -> Option<String> {
+        RunReport::failure(self)
+    }
+
+    fn lift(&self) -> Option<f64> {
+        self.summary.as_ref().and_then(|s| s.headline.outcome.lift)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

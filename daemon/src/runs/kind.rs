@@ -30,6 +30,25 @@ pub trait Request: Send + Sync {
     -> BoxFuture<'a, Result<Self::Kind, RunError>>;
 }
 
+/// What the engine reads from a kind's report once the run ended. It belongs to the report, not
+/// to the kind, so kinds that share a report (paired runs and Harbor runs, both `RunReport`)
+/// share one answer instead of each repeating it.
+pub trait Outcome {
+    /// How the reported run ended.
+    fn status(&self) -> RunStatus;
+
+    /// Why the reported run failed as a measurement beyond its status (a paired run whose
+    /// every trial failed at the infrastructure measured nothing).
+    fn failure(&self) -> Option<String> {
+        None
+    }
+
+    /// The run's overall lift, for the event that ends it (paired runs).
+    fn lift(&self) -> Option<f64> {
+        None
+    }
+}
+
 /// A planned run of one kind, as the engine drives it.
 pub trait Kind: Send + Sized + 'static {
     /// One planned trial, as the kind starts it.
@@ -37,7 +56,7 @@ pub trait Kind: Send + Sized + 'static {
     /// A finished trial, as the kind records it.
     type Done: Send + 'static;
     /// What the run's caller gets at its end.
-    type Report: Send + 'static;
+    type Report: Outcome + Send + 'static;
 
     /// The table its runs live in.
     const RUN: RunKind;
@@ -117,20 +136,6 @@ pub trait Kind: Send + Sized + 'static {
         RunError::Settings {
             message: "the run ended before any of its trials was recorded".into(),
         }
-    }
-
-    /// How the reported run ended.
-    fn status(report: &Self::Report) -> RunStatus;
-
-    /// Why the reported run failed as a measurement beyond its status (a paired run whose
-    /// every trial failed at the infrastructure measured nothing).
-    fn failure(_report: &Self::Report) -> Option<String> {
-        None
-    }
-
-    /// The run's overall lift, for the event that ends it (paired runs).
-    fn lift(_report: &Self::Report) -> Option<f64> {
-        None
     }
 
     /// The report of the ended run, read back from the store (every path to a report, in

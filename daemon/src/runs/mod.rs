@@ -28,7 +28,7 @@ pub mod resolve;
 
 pub use budget::{Admit, Gate, Usage};
 pub use event::{ProgressSink, RunEvent, TrialDetail, no_progress};
-pub use kind::{Begun, Ctx, Ending, Kind, Outside, Recorded, Request};
+pub use kind::{Begun, Ctx, Ending, Kind, Outcome, Outside, Recorded, Request};
 pub use reads::{Reads, check_key_vars};
 
 use std::path::{Path, PathBuf};
@@ -293,7 +293,7 @@ impl<K: Kind> Started<K> {
             .await?;
         outcome?;
         settled?;
-        progress(&finished_event(run, &last, K::lift(&report)));
+        progress(&finished_event(run, &last, report.lift()));
         Ok(report)
     }
 }

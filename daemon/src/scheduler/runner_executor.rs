@@ -17,6 +17,7 @@
 //! A job a client queued with its environment (`enqueue_client_run`) runs on an engine whose
 //! agents read the client's values of the variables the run names, never the daemon's.
 
+use crate::runs::Outcome as _; // the report's status and failure
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -154,10 +155,10 @@ async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> 
             error: "the run ended with no run in the history".into(),
         };
     };
-    match K::status(&report) {
+    match report.status() {
         // every trial failed at the infrastructure: the job failed, and says why (as the
         // command does), rather than completing with nothing measured and no word
-        RunStatus::Completed => match K::failure(&report) {
+        RunStatus::Completed => match report.failure() {
             Some(error) => Outcome::Failed {
                 run: Some(run),
                 error,
@@ -167,7 +168,8 @@ async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> 
         // the store keeps a run that measured nothing `failed` (store::write::finish_run)
         RunStatus::Failed => Outcome::Failed {
             run: Some(run),
-            error: K::failure(&report)
+            error: report
+                .failure()
                 .unwrap_or_else(|| format!("run {run} measured nothing: every trial errored")),
         },
         RunStatus::Cancelled | RunStatus::Interrupted => Outcome::Stopped { run: Some(run) },
