@@ -31,7 +31,7 @@ fn the_examples_show_what_their_readme_says() {
     assert!(!found.contains_key("meeting-notes"), "{found:?}");
     assert_eq!(
         found.get("invoice-tables"),
-        Some(&vec!["SW308".to_string()])
+        Some(&vec!["SW308".to_string(), "SW415".to_string()])
     );
     for rule in ["SW201", "SW302", "SW303", "SW304"] {
         assert!(

@@ -410,9 +410,9 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
     let Some(image) = agents_image() else {
         return;
     };
-    // Held from the first finished trial until Harbor has stopped: the model answers nothing
-    // meanwhile, so the trials still running cannot all finish before the SIGINT lands (on a
-    // quiet machine they did, and the job completed whole).
+    // Held from the first trial's last answer until Harbor has stopped: the model answers
+    // nothing meanwhile, so the trials still running cannot all finish before the SIGINT lands
+    // (on a quiet machine they did, and the job completed whole).
     let hold = Arc::new(AtomicBool::new(false));
     let model = mock::responses::server(codex_script(hold.clone()));
     let tmp = tempfile::tempdir().unwrap();
@@ -556,6 +556,10 @@ fn finished_trials(job: &Path) -> usize {
 /// expanded through the roots table as the model is told to); once the skill's text came
 /// back, write the codename; without the skill, write UNKNOWN; after the write, end the turn.
 fn codex_script(hold: Arc<AtomicBool>) -> Script {
+    // The first trial's last answer starts the hold itself: the test only sees the trial
+    // finish on disk later (a poll, under load seconds later), and by then the other trials
+    // had run to their end and the job completed whole (CI, 2026-11-28).
+    let first_done = AtomicBool::new(false);
     Arc::new(move |req: &ModelRequest| {
         let held = Instant::now();
         while hold.load(Ordering::SeqCst) && held.elapsed().as_secs() < 120 {
@@ -575,7 +579,12 @@ fn codex_script(hold: Arc<AtomicBool>) -> Script {
             1 if req.tool_result_mentions("is BLUE-HERON") => {
                 shell("echo BLUE-HERON > answer.txt".into())
             }
-            _ => ModelReply::text("Done: answer.txt written.", usage),
+            _ => {
+                if !first_done.swap(true, Ordering::SeqCst) {
+                    hold.store(true, Ordering::SeqCst);
+                }
+                ModelReply::text("Done: answer.txt written.", usage)
+            }
         }
     })
 }

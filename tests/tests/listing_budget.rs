@@ -161,15 +161,31 @@ fn the_predicted_listing_is_the_one_claude_code_sends() {
     assert_eq!(dropped, predicted(&dirs, None), "{default}");
     assert_eq!(dropped, BTreeSet::from(["s15".into(), "s16".into()]));
 
-    // `check` cannot know the model and assumes the default one: SW222 names the same two.
+    // `check` cannot know the model and assumes the default one: SW222 names the same two
+    // (on each skill in `--json`; the terminal prints it once per folder)
     let check = Command::new(skillwatch_bin())
-        .args(["check", ws.join(".claude/skills").to_str().unwrap()])
+        .args([
+            "check",
+            "--json",
+            ws.join(".claude/skills").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    let reported: BTreeSet<String> = stdout(&check)
-        .lines()
-        .filter(|l| l.contains("[SW222]"))
-        .filter_map(|l| l.split("/SKILL.md").next()?.rsplit('/').next())
+    let json: serde_json::Value = serde_json::from_str(&stdout(&check)).unwrap();
+    let reported: BTreeSet<String> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().unwrap())
+        .filter(|d| d["rule"] == "SW222")
+        .filter_map(|d| {
+            d["path"]
+                .as_str()?
+                .split("/SKILL.md")
+                .next()?
+                .rsplit('/')
+                .next()
+        })
         .map(str::to_string)
         .collect();
     assert_eq!(reported, dropped, "{}", stdout(&check));

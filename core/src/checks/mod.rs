@@ -276,8 +276,13 @@ impl<F: FnMut(Vec<FileReport>)> InOrder<F> {
         }
     }
 
+    /// Within one folder a file may have several reports (an eval file's own checks and the
+    /// security scan of its text): all are kept; only a file an earlier folder reported is
+    /// left out.
     fn hand_on(&mut self, mut reports: Vec<FileReport>) {
-        reports.retain(|r| self.delivered.insert(r.path.clone()));
+        reports.retain(|r| !self.delivered.contains(&r.path));
+        self.delivered
+            .extend(reports.iter().map(|r| r.path.clone()));
         (self.sink)(reports);
     }
 }
@@ -796,7 +801,7 @@ mod tests {
             waiting: BTreeMap::new(),
             delivered: std::collections::HashSet::new(),
             sink: |reports: Vec<FileReport>| {
-                seen.extend(reports.first().map(|r| r.path.clone()));
+                seen.extend(reports.iter().map(|r| r.path.clone()));
             },
         };
         let report = |name: &str| {
@@ -815,8 +820,12 @@ mod tests {
         in_order.deliver(3, report("d"));
         // a file two folders share (an experiment) is handed on once
         in_order.deliver(4, report("b"));
+        // one folder's two reports of one file (eval checks, security scan) are both kept
+        let mut twice = report("e");
+        twice.extend(report("e"));
+        in_order.deliver(5, twice);
         assert!(in_order.waiting.is_empty());
-        assert_eq!(seen, ["a", "b", "c", "d"].map(PathBuf::from));
+        assert_eq!(seen, ["a", "b", "c", "d", "e", "e"].map(PathBuf::from));
     }
 
     #[test]
