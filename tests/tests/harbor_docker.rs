@@ -169,17 +169,8 @@ fn agents_image() -> Option<String> {
     )
 }
 
-/// Harbor jobs of this file run one at a time: two at once on 2 cores slowed each Harbor's
-/// shutdown past what the stopped-half-way test can hold its model for (CI, 2026-11-28: the job
-/// completed whole, 285 s after its start, while another Harbor test ran beside it).
-fn one_harbor_job_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static HARBOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    HARBOR.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 #[test]
 fn a_paired_suite_runs_on_harbor_in_docker_and_imports_trial_by_trial() {
-    let _one_at_a_time = one_harbor_job_at_a_time();
     let Some((harbor, image)) = harbor_env() else {
         return;
     };
@@ -228,7 +219,6 @@ fn a_paired_suite_runs_on_harbor_in_docker_and_imports_trial_by_trial() {
 /// nothing.
 #[test]
 fn the_real_claude_code_runs_on_harbor_through_the_daemon_as_a_local_run_does() {
-    let _one_at_a_time = one_harbor_job_at_a_time();
     let Some((harbor, _)) = harbor_env() else {
         return;
     };
@@ -414,7 +404,6 @@ fn import(db: &Path, job: &Path) -> std::process::Output {
 /// resume` runs the rest; importing again adds only those, with no duplicate.
 #[test]
 fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates() {
-    let _one_at_a_time = one_harbor_job_at_a_time();
     let Some((harbor, _)) = harbor_env() else {
         return;
     };
@@ -626,7 +615,6 @@ fn skill_path(listing: &str) -> Option<String> {
 /// ends `stopped: budget` with what it spent, completed and in the history like any run.
 #[test]
 fn a_budget_stops_a_run_on_harbor_and_its_partial_run_is_history() {
-    let _one_at_a_time = one_harbor_job_at_a_time();
     let Some((harbor, _)) = harbor_env() else {
         return;
     };
