@@ -148,6 +148,38 @@ const JAVASCRIPT: Kinds = Kinds {
     binary: "binary_expression",
 };
 
+/// Calls that open a raw socket: a name bound to one is a connection and, for a reverse
+/// shell, the socket its streams are tied to.
+const SOCKET_OPENERS: &[&str] = &[
+    "socket.socket",
+    "socket.create_connection",
+    "net.Socket",
+    "net.connect",
+    "net.createConnection",
+    "tls.connect",
+];
+
+/// The other calls whose result is a connection to somewhere (HTTP, WebSocket, mail, FTP,
+/// SSH, telnet, UDP, socket.io, ZeroMQ): data written to it leaves the machine.
+const OTHER_CONNECTION_OPENERS: &[&str] = &[
+    "https.request",
+    "http.request",
+    "WebSocket",
+    "websocket.create_connection",
+    "websockets.connect",
+    "smtplib.SMTP",
+    "smtplib.SMTP_SSL",
+    "ftplib.FTP",
+    "ftplib.FTP_TLS",
+    "http.client.HTTPSConnection",
+    "http.client.HTTPConnection",
+    "paramiko.SSHClient",
+    "telnetlib.Telnet",
+    "dgram.createSocket",
+    "io",
+    "zmq.Context().socket",
+];
+
 /// Keyword arguments and option keys that are not payload (who is asking, not what is sent).
 const NOT_PAYLOAD: &[&str] = &[
     "headers",
@@ -513,46 +545,11 @@ impl<'s> Script<'s> {
         if let Some(class) = self.instantiated(right, world) {
             self.instances.insert(name.clone(), class);
         }
-        if self.is_call_to(
-            right,
-            &[
-                "socket.socket",
-                "socket.create_connection",
-                "net.Socket",
-                "net.connect",
-                "net.createConnection",
-                "tls.connect",
-                "https.request",
-                "http.request",
-                "WebSocket",
-                "websocket.create_connection",
-                "websockets.connect",
-                "smtplib.SMTP",
-                "smtplib.SMTP_SSL",
-                "ftplib.FTP",
-                "ftplib.FTP_TLS",
-                "http.client.HTTPSConnection",
-                "http.client.HTTPConnection",
-                "paramiko.SSHClient",
-                "telnetlib.Telnet",
-                "dgram.createSocket",
-                "io",
-                "zmq.Context().socket",
-            ],
-        ) {
+        let socket = self.is_call_to(right, SOCKET_OPENERS);
+        if socket || self.is_call_to(right, OTHER_CONNECTION_OPENERS) {
             self.connections.insert(name.clone());
         }
-        if self.is_call_to(
-            right,
-            &[
-                "socket.socket",
-                "socket.create_connection",
-                "net.Socket",
-                "net.connect",
-                "net.createConnection",
-                "tls.connect",
-            ],
-        ) {
+        if socket {
             self.socket = Some(self.span(right));
         }
         let value = if augmented {
