@@ -26,17 +26,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The Wilson score interval of `k` of `n` at 95%.
+/// The Wilson score interval of `k` of `n` at 95% (core's `stats::wilson_interval`).
 fn wilson(k: usize, n: usize) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
+    match skillwatch_core::scoring::stats::wilson_interval(k as u64, n as u64, 0.95) {
+        Ok(i) => (i.low, i.high),
+        Err(_) => (0.0, 1.0), // no skill in the class: nothing is known
     }
-    let (k, n, z) = (k as f64, n as f64, 1.96_f64);
-    let p = k / n;
-    let denom = 1.0 + z * z / n;
-    let center = (p + z * z / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-    ((center - half).max(0.0), (center + half).min(1.0))
 }
 
 fn pct(k: usize, n: usize) -> String {

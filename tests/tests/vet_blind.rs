@@ -21,20 +21,12 @@ use std::process::Command;
 use serde_json::Value;
 use skillwatch_tests::*;
 
-/// Wilson score interval at 95%, in percent.
+/// Wilson score interval at 95%, in percent (core's, as every interval skillwatch prints).
 fn wilson(k: usize, n: usize) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 100.0);
+    match skillwatch_core::scoring::stats::wilson_interval(k as u64, n as u64, 0.95) {
+        Ok(i) => (100.0 * i.low, 100.0 * i.high),
+        Err(_) => (0.0, 100.0), // no skill in the class: nothing is known
     }
-    let (k, n, z) = (k as f64, n as f64, 1.96_f64);
-    let p = k / n;
-    let den = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / den;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / den;
-    (
-        100.0 * (centre - half).max(0.0),
-        100.0 * (centre + half).min(1.0),
-    )
 }
 
 /// Verify `MANIFEST.sha256`: every line checks, and every file of the set is listed.
