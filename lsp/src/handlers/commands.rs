@@ -437,6 +437,16 @@ async fn begin_progress(state: &State, skill_dir: &str, case: Option<&str>) -> O
     )
 }
 
+/// Tell the user how a job started from the editor ended: a notice, or an error when it failed.
+pub(super) async fn show_outcome(state: &State, success: bool, message: &str) {
+    let kind = if success {
+        MessageType::INFO
+    } else {
+        MessageType::ERROR
+    };
+    state.client.show_message(kind, message).await;
+}
+
 async fn finish_run(
     state: &State,
     progress: Option<RunProgress>,
@@ -448,12 +458,7 @@ async fn finish_run(
     if let Some(progress) = progress {
         progress.finish_with_message(message.clone()).await;
     }
-    let kind = if success {
-        MessageType::INFO
-    } else {
-        MessageType::ERROR
-    };
-    state.client.show_message(kind, &message).await;
+    show_outcome(state, success, &message).await;
     state
         .client
         .send_notification::<RunFinished>(RunFinishedParams {

@@ -186,12 +186,7 @@ async fn finish(
     chosen: Option<String>,
     diff: Option<String>,
 ) {
-    let kind = if success {
-        MessageType::INFO
-    } else {
-        MessageType::ERROR
-    };
-    state.client.show_message(kind, &message).await;
+    super::commands::show_outcome(state, success, &message).await;
     state
         .client
         .send_notification::<OptimizeFinished>(OptimizeFinishedParams {
