@@ -559,15 +559,16 @@ fn finished_trials(job: &Path) -> usize {
 /// expanded through the roots table as the model is told to); once the skill's text came
 /// back, write the codename; without the skill, write UNKNOWN; after the write, end the turn.
 fn codex_script(hold: Arc<AtomicBool>) -> Script {
-    // The first trial's last answer starts the hold itself: the test only sees the trial
-    // finish on disk later (a poll, under load seconds later), and by then the other trials
-    // had run to their end and the job completed whole (CI, 2026-11-28).
+    // The first trial's last answer starts the hold itself, so no later trial can be answered
+    // between that trial's end and the test seeing it on disk (a poll). In clean-clone CI
+    // runs of 2026-11-28 the job still completed whole with this hold (all 4 trials imported;
+    // Harbor stopped 285 s after its start), while alone it stops with 1 of 4: why is not
+    // known yet (a held Codex request may end its trial on its own timeout).
     let first_done = AtomicBool::new(false);
     Arc::new(move |req: &ModelRequest| {
         let held = Instant::now();
-        // as long as Harbor takes to stop: on a loaded machine its shutdown (containers
-        // stopped one by one) took over two minutes, and a shorter cap let the held trials
-        // finish, so the job completed whole (CI, 2026-11-28)
+        // until the test has stopped Harbor (a cap, so a Harbor that never stops cannot hang
+        // the test for ever)
         while hold.load(Ordering::SeqCst) && held.elapsed().as_secs() < 900 {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
