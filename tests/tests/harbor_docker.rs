@@ -436,6 +436,17 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
             .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        // The SIGINT below stops Harbor only if its Python did not start with SIGINT ignored,
+        // as everything started under a background job of a script does (`.ci/run &`): there
+        // the job ran whole (its held trials ended at Codex's own timeout) and this test failed.
+        // SAFETY: signal(2) is async-signal-safe.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            c.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         c
     };
     let t0 = Instant::now();
@@ -560,10 +571,7 @@ fn finished_trials(job: &Path) -> usize {
 /// back, write the codename; without the skill, write UNKNOWN; after the write, end the turn.
 fn codex_script(hold: Arc<AtomicBool>) -> Script {
     // The first trial's last answer starts the hold itself, so no later trial can be answered
-    // between that trial's end and the test seeing it on disk (a poll). In clean-clone CI
-    // runs of 2026-11-28 the job still completed whole with this hold (all 4 trials imported;
-    // Harbor stopped 285 s after its start), while alone it stops with 1 of 4: why is not
-    // known yet (a held Codex request may end its trial on its own timeout).
+    // between that trial's end and the test seeing it on disk (a poll).
     let first_done = AtomicBool::new(false);
     Arc::new(move |req: &ModelRequest| {
         let held = Instant::now();

@@ -104,6 +104,10 @@ fn spawn(
     .stderr(err)
     .process_group(0)
     .kill_on_drop(true);
+    // SAFETY: the hook only calls signal(2), which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(sigint_at_default);
+    }
     if host.get("LITELLM_LOCAL_MODEL_COST_MAP").is_none() {
         // else every run first tries to download LiteLLM's price list
         cmd.env("LITELLM_LOCAL_MODEL_COST_MAP", "True");
@@ -136,6 +140,19 @@ fn harness_env(request: &RunRequest, host: &HostEnv) -> Vec<(String, String)> {
         env.push((key_var.to_owned(), key));
     }
     env
+}
+
+/// [`stop`] asks Harbor to stop with SIGINT, which Python turns into KeyboardInterrupt only if
+/// SIGINT was not ignored when it started. A process a non-interactive shell starts in the
+/// background (`skillwatch run ... &` in a CI script) starts with SIGINT ignored and passes that
+/// on through exec, so Harbor would ignore the stop, run its job whole, and be killed after
+/// [`STOP_GRACE`] with its containers left behind. Run in the child between fork and exec.
+fn sigint_at_default() -> std::io::Result<()> {
+    // SAFETY: signal(2) is async-signal-safe and only changes this process's disposition.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
+    Ok(())
 }
 
 /// SIGINT to Harbor's group (it cancels its trials and removes their containers), SIGKILL
@@ -570,5 +587,45 @@ mod tests {
         assert!(err.contains("--harbor-agent"), "{err}");
         t.agent = Some("opencode".into());
         assert_eq!(t.agent_for(HarnessKind::Openai).unwrap(), "opencode");
+    }
+
+    /// Whether SIGINT is ignored in a child started by `cmd` (from its /proc status).
+    fn child_ignores_sigint(cmd: &mut std::process::Command) -> bool {
+        let out = cmd.arg("/proc/self/status").output().unwrap();
+        let status = String::from_utf8(out.stdout).unwrap();
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .map(|m| u64::from_str_radix(m.trim(), 16).unwrap())
+            .unwrap();
+        mask & (1 << (libc::SIGINT - 1)) != 0
+    }
+
+    /// Started from a process that ignores SIGINT (as a background job of a script does),
+    /// Harbor still gets the default, so the SIGINT that stops it is not lost.
+    #[test]
+    fn a_child_ignoring_sigint_by_inheritance_gets_the_default_back() {
+        use std::os::unix::process::CommandExt;
+        let ignoring = || {
+            let mut cmd = std::process::Command::new("cat");
+            // SAFETY: signal(2) is async-signal-safe; it stands in for an inherited SIG_IGN.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::signal(libc::SIGINT, libc::SIG_IGN);
+                    Ok(())
+                });
+            }
+            cmd
+        };
+        assert!(
+            child_ignores_sigint(&mut ignoring()),
+            "the control ignores it"
+        );
+        let mut restored = ignoring();
+        // SAFETY: as in `spawn`.
+        unsafe {
+            restored.pre_exec(sigint_at_default);
+        }
+        assert!(!child_ignores_sigint(&mut restored));
     }
 }
