@@ -16,8 +16,9 @@
 //! - `equivalence`: where an A/A run can be called "no change", and the equivalence test's
 //!   size at its margin (a true drop of exactly 0.05);
 //! - `plan`: `plan` after a run without spread, and the power its suggested design has;
-//! - `suite`: A/A runs of 87-case suites (SkillsBench-sized) with 3 attempts: the share whose
-//!   JUnit report holds a failing case; and the pass-rate intervals' coverage.
+//! - `suite`: the pass-rate intervals' coverage at 3 attempts per case. The share of A/A
+//!   runs of 87-case suites whose JUnit report fails is client-cli's `junit_aa` check (it
+//!   needs the JUnit writer, which lives there).
 
 use std::time::Instant;
 
@@ -327,41 +328,12 @@ fn plan(s: &Settings) {
     println!();
 }
 
-/// SkillsBench-sized A/A suites, and the pass-rate intervals at 3 attempts per case.
+/// The pass-rate intervals at 3 attempts per case. (Whether A/A runs of SkillsBench-sized
+/// suites write a failing JUnit test case is measured through the JUnit writer itself, in
+/// client-cli's `junit_aa` check, so this bench keeps no copy of the writer's rule.)
 fn suite(s: &Settings) {
     println!(
-        "## A/A suites of 87 cases x 3 attempts: runs whose JUnit report holds a failing test case\n"
-    );
-    println!(
-        "| outcomes | runs | some case worse | JUnit failing (a case worse, or the run regresses) |"
-    );
-    println!("|---|---|---|---|");
-    for (i, outcomes) in [Outcomes::PassOnly, Outcomes::PassAndChecks]
-        .into_iter()
-        .enumerate()
-    {
-        let r = simulate_scenario(&CalibrationParams {
-            skills: s.skills / 2,
-            design: Design {
-                cases: 87,
-                attempts: 3,
-            },
-            outcomes,
-            effect: 0.0,
-            seed: s.seed.wrapping_add(400 + i as u64),
-            ..CalibrationParams::default()
-        })
-        .expect("valid settings");
-        println!(
-            "| {} | {} | {} | {} |",
-            outcomes.label(),
-            r.junit_failing.n,
-            with_interval(&r.any_case_worse),
-            with_interval(&r.junit_failing)
-        );
-    }
-    println!(
-        "\n## Pass-rate intervals at 3 attempts per case: coverage of the population pass rate (both arms; difficulty U(0.15, 0.65))\n"
+        "## Pass-rate intervals at 3 attempts per case: coverage of the population pass rate (both arms; difficulty U(0.15, 0.65))\n"
     );
     println!("| design | clustered by case (reported) | Wilson over trials (before) |");
     println!("|---|---|---|");
