@@ -63,19 +63,6 @@ fn with_upper(r: &Rate) -> String {
     format!("{:.1}% (≤ {:.1}%)", r.rate() * 100.0, r.upper() * 100.0)
 }
 
-/// `12.5% [9.6, 16.1]`: the rate and its 95% Wilson interval.
-fn with_interval(r: &Rate) -> String {
-    let ci =
-        skillwatch_core::scoring::stats::wilson_interval(r.hits as u64, r.n.max(1) as u64, 0.95)
-            .expect("a valid count");
-    format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        r.rate() * 100.0,
-        ci.low * 100.0,
-        ci.high * 100.0
-    )
-}
-
 /// A named part of the bench.
 type Block = (&'static str, fn(&Settings));
 
@@ -208,9 +195,9 @@ fn drop(s: &Settings) {
         .expect("valid settings");
         println!(
             "| {cases}x{attempts} | {} | {} | {} | {} |",
-            with_interval(&r.no_change),
-            with_interval(&r.regresses),
-            with_interval(&r.inconclusive),
+            r.no_change.with_interval(),
+            r.regresses.with_interval(),
+            r.inconclusive.with_interval(),
             pct(&r.too_small)
         );
     }
@@ -262,8 +249,8 @@ fn equivalence(s: &Settings) {
             .expect("valid settings");
             println!(
                 "| {name} | {cases}x{attempts} | {} | {} |",
-                with_interval(&aa.no_change),
-                with_interval(&margin.no_change)
+                aa.no_change.with_interval(),
+                margin.no_change.with_interval()
             );
         }
     }
@@ -319,7 +306,7 @@ fn plan(s: &Settings) {
                     "| {history} | {truth} | {attempts} | {} | {:.0}% | {} |",
                     c.cases,
                     c.stated_power * 100.0,
-                    with_interval(&c.simulated)
+                    c.simulated.with_interval()
                 ),
                 None => println!("| {history} | {truth} | {attempts} | none | | |"),
             }
@@ -349,8 +336,8 @@ fn suite(s: &Settings) {
         .expect("valid settings");
         println!(
             "| {cases}x3 | {} | {} |",
-            with_interval(&r.pass_rate_coverage),
-            with_interval(&r.pooled_pass_rate_coverage)
+            r.pass_rate_coverage.with_interval(),
+            r.pooled_pass_rate_coverage.with_interval()
         );
     }
     println!();

@@ -21,7 +21,6 @@ use serde_json::{Value, json};
 use skillwatch_core::scoring::calibration::{
     CalibrationParams, Design, Outcomes, Rate, TaskCounts, simulated_runs, task_counts,
 };
-use skillwatch_core::scoring::stats::wilson_interval;
 use skillwatch_core::scoring::{Condition, Trial};
 use skillwatch_daemon::runner::{RunReport, TrialTally};
 use skillwatch_daemon::store::{Store, TRIAL_FILE_FORMAT, parse_trial_file};
@@ -132,8 +131,9 @@ fn aa_junit(outcomes: Outcomes, runs: usize, seed: u64) -> AaJunit {
     let (_dir, mut store) = history();
     let mut seen = AaJunit::default();
     for (i, run) in simulated_runs(&params).unwrap().enumerate() {
-        let cases: Vec<String> = (0..87).map(|c| format!("case-{c:04}")).collect();
-        let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
+        // The suite: the run's cases, in the order the simulation wrote them.
+        let mut cases: Vec<&str> = run.trials.iter().map(|t| t.case_id.as_str()).collect();
+        cases.dedup();
         let trials = run.trials.iter().map(entry).collect();
         // The trial file's seed is at most i64::MAX (SQLite's integer).
         let seed = run.seeds.0 >> 1;
@@ -146,18 +146,6 @@ fn aa_junit(outcomes: Outcomes, runs: usize, seed: u64) -> AaJunit {
         seen.case_failing.add(failed.len() > usize::from(overall));
     }
     seen
-}
-
-/// `2.0% [1.1, 3.6]`.
-fn with_interval(r: &Rate) -> String {
-    let ci = wilson_interval(r.hits as u64, r.n as u64, 0.95).unwrap();
-    let pct = |x: f64| x * 100.0;
-    format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        pct(r.rate()),
-        pct(ci.low),
-        pct(ci.high)
-    )
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -188,13 +176,14 @@ fn junit_aa_suites_rarely_fail_a_test_case() {
         table += &format!(
             "| {} | {runs} | {} | {} | {} | {} |\n",
             outcomes.label(),
-            with_interval(&s.case_failing),
-            with_interval(&s.overall_failing),
-            with_interval(&s.failing),
-            with_interval(&Rate {
+            s.case_failing.with_interval(),
+            s.overall_failing.with_interval(),
+            s.failing.with_interval(),
+            Rate {
                 hits: s.failing.n - s.failing.hits,
                 n: s.failing.n
-            })
+            }
+            .with_interval()
         );
     }
     show(&table);

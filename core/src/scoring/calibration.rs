@@ -132,6 +132,19 @@ impl Rate {
     pub fn upper(&self) -> f64 {
         wilson_interval(self.hits as u64, self.n.max(1) as u64, 0.95).map_or(1.0, |ci| ci.high)
     }
+
+    /// `12.5% [9.6, 16.1]`: the rate and its 95% Wilson interval, as every calibration table
+    /// (the bench's, client-cli's JUnit check) prints it.
+    pub fn with_interval(&self) -> String {
+        let (low, high) = wilson_interval(self.hits as u64, self.n.max(1) as u64, 0.95)
+            .map_or((0.0, 1.0), |ci| (ci.low, ci.high));
+        format!(
+            "{:.1}% [{:.1}, {:.1}]",
+            self.rate() * 100.0,
+            low * 100.0,
+            high * 100.0
+        )
+    }
 }
 
 /// Rates for one verdict interval (t or bootstrap).
