@@ -16,8 +16,9 @@
 //! - `equivalence`: where an A/A run can be called "no change", and the equivalence test's
 //!   size at its margin (a true drop of exactly 0.05);
 //! - `plan`: `plan` after a run without spread, and the power its suggested design has;
-//! - `suite`: A/A runs of 87-case suites (SkillsBench-sized) with 3 attempts: the share whose
-//!   JUnit report holds a failing case; and the pass-rate intervals' coverage.
+//! - `suite`: the pass-rate intervals' coverage at 3 attempts per case. The share of A/A
+//!   runs of 87-case suites whose JUnit report fails is client-cli's `junit_aa` check (it
+//!   needs the JUnit writer, which lives there).
 
 use std::time::Instant;
 
@@ -60,19 +61,6 @@ fn pct(r: &Rate) -> String {
 
 fn with_upper(r: &Rate) -> String {
     format!("{:.1}% (≤ {:.1}%)", r.rate() * 100.0, r.upper() * 100.0)
-}
-
-/// `12.5% [9.6, 16.1]`: the rate and its 95% Wilson interval.
-fn with_interval(r: &Rate) -> String {
-    let ci =
-        skillwatch_core::scoring::stats::wilson_interval(r.hits as u64, r.n.max(1) as u64, 0.95)
-            .expect("a valid count");
-    format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        r.rate() * 100.0,
-        ci.low * 100.0,
-        ci.high * 100.0
-    )
 }
 
 /// A named part of the bench.
@@ -207,9 +195,9 @@ fn drop(s: &Settings) {
         .expect("valid settings");
         println!(
             "| {cases}x{attempts} | {} | {} | {} | {} |",
-            with_interval(&r.no_change),
-            with_interval(&r.regresses),
-            with_interval(&r.inconclusive),
+            r.no_change.with_interval(),
+            r.regresses.with_interval(),
+            r.inconclusive.with_interval(),
             pct(&r.too_small)
         );
     }
@@ -261,8 +249,8 @@ fn equivalence(s: &Settings) {
             .expect("valid settings");
             println!(
                 "| {name} | {cases}x{attempts} | {} | {} |",
-                with_interval(&aa.no_change),
-                with_interval(&margin.no_change)
+                aa.no_change.with_interval(),
+                margin.no_change.with_interval()
             );
         }
     }
@@ -318,7 +306,7 @@ fn plan(s: &Settings) {
                     "| {history} | {truth} | {attempts} | {} | {:.0}% | {} |",
                     c.cases,
                     c.stated_power * 100.0,
-                    with_interval(&c.simulated)
+                    c.simulated.with_interval()
                 ),
                 None => println!("| {history} | {truth} | {attempts} | none | | |"),
             }
@@ -327,41 +315,12 @@ fn plan(s: &Settings) {
     println!();
 }
 
-/// SkillsBench-sized A/A suites, and the pass-rate intervals at 3 attempts per case.
+/// The pass-rate intervals at 3 attempts per case. (Whether A/A runs of SkillsBench-sized
+/// suites write a failing JUnit test case is measured through the JUnit writer itself, in
+/// client-cli's `junit_aa` check, so this bench keeps no copy of the writer's rule.)
 fn suite(s: &Settings) {
     println!(
-        "## A/A suites of 87 cases x 3 attempts: runs whose JUnit report holds a failing test case\n"
-    );
-    println!(
-        "| outcomes | runs | some case worse | JUnit failing (a case worse, or the run regresses) |"
-    );
-    println!("|---|---|---|---|");
-    for (i, outcomes) in [Outcomes::PassOnly, Outcomes::PassAndChecks]
-        .into_iter()
-        .enumerate()
-    {
-        let r = simulate_scenario(&CalibrationParams {
-            skills: s.skills / 2,
-            design: Design {
-                cases: 87,
-                attempts: 3,
-            },
-            outcomes,
-            effect: 0.0,
-            seed: s.seed.wrapping_add(400 + i as u64),
-            ..CalibrationParams::default()
-        })
-        .expect("valid settings");
-        println!(
-            "| {} | {} | {} | {} |",
-            outcomes.label(),
-            r.junit_failing.n,
-            with_interval(&r.any_case_worse),
-            with_interval(&r.junit_failing)
-        );
-    }
-    println!(
-        "\n## Pass-rate intervals at 3 attempts per case: coverage of the population pass rate (both arms; difficulty U(0.15, 0.65))\n"
+        "## Pass-rate intervals at 3 attempts per case: coverage of the population pass rate (both arms; difficulty U(0.15, 0.65))\n"
     );
     println!("| design | clustered by case (reported) | Wilson over trials (before) |");
     println!("|---|---|---|");
@@ -377,8 +336,8 @@ fn suite(s: &Settings) {
         .expect("valid settings");
         println!(
             "| {cases}x3 | {} | {} |",
-            with_interval(&r.pass_rate_coverage),
-            with_interval(&r.pooled_pass_rate_coverage)
+            r.pass_rate_coverage.with_interval(),
+            r.pooled_pass_rate_coverage.with_interval()
         );
     }
     println!();

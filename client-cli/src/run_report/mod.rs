@@ -3,6 +3,8 @@
 //! probe run's report the same ways. They only format.
 
 mod junit;
+#[cfg(test)]
+mod junit_check;
 mod markdown;
 pub mod probes;
 mod text;
