@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use skillwatch_core::checks::{CheckOptions, InlineIgnore, check_skill_dirs_each};
+use skillwatch_core::checks::{CheckOptions, check_skill_dirs_each};
 use skillwatch_core::skill::Discovered;
 use skillwatch_core::vet::{self, SkillVerdict, Verdict};
 
@@ -42,15 +42,9 @@ pub struct Args {
     pub jobs: Option<usize>,
 }
 
-/// The options vetting runs under, whatever the repository's skillwatch.toml says: the
-/// behaviour rules on, and no `skillwatch-ignore` comment honoured (the vetted skill wrote
-/// them; `vet::verdict` still counts what one would have silenced).
+/// The options vetting runs under (`skillwatch_core::vet::options`).
 pub fn options() -> CheckOptions {
-    CheckOptions {
-        vet: true,
-        inline_ignore: InlineIgnore::None,
-        ..CheckOptions::default()
-    }
+    vet::options()
 }
 
 /// Vet every skill under the given paths.

@@ -15,6 +15,7 @@
 //! written files, so a download in one block and its run in another are one flow.
 
 mod behaviours;
+pub mod card;
 mod commands;
 mod cooccur;
 mod decode;
@@ -34,7 +35,9 @@ mod units;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::checks::{Category, Diagnostic, FileReport, Severity, catalog};
+use crate::checks::{
+    Category, CheckOptions, Diagnostic, FileReport, InlineIgnore, Severity, catalog,
+};
 use crate::text::{LineIndex, Span};
 use facts::{Found, Taint, Val};
 use program::{DefId, DefKind, Program};
@@ -245,10 +248,18 @@ pub(crate) struct SourceFile<'t> {
     pub body_start: usize,
 }
 
-/// The behaviour findings of one skill, per file, as diagnostics. `files` come SKILL.md first,
+/// What the analysis of one skill found: its behaviour findings per file, as diagnostics, and
+/// what its code does, for the capability card.
+#[derive(Debug, Default)]
+pub(crate) struct Scanned {
+    pub findings: Vec<(PathBuf, Vec<Diagnostic>)>,
+    pub capabilities: Vec<card::Capability>,
+}
+
+/// The behaviour findings and capabilities of one skill. `files` come SKILL.md first,
 /// then the others in walk order; Markdown files are cut into units, scripts are units, and
 /// the whole is one program whose calls are followed across units and files.
-pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     let prog = Program::build(files);
     let mut world = World::new(&prog);
     let mut found = Found::default();
@@ -323,6 +334,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
             eprintln!("fact {} {:?} {:?}", f.file, f.span, f.act);
         }
     }
+    let capabilities = card::capabilities(&found.facts, files);
     let context = behaviours::Context::new(own_name, files, &prog);
     let mut findings = behaviours::judge(&found, &context);
     findings.extend(prose::judge(files, &context));
@@ -350,7 +362,10 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
             None => out.push((d.path.clone(), vec![d])),
         }
     }
-    out
+    Scanned {
+        findings: out,
+        capabilities,
+    }
 }
 
 /// The acts of one parsed unit.
@@ -426,6 +441,18 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// The options vetting runs under, whatever the repository's skillwatch.toml says: the
+/// behaviour rules on, and no `skillwatch-ignore` comment honoured (the vetted skill wrote
+/// them; [`verdict`] still counts what one would have silenced). `skillwatch vet` and the
+/// editor's card hover both use them, so both show the same card.
+pub fn options() -> CheckOptions {
+    CheckOptions {
+        vet: true,
+        inline_ignore: InlineIgnore::None,
+        ..CheckOptions::default()
+    }
+}
+
 /// What vetting concluded about one skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
@@ -476,12 +503,15 @@ pub struct Evidence {
 #[derive(Debug, Clone)]
 pub struct SkillVerdict {
     pub dir: PathBuf,
+    /// The worst risk on [`SkillVerdict::card`] ([`card::worst`]), by construction.
     pub verdict: Verdict,
     /// The findings that decide the verdict, strongest first.
     pub evidence: Vec<Evidence>,
     /// Hygiene findings (broad `allowed-tools`, external hosts, scripts present): shown, never
     /// deciding.
     pub context: Vec<Evidence>,
+    /// What the skill makes the agent do, each entry with its risk; the verdict is its worst.
+    pub card: card::Card,
 }
 
 /// Security rules that are hygiene: worth showing, never a verdict alone.
@@ -494,8 +524,8 @@ const MISTAKES: &[&str] = &["SW301"];
 /// file, so the skill cannot be called clean.
 const UNVETTED: &[&str] = &["SW100"];
 
-/// What a finding says about the skill.
-fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
+/// What a finding says about the skill: the risk of the card entry it lands on.
+pub(crate) fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
     if UNVETTED.contains(&rule) {
         return Some(Verdict::Suspicious);
     }
@@ -513,10 +543,33 @@ fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
 
 /// The verdict on the skill in `dir` from the reports of its check (with `vet` set). Findings
 /// silenced by inline comments count as if they were not silenced.
+///
+/// Invariant: the verdict is the worst risk of the capability card's entries
+/// ([`card::worst`]): every finding that weighs lands on exactly one entry with its weight,
+/// and nothing else decides. docs/vet.md ("The capability card") says so to users.
 pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
-    let mut evidence = Vec::new();
+    let (weighed, context) = weigh(reports);
+    let card = card::build(reports, &weighed);
+    let mut evidence = weighed;
+    evidence.sort_by(|(a, x), (b, y)| {
+        b.cmp(a)
+            .then_with(|| x.path.cmp(&y.path))
+            .then(x.span.start.cmp(&y.span.start))
+    });
+    SkillVerdict {
+        dir: dir.to_path_buf(),
+        verdict: card::worst(&card.entries),
+        evidence: evidence.into_iter().map(|(_, e)| e).collect(),
+        context,
+        card,
+    }
+}
+
+/// The security findings of the reports (silenced ones included) as evidence: the deciding
+/// ones with their weight, and the hygiene ones as context.
+pub(crate) fn weigh(reports: &[FileReport]) -> (Vec<(Verdict, Evidence)>, Vec<Evidence>) {
+    let mut weighed = Vec::new();
     let mut context = Vec::new();
-    let mut worst = Verdict::Clean;
     for report in reports {
         let text = report.text.as_deref().unwrap_or("");
         let index = std::cell::OnceCell::new();
@@ -535,51 +588,51 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
             let mut e = evidence_of(d, text, lines, silenced);
             e.located = report.text.is_some();
             match w {
-                Some(v) => {
-                    worst = worst.max(v);
-                    evidence.push((v, e));
-                }
+                Some(v) => weighed.push((v, e)),
                 None => context.push(e),
             }
         }
     }
-    evidence.sort_by(|(a, x), (b, y)| {
-        b.cmp(a)
-            .then_with(|| x.path.cmp(&y.path))
-            .then(x.span.start.cmp(&y.span.start))
-    });
-    SkillVerdict {
-        dir: dir.to_path_buf(),
-        verdict: worst,
-        evidence: evidence.into_iter().map(|(_, e)| e).collect(),
-        context,
-    }
+    (weighed, context)
 }
 
 fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) -> Evidence {
-    let start = d.span.start.min(text.len());
+    let (line, column, end_line, end_column, excerpt) = locate(text, lines, d.span);
+    Evidence {
+        rule: d.rule,
+        severity: d.severity,
+        path: d.path.clone(),
+        span: d.span,
+        line,
+        column,
+        end_line,
+        end_column,
+        excerpt,
+        message: d.message.clone(),
+        silenced_inline: silenced,
+        located: true,
+    }
+}
+
+/// Line and column (1-based, in characters) of a span's start and end, and the line at its
+/// start, trimmed, secrets redacted, at most 160 characters.
+fn locate(text: &str, lines: &LineIndex, span: Span) -> (usize, usize, usize, usize, String) {
+    let start = span.start.min(text.len());
     let at = lines.line_col(text, start);
-    let end = lines.line_col(text, d.span.end.min(text.len()).max(start));
+    let end = lines.line_col(text, span.end.min(text.len()).max(start));
     let line_span = lines.line_span(text, lines.line_of(start));
     let line = text
         .get(line_span.start..line_span.end)
         .unwrap_or("")
         .trim();
     let redacted = crate::checks::redact_credentials(line);
-    Evidence {
-        rule: d.rule,
-        severity: d.severity,
-        path: d.path.clone(),
-        span: d.span,
-        line: at.line as usize,
-        column: at.column as usize,
-        end_line: end.line as usize,
-        end_column: end.column as usize,
-        excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
-        message: d.message.clone(),
-        silenced_inline: silenced,
-        located: true,
-    }
+    (
+        at.line as usize,
+        at.column as usize,
+        end.line as usize,
+        end.column as usize,
+        crate::checks::spec::truncate(&redacted, 160).to_string(),
+    )
 }
 
 #[cfg(test)]
@@ -595,6 +648,7 @@ mod tests {
             body_start: 0,
         };
         scan("s", &[file])
+            .findings
             .into_iter()
             .flat_map(|(_, d)| d)
             .collect()
