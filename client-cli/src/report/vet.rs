@@ -95,7 +95,7 @@ struct Doc<'a> {
 }
 
 #[derive(Serialize)]
-struct Summary {
+pub(crate) struct Summary {
     skills: usize,
     malicious: usize,
     suspicious: usize,
@@ -145,19 +145,24 @@ fn evidence_json(e: &Evidence) -> EvidenceJson<'_> {
     }
 }
 
+/// The counts of verdicts, as both JSON shapes print them.
+pub(crate) fn summary(verdicts: &[SkillVerdict]) -> Summary {
+    let (malicious, suspicious, clean) = counts(verdicts);
+    Summary {
+        skills: verdicts.len(),
+        malicious,
+        suspicious,
+        clean,
+    }
+}
+
 /// `--json`.
 pub fn json(verdicts: &[SkillVerdict]) -> io::Result<()> {
-    let (malicious, suspicious, clean) = counts(verdicts);
     let doc = Doc {
         version: VET_FORMAT_VERSION,
         tool: "skillwatch",
         tool_version: env!("CARGO_PKG_VERSION"),
-        summary: Summary {
-            skills: verdicts.len(),
-            malicious,
-            suspicious,
-            clean,
-        },
+        summary: summary(verdicts),
         skills: verdicts
             .iter()
             .map(|v| SkillJson {

@@ -136,6 +136,25 @@ pub struct Capability {
     pub mark: Option<Mark>,
     pub path: PathBuf,
     pub span: Span,
+    /// Which act of the analysis it was: what findings land on ([`rule_acts`]).
+    pub(crate) act: Did,
+}
+
+/// The acts of the analysis, as findings are matched to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Did {
+    Fetch,
+    Send,
+    Lookup,
+    Socket,
+    Env,
+    Read,
+    Write,
+    Exec,
+    Run,
+    Install,
+    Delete,
+    Destroy,
 }
 
 /// Where an entry happens, as a person reads it.
@@ -202,23 +221,38 @@ pub fn worst(entries: &[Entry]) -> Verdict {
         .unwrap_or(Verdict::Clean)
 }
 
-/// The kinds of act a rule's findings are about, the likeliest first: a finding lands on an
-/// act of one of these kinds at its place, else it is an entry of the first kind. One table,
+/// The kind of entry a rule's finding is when no act of the analysis carries it. One table,
 /// so the card and its docs agree on where each rule's findings go.
-pub(crate) fn rule_kinds(rule: &str) -> &'static [Kind] {
-    use Kind::*;
+pub(crate) fn rule_kind(rule: &str) -> Kind {
     match rule {
-        "SW301" | "SW333" => &[Secrets, Reads],
-        "SW320" => &[Hosts, Secrets],
-        "SW321" | "SW332" => &[Hosts, Commands],
-        "SW303" | "SW306" | "SW309" | "SW322" | "SW323" | "SW326" => &[Commands, Hosts],
-        "SW324" | "SW325" => &[Persistence, Writes, Commands],
-        "SW305" | "SW331" => &[AgentConfig, Writes],
-        "SW327" | "SW328" => &[Packages],
-        "SW330" => &[Destructive],
-        "SW311" => &[Reads],
-        "SW100" | "SW329" => &[Unvetted],
-        _ => &[Instructions],
+        "SW301" | "SW333" => Kind::Secrets,
+        "SW320" | "SW321" | "SW332" => Kind::Hosts,
+        "SW303" | "SW306" | "SW309" | "SW322" | "SW323" | "SW326" => Kind::Commands,
+        "SW324" | "SW325" => Kind::Persistence,
+        "SW305" | "SW331" => Kind::AgentConfig,
+        "SW327" | "SW328" => Kind::Packages,
+        "SW330" => Kind::Destructive,
+        "SW311" => Kind::Reads,
+        "SW100" | "SW329" => Kind::Unvetted,
+        _ => Kind::Instructions,
+    }
+}
+
+/// The acts a rule's findings are about, the likeliest first: a finding lands on such an act
+/// at its place (the same span, else one it overlaps).
+fn rule_acts(rule: &str) -> &'static [Did] {
+    use Did::*;
+    match rule {
+        "SW320" => &[Send, Lookup, Fetch],
+        "SW321" => &[Socket, Run],
+        "SW322" | "SW323" | "SW303" => &[Exec, Install, Run],
+        "SW306" | "SW309" | "SW326" => &[Run, Exec],
+        "SW324" | "SW325" | "SW331" | "SW305" => &[Write, Run],
+        "SW327" | "SW328" => &[Install],
+        "SW330" => &[Delete, Destroy],
+        "SW333" | "SW301" => &[Read, Env],
+        "SW332" => &[Fetch, Send],
+        _ => &[],
     }
 }
 
@@ -235,6 +269,7 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
         let Some(file) = files.get(fact.file) else {
             continue;
         };
+        let act = did(&fact.act);
         let mut push = |kind: Kind, subject: String, mark: Option<Mark>| {
             out.push(Capability {
                 kind,
@@ -242,10 +277,14 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
                 mark,
                 path: file.path.to_path_buf(),
                 span: fact.span,
+                act,
             })
         };
         let host = |h: String| {
-            if h.trim_matches(['…', '.', '-']).is_empty() {
+            let odd = |c: char| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':' | '[' | ']'))
+            };
+            if h.trim_matches(['…', '.', '-']).is_empty() || h.contains(odd) {
                 return ("an address built at run time".to_string(), None);
             }
             let mark = declared
@@ -273,11 +312,13 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
                     push(Kind::Secrets, format!("${s}"), None);
                 }
             }
-            Act::Lookup { host } => push(
-                Kind::Hosts,
-                format!("DNS lookup of `{}`", host.shown()),
-                None,
-            ),
+            Act::Lookup { host } => {
+                let name = match host.shown() {
+                    "…" => "a name built at run time".to_string(),
+                    known => format!("`{known}`"),
+                };
+                push(Kind::Hosts, format!("DNS lookup of {name}"), None)
+            }
             Act::ShellOverSocket { how } => {
                 push(Kind::Hosts, format!("shell over a socket: {how}"), None)
             }
@@ -294,6 +335,8 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
                 };
                 push(kind, path.clone(), own.mark(path));
             }
+            Act::Write { path, .. }
+                if matches!(path.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr") => {}
             Act::Write { path, .. } => push(write_kind(path), path.clone(), own.mark(path)),
             Act::Exec { how, .. } => push(Kind::Commands, format!("runs code: {how}"), None),
             Act::Run { program } => push(Kind::Commands, program.clone(), None),
@@ -301,10 +344,16 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
                 manager,
                 names,
                 urls,
-                ..
+                index,
+                extra_index,
             } => {
+                let from = match (index, extra_index) {
+                    (_, Some(x)) => format!(" (also from {x})"),
+                    (Some(i), None) => format!(" (from {i})"),
+                    (None, None) => String::new(),
+                };
                 for n in names.iter().chain(urls) {
-                    push(Kind::Packages, format!("{manager} {n}"), None);
+                    push(Kind::Packages, format!("{manager} {n}{from}"), None);
                 }
             }
             Act::Delete { path, .. } => {
@@ -317,6 +366,23 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
 }
 
 const ENVIRONMENT: &str = "the whole environment";
+
+fn did(act: &Act) -> Did {
+    match act {
+        Act::Fetch { .. } => Did::Fetch,
+        Act::Send { .. } => Did::Send,
+        Act::Lookup { .. } => Did::Lookup,
+        Act::ShellOverSocket { .. } => Did::Socket,
+        Act::Env { .. } => Did::Env,
+        Act::Read { .. } => Did::Read,
+        Act::Write { .. } => Did::Write,
+        Act::Exec { .. } => Did::Exec,
+        Act::Run { .. } => Did::Run,
+        Act::Install { .. } => Did::Install,
+        Act::Delete { .. } => Did::Delete,
+        Act::Destroy { .. } => Did::Destroy,
+    }
+}
 
 /// Whether a written path is the agent's configuration, a place that runs later or grants
 /// rights, or a plain file.
@@ -413,15 +479,23 @@ fn declared_hosts(skill_md: &str) -> Vec<String> {
 /// already weighed by [`super::weigh`] (deciding ones only).
 pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> Card {
     let mut entries: Vec<Entry> = Vec::new();
-    // the capabilities, as entries of no risk yet, indexed by their place
-    let mut at: HashMap<(&Path, usize, usize), Vec<usize>> = HashMap::new();
+    // the capabilities, as entries of no risk yet, with what findings match them by
+    let mut acts: Vec<(&Path, Span, Did)> = Vec::new();
     for report in reports {
         let text = report.text.as_deref().unwrap_or("");
         let lines = LineIndex::new(text);
+        let execs: Vec<(&Path, Span)> = report
+            .capabilities
+            .iter()
+            .filter(|c| matches!(c.act, Did::Exec | Did::Install))
+            .map(|c| (c.path.as_path(), c.span))
+            .collect();
         for c in &report.capabilities {
-            at.entry((c.path.as_path(), c.span.start, c.span.end))
-                .or_default()
-                .push(entries.len());
+            // a program run where code is run (`| sh`) or a package installed: that says more
+            if c.act == Did::Run && execs.contains(&(c.path.as_path(), c.span)) {
+                continue;
+            }
+            acts.push((c.path.as_path(), c.span, c.act));
             entries.push(Entry {
                 kind: c.kind,
                 subject: c.subject.clone(),
@@ -434,21 +508,13 @@ pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> 
         }
     }
     for (risk, e) in weighed {
-        let kinds = rule_kinds(e.rule);
-        let onto = at
-            .get(&(e.path.as_path(), e.span.start, e.span.end))
-            .and_then(|candidates| {
-                kinds
-                    .iter()
-                    .find_map(|k| candidates.iter().find(|&&i| entries[i].kind == *k))
-            });
-        match onto {
-            Some(&i) => {
+        match landing(&acts, e) {
+            Some(i) => {
                 entries[i].risk = entries[i].risk.max(*risk);
                 entries[i].evidence.push(e.clone());
             }
             None => entries.push(Entry {
-                kind: kinds[0],
+                kind: rule_kind(e.rule),
                 subject: e.message.clone(),
                 mark: None,
                 risk: *risk,
@@ -470,6 +536,27 @@ pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> 
     Card {
         entries: order(merge(entries)),
     }
+}
+
+/// The act a finding lands on: one its rule speaks about (in [`rule_acts`]'s order of
+/// preference) at the finding's exact span, else one whose span overlaps it.
+fn landing(acts: &[(&Path, Span, Did)], e: &Evidence) -> Option<usize> {
+    let wanted = rule_acts(e.rule);
+    let here = |exact: bool| {
+        wanted.iter().find_map(|w| {
+            acts.iter().position(|(path, span, did)| {
+                did == w
+                    && *path == e.path
+                    && if exact {
+                        *span == e.span
+                    } else {
+                        span.start < e.span.end.max(e.span.start + 1)
+                            && e.span.start < span.end.max(span.start + 1)
+                    }
+            })
+        })
+    };
+    here(true).or_else(|| here(false))
 }
 
 /// One entry per (kind, subject, mark): the riskiest occurrence's place (the first among
