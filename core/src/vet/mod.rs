@@ -565,6 +565,11 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
     }
 }
 
+/// Vet the skill in `dir` as it is on disk, alone: what the editor's card hover shows.
+pub fn vet_dir(dir: &Path) -> SkillVerdict {
+    verdict(dir, &crate::checks::check_skill_dir(dir, &options()))
+}
+
 /// The security findings of the reports (silenced ones included) as evidence: the deciding
 /// ones with their weight, and the hygiene ones as context.
 pub(crate) fn weigh(reports: &[FileReport]) -> (Vec<(Verdict, Evidence)>, Vec<Evidence>) {
