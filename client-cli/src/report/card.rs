@@ -85,7 +85,7 @@ fn entry(out: &mut impl Write, dir: &Path, e: &Entry, color: bool) -> io::Result
     };
     let more = match e.places {
         0 | 1 => String::new(),
-        n => format!(", +{} more", count(n - 1, "place")),
+        n => format!(", +{} more", n - 1),
     };
     writeln!(
         out,
