@@ -7,10 +7,9 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use serde::Serialize;
-use skillwatch_core::checks::catalog;
 use skillwatch_core::plural::count;
 use skillwatch_core::vet::card::{Entry, Kind};
-use skillwatch_core::vet::{Evidence, SkillVerdict, Verdict};
+use skillwatch_core::vet::{SkillVerdict, Verdict};
 
 /// Version of the JSON shape of `skillwatch vet --card --json`.
 pub const CARD_FORMAT_VERSION: u32 = 1;
@@ -104,10 +103,15 @@ fn entry(out: &mut impl Write, dir: &Path, e: &Entry, color: bool) -> io::Result
         } else {
             ""
         };
-        let elsewhere = if x.path == e.place.path && x.span == e.place.span {
+        let elsewhere = if x.place.path == e.place.path && x.place.span == e.place.span {
             String::new()
         } else {
-            format!(" at {}:{}:{}", shown(dir, &x.path), x.line, x.column)
+            format!(
+                " at {}:{}:{}",
+                shown(dir, &x.place.path),
+                x.place.line,
+                x.place.column
+            )
         };
         writeln!(
             out,
@@ -161,32 +165,7 @@ struct EntryJson<'a> {
     located: bool,
     excerpt: &'a str,
     places: usize,
-    evidence: Vec<EvidenceJson<'a>>,
-}
-
-#[derive(Serialize)]
-struct EvidenceJson<'a> {
-    rule: &'static str,
-    name: &'static str,
-    severity: &'static str,
-    file: String,
-    line: usize,
-    column: usize,
-    message: &'a str,
-    silenced_inline: bool,
-}
-
-fn evidence_json<'a>(dir: &Path, x: &'a Evidence) -> EvidenceJson<'a> {
-    EvidenceJson {
-        rule: x.rule,
-        name: catalog::rule(x.rule).map_or("", |r| r.name),
-        severity: x.severity.as_str(),
-        file: shown(dir, &x.path).into_owned(),
-        line: x.line,
-        column: x.column,
-        message: &x.message,
-        silenced_inline: x.silenced_inline,
-    }
+    evidence: Vec<super::vet::EvidenceJson<'a>>,
 }
 
 fn entry_json<'a>(dir: &Path, e: &'a Entry) -> EntryJson<'a> {
@@ -204,7 +183,7 @@ fn entry_json<'a>(dir: &Path, e: &'a Entry) -> EntryJson<'a> {
         located: e.place.located,
         excerpt: &e.place.excerpt,
         places: e.places,
-        evidence: e.evidence.iter().map(|x| evidence_json(dir, x)).collect(),
+        evidence: e.evidence.iter().map(super::vet::evidence_json).collect(),
     }
 }
 

@@ -24,7 +24,7 @@ use regex::Regex;
 
 use super::facts::{Act, Fact, Taint};
 use super::knowledge::{agent_config, host_of, is_local_host, is_secret_path, is_secret_var};
-use super::{Evidence, SourceFile, Verdict};
+use super::{Evidence, Place, SourceFile, Verdict};
 use crate::checks::FileReport;
 use crate::text::{LineIndex, Span};
 
@@ -155,22 +155,6 @@ pub(crate) enum Did {
     Install,
     Delete,
     Destroy,
-}
-
-/// Where an entry happens, as a person reads it.
-#[derive(Debug, Clone)]
-pub struct Place {
-    pub path: PathBuf,
-    pub span: Span,
-    /// 1-based line and column (in characters) of the start and of the end.
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-    /// The source line, trimmed, at most 160 characters, secrets redacted.
-    pub excerpt: String,
-    /// False for a whole file (a symlink, a SKILL.md that could not be read).
-    pub located: bool,
 }
 
 /// One line of the card.
@@ -501,7 +485,7 @@ pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> 
                 subject: c.subject.clone(),
                 mark: c.mark,
                 risk: Verdict::Clean,
-                place: place_of(&c.path, c.span, text, &lines, report.text.is_some()),
+                place: Place::of(&c.path, c.span, report.text.as_deref(), &lines),
                 places: 1,
                 evidence: Vec::new(),
             });
@@ -518,16 +502,7 @@ pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> 
                 subject: e.message.clone(),
                 mark: None,
                 risk: *risk,
-                place: Place {
-                    path: e.path.clone(),
-                    span: e.span,
-                    line: e.line,
-                    column: e.column,
-                    end_line: e.end_line,
-                    end_column: e.end_column,
-                    excerpt: e.excerpt.clone(),
-                    located: e.located,
-                },
+                place: e.place.clone(),
                 places: 1,
                 evidence: vec![e.clone()],
             }),
@@ -546,12 +521,12 @@ fn landing(acts: &[(&Path, Span, Did)], e: &Evidence) -> Option<usize> {
         wanted.iter().find_map(|w| {
             acts.iter().position(|(path, span, did)| {
                 did == w
-                    && *path == e.path
+                    && *path == e.place.path
                     && if exact {
-                        *span == e.span
+                        *span == e.place.span
                     } else {
-                        span.start < e.span.end.max(e.span.start + 1)
-                            && e.span.start < span.end.max(span.start + 1)
+                        span.start < e.place.span.end.max(e.place.span.start + 1)
+                            && e.place.span.start < span.end.max(span.start + 1)
                     }
             })
         })
@@ -589,11 +564,12 @@ fn merge(entries: Vec<Entry>) -> Vec<Entry> {
         e.evidence.sort_by(|a, b| {
             super::weight(b.rule, b.severity)
                 .cmp(&super::weight(a.rule, a.severity))
-                .then_with(|| a.path.cmp(&b.path))
-                .then(a.span.start.cmp(&b.span.start))
+                .then_with(|| a.place.path.cmp(&b.place.path))
+                .then(a.place.span.start.cmp(&b.place.span.start))
         });
-        e.evidence
-            .dedup_by(|a, b| a.rule == b.rule && a.path == b.path && a.span == b.span);
+        e.evidence.dedup_by(|a, b| {
+            a.rule == b.rule && a.place.path == b.place.path && a.place.span == b.place.span
+        });
     }
     out
 }
@@ -620,20 +596,6 @@ fn order(mut entries: Vec<Entry>) -> Vec<Entry> {
             })
     });
     entries
-}
-
-fn place_of(path: &Path, span: Span, text: &str, lines: &LineIndex, located: bool) -> Place {
-    let (line, column, end_line, end_column, excerpt) = super::locate(text, lines, span);
-    Place {
-        path: path.to_path_buf(),
-        span,
-        line,
-        column,
-        end_line,
-        end_column,
-        excerpt,
-        located,
-    }
 }
 
 #[cfg(test)]
@@ -683,7 +645,14 @@ mod tests {
                     .unwrap_or(Verdict::Clean);
                 assert_eq!(v.verdict, folded, "{dir}");
                 assert_eq!(v.verdict, worst(&v.card.entries), "{dir}");
-                let key = |e: &Evidence| (e.rule, e.path.clone(), e.span.start, e.span.end);
+                let key = |e: &Evidence| {
+                    (
+                        e.rule,
+                        e.place.path.clone(),
+                        e.place.span.start,
+                        e.place.span.end,
+                    )
+                };
                 let want: BTreeSet<_> = weighed.iter().map(|(_, e)| key(e)).collect();
                 let on_card: Vec<_> = v
                     .card

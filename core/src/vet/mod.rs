@@ -480,6 +480,16 @@ impl Verdict {
 pub struct Evidence {
     pub rule: &'static str,
     pub severity: Severity,
+    pub place: Place,
+    pub message: String,
+    /// Whether a `skillwatch-ignore` comment in the skill tried to silence it (vetting does
+    /// not honour the comment; it is shown so the reader sees the attempt).
+    pub silenced_inline: bool,
+}
+
+/// Where a finding or a card entry is, as a person reads it.
+#[derive(Debug, Clone)]
+pub struct Place {
     pub path: PathBuf,
     pub span: Span,
     /// 1-based line and column (in characters) of the start and of the end.
@@ -487,16 +497,37 @@ pub struct Evidence {
     pub column: usize,
     pub end_line: usize,
     pub end_column: usize,
-    /// The source line at the finding, trimmed, at most 160 characters, secrets redacted.
+    /// The source line at the place, trimmed, at most 160 characters, secrets redacted.
     pub excerpt: String,
-    pub message: String,
-    /// Whether a `skillwatch-ignore` comment in the skill tried to silence it (vetting does
-    /// not honour the comment; it is shown so the reader sees the attempt).
-    pub silenced_inline: bool,
-    /// Whether the finding is at a place in a text that was read; false for a whole file
-    /// (a symlink, a SKILL.md that could not be read), whose line, column and excerpt say
-    /// nothing.
+    /// Whether the place is in a text that was read; false for a whole file (a symlink, a
+    /// SKILL.md that could not be read), whose line, column and excerpt say nothing.
     pub located: bool,
+}
+
+impl Place {
+    /// The place of `span` in the file at `path` whose text is `text` (None: not read).
+    pub(crate) fn of(path: &Path, span: Span, text: Option<&str>, lines: &LineIndex) -> Place {
+        let body = text.unwrap_or("");
+        let start = span.start.min(body.len());
+        let at = lines.line_col(body, start);
+        let end = lines.line_col(body, span.end.min(body.len()).max(start));
+        let line_span = lines.line_span(body, lines.line_of(start));
+        let line = body
+            .get(line_span.start..line_span.end)
+            .unwrap_or("")
+            .trim();
+        let redacted = crate::checks::redact_credentials(line);
+        Place {
+            path: path.to_path_buf(),
+            span,
+            line: at.line as usize,
+            column: at.column as usize,
+            end_line: end.line as usize,
+            end_column: end.column as usize,
+            excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
+            located: text.is_some(),
+        }
+    }
 }
 
 /// The verdict on one skill folder, with what decided it and what is only context.
@@ -553,8 +584,8 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
     let mut evidence = weighed;
     evidence.sort_by(|(a, x), (b, y)| {
         b.cmp(a)
-            .then_with(|| x.path.cmp(&y.path))
-            .then(x.span.start.cmp(&y.span.start))
+            .then_with(|| x.place.path.cmp(&y.place.path))
+            .then(x.place.span.start.cmp(&y.place.span.start))
     });
     SkillVerdict {
         dir: dir.to_path_buf(),
@@ -590,8 +621,7 @@ pub(crate) fn weigh(reports: &[FileReport]) -> (Vec<(Verdict, Evidence)>, Vec<Ev
                 continue;
             }
             let lines = index.get_or_init(|| LineIndex::new(text));
-            let mut e = evidence_of(d, text, lines, silenced);
-            e.located = report.text.is_some();
+            let e = evidence_of(d, report.text.as_deref(), lines, silenced);
             match w {
                 Some(v) => weighed.push((v, e)),
                 None => context.push(e),
@@ -601,43 +631,14 @@ pub(crate) fn weigh(reports: &[FileReport]) -> (Vec<(Verdict, Evidence)>, Vec<Ev
     (weighed, context)
 }
 
-fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) -> Evidence {
-    let (line, column, end_line, end_column, excerpt) = locate(text, lines, d.span);
+fn evidence_of(d: &Diagnostic, text: Option<&str>, lines: &LineIndex, silenced: bool) -> Evidence {
     Evidence {
         rule: d.rule,
         severity: d.severity,
-        path: d.path.clone(),
-        span: d.span,
-        line,
-        column,
-        end_line,
-        end_column,
-        excerpt,
+        place: Place::of(&d.path, d.span, text, lines),
         message: d.message.clone(),
         silenced_inline: silenced,
-        located: true,
     }
-}
-
-/// Line and column (1-based, in characters) of a span's start and end, and the line at its
-/// start, trimmed, secrets redacted, at most 160 characters.
-fn locate(text: &str, lines: &LineIndex, span: Span) -> (usize, usize, usize, usize, String) {
-    let start = span.start.min(text.len());
-    let at = lines.line_col(text, start);
-    let end = lines.line_col(text, span.end.min(text.len()).max(start));
-    let line_span = lines.line_span(text, lines.line_of(start));
-    let line = text
-        .get(line_span.start..line_span.end)
-        .unwrap_or("")
-        .trim();
-    let redacted = crate::checks::redact_credentials(line);
-    (
-        at.line as usize,
-        at.column as usize,
-        end.line as usize,
-        end.column as usize,
-        crate::checks::spec::truncate(&redacted, 160).to_string(),
-    )
 }
 
 #[cfg(test)]
