@@ -248,6 +248,17 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
         .map(|f| declared_hosts(f.text))
         .unwrap_or_default();
     let own = Own::of(files);
+    // `os.environ.get("X")` reads one variable: the `os.environ` inside it is not all of them
+    let named_env: Vec<(usize, Span)> = facts
+        .iter()
+        .filter(|f| matches!(&f.act, Act::Env { name: Some(_) }))
+        .map(|f| (f.file, f.span))
+        .collect();
+    let one_variable = |f: &Fact| {
+        named_env
+            .iter()
+            .any(|(file, s)| *file == f.file && s.start <= f.span.start && f.span.end <= s.end)
+    };
     let mut out = Vec::new();
     for fact in facts {
         let Some(file) = files.get(fact.file) else {
@@ -306,7 +317,9 @@ pub(crate) fn capabilities(facts: &[Fact], files: &[SourceFile<'_>]) -> Vec<Capa
             Act::ShellOverSocket { how } => {
                 push(Kind::Hosts, format!("shell over a socket: {how}"), None)
             }
-            Act::Env { name: None } => push(Kind::Secrets, ENVIRONMENT.into(), None),
+            Act::Env { name: None } if !one_variable(fact) => {
+                push(Kind::Secrets, ENVIRONMENT.into(), None)
+            }
             Act::Env { name: Some(n) } if is_secret_var(n) => {
                 push(Kind::Secrets, format!("${n}"), None)
             }
@@ -766,5 +779,44 @@ mod tests {
         ] {
             assert_eq!(own.mark(outside), None, "{outside}");
         }
+    }
+
+    #[test]
+    fn one_variable_read_is_not_the_whole_environment() {
+        let text = "import os\nhome = os.environ.get(\"HOME\")\nkey = os.environ[\"OPENAI_API_KEY\"]\nchild = os.environ.copy()\n";
+        let files = [SourceFile {
+            path: Path::new("/s/me/scripts/x.py"),
+            rel: "scripts/x.py",
+            text,
+            body_start: 0,
+        }];
+        let prog = super::super::program::Program::build(&files);
+        let mut world = super::super::World::new(&prog);
+        let unit = &prog.units[0];
+        let tree = super::super::parse(super::super::Lang::Python, &unit.text).unwrap();
+        let found = super::super::script::analyse_unit(unit, tree.root_node(), &mut world);
+        let caps = capabilities(&found.facts, &files);
+        let secrets: Vec<(&str, usize)> = caps
+            .iter()
+            .filter(|c| c.kind == Kind::Secrets)
+            .map(|c| (c.subject.as_str(), c.span.start))
+            .collect();
+        let copy = text.find("os.environ.copy").unwrap();
+        assert!(
+            secrets.contains(&("$OPENAI_API_KEY", text.find("os.environ[").unwrap())),
+            "{secrets:?}"
+        );
+        assert!(
+            secrets
+                .iter()
+                .any(|(s, at)| *s == ENVIRONMENT && *at == copy),
+            "{secrets:?}"
+        );
+        assert!(
+            secrets
+                .iter()
+                .all(|(s, at)| *s != ENVIRONMENT || *at == copy),
+            "only the copy reads them all: {secrets:?}"
+        );
     }
 }
