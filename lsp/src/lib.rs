@@ -208,8 +208,8 @@ impl LanguageServer for Backend {
         };
         let settings = self.state.settings();
         let found = tokio::task::spawn_blocking(move || {
-            let profile = settings.options_for(doc.config_dir()).0.profile;
-            hover::hover(&doc, at.position, profile)
+            let options = settings.options_for(doc.config_dir()).0;
+            hover::hover(&doc, at.position, options.profile, options.vet)
         })
         .await;
         Ok(found.ok().flatten())

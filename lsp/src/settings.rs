@@ -49,8 +49,9 @@ pub struct Settings {
     /// regression warnings (default true; `SKILLWATCH_NO_DAEMON=1` in the environment turns it
     /// off). Without it the server reads the history database itself, read-only.
     pub daemon: bool,
-    /// Also run `skillwatch vet`'s behaviour rules (SW320-SW328) on the open SKILL.md, over
-    /// what skillwatch.toml's `[check] vet` says.
+    /// Also run `skillwatch vet`'s behaviour rules (SW320-SW333) on the open SKILL.md, and
+    /// show the skill's capability card when hovering `name:`, over what skillwatch.toml's
+    /// `[check] vet` says.
     pub vet: bool,
     /// A daemon this server starts exits after this many seconds with no editor connected and
     /// no job queued or running (default 300; 0: it runs until stopped, like one started with

@@ -21,6 +21,7 @@ fn prints_each_schema_as_shipped() {
         ("evals-json", "evals-json.schema.json"),
         ("check-output", "check-output.schema.json"),
         ("index-check-output", "index-check-output.schema.json"),
+        ("vet-card", "vet-card.schema.json"),
         (
             "agent-skills-discovery",
             "agent-skills-discovery-0.2.0.schema.json",

@@ -73,6 +73,7 @@ mod trigger_history;
 mod trigger_optimize;
 mod vet;
 mod vet_blind;
+mod vet_card;
 mod vscode_web;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named

@@ -142,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             paths: args.paths,
             format,
             json: false,
+            card: false,
             color: args.color,
             jobs: args.jobs,
         });

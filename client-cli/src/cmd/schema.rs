@@ -1,7 +1,7 @@
-//! `skillwatch schema eval-yaml|evals-json|vally-eval|vally-experiment|waza-eval|waza-task|skill-up-eval|skill-up-case|check-output|index-check-output|agent-skills-discovery|probes`:
+//! `skillwatch schema eval-yaml|evals-json|vally-eval|vally-experiment|waza-eval|waza-task|skill-up-eval|skill-up-case|check-output|index-check-output|vet-card|agent-skills-discovery|probes`:
 //! print a JSON Schema: of an eval file format, so editors without skillwatch
 //! (yaml-language-server, VS Code's JSON support) can validate eval files with the same rules
-//! `skillwatch check` applies; of `check --json`'s or `index check --json`'s report, for
+//! `skillwatch check` applies; of `check --json`'s, `index check --json`'s or `vet --card --json`'s report, for
 //! scripts that read them; of the discovery index `index build` writes; or of the security probes `skillwatch probe` reads.
 
 use std::io::Write;
@@ -41,6 +41,8 @@ enum SchemaFormat {
     CheckOutput,
     /// The report of `skillwatch index check --json`.
     IndexCheckOutput,
+    /// The capability cards of `skillwatch vet --card --json`.
+    VetCard,
     /// An Agent Skills Discovery v0.2.0 index (.well-known/agent-skills/index.json).
     AgentSkillsDiscovery,
     /// Security probes (probes/v1/*.yaml, a skill's tests/probes.yaml).
@@ -53,6 +55,9 @@ pub const CHECK_OUTPUT_SCHEMA: &str = include_str!("../../../schemas/check-outpu
 /// The report of `skillwatch index check --json` (JSON Schema 2020-12), as shipped.
 pub const INDEX_CHECK_OUTPUT_SCHEMA: &str =
     include_str!("../../../schemas/index-check-output.schema.json");
+
+/// The capability cards of `skillwatch vet --card --json` (JSON Schema 2020-12), as shipped.
+pub const VET_CARD_SCHEMA: &str = include_str!("../../../schemas/vet-card.schema.json");
 
 /// Print the schema (JSON, as shipped in the repository's `schemas/` folder) to stdout.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -67,6 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         SchemaFormat::SkillUpCase => schema::schema_text(Dialect::SkillUpCase),
         SchemaFormat::CheckOutput => CHECK_OUTPUT_SCHEMA,
         SchemaFormat::IndexCheckOutput => INDEX_CHECK_OUTPUT_SCHEMA,
+        SchemaFormat::VetCard => VET_CARD_SCHEMA,
         SchemaFormat::AgentSkillsDiscovery => skillwatch_core::index::DISCOVERY_SCHEMA,
         SchemaFormat::Probes => skillwatch_core::probe::PROBES_SCHEMA,
     };

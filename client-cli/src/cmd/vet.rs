@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use skillwatch_core::checks::{CheckOptions, InlineIgnore, check_skill_dirs_each};
+use skillwatch_core::checks::{CheckOptions, check_skill_dirs_each};
 use skillwatch_core::skill::Discovered;
 use skillwatch_core::vet::{self, SkillVerdict, Verdict};
 
-use crate::report::{Color, Format, vet as render};
+use crate::report::{Color, Format, card, vet as render};
 
 /// Arguments of `skillwatch vet`.
 #[derive(clap::Args)]
@@ -37,20 +37,21 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
 
+    /// Print each skill's capability card instead of its evidence: what it makes the agent do
+    /// (hosts, secrets, files, commands, packages, agent configuration, persistence,
+    /// destruction), each entry with its risk and place; the verdict is the worst entry.
+    /// Human text, or JSON with `--json` (schemas/vet-card.schema.json).
+    #[arg(long)]
+    pub card: bool,
+
     /// Skills vetted in parallel (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 }
 
-/// The options vetting runs under, whatever the repository's skillwatch.toml says: the
-/// behaviour rules on, and no `skillwatch-ignore` comment honoured (the vetted skill wrote
-/// them; `vet::verdict` still counts what one would have silenced).
+/// The options vetting runs under (`skillwatch_core::vet::options`).
 pub fn options() -> CheckOptions {
-    CheckOptions {
-        vet: true,
-        inline_ignore: InlineIgnore::None,
-        ..CheckOptions::default()
-    }
+    vet::options()
 }
 
 /// Vet every skill under the given paths.
@@ -58,6 +59,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
     if format == Format::Github {
         bail!("vet has no --format github yet: use --format sarif for code scanning");
+    }
+    if args.card && format == Format::Sarif {
+        bail!("vet --card prints text or JSON (--json); SARIF carries the evidence: drop --card");
     }
     let mut dirs = Discovered::default();
     for path in &args.paths {
@@ -79,6 +83,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .unwrap_or(1);
     let verdicts = vet_all(&dirs, threads);
     let written = match format {
+        Format::Human if args.card => card::human(&verdicts, args.color.enabled()),
+        Format::Json if args.card => card::json(&verdicts),
         Format::Human => render::human(&verdicts, args.color.enabled()),
         Format::Json => render::json(&verdicts),
         Format::Sarif | Format::Github => render::sarif(&verdicts),

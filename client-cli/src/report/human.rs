@@ -203,6 +203,7 @@ mod tests {
             }],
             ignored: Vec::new(),
             dialect: None,
+            capabilities: Vec::new(),
         };
         let mut out = Vec::new();
         let mut printer = Printer::new(&mut out, false, Severity::Info);

@@ -1,6 +1,7 @@
 //! Renderers for `skillwatch check`: human (compiler-style), JSON and SARIF 2.1.0, plus the
 //! rule list and `--explain`. They only format: every finding arrives as a core `FileReport`.
 
+pub mod card;
 pub mod github;
 pub mod human;
 mod json;

@@ -52,13 +52,18 @@ pub fn human(verdicts: &[SkillVerdict], color: bool) -> io::Result<()> {
             } else {
                 ""
             };
-            let at = match e.located {
-                true => format!("{}:{}:{}", e.path.display(), e.line, e.column),
-                false => e.path.display().to_string(),
+            let at = match e.place.located {
+                true => format!(
+                    "{}:{}:{}",
+                    e.place.path.display(),
+                    e.place.line,
+                    e.place.column
+                ),
+                false => e.place.path.display().to_string(),
             };
             writeln!(out, "  {sev}[{}] {at}: {}{silenced}", e.rule, e.message)?;
-            if e.located {
-                writeln!(out, "      | {}", e.excerpt)?;
+            if e.place.located {
+                writeln!(out, "      | {}", e.place.excerpt)?;
             }
         }
         if !v.context.is_empty() {
@@ -95,7 +100,7 @@ struct Doc<'a> {
 }
 
 #[derive(Serialize)]
-struct Summary {
+pub(crate) struct Summary {
     skills: usize,
     malicious: usize,
     suspicious: usize,
@@ -111,7 +116,7 @@ struct SkillJson<'a> {
 }
 
 #[derive(Serialize)]
-struct EvidenceJson<'a> {
+pub(crate) struct EvidenceJson<'a> {
     rule: &'static str,
     name: &'static str,
     severity: &'static str,
@@ -127,37 +132,43 @@ struct EvidenceJson<'a> {
     silenced_inline: bool,
 }
 
-fn evidence_json(e: &Evidence) -> EvidenceJson<'_> {
+/// One piece of evidence as `vet --json` and `vet --card --json` print it.
+pub(crate) fn evidence_json(e: &Evidence) -> EvidenceJson<'_> {
     EvidenceJson {
         rule: e.rule,
         name: catalog::rule(e.rule).map_or("", |r| r.name),
         severity: e.severity.as_str(),
-        path: &e.path,
-        line: e.line,
-        column: e.column,
-        end_line: e.end_line,
-        end_column: e.end_column,
-        start: e.span.start,
-        end: e.span.end,
-        excerpt: &e.excerpt,
+        path: &e.place.path,
+        line: e.place.line,
+        column: e.place.column,
+        end_line: e.place.end_line,
+        end_column: e.place.end_column,
+        start: e.place.span.start,
+        end: e.place.span.end,
+        excerpt: &e.place.excerpt,
         message: &e.message,
         silenced_inline: e.silenced_inline,
     }
 }
 
+/// The counts of verdicts, as both JSON shapes print them.
+pub(crate) fn summary(verdicts: &[SkillVerdict]) -> Summary {
+    let (malicious, suspicious, clean) = counts(verdicts);
+    Summary {
+        skills: verdicts.len(),
+        malicious,
+        suspicious,
+        clean,
+    }
+}
+
 /// `--json`.
 pub fn json(verdicts: &[SkillVerdict]) -> io::Result<()> {
-    let (malicious, suspicious, clean) = counts(verdicts);
     let doc = Doc {
         version: VET_FORMAT_VERSION,
         tool: "skillwatch",
         tool_version: env!("CARGO_PKG_VERSION"),
-        summary: Summary {
-            skills: verdicts.len(),
-            malicious,
-            suspicious,
-            clean,
-        },
+        summary: summary(verdicts),
         skills: verdicts
             .iter()
             .map(|v| SkillJson {
@@ -187,15 +198,15 @@ pub fn sarif(verdicts: &[SkillVerdict]) -> io::Result<()> {
             .map(|e| (e, true))
             .chain(v.context.iter().map(|e| (e, false)))
         {
-            let uri = sarif::artifact_uri(&e.path);
+            let uri = sarif::artifact_uri(&e.place.path);
             let mut result = json!({
                 "ruleId": e.rule,
                 "level": sarif::level(e.severity),
                 "message": {"text": e.message},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": uri},
-                    "region": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line, "endColumn": e.end_column,
-                               "snippet": {"text": e.excerpt}},
+                    "region": {"startLine": e.place.line, "startColumn": e.place.column, "endLine": e.place.end_line, "endColumn": e.place.end_column,
+                               "snippet": {"text": e.place.excerpt}},
                 }}],
                 "properties": {"verdict": v.verdict.as_str(), "decides": deciding, "skill": v.dir.display().to_string()},
             });

@@ -72,6 +72,7 @@ pub(crate) fn check_eval_file_of(
                 ignored,
                 text: Some(text),
                 dialect: detected,
+                capabilities: Vec::new(),
             }
         }
         Err(error) => {
@@ -88,6 +89,7 @@ pub(crate) fn check_eval_file_of(
                 diagnostics,
                 ignored: Vec::new(),
                 dialect: None,
+                capabilities: Vec::new(),
             }
         }
     }

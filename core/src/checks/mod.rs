@@ -161,6 +161,10 @@ pub struct FileReport {
     /// For an eval file, the dialect it was read as (`check --json` lists every eval file
     /// with it); `None` for other files.
     pub dialect: Option<crate::evalspec::Detected>,
+    /// What the file's code makes the agent do (hosts, reads, writes, commands...), found by
+    /// the behaviour analysis when `CheckOptions::vet` is set: the capability card's acts.
+    /// Empty otherwise.
+    pub capabilities: Vec<crate::vet::card::Capability>,
 }
 
 /// Check one skill folder from disk: its SKILL.md and its eval files. Never fails: a file that
@@ -310,6 +314,7 @@ fn check_dir(dir: &Path, options: &CheckOptions, learnt: &Learnt) -> Vec<FileRep
                 diagnostics,
                 ignored,
                 dialect: None,
+                capabilities: Vec::new(),
                 path: skill.skill_md,
                 // The report keeps the checked text; the document is not needed after this.
                 text: Some(doc.text),
@@ -452,32 +457,51 @@ fn vet_behaviours(
             body_start: *body,
         })
         .collect();
-    let mut per_file = crate::vet::scan(&own, &views);
+    let scanned = crate::vet::scan(&own, &views);
+    let mut per_file = scanned.findings;
     per_file.extend(unread.into_iter().map(|d| (d.path.clone(), vec![d])));
     for (path, mut found) in per_file {
         options.apply_overrides(&mut found);
-        match reports.iter_mut().find(|r| r.path == path) {
-            Some(report) => {
-                report.diagnostics.extend(found);
-                report
-                    .diagnostics
-                    .sort_by_key(|d| (d.span.start, d.span.end));
-            }
-            None => {
-                let text = sources
-                    .iter()
-                    .find(|s| s.0 == path)
-                    .map(|s| s.2.to_string());
-                reports.push(FileReport {
-                    path,
-                    text,
-                    diagnostics: found,
-                    ignored: Vec::new(),
-                    dialect: None,
-                });
-            }
-        }
+        report_of(reports, &sources, path).diagnostics.extend(found);
     }
+    for c in scanned.capabilities {
+        report_of(reports, &sources, c.path.clone())
+            .capabilities
+            .push(c);
+    }
+    for report in reports.iter_mut() {
+        report
+            .diagnostics
+            .sort_by_key(|d| (d.span.start, d.span.end));
+    }
+}
+
+/// The report of the file at `path`, added (with its text from `sources`) when the check
+/// made none.
+fn report_of<'r>(
+    reports: &'r mut Vec<FileReport>,
+    sources: &[(PathBuf, String, std::borrow::Cow<'_, str>, usize)],
+    path: PathBuf,
+) -> &'r mut FileReport {
+    let i = match reports.iter().position(|r| r.path == path) {
+        Some(i) => i,
+        None => {
+            let text = sources
+                .iter()
+                .find(|s| s.0 == path)
+                .map(|s| s.2.to_string());
+            reports.push(FileReport {
+                path,
+                text,
+                diagnostics: Vec::new(),
+                ignored: Vec::new(),
+                dialect: None,
+                capabilities: Vec::new(),
+            });
+            reports.len() - 1
+        }
+    };
+    &mut reports[i]
 }
 
 /// `text` with every credential-looking string in it redacted (evidence quotes lines).
@@ -498,6 +522,7 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
             diagnostics,
             ignored: Vec::new(),
             dialect: None,
+            capabilities: Vec::new(),
         };
     }
     let offset = error.offset();
@@ -519,6 +544,7 @@ fn unreadable(path: &Path, error: &LoadError, options: &CheckOptions) -> FileRep
         diagnostics,
         ignored: Vec::new(),
         dialect: None,
+        capabilities: Vec::new(),
     }
 }
 
@@ -580,6 +606,7 @@ fn check_document(
         };
         diagnostics.extend(
             crate::vet::scan(&own, &[file])
+                .findings
                 .into_iter()
                 .flat_map(|(_, d)| d),
         );
@@ -811,6 +838,7 @@ mod tests {
                 diagnostics: Vec::new(),
                 ignored: Vec::new(),
                 dialect: None,
+                capabilities: Vec::new(),
             }]
         };
         in_order.deliver(2, report("c"));

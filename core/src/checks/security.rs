@@ -423,6 +423,7 @@ pub(crate) fn scan_skill_files(
                 diagnostics,
                 ignored,
                 dialect: None,
+                capabilities: Vec::new(),
             });
         }
     }

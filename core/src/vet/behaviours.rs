@@ -341,7 +341,7 @@ fn reverse_shell(f: &Fact, how: &str, cx: &Context<'_, '_>, out: &mut Vec<Findin
 
 /// Files the agent loads or the system runs on its own: profiles, schedulers, keys, hooks,
 /// and other skills. (The agent's own configuration is SW331's, in [`agent_config`].)
-static PERSISTENCE: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static PERSISTENCE: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(
         r"(?ix)
         (^|/)\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv|bash_login|bash_logout|login|cshrc|tcshrc)$

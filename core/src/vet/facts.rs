@@ -161,21 +161,9 @@ pub(crate) enum Act {
     /// A file is read: the card's reads and secrets.
     Read { path: String },
     /// Environment variables are read: one by name, or all of them (`None`).
-    Env {
-        #[expect(
-            dead_code,
-            reason = "for the capability card (`vet --card`, not built yet); only the debug dump reads it now"
-        )]
-        name: Option<String>,
-    },
+    Env { name: Option<String> },
     /// A program is run: the card's commands.
-    Run {
-        #[expect(
-            dead_code,
-            reason = "for the capability card (`vet --card`, not built yet); only the debug dump reads it now"
-        )]
-        program: String,
-    },
+    Run { program: String },
     /// Files are deleted (`rm -r`, `rmtree`, `find -delete`, `Remove-Item -Recurse`).
     Delete { path: String, recursive: bool },
     /// Something is destroyed beyond files: a disk, a database, a branch's history, a

@@ -24,6 +24,7 @@ fn worst(files: &[(&str, String)]) -> Option<Severity> {
         })
         .collect();
     scan("s", &sources)
+        .findings
         .into_iter()
         .flat_map(|(_, d)| d)
         .filter(|d| d.rule == "SW320")

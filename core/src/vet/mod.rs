@@ -15,6 +15,7 @@
 //! written files, so a download in one block and its run in another are one flow.
 
 mod behaviours;
+pub mod card;
 mod commands;
 mod cooccur;
 mod decode;
@@ -34,7 +35,9 @@ mod units;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::checks::{Category, Diagnostic, FileReport, Severity, catalog};
+use crate::checks::{
+    Category, CheckOptions, Diagnostic, FileReport, InlineIgnore, Severity, catalog,
+};
 use crate::text::{LineIndex, Span};
 use facts::{Found, Taint, Val};
 use program::{DefId, DefKind, Program};
@@ -245,10 +248,18 @@ pub(crate) struct SourceFile<'t> {
     pub body_start: usize,
 }
 
-/// The behaviour findings of one skill, per file, as diagnostics. `files` come SKILL.md first,
+/// What the analysis of one skill found: its behaviour findings per file, as diagnostics, and
+/// what its code does, for the capability card.
+#[derive(Debug, Default)]
+pub(crate) struct Scanned {
+    pub findings: Vec<(PathBuf, Vec<Diagnostic>)>,
+    pub capabilities: Vec<card::Capability>,
+}
+
+/// The behaviour findings and capabilities of one skill. `files` come SKILL.md first,
 /// then the others in walk order; Markdown files are cut into units, scripts are units, and
 /// the whole is one program whose calls are followed across units and files.
-pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Vec<Diagnostic>)> {
+pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     let prog = Program::build(files);
     let mut world = World::new(&prog);
     let mut found = Found::default();
@@ -323,6 +334,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
             eprintln!("fact {} {:?} {:?}", f.file, f.span, f.act);
         }
     }
+    let capabilities = card::capabilities(&found.facts, files);
     let context = behaviours::Context::new(own_name, files, &prog);
     let mut findings = behaviours::judge(&found, &context);
     findings.extend(prose::judge(files, &context));
@@ -350,7 +362,10 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Vec<(PathBuf, Ve
             None => out.push((d.path.clone(), vec![d])),
         }
     }
-    out
+    Scanned {
+        findings: out,
+        capabilities,
+    }
 }
 
 /// The acts of one parsed unit.
@@ -426,6 +441,18 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// The options vetting runs under, whatever the repository's skillwatch.toml says: the
+/// behaviour rules on, and no `skillwatch-ignore` comment honoured (the vetted skill wrote
+/// them; [`verdict`] still counts what one would have silenced). `skillwatch vet` and the
+/// editor's card hover both use them, so both show the same card.
+pub fn options() -> CheckOptions {
+    CheckOptions {
+        vet: true,
+        inline_ignore: InlineIgnore::None,
+        ..CheckOptions::default()
+    }
+}
+
 /// What vetting concluded about one skill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
@@ -453,6 +480,16 @@ impl Verdict {
 pub struct Evidence {
     pub rule: &'static str,
     pub severity: Severity,
+    pub place: Place,
+    pub message: String,
+    /// Whether a `skillwatch-ignore` comment in the skill tried to silence it (vetting does
+    /// not honour the comment; it is shown so the reader sees the attempt).
+    pub silenced_inline: bool,
+}
+
+/// Where a finding or a card entry is, as a person reads it.
+#[derive(Debug, Clone)]
+pub struct Place {
     pub path: PathBuf,
     pub span: Span,
     /// 1-based line and column (in characters) of the start and of the end.
@@ -460,28 +497,52 @@ pub struct Evidence {
     pub column: usize,
     pub end_line: usize,
     pub end_column: usize,
-    /// The source line at the finding, trimmed, at most 160 characters, secrets redacted.
+    /// The source line at the place, trimmed, at most 160 characters, secrets redacted.
     pub excerpt: String,
-    pub message: String,
-    /// Whether a `skillwatch-ignore` comment in the skill tried to silence it (vetting does
-    /// not honour the comment; it is shown so the reader sees the attempt).
-    pub silenced_inline: bool,
-    /// Whether the finding is at a place in a text that was read; false for a whole file
-    /// (a symlink, a SKILL.md that could not be read), whose line, column and excerpt say
-    /// nothing.
+    /// Whether the place is in a text that was read; false for a whole file (a symlink, a
+    /// SKILL.md that could not be read), whose line, column and excerpt say nothing.
     pub located: bool,
+}
+
+impl Place {
+    /// The place of `span` in the file at `path` whose text is `text` (None: not read).
+    pub(crate) fn of(path: &Path, span: Span, text: Option<&str>, lines: &LineIndex) -> Place {
+        let body = text.unwrap_or("");
+        let start = span.start.min(body.len());
+        let at = lines.line_col(body, start);
+        let end = lines.line_col(body, span.end.min(body.len()).max(start));
+        let line_span = lines.line_span(body, lines.line_of(start));
+        let line = body
+            .get(line_span.start..line_span.end)
+            .unwrap_or("")
+            .trim();
+        let redacted = crate::checks::redact_credentials(line);
+        Place {
+            path: path.to_path_buf(),
+            span,
+            line: at.line as usize,
+            column: at.column as usize,
+            end_line: end.line as usize,
+            end_column: end.column as usize,
+            excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
+            located: text.is_some(),
+        }
+    }
 }
 
 /// The verdict on one skill folder, with what decided it and what is only context.
 #[derive(Debug, Clone)]
 pub struct SkillVerdict {
     pub dir: PathBuf,
+    /// The worst risk on [`SkillVerdict::card`] ([`card::worst`]), by construction.
     pub verdict: Verdict,
     /// The findings that decide the verdict, strongest first.
     pub evidence: Vec<Evidence>,
     /// Hygiene findings (broad `allowed-tools`, external hosts, scripts present): shown, never
     /// deciding.
     pub context: Vec<Evidence>,
+    /// What the skill makes the agent do, each entry with its risk; the verdict is its worst.
+    pub card: card::Card,
 }
 
 /// Security rules that are hygiene: worth showing, never a verdict alone.
@@ -494,8 +555,8 @@ const MISTAKES: &[&str] = &["SW301"];
 /// file, so the skill cannot be called clean.
 const UNVETTED: &[&str] = &["SW100"];
 
-/// What a finding says about the skill.
-fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
+/// What a finding says about the skill: the risk of the card entry it lands on.
+pub(crate) fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
     if UNVETTED.contains(&rule) {
         return Some(Verdict::Suspicious);
     }
@@ -513,10 +574,38 @@ fn weight(rule: &str, severity: Severity) -> Option<Verdict> {
 
 /// The verdict on the skill in `dir` from the reports of its check (with `vet` set). Findings
 /// silenced by inline comments count as if they were not silenced.
+///
+/// Invariant: the verdict is the worst risk of the capability card's entries
+/// ([`card::worst`]): every finding that weighs lands on exactly one entry with its weight,
+/// and nothing else decides. docs/vet.md ("The capability card") says so to users.
 pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
-    let mut evidence = Vec::new();
+    let (weighed, context) = weigh(reports);
+    let card = card::build(reports, &weighed);
+    let mut evidence = weighed;
+    evidence.sort_by(|(a, x), (b, y)| {
+        b.cmp(a)
+            .then_with(|| x.place.path.cmp(&y.place.path))
+            .then(x.place.span.start.cmp(&y.place.span.start))
+    });
+    SkillVerdict {
+        dir: dir.to_path_buf(),
+        verdict: card::worst(&card.entries),
+        evidence: evidence.into_iter().map(|(_, e)| e).collect(),
+        context,
+        card,
+    }
+}
+
+/// Vet the skill in `dir` as it is on disk, alone: what the editor's card hover shows.
+pub fn vet_dir(dir: &Path) -> SkillVerdict {
+    verdict(dir, &crate::checks::check_skill_dir(dir, &options()))
+}
+
+/// The security findings of the reports (silenced ones included) as evidence: the deciding
+/// ones with their weight, and the hygiene ones as context.
+pub(crate) fn weigh(reports: &[FileReport]) -> (Vec<(Verdict, Evidence)>, Vec<Evidence>) {
+    let mut weighed = Vec::new();
     let mut context = Vec::new();
-    let mut worst = Verdict::Clean;
     for report in reports {
         let text = report.text.as_deref().unwrap_or("");
         let index = std::cell::OnceCell::new();
@@ -532,53 +621,23 @@ pub fn verdict(dir: &Path, reports: &[FileReport]) -> SkillVerdict {
                 continue;
             }
             let lines = index.get_or_init(|| LineIndex::new(text));
-            let mut e = evidence_of(d, text, lines, silenced);
-            e.located = report.text.is_some();
+            let e = evidence_of(d, report.text.as_deref(), lines, silenced);
             match w {
-                Some(v) => {
-                    worst = worst.max(v);
-                    evidence.push((v, e));
-                }
+                Some(v) => weighed.push((v, e)),
                 None => context.push(e),
             }
         }
     }
-    evidence.sort_by(|(a, x), (b, y)| {
-        b.cmp(a)
-            .then_with(|| x.path.cmp(&y.path))
-            .then(x.span.start.cmp(&y.span.start))
-    });
-    SkillVerdict {
-        dir: dir.to_path_buf(),
-        verdict: worst,
-        evidence: evidence.into_iter().map(|(_, e)| e).collect(),
-        context,
-    }
+    (weighed, context)
 }
 
-fn evidence_of(d: &Diagnostic, text: &str, lines: &LineIndex, silenced: bool) -> Evidence {
-    let start = d.span.start.min(text.len());
-    let at = lines.line_col(text, start);
-    let end = lines.line_col(text, d.span.end.min(text.len()).max(start));
-    let line_span = lines.line_span(text, lines.line_of(start));
-    let line = text
-        .get(line_span.start..line_span.end)
-        .unwrap_or("")
-        .trim();
-    let redacted = crate::checks::redact_credentials(line);
+fn evidence_of(d: &Diagnostic, text: Option<&str>, lines: &LineIndex, silenced: bool) -> Evidence {
     Evidence {
         rule: d.rule,
         severity: d.severity,
-        path: d.path.clone(),
-        span: d.span,
-        line: at.line as usize,
-        column: at.column as usize,
-        end_line: end.line as usize,
-        end_column: end.column as usize,
-        excerpt: crate::checks::spec::truncate(&redacted, 160).to_string(),
+        place: Place::of(&d.path, d.span, text, lines),
         message: d.message.clone(),
         silenced_inline: silenced,
-        located: true,
     }
 }
 
@@ -595,6 +654,7 @@ mod tests {
             body_start: 0,
         };
         scan("s", &[file])
+            .findings
             .into_iter()
             .flat_map(|(_, d)| d)
             .collect()

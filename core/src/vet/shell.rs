@@ -1228,6 +1228,10 @@ fn fetch_or_send(
             .as_deref()
             .map(|u| u.split('/').next().unwrap_or(u).to_string())
     });
+    // the card's hosts: every address contacted, whatever is sent
+    if let Some(u) = url.text.as_deref().filter(|u| u.contains("://")) {
+        out.act(span, Act::Fetch { url: u.to_string() });
+    }
     if has_data || !url.taint.is_empty() && !url.taint.has(Taint::FETCHED) {
         let mut sent = data;
         sent.merge(&url);

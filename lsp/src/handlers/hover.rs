@@ -1,12 +1,15 @@
 //! textDocument/hover: what the frontmatter key or eval field under the cursor means and what
 //! its limits are (core's field table, `skillwatch_core::fields`); on a `type` value, what that
-//! check does. A frontmatter key the document's profile rejects says so.
+//! check does. A frontmatter key the document's profile rejects says so. With vetting on (the
+//! `vet` setting, or `[check] vet` of skillwatch.toml), SKILL.md's `name:` also shows the skill's
+//! capability card (`skillwatch vet --card`): what it makes the agent do, with the verdict.
 
 use skillwatch_core::checks::Profile;
 use skillwatch_core::evalspec::Dialect;
 use skillwatch_core::fields::{self, Origin};
 use skillwatch_core::skill::{Frontmatter, SkillDocument};
 use skillwatch_core::text::{Span, bom_len};
+use skillwatch_core::vet::{self, SkillVerdict, Verdict};
 use skillwatch_core::yaml::{self, Node};
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
@@ -14,10 +17,11 @@ use crate::documents::{Document, DocumentKind};
 use crate::locate::{self, On};
 
 /// The hover at `position` under `profile`, or `None` when the cursor is on nothing documented.
-pub fn hover(doc: &Document, position: Position, profile: Profile) -> Option<Hover> {
+/// `vetting`: the skill is vetted (its `name:` shows the capability card).
+pub fn hover(doc: &Document, position: Position, profile: Profile, vetting: bool) -> Option<Hover> {
     let offset = doc.offset_of(position);
     let (markdown, span) = match doc.kind {
-        DocumentKind::SkillMd => skill_md_hover(doc, offset, profile)?,
+        DocumentKind::SkillMd => skill_md_hover(doc, offset, profile, vetting)?,
         DocumentKind::EvalYaml | DocumentKind::EvalsJson => {
             let root = yaml::parse(&doc.text, 0).ok()?;
             tree_hover(doc.kind, doc.dialect(), &root, offset, profile)?
@@ -32,21 +36,101 @@ pub fn hover(doc: &Document, position: Position, profile: Profile) -> Option<Hov
     })
 }
 
-fn skill_md_hover(doc: &Document, offset: usize, profile: Profile) -> Option<(String, Span)> {
+fn skill_md_hover(
+    doc: &Document,
+    offset: usize,
+    profile: Profile,
+    vetting: bool,
+) -> Option<(String, Span)> {
     // core parses the text without its BOM: its offsets are that many bytes early
     let bom = bom_len(&doc.text);
     let parsed = SkillDocument::parse(doc.text.clone());
     let Frontmatter::Parsed { root, .. } = &parsed.frontmatter else {
         return None;
     };
-    let (markdown, span) = tree_hover(
+    let at = offset.checked_sub(bom)?;
+    let (mut markdown, span) = tree_hover(
         DocumentKind::SkillMd,
         Dialect::SkillValidator,
         root,
-        offset.checked_sub(bom)?,
+        at,
         profile,
     )?;
+    let on_name = locate::locate(root, at).is_some_and(|found| {
+        found.path.is_empty()
+            && matches!(found.on, On::Key(entry) if entry.key.as_key() == Some("name"))
+    });
+    if vetting
+        && on_name
+        && let Some(dir) = doc.path.parent()
+    {
+        let saved = std::fs::read_to_string(&doc.path).is_ok_and(|t| t == doc.text);
+        markdown = format!(
+            "{}\n\n---\n\n{markdown}",
+            card_markdown(&vet::vet_dir(dir), saved)
+        );
+    }
     Some((markdown, span.shifted(bom)))
+}
+
+/// Entries shown in the hover at most; the rest are counted (the CLI shows them all).
+const CARD_HOVER_ENTRIES: usize = 30;
+
+/// The capability card as Markdown: the verdict (the worst entry), then a list per kind, the
+/// riskiest first, each entry with its place and, when a finding weighs on it, why.
+fn card_markdown(v: &SkillVerdict, saved: bool) -> String {
+    let mut out = format!(
+        "**Capability card: {}** (the verdict is the worst entry)",
+        v.verdict.as_str()
+    );
+    if !saved {
+        out.push_str("\n\n*Of the files as saved: save to see your edits.*");
+    }
+    if v.card.entries.is_empty() {
+        out.push_str("\n\nNothing found that the skill makes the agent do.");
+        return out;
+    }
+    let mut shown = 0;
+    for (kind, entries) in v.card.groups() {
+        if shown == CARD_HOVER_ENTRIES {
+            break;
+        }
+        out.push_str(&format!("\n\n**{}**\n", kind.title()));
+        for e in entries.iter().take(CARD_HOVER_ENTRIES - shown) {
+            shown += 1;
+            let risk = match e.risk {
+                Verdict::Clean => "clean".to_string(),
+                r => format!("**{}**", r.as_str()),
+            };
+            let mark = e
+                .mark
+                .map_or(String::new(), |m| format!(" ({})", m.as_str()));
+            let file = e.place.path.strip_prefix(&v.dir).unwrap_or(&e.place.path);
+            let more = if e.places > 1 {
+                format!(", +{} more", e.places - 1)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "\n- {risk} `{}`{mark} at {}:{}:{}{more}",
+                e.subject.replace('`', "'"),
+                file.display(),
+                e.place.line,
+                e.place.column
+            ));
+            if let Some(why) = e.evidence.first() {
+                out.push_str(&format!(": {} {}", why.rule, why.message.replace('`', "'")));
+            }
+        }
+    }
+    if shown < v.card.entries.len() {
+        out.push_str(&format!(
+            "\n\n… {} more: `skillwatch vet --card {}`",
+            v.card.entries.len() - shown,
+            v.dir.display()
+        ));
+    }
+    out
 }
 
 fn tree_hover(
@@ -95,7 +179,7 @@ mod tests {
 
     fn hover_as(doc: &Document, needle: &str, profile: Profile) -> Option<String> {
         let offset = doc.text.find(needle).unwrap() + 1;
-        let h = hover(doc, doc.position_of(offset), profile)?;
+        let h = hover(doc, doc.position_of(offset), profile, false)?;
         match h.contents {
             HoverContents::Markup(m) => Some(m.value),
             _ => None,

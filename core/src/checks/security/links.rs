@@ -31,6 +31,7 @@ pub(crate) fn scan(
                 diagnostics,
                 ignored: Vec::new(),
                 dialect: None,
+                capabilities: Vec::new(),
             });
         }
     }
