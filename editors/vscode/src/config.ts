@@ -22,6 +22,7 @@ export interface RawSettings {
   codeLens?: unknown;
   historyPollMs?: unknown;
   daemonIdleSecs?: unknown;
+  vet?: unknown;
 }
 
 /** How to start the server. */
@@ -40,6 +41,9 @@ export interface ServerSettings {
   historyPollMs: number;
   /** Absent: the server's default (300 s). */
   daemonIdleSecs?: number;
+  /** Sent only when on: off is the server's default, and a skill's skillwatch.toml `[check] vet`
+   * can still turn vetting on for that skill. */
+  vet?: true;
 }
 
 const LEVELS = new Set(["error", "warning", "info", "off"]);
@@ -150,6 +154,11 @@ export function serverSettings(raw: RawSettings): { settings: ServerSettings; pr
   }
   if (typeof raw.historyDb === "string" && raw.historyDb.trim() !== "") {
     settings.historyDb = raw.historyDb.trim();
+  }
+  if (raw.vet === true) {
+    settings.vet = true;
+  } else if (raw.vet !== undefined && raw.vet !== null && raw.vet !== false) {
+    problems.push(`skillwatch.vet: expected true or false, found ${JSON.stringify(raw.vet)}`);
   }
   return { settings, problems };
 }

@@ -45,6 +45,7 @@ function readSettings(): RawSettings {
     codeLens: config.get("codeLens"),
     historyPollMs: config.get("historyPollMs"),
     daemonIdleSecs: config.get("daemonIdleSecs"),
+    vet: config.get("vet"),
   };
 }
 

@@ -106,7 +106,7 @@ test("contributes every command the server and extension execute", () => {
 
 test("every setting the extension reads is declared with the server's defaults", () => {
   const props = manifest.contributes.configuration.properties;
-  for (const key of ["path", "profile", "rules", "historyDb", "codeLens", "historyPollMs", "daemonIdleSecs"]) {
+  for (const key of ["path", "profile", "rules", "historyDb", "codeLens", "historyPollMs", "daemonIdleSecs", "vet"]) {
     assert.ok(props[`skillwatch.${key}`], `skillwatch.${key} is not declared`);
   }
   const defaults = serverSettings({
@@ -116,6 +116,7 @@ test("every setting the extension reads is declared with the server's defaults",
     codeLens: props["skillwatch.codeLens"].default,
     historyPollMs: props["skillwatch.historyPollMs"].default,
     daemonIdleSecs: props["skillwatch.daemonIdleSecs"].default,
+    vet: props["skillwatch.vet"].default,
   });
   assert.deepEqual(defaults, {
     settings: { rules: {}, codeLens: true, historyPollMs: 2000, daemonIdleSecs: 300 },
@@ -146,6 +147,15 @@ test("bad values are dropped and reported, good ones kept", () => {
   assert.equal(problems.length, 2);
   assert.match(problems[0], /skillwatch.profile.*strict/);
   assert.match(problems[1], /SW101.*loud/);
+});
+
+test("vetting is sent only when on, and a non-boolean is reported", () => {
+  assert.equal(serverSettings({ vet: true }).settings.vet, true);
+  assert.equal(serverSettings({ vet: false }).settings.vet, undefined);
+  assert.equal(serverSettings({}).settings.vet, undefined);
+  const { settings, problems } = serverSettings({ vet: "yes" });
+  assert.equal(settings.vet, undefined);
+  assert.match(problems[0], /skillwatch.vet.*yes/);
 });
 
 test("says the daemon's state and job counts from `daemon status --json`", () => {
