@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::json;
 use skillwatch_core::checks::{Rule, Severity, catalog};
-use skillwatch_core::vet::{Evidence, SkillVerdict, Verdict};
+use skillwatch_core::vet::{Evidence, Place, SkillVerdict, Verdict};
 
 use super::sarif;
 use skillwatch_core::plural::count;
@@ -121,6 +121,15 @@ pub(crate) struct EvidenceJson<'a> {
     name: &'static str,
     severity: &'static str,
     path: &'a std::path::Path,
+    #[serde(flatten)]
+    place: PlaceJson<'a>,
+    message: &'a str,
+    silenced_inline: bool,
+}
+
+/// Where a finding or a card entry is, as both JSON shapes print it (flattened into each).
+#[derive(Serialize)]
+pub(crate) struct PlaceJson<'a> {
     line: usize,
     column: usize,
     end_line: usize,
@@ -128,8 +137,19 @@ pub(crate) struct EvidenceJson<'a> {
     start: usize,
     end: usize,
     excerpt: &'a str,
-    message: &'a str,
-    silenced_inline: bool,
+}
+
+/// A [`Place`] in the JSON of `vet` and of `vet --card`.
+pub(crate) fn place_json(p: &Place) -> PlaceJson<'_> {
+    PlaceJson {
+        line: p.line,
+        column: p.column,
+        end_line: p.end_line,
+        end_column: p.end_column,
+        start: p.span.start,
+        end: p.span.end,
+        excerpt: &p.excerpt,
+    }
 }
 
 /// One piece of evidence as `vet --json` and `vet --card --json` print it.
@@ -139,13 +159,7 @@ pub(crate) fn evidence_json(e: &Evidence) -> EvidenceJson<'_> {
         name: catalog::rule(e.rule).map_or("", |r| r.name),
         severity: e.severity.as_str(),
         path: &e.place.path,
-        line: e.place.line,
-        column: e.place.column,
-        end_line: e.place.end_line,
-        end_column: e.place.end_column,
-        start: e.place.span.start,
-        end: e.place.span.end,
-        excerpt: &e.place.excerpt,
+        place: place_json(&e.place),
         message: &e.message,
         silenced_inline: e.silenced_inline,
     }
