@@ -439,13 +439,11 @@ fn codex_through_harbor_stopped_half_way_resumes_and_imports_without_duplicates(
         // The SIGINT below stops Harbor only if its Python did not start with SIGINT ignored,
         // as everything started under a background job of a script does (`.ci/run &`): there
         // the job ran whole (its held trials ended at Codex's own timeout) and this test failed.
-        // SAFETY: signal(2) is async-signal-safe.
+        // As skillwatch starts Harbor. SAFETY: the hook only calls signal(2), which is
+        // async-signal-safe.
         unsafe {
             use std::os::unix::process::CommandExt;
-            c.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                Ok(())
-            });
+            c.pre_exec(skillwatch_daemon::harbor::sigint_at_default);
         }
         c
     };

@@ -23,9 +23,7 @@ fn skill(root: &Path, name: &str, body: &str, files: &[(&str, &str)]) -> PathBuf
 
 fn vet_json(dir: &Path) -> (i32, Value) {
     let out = skillwatch(&["vet", "--json", dir.to_str().unwrap()], None);
-    let value: Value = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
-    (code(&out), value)
+    (code(&out), json_report(&out))
 }
 
 fn verdict_and_rules(report: &Value) -> (String, Vec<String>) {

@@ -19,9 +19,7 @@ fn rank(risk: &str) -> u8 {
 
 fn run_json(args: &[&str]) -> (i32, Value) {
     let out = skillwatch(args, None);
-    let value: Value = serde_json::from_str(&stdout(&out))
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
-    (code(&out), value)
+    (code(&out), json_report(&out))
 }
 
 fn entries(skill: &Value) -> Vec<&Value> {

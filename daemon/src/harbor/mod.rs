@@ -10,5 +10,5 @@ pub use export::{ExportOptions, export_suite, write_export};
 pub use import::{
     ImportOptions, JobError, JobImport, JobsImport, Unpaired, describe, read_job, read_jobs,
 };
-pub use run::{Harbor, HarborDone, default_dir, harbor_model};
+pub use run::{Harbor, HarborDone, default_dir, harbor_model, sigint_at_default};
 pub use skillwatch_protocol::{HARBOR_VARS, HarborRun, HarborTarget};

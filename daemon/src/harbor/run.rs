@@ -146,8 +146,9 @@ fn harness_env(request: &RunRequest, host: &HostEnv) -> Vec<(String, String)> {
 /// SIGINT was not ignored when it started. A process a non-interactive shell starts in the
 /// background (`skillwatch run ... &` in a CI script) starts with SIGINT ignored and passes that
 /// on through exec, so Harbor would ignore the stop, run its job whole, and be killed after
-/// [`STOP_GRACE`] with its containers left behind. Run in the child between fork and exec.
-fn sigint_at_default() -> std::io::Result<()> {
+/// [`STOP_GRACE`] with its containers left behind. Run in the child between fork and exec
+/// (`pre_exec`); public for the tests that start `harbor` themselves and stop it the same way.
+pub fn sigint_at_default() -> std::io::Result<()> {
     // SAFETY: signal(2) is async-signal-safe and only changes this process's disposition.
     unsafe {
         libc::signal(libc::SIGINT, libc::SIG_DFL);
