@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use skillwatch_core::checks::{CheckOptions, check_skill_dirs_each};
+use skillwatch_core::checks::check_skill_dirs_each;
 use skillwatch_core::skill::Discovered;
 use skillwatch_core::vet::{self, SkillVerdict, Verdict};
 
@@ -47,11 +47,6 @@ pub struct Args {
     /// Skills vetted in parallel (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
-}
-
-/// The options vetting runs under (`skillwatch_core::vet::options`).
-pub fn options() -> CheckOptions {
-    vet::options()
 }
 
 /// Vet every skill under the given paths.
@@ -106,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub fn vet_all(dirs: &Discovered, threads: usize) -> Vec<SkillVerdict> {
     let folders: Vec<PathBuf> = dirs.dirs().cloned().collect();
     let mut verdicts = Vec::with_capacity(folders.len());
-    let options = options();
+    let options = vet::options();
     check_skill_dirs_each(dirs, &options, threads, |reports| {
         let dir = folders.get(verdicts.len()).cloned().unwrap_or_else(|| {
             reports
