@@ -77,19 +77,12 @@ fn entry(t: &Trial) -> Value {
         .collect();
     json!({
         "case": t.case_id,
-        "condition": condition(t.condition),
+        "condition": t.condition.as_str(),
         "attempt": t.attempt,
         "passed": t.passed,
         "skill_invoked": t.invoked,
         "metrics": metrics,
     })
-}
-
-fn condition(c: Condition) -> &'static str {
-    match c {
-        Condition::Baseline => "baseline",
-        Condition::Skill => "skill",
-    }
 }
 
 /// The names of the failing `<testcase>`s of a JUnit document, parsed as XML (a document a CI
@@ -207,7 +200,7 @@ fn configuration_trials(counts: &[TaskCounts]) -> Vec<Value> {
             for (attempt, v) in c.values(arm).into_iter().enumerate() {
                 trials.push(json!({
                     "case": c.task,
-                    "condition": condition(arm),
+                    "condition": arm.as_str(),
                     "attempt": attempt,
                     "passed": v == 1.0,
                 }));
