@@ -15,6 +15,7 @@
 
 mod events;
 mod jobs;
+mod optimize;
 mod requests;
 mod results;
 mod status;
@@ -26,6 +27,10 @@ use serde::{Deserialize, Serialize};
 pub use events::{Event, EventBatch, EventKind};
 pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
+};
+pub use optimize::{
+    Candidate, DEFAULT_CANDIDATES, DEFAULT_ROUNDS, OptimizeProgress, OptimizeReport,
+    OptimizeRequest, OptimizeSpent, Rates, Share, StopReason, Stopped,
 };
 pub use requests::{
     Budget, DEFAULT_PROBE_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, DEFAULT_TRIGGER_TIMEOUT_SECS,

@@ -661,6 +661,8 @@ pub enum RunSpec {
     Probe(ProbeRequest),
     /// The trigger trials.
     Trigger(TriggerRequest),
+    /// A description search: its measurements are trigger runs, children of the job.
+    Optimize(crate::OptimizeRequest),
     /// A kind of run this build does not know (a newer client's).
     #[serde(untagged)]
     Unknown(UnknownRun),
@@ -674,6 +676,7 @@ enum Known {
     Harbor(HarborRun),
     Probe(ProbeRequest),
     Trigger(TriggerRequest),
+    Optimize(crate::OptimizeRequest),
 }
 
 impl<'de> Deserialize<'de> for RunSpec {
@@ -684,7 +687,7 @@ impl<'de> Deserialize<'de> for RunSpec {
             .get("kind")
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| D::Error::custom("a run request: expected its `kind`, found none"))?;
-        if !matches!(kind, "paired" | "harbor" | "probe" | "trigger") {
+        if !matches!(kind, "paired" | "harbor" | "probe" | "trigger" | "optimize") {
             return Ok(RunSpec::Unknown(UnknownRun {
                 kind: kind.to_owned(),
             }));
@@ -695,6 +698,7 @@ impl<'de> Deserialize<'de> for RunSpec {
             Known::Harbor(r) => RunSpec::Harbor(r),
             Known::Probe(r) => RunSpec::Probe(r),
             Known::Trigger(r) => RunSpec::Trigger(r),
+            Known::Optimize(r) => RunSpec::Optimize(r),
         })
     }
 }
@@ -724,6 +728,12 @@ impl From<ProbeRequest> for RunSpec {
     }
 }
 
+impl From<crate::OptimizeRequest> for RunSpec {
+    fn from(r: crate::OptimizeRequest) -> RunSpec {
+        RunSpec::Optimize(r)
+    }
+}
+
 impl From<TriggerRequest> for RunSpec {
     fn from(r: TriggerRequest) -> RunSpec {
         RunSpec::Trigger(r)
@@ -739,6 +749,7 @@ impl RunSpec {
             RunSpec::Harbor(_) => JobKind::Harbor,
             RunSpec::Probe(_) => JobKind::Probe,
             RunSpec::Trigger(_) => JobKind::Trigger,
+            RunSpec::Optimize(_) => JobKind::Optimize,
             RunSpec::Unknown(_) => JobKind::Unknown,
         }
     }
@@ -750,6 +761,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => &h.run.skill_dir,
             RunSpec::Probe(r) => &r.skill_dir,
             RunSpec::Trigger(r) => &r.skill_dir,
+            RunSpec::Optimize(r) => &r.trigger.skill_dir,
             RunSpec::Unknown(_) => return None,
         })
     }
@@ -761,6 +773,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => (&h.run.harness, &h.run.model),
             RunSpec::Probe(r) => (&r.harness, &r.model),
             RunSpec::Trigger(r) => (&r.harness, &r.model),
+            RunSpec::Optimize(r) => (&r.trigger.harness, &r.trigger.model),
             RunSpec::Unknown(_) => return None,
         })
     }
@@ -772,6 +785,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => h.run.budget,
             RunSpec::Probe(r) => r.budget,
             RunSpec::Trigger(r) => r.budget,
+            RunSpec::Optimize(r) => r.budget(),
             RunSpec::Unknown(_) => Budget::default(),
         }
     }
@@ -783,6 +797,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => h.run.skill_dir = dir,
             RunSpec::Probe(r) => r.skill_dir = dir,
             RunSpec::Trigger(r) => r.skill_dir = dir,
+            RunSpec::Optimize(r) => r.trigger.skill_dir = dir,
             RunSpec::Unknown(_) => {}
         }
     }

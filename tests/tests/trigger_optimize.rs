@@ -361,7 +361,10 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
             "{detail}"
         );
         assert_eq!(report["spent"]["trials"], 78, "{report:#}");
-        assert_eq!(report["spent"]["tokens"], 78 * 410);
+        // the budget counts the proposer's two calls (400 tokens each) beside the trials
+        assert_eq!(report["spent"]["measurements"]["tokens"], 78 * 410);
+        assert_eq!(report["spent"]["proposer"]["count"], 2, "{report:#}");
+        assert_eq!(report["spent"]["tokens"], 78 * 410 + 2 * 400);
         assert_eq!(
             report["chosen"], GENERAL,
             "the best found before the budget"
@@ -390,6 +393,59 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("price"), "{}", stderr(&out));
     assert_eq!(server.requests().len(), before);
+}
+
+/// Acceptance 1's model with a proposer whose every call uses `tokens` tokens.
+fn by_words_costly_proposer(tokens: u64) -> Script {
+    let inner = by_words();
+    Arc::new(move |req: &ModelRequest| {
+        let mut reply = inner(req);
+        if req.mentions(PROPOSER_MARK) {
+            reply.usage = MockUsage::tokens(tokens - 100, 100);
+        }
+        reply
+    })
+}
+
+#[test]
+fn the_proposers_calls_count_in_the_budget_and_stop_the_next_proposal() {
+    // The trials are those of acceptance 1 (78 of 410 tokens by the end of round 1: 31,980),
+    // which fit in 60,000; the proposer's first call takes 20,000, so after round 1 51,980 are
+    // spent and the second proposal, predicted at 20,000, does not fit in the 8,020 left.
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = fixture(tmp.path());
+    let db = tmp.path().join("history.sqlite3");
+    let server = mock::openai_chat::server(by_words_costly_proposer(20_000));
+    let report = optimize(&skill, &server, &db, &["--max-tokens", "60000"]);
+    assert_eq!(report["partial"], true, "{report:#}");
+    assert_eq!(report["stopped"]["reason"], "budget");
+    assert_eq!(
+        report["stopped"]["detail"],
+        "the proposal of round 2 needs about 20000 tokens, 8020 left"
+    );
+    let proposals = server
+        .requests()
+        .iter()
+        .filter(|r| r.body.to_string().contains(PROPOSER_MARK))
+        .count();
+    assert_eq!(proposals, 1, "the second proposal is never asked for");
+    assert_eq!(report["spent"]["trials"], 78, "{report:#}");
+    assert_eq!(report["spent"]["proposer"]["tokens"], 20_000);
+    assert_eq!(report["spent"]["tokens"], 78 * 410 + 20_000);
+    assert_eq!(
+        report["chosen"], GENERAL,
+        "the best found before the budget"
+    );
+    assert_eq!(report["candidates"].as_array().unwrap().len(), 3);
+    let store = skillwatch_daemon::store::Store::open(&db).unwrap();
+    let r = &store.optimizations(SKILL).unwrap()[0].record;
+    assert_eq!((r.proposer_calls, r.proposer_tokens), (1, 20_000));
+    assert_eq!(r.tokens, 78 * 410);
+    assert!(
+        r.stopped.starts_with("budget: the proposal of round 2"),
+        "{}",
+        r.stopped
+    );
 }
 
 #[test]
@@ -476,9 +532,9 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
             .contains(new_text.trim_end_matches('"')),
         "{new_text}"
     );
-    // the measurements were trigger jobs of the daemon
+    // the search was one optimize job of the daemon (its measurements are child runs)
     let status = fx.cli(&["status"]);
     let listed = stdout(&status);
-    assert!(listed.contains("trigger"), "{listed}");
+    assert!(listed.contains("optimize"), "{listed}");
     assert!(client.shutdown().success());
 }
