@@ -538,3 +538,129 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
     assert!(listed.contains("optimize"), "{listed}");
     assert!(client.shutdown().success());
 }
+
+/// Acceptance 1's model, each request slowed by `ms`: a search that lasts long enough to be
+/// interrupted.
+fn slow_by_words(ms: u64) -> Script {
+    let inner = by_words();
+    Arc::new(move |req: &ModelRequest| {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        inner(req)
+    })
+}
+
+/// `skillwatch status --json` of the fixture's daemon: its one optimize job.
+fn optimize_job(fx: &skillwatch_tests::daemon::DaemonFixture) -> Option<Value> {
+    let out = fx.cli(&["status", "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&out)).ok()?;
+    let jobs = v
+        .as_array()
+        .cloned()
+        .or_else(|| v["jobs"].as_array().cloned())?;
+    jobs.into_iter()
+        .find(|j| j["request"]["kind"] == "optimize")
+}
+
+/// `skillwatch trigger SKILL --optimize --json` through the fixture's daemon, spawned.
+fn spawn_optimize(
+    fx: &skillwatch_tests::daemon::DaemonFixture,
+    skill: &Path,
+    server: &mock::MockServer,
+) -> std::process::Child {
+    fx.cli_command(&["trigger", skill.to_str().unwrap(), "--optimize", "--json"])
+        .args(server.openai_args("m"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until the optimize job satisfies `done`; the job.
+fn wait_job(
+    fx: &skillwatch_tests::daemon::DaemonFixture,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(job) = optimize_job(fx).filter(|j| done(j)) {
+            return job;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(180),
+            "timed out waiting for {what}: {:#?}",
+            optimize_job(fx)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_daemon_finishes_the_search_and_stores_it_when_the_client_is_killed() {
+    use skillwatch_tests::daemon::DaemonFixture;
+    let server = mock::openai_chat::server(slow_by_words(40));
+    let mut fx = DaemonFixture::new();
+    let skill = fixture(&fx.workspace).canonicalize().unwrap();
+    fx.start();
+    let mut client = spawn_optimize(&fx, &skill, &server);
+    // the job runs and tells where it is (status shows its round, step and spend)
+    let running = wait_job(&fx, "a measured trial", |j| {
+        j["state"] == "running" && j["progress"]["done"].as_u64().unwrap_or(0) > 0
+    });
+    let text = stdout(&fx.cli(&["status"]));
+    assert!(text.contains("optimize"), "{text}");
+    assert!(
+        text.contains("round 0: measuring the current description"),
+        "{text}"
+    );
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let ended = wait_job(&fx, "the search's end", |j| j["state"] != "running");
+    assert_eq!(ended["id"], running["id"]);
+    assert_eq!(ended["state"], "completed", "{ended:#}");
+    let record = ended["optimization"].as_i64().expect("the record's id");
+    let store = skillwatch_daemon::store::Store::open(&fx.db).unwrap();
+    let stored = store.optimization(record).unwrap().expect("the record");
+    assert_eq!(stored.record.chosen.as_deref(), Some(GENERAL));
+    let report = stored.record.report.expect("the job's report");
+    assert!(!report.partial);
+    assert!(report.diff.unwrap().contains("+description: "));
+    assert!(fx.terminate().success());
+}
+
+#[test]
+fn cancel_stops_the_search_after_the_trial_in_flight_and_keeps_a_partial_record() {
+    use skillwatch_tests::daemon::DaemonFixture;
+    let server = mock::openai_chat::server(slow_by_words(40));
+    let mut fx = DaemonFixture::new();
+    let skill = fixture(&fx.workspace).canonicalize().unwrap();
+    fx.start();
+    let client = spawn_optimize(&fx, &skill, &server);
+    let job = wait_job(&fx, "round 1", |j| {
+        j["note"].as_str().is_some_and(|n| n.starts_with("round 1"))
+    });
+    let out = fx.cli(&["cancel", &job["id"].to_string(), "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let cancelled: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(cancelled["state"], "cancelled", "{cancelled:#}");
+    let record = cancelled["optimization"]
+        .as_i64()
+        .expect("a partial record");
+    // the client that followed the job prints the partial result
+    let out = client.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["partial"], true, "{report:#}");
+    assert_eq!(report["stopped"]["reason"], "cancelled", "{report:#}");
+    assert_eq!(report["record"], record);
+    let store = skillwatch_daemon::store::Store::open(&fx.db).unwrap();
+    let stored = store.optimization(record).unwrap().expect("the record");
+    assert!(
+        stored.record.stopped.starts_with("cancelled: "),
+        "{}",
+        stored.record.stopped
+    );
+    // the original was measured whole before round 1: its 30 trials are in the record
+    assert!(stored.record.report.unwrap().spent.trials >= 30);
+    assert!(fx.terminate().success());
+}

@@ -134,8 +134,9 @@ impl Store {
         ))?;
         let json = |t: String| serde_json::from_str(&t).unwrap_or(Value::Null);
         let rows = stmt.query_map(params![value], |r| {
+            let id: i64 = r.get(0)?;
             Ok(StoredOptimization {
-                id: r.get(0)?,
+                id,
                 created_ms: r.get(1)?,
                 record: OptimizationRecord {
                     skill: SkillIdentity {
@@ -157,9 +158,14 @@ impl Store {
                     proposer_calls: r.get::<_, i64>(16)? as u64,
                     proposer_tokens: r.get::<_, i64>(17)? as u64,
                     proposer_cost_usd: r.get(18)?,
+                    // the report is stored before its row has an id: it is the row's
                     report: r
                         .get::<_, Option<String>>(19)?
-                        .and_then(|t| serde_json::from_str(&t).ok()),
+                        .and_then(|t| serde_json::from_str::<OptimizeReport>(&t).ok())
+                        .map(|rep| OptimizeReport {
+                            record: Some(id),
+                            ..rep
+                        }),
                 },
             })
         })?;
