@@ -74,6 +74,9 @@ pub struct Candidate {
     pub round: usize,
     /// The rewrite.
     pub description: String,
+    /// The rewrite of `when_to_use`, where the harness reads it and the skill has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_to_use: Option<String>,
     /// Why it was not measured (a rule it breaks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
@@ -176,6 +179,12 @@ pub struct OptimizeReport {
     pub original: String,
     /// The chosen description; `None` when none beat the original on validation.
     pub chosen: Option<String>,
+    /// The skill's `when_to_use`, when the search could rewrite it (the harness reads it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_when_to_use: Option<String>,
+    /// The chosen `when_to_use`, when the chosen rewrite changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen_when_to_use: Option<String>,
     /// The original's rates on validation.
     pub before: Option<Rates>,
     /// The chosen one's rates on validation.

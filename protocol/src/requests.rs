@@ -608,6 +608,10 @@ pub struct TriggerRequest {
     /// `description:` changed (`--description-file`, the A/B arm).
     #[serde(default)]
     pub description: Option<String>,
+    /// With `description`: an alternative `when_to_use` too (a description search's rewrite,
+    /// where the harness reads it); the staged copy's `when_to_use:` is replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_to_use: Option<String>,
     /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
     #[serde(default = "yes")]
     pub record: bool,
@@ -639,6 +643,7 @@ impl TriggerRequest {
             eval_set: None,
             full: false,
             description: None,
+            when_to_use: None,
             record: true,
             only_queries: Vec::new(),
             budget: Budget::default(),

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skillwatch_core::checks::CheckOptions;
-use skillwatch_core::optimize::{admit, beats, score, split};
+use skillwatch_core::loaders::profiles::reads_when_to_use;
+use skillwatch_core::optimize::{Rewrite, admit_rewrite, beats, rewritten, score, split};
 use skillwatch_core::scoring::VerdictParams;
 use skillwatch_core::scoring::trigger::compare_summaries;
 use skillwatch_core::skill::{SKILL_FILE, SkillDocument};
@@ -48,7 +49,7 @@ pub async fn run(
     progress: OptimizeSink,
     stop: CancellationToken,
 ) -> Result<OptimizeReport, RunError> {
-    let skill = Skill::read(&request.trigger.skill_dir)?;
+    let skill = Skill::read(&request.trigger.skill_dir, request.harness())?;
     let planned = crate::trigger::preview(&request.trigger)?;
     let split = split(&planned.queries, request.seed);
     for (side, qs) in [("train", &split.train), ("validation", &split.validation)] {
@@ -82,10 +83,13 @@ pub(crate) struct Skill {
     pub(crate) name: String,
     /// Its `description:`, trimmed.
     pub(crate) description: String,
+    /// Its `when_to_use:`, when the harness the search measures on reads it (and the skill
+    /// has one): then the proposer may rewrite it too.
+    pub(crate) when_to_use: Option<String>,
 }
 
 impl Skill {
-    fn read(dir: &Path) -> Result<Skill, RunError> {
+    fn read(dir: &Path, harness: &HarnessSettings) -> Result<Skill, RunError> {
         let settings = |message: String| RunError::Settings { message };
         let dir = dir
             .canonicalize()
@@ -102,21 +106,23 @@ impl Skill {
             ))
         })?;
         let name = field("name").unwrap_or_default();
+        let when_to_use = field("when_to_use").filter(|_| reads_when_to_use(harness.kind.as_str()));
         Ok(Skill {
             dir,
             text,
             name,
             description,
+            when_to_use,
         })
     }
 
-    /// Whether `candidate` may be measured (the rules of every target harness, the spec,
+    /// Whether `rewrite` may be measured (the rules of every target harness, the spec,
     /// `check`); why not.
-    pub(crate) fn admit(&self, candidate: &str, _harness: &HarnessSettings) -> Result<(), String> {
-        admit(
+    pub(crate) fn admit(&self, rewrite: &Rewrite<'_>) -> Result<(), String> {
+        admit_rewrite(
             &self.dir,
             &self.text,
-            candidate,
+            rewrite,
             &[],
             &CheckOptions::default(),
         )
@@ -124,10 +130,9 @@ impl Skill {
         .map_err(|r| r.reason)
     }
 
-    /// SKILL.md with `description`, and the diff to it.
-    fn rewritten(&self, description: &str) -> Option<(String, String)> {
-        let after =
-            SkillDocument::parse(self.text.clone()).with_field_str("description", description)?;
+    /// SKILL.md with `rewrite`, and the diff to it.
+    fn rewritten(&self, rewrite: &Rewrite<'_>) -> Option<(String, String)> {
+        let after = rewritten(&SkillDocument::parse(self.text.clone()), rewrite)?;
         let diff = similar::TextDiff::from_lines(&self.text, &after)
             .unified_diff()
             .header("a/SKILL.md", "b/SKILL.md")
@@ -162,6 +167,7 @@ fn decide(
             c.outcome = "beats the current description on validation".into();
             Some(Measured {
                 text: c.description.clone(),
+                when_to_use: c.when_to_use.clone(),
                 train,
                 validation,
             })
@@ -186,7 +192,7 @@ async fn finish(
         .unwrap_or_else(|| stop(StopReason::NoBetter, "no candidate".into()));
     let diff = best
         .as_ref()
-        .and_then(|b| search.skill.rewritten(&b.text))
+        .and_then(|b| search.skill.rewritten(&b.rewrite()))
         .map(|(_, diff)| diff);
     let change = match (&start, &best) {
         (Some(s), Some(b)) => Some(compare_summaries(
@@ -201,6 +207,8 @@ async fn finish(
         split: search.split.clone(),
         original: search.skill.description.clone(),
         chosen: best.as_ref().map(|b| b.text.clone()),
+        original_when_to_use: search.skill.when_to_use.clone(),
+        chosen_when_to_use: best.as_ref().and_then(|b| b.when_to_use.clone()),
         before: start.as_ref().map(|s| Rates::of(&s.validation)),
         after: best.as_ref().map(|b| Rates::of(&b.validation)),
         change,

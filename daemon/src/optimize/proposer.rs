@@ -20,7 +20,17 @@ one text an agent sees before it decides whether to load the skill. Rewrite it s
 picks the skill for the requests it should and leaves it alone for the others. Describe what \
 the skill does and when to use it in general terms: do not quote or list the example requests, \
 they stand for many others. Keep it under 1000 characters, plain text, no instructions to the \
-agent. Reply with JSON only: {\"candidates\": [\"...\", ...]}.";
+agent. Reply with JSON only: {\"candidates\": [\"...\", ...]}. When you are also given the \
+skill's `when_to_use` (text the agent's harness lists after the description), rewrite both under \
+the same rules and reply {\"candidates\": [{\"description\": \"...\", \"when_to_use\": \"...\"}, ...]}.";
+
+/// One proposed rewrite.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Proposal {
+    pub(crate) description: String,
+    /// `None`: `when_to_use` left as it is.
+    pub(crate) when_to_use: Option<String>,
+}
 
 /// The proposer and what its calls spent.
 pub(crate) struct Proposer {
@@ -73,14 +83,21 @@ impl Proposer {
         share(&self.spent)
     }
 
-    /// Up to `n` rewrites of `current` (measured on train as `train`) from its train failures.
+    /// Up to `n` rewrites of `current` (and of `when_to_use`, when given: the harness reads
+    /// it), measured on train as `train`, from its train failures.
     pub(crate) async fn propose(
         &mut self,
         current: &str,
+        when_to_use: Option<&str>,
         train: &TriggerSummary,
         n: usize,
-    ) -> Result<Vec<String>, RunError> {
-        let user = prompt(&self.skill, current, train, n);
+    ) -> Result<Vec<Proposal>, RunError> {
+        let mut user = prompt(&self.skill, current, train, n);
+        if let Some(w) = when_to_use {
+            user.push_str(&format!(
+                "\nCurrent when_to_use: {w}\nRewrite it with each description."
+            ));
+        }
         let model = self.client.model().to_owned();
         let failed = |e: String| RunError::Settings {
             message: format!("the proposer ({model}): {e}"),
@@ -92,6 +109,9 @@ impl Proposer {
             .map_err(failed)?;
         self.count(answer.usage);
         let mut out = parse_candidates(&answer.text);
+        if when_to_use.is_none() {
+            out.iter_mut().for_each(|p| p.when_to_use = None);
+        }
         out.truncate(n.max(1));
         if out.is_empty() {
             let head: String = answer.text.chars().take(200).collect();
@@ -155,8 +175,8 @@ fn prompt(skill: &str, current: &str, train: &TriggerSummary, n: usize) -> Strin
 }
 
 /// The candidates of a proposer's reply: the JSON object in it (code fences and words around
-/// it allowed).
-fn parse_candidates(reply: &str) -> Vec<String> {
+/// it allowed); each a description, or an object with a description and a `when_to_use`.
+fn parse_candidates(reply: &str) -> Vec<Proposal> {
     let (Some(start), Some(end)) = (reply.find('{'), reply.rfind('}')) else {
         return Vec::new();
     };
@@ -169,12 +189,27 @@ fn parse_candidates(reply: &str) -> Vec<String> {
             v.get("candidates")?.as_array().map(|items| {
                 items
                     .iter()
-                    .filter_map(|i| i.as_str().map(str::to_owned))
-                    .filter(|s| !s.trim().is_empty())
+                    .filter_map(proposal)
+                    .filter(|p| !p.description.trim().is_empty())
                     .collect()
             })
         })
         .unwrap_or_default()
+}
+
+/// One item of the reply's `candidates`.
+fn proposal(item: &serde_json::Value) -> Option<Proposal> {
+    if let Some(text) = item.as_str() {
+        return Some(Proposal {
+            description: text.to_owned(),
+            when_to_use: None,
+        });
+    }
+    let field = |f: &str| item.get(f)?.as_str().map(str::to_owned);
+    Some(Proposal {
+        description: field("description")?,
+        when_to_use: field("when_to_use").filter(|w| !w.trim().is_empty()),
+    })
 }
 
 #[cfg(test)]
@@ -184,7 +219,20 @@ mod tests {
     #[test]
     fn candidates_are_read_from_a_fenced_reply() {
         let reply = "Here:\n```json\n{\"candidates\": [\"A\", \"\", \"B\"]}\n```";
-        assert_eq!(parse_candidates(reply), vec!["A", "B"]);
+        let texts: Vec<String> = parse_candidates(reply)
+            .into_iter()
+            .map(|p| p.description)
+            .collect();
+        assert_eq!(texts, vec!["A", "B"]);
+        let both =
+            r#"{"candidates": [{"description": "D", "when_to_use": "W"}, {"when_to_use": "x"}]}"#;
+        assert_eq!(
+            parse_candidates(both),
+            vec![Proposal {
+                description: "D".into(),
+                when_to_use: Some("W".into())
+            }]
+        );
         assert!(parse_candidates("no json").is_empty());
         assert!(parse_candidates("{\"other\": 1}").is_empty());
     }

@@ -18,17 +18,30 @@ use skillwatch_protocol::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::proposer::{Proposer, share};
+use super::proposer::{Proposal, Proposer, share};
 use super::{OptimizeSink, Skill};
 use crate::runner::RunError;
 use crate::runs::{Engine, ProgressSink, RunEvent};
 use crate::store::{RunStatus, Spent};
+use skillwatch_core::optimize::Rewrite;
 
 /// A description with its measurements.
 pub(crate) struct Measured {
     pub(crate) text: String,
+    /// Its `when_to_use` (`None`: the skill's own, or the harness does not read it).
+    pub(crate) when_to_use: Option<String>,
     pub(crate) train: TriggerSummary,
     pub(crate) validation: TriggerSummary,
+}
+
+impl Measured {
+    /// The rewrite it measured.
+    pub(crate) fn rewrite(&self) -> Rewrite<'_> {
+        Rewrite {
+            description: &self.text,
+            when_to_use: self.when_to_use.as_deref(),
+        }
+    }
 }
 
 /// The search's state.
@@ -86,8 +99,15 @@ impl<'e> Search<'e> {
             }
             self.tell(None, format!("round {round}: asking for rewrites"));
             let (text, train) = (current.text.clone(), current.train.clone());
+            let when = current
+                .when_to_use
+                .clone()
+                .or(self.skill.when_to_use.clone());
             let n = self.request.candidates;
-            let proposals = self.proposer.propose(&text, &train, n).await?;
+            let proposals = self
+                .proposer
+                .propose(&text, when.as_deref(), &train, n)
+                .await?;
             match self.round_of(round, current, proposals).await? {
                 Some(winner) => best = Some(winner),
                 None => return Ok(best),
@@ -117,11 +137,11 @@ impl<'e> Search<'e> {
         &mut self,
         round: usize,
         current: &Measured,
-        proposals: Vec<String>,
+        proposals: Vec<Proposal>,
     ) -> Result<Option<Measured>, RunError> {
         let mut winners: Vec<Measured> = Vec::new();
-        for description in proposals {
-            if let Some(m) = self.candidate(round, current, &description).await? {
+        for proposal in proposals {
+            if let Some(m) = self.candidate(round, current, &proposal).await? {
                 winners.push(m);
             }
             if self.stopped.is_some() {
@@ -132,7 +152,7 @@ impl<'e> Search<'e> {
         match &winner {
             Some(w) => {
                 for c in self.candidates.iter_mut().filter(|c| c.round == round) {
-                    if c.description == w.text {
+                    if c.description == w.text && c.when_to_use == w.when_to_use {
                         c.outcome = "chosen: beats the current description on validation".into();
                     }
                 }
@@ -155,20 +175,25 @@ impl<'e> Search<'e> {
         &mut self,
         round: usize,
         current: &Measured,
-        description: &str,
+        proposal: &Proposal,
     ) -> Result<Option<Measured>, RunError> {
         let number = self.candidates.len() + 1;
         let mut c = Candidate {
             number,
             round,
-            description: description.trim().to_owned(),
+            description: proposal.description.trim().to_owned(),
+            when_to_use: proposal.when_to_use.as_deref().map(|w| w.trim().to_owned()),
             refused: None,
             train: None,
             validation: None,
             change: None,
             outcome: String::new(),
         };
-        let measured = match self.skill.admit(&c.description, self.request.harness()) {
+        let rewrite = Rewrite {
+            description: &c.description,
+            when_to_use: c.when_to_use.as_deref(),
+        };
+        let measured = match self.skill.admit(&rewrite) {
             Err(reason) => {
                 c.outcome = format!("refused unmeasured: {reason}");
                 c.refused = Some(reason);
@@ -194,10 +219,8 @@ impl<'e> Search<'e> {
         let label = format!("candidate {}", c.number);
         let train_side = self.split.train.clone();
         let on_train = format!("{label} on train");
-        let Some(train) = self
-            .measure(Some(&c.description), &train_side, &on_train)
-            .await?
-        else {
+        let arm = Some((c.description.clone(), c.when_to_use.clone()));
+        let Some(train) = self.measure(arm.clone(), &train_side, &on_train).await? else {
             c.outcome = format!("not measured: {}", self.stopped_word());
             return Ok(None);
         };
@@ -208,10 +231,7 @@ impl<'e> Search<'e> {
         }
         let val_side = self.split.validation.clone();
         let on_val = format!("{label} on validation");
-        let Some(validation) = self
-            .measure(Some(&c.description), &val_side, &on_val)
-            .await?
-        else {
+        let Some(validation) = self.measure(arm, &val_side, &on_val).await? else {
             c.outcome = format!("not decided: {}", self.stopped_word());
             return Ok(None);
         };
@@ -239,6 +259,7 @@ impl<'e> Search<'e> {
         };
         Ok(Some(Measured {
             text: self.skill.description.clone(),
+            when_to_use: None,
             train,
             validation,
         }))
@@ -249,7 +270,7 @@ impl<'e> Search<'e> {
     /// predicted; `None` then, or when it ended part way (the reason is in `stopped`).
     async fn measure(
         &mut self,
-        description: Option<&str>,
+        arm: Option<(String, Option<String>)>,
         queries: &[TriggerQuery],
         label: &str,
     ) -> Result<Option<TriggerSummary>, RunError> {
@@ -258,7 +279,7 @@ impl<'e> Search<'e> {
             self.stopped = Some(stopped);
             return Ok(None);
         }
-        let request = self.child(description, queries);
+        let request = self.child(arm, queries);
         self.tell(None, format!("measuring {label}: {trials} trials"));
         let sink = self.child_sink(label, trials);
         let started = self.engine.plan(&request).await?;
@@ -291,9 +312,15 @@ impl<'e> Search<'e> {
     }
 
     /// The trigger request of one measurement, with what is left of the budget.
-    fn child(&self, description: Option<&str>, queries: &[TriggerQuery]) -> TriggerRequest {
+    fn child(
+        &self,
+        arm: Option<(String, Option<String>)>,
+        queries: &[TriggerQuery],
+    ) -> TriggerRequest {
         let mut request = self.request.trigger.clone();
-        request.description = description.map(str::to_owned);
+        let (description, when_to_use) = arm.unzip();
+        request.description = description;
+        request.when_to_use = when_to_use.flatten();
         request.only_queries = queries.iter().map(|q| q.query.clone()).collect();
         request.budget = self.left();
         request

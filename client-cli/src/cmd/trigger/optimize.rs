@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, anyhow, bail};
+use skillwatch_core::optimize::{Rewrite, rewritten};
 use skillwatch_core::skill::{SKILL_FILE, SkillDocument};
 use skillwatch_daemon::optimize::OptimizeSink;
 use skillwatch_daemon::trigger::{TriggerRequest, preview};
@@ -30,7 +31,7 @@ use super::Args;
 #[derive(clap::Args, Debug, Clone)]
 pub struct OptimizeArgs {
     /// With --optimize: write the chosen description into SKILL.md (only its `description:`
-    /// changes).
+    /// changes, and its `when_to_use:` where the harness reads it and the search rewrote it).
     #[arg(long, requires = "optimize")]
     write: bool,
     /// With --optimize: the seed of the train/validation split (stored with the record).
@@ -63,7 +64,11 @@ pub(super) fn run(
     let ran = crate::cmd::engine::optimize(optimize, &a.link, &a.db, sink(a.json), a.json)?;
     let mut report = ran.report;
     if let (Some(chosen), true) = (&report.chosen, a.optimizer.write) {
-        write_back(&dir, &original_text, chosen)?;
+        let rewrite = Rewrite {
+            description: chosen,
+            when_to_use: report.chosen_when_to_use.as_deref(),
+        };
+        write_back(&dir, &original_text, &rewrite)?;
         report.written = true;
     }
     if a.json {
@@ -125,8 +130,9 @@ fn read_skill(skill: &Path) -> anyhow::Result<(PathBuf, String)> {
     Ok((dir, text))
 }
 
-/// Write `chosen` as the description of SKILL.md, unless it changed since the search read it.
-fn write_back(dir: &Path, before: &str, chosen: &str) -> anyhow::Result<()> {
+/// Write the chosen rewrite (description, and `when_to_use` when it changed) into SKILL.md,
+/// unless the file changed since the search read it.
+fn write_back(dir: &Path, before: &str, chosen: &Rewrite<'_>) -> anyhow::Result<()> {
     let path = dir.join(SKILL_FILE);
     let now = std::fs::read_to_string(&path)?;
     if now != before {
@@ -135,8 +141,7 @@ fn write_back(dir: &Path, before: &str, chosen: &str) -> anyhow::Result<()> {
             path.display()
         );
     }
-    let after = SkillDocument::parse(before.to_owned())
-        .with_field_str("description", chosen)
+    let after = rewritten(&SkillDocument::parse(before.to_owned()), chosen)
         .ok_or_else(|| anyhow!("{}: expected a `description:`, found none", path.display()))?;
     std::fs::write(&path, after).with_context(|| format!("writing {}", path.display()))
 }
