@@ -79,16 +79,19 @@ pub fn split(queries: &[TriggerQuery], seed: u64) -> Split {
 /// shortest of the loader profiles' limits (a cut, a drop, or the longest measured whole) and
 /// the spec's 1,024.
 pub fn description_limit(harnesses: &[&str]) -> usize {
+    profiles(harnesses)
+        .map(shown_whole)
+        .fold(SPEC_DESCRIPTION_CHARS, usize::min)
+}
+
+/// The loader profiles of `harnesses` (every default target when none is named).
+fn profiles<'a>(harnesses: &'a [&'a str]) -> impl Iterator<Item = &'static LoaderProfile> + 'a {
     let targets = if harnesses.is_empty() {
         DEFAULT_TARGETS
     } else {
         harnesses
     };
-    targets
-        .iter()
-        .filter_map(|h| profile(h))
-        .map(shown_whole)
-        .fold(SPEC_DESCRIPTION_CHARS, usize::min)
+    targets.iter().filter_map(|h| profile(h))
 }
 
 /// The longest listed text a harness shows whole: a cut, a drop, or the longest measured.
@@ -126,14 +129,7 @@ fn when_to_use_rule(
         return Some("`when_to_use` empty".into());
     }
     let listed = r.description.trim().chars().count() + 3 + w.chars().count();
-    let targets = if harnesses.is_empty() {
-        DEFAULT_TARGETS
-    } else {
-        harnesses
-    };
-    targets
-        .iter()
-        .filter_map(|h| profile(h))
+    profiles(harnesses)
         .filter(|p| p.when_to_use && listed > shown_whole(p))
         .map(|p| {
             format!(

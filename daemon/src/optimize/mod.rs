@@ -16,29 +16,20 @@
 
 mod proposer;
 mod search;
+mod skill;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use skillwatch_core::checks::CheckOptions;
-use skillwatch_core::loaders::profiles::reads_when_to_use;
-use skillwatch_core::optimize::{Rewrite, admit_rewrite, beats, rewritten, score, split};
+use skillwatch_core::optimize::split;
 use skillwatch_core::scoring::VerdictParams;
 use skillwatch_core::scoring::trigger::compare_summaries;
-use skillwatch_core::skill::{SKILL_FILE, SkillDocument};
-use skillwatch_protocol::{
-    Candidate, HarnessSettings, OptimizeProgress, OptimizeReport, OptimizeRequest, Rates,
-    StopReason,
-};
+use skillwatch_protocol::{OptimizeReport, OptimizeRequest, Rates, StopReason};
 use tokio_util::sync::CancellationToken;
 
 use crate::runner::RunError;
 use crate::runs::Engine;
 use crate::store::{OptimizationRecord, SkillIdentity};
+pub use search::OptimizeSink;
 use search::{Measured, Search, stop};
-
-/// Where a search reports where it is. Called from the engine's task; keep it quick.
-pub type OptimizeSink = Arc<dyn Fn(&OptimizeProgress) + Send + Sync>;
+use skill::Skill;
 
 /// Search for a better description of `request`'s skill (see the module docs) and store the
 /// optimisation record; its report, with the record's id. `stop` ends the search early: no
@@ -71,112 +62,6 @@ pub async fn run(
         None => None,
     };
     finish(engine, search, start, best).await
-}
-
-/// The skill as the search read it.
-pub(crate) struct Skill {
-    /// Its folder, canonical.
-    pub(crate) dir: PathBuf,
-    /// Its SKILL.md text.
-    pub(crate) text: String,
-    /// Its `name:`.
-    pub(crate) name: String,
-    /// Its `description:`, trimmed.
-    pub(crate) description: String,
-    /// Its `when_to_use:`, when the harness the search measures on reads it (and the skill
-    /// has one): then the proposer may rewrite it too.
-    pub(crate) when_to_use: Option<String>,
-}
-
-impl Skill {
-    fn read(dir: &Path, harness: &HarnessSettings) -> Result<Skill, RunError> {
-        let settings = |message: String| RunError::Settings { message };
-        let dir = dir
-            .canonicalize()
-            .map_err(|e| settings(format!("{}: expected a skill folder ({e})", dir.display())))?;
-        let path = dir.join(SKILL_FILE);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| settings(format!("reading {}: {e}", path.display())))?;
-        let doc = SkillDocument::parse(text.clone());
-        let field = |f: &str| doc.field_str(f).map(|(v, _)| v.trim().to_owned());
-        let description = field("description").ok_or_else(|| {
-            settings(format!(
-                "{}: expected a `description:`, found none",
-                dir.display()
-            ))
-        })?;
-        let name = field("name").unwrap_or_default();
-        let when_to_use = field("when_to_use").filter(|_| reads_when_to_use(harness.kind.as_str()));
-        Ok(Skill {
-            dir,
-            text,
-            name,
-            description,
-            when_to_use,
-        })
-    }
-
-    /// Whether `rewrite` may be measured (the rules of every target harness, the spec,
-    /// `check`); why not.
-    pub(crate) fn admit(&self, rewrite: &Rewrite<'_>) -> Result<(), String> {
-        admit_rewrite(
-            &self.dir,
-            &self.text,
-            rewrite,
-            &[],
-            &CheckOptions::default(),
-        )
-        .map(drop)
-        .map_err(|r| r.reason)
-    }
-
-    /// SKILL.md with `rewrite`, and the diff to it.
-    fn rewritten(&self, rewrite: &Rewrite<'_>) -> Option<(String, String)> {
-        let after = rewritten(&SkillDocument::parse(self.text.clone()), rewrite)?;
-        let diff = similar::TextDiff::from_lines(&self.text, &after)
-            .unified_diff()
-            .header("a/SKILL.md", "b/SKILL.md")
-            .to_string();
-        Some((after, diff))
-    }
-}
-
-/// The best of a round's winners: the highest validation score, the shorter on a tie.
-fn rank(mut winners: Vec<Measured>) -> Option<Measured> {
-    winners.sort_by(|x, y| {
-        score(&y.validation)
-            .total_cmp(&score(&x.validation))
-            .then(x.text.len().cmp(&y.text.len()))
-    });
-    winners.into_iter().next()
-}
-
-/// Decide a candidate measured on both sides against `current`, on validation only.
-fn decide(
-    c: &mut Candidate,
-    current: &Measured,
-    train: skillwatch_core::scoring::trigger::TriggerSummary,
-    validation: skillwatch_core::scoring::trigger::TriggerSummary,
-) -> Option<Measured> {
-    c.validation = Some(Rates::of(&validation));
-    let change = compare_summaries(&current.validation, &validation, &VerdictParams::default());
-    let verdict = beats(&change);
-    c.change = Some(change);
-    match verdict {
-        Ok(()) => {
-            c.outcome = "beats the current description on validation".into();
-            Some(Measured {
-                text: c.description.clone(),
-                when_to_use: c.when_to_use.clone(),
-                train,
-                validation,
-            })
-        }
-        Err(why) => {
-            c.outcome = format!("rejected on validation: {why}");
-            None
-        }
-    }
 }
 
 /// The report, stored with the record; the record's id in it.

@@ -19,11 +19,17 @@ use skillwatch_protocol::{
 use tokio_util::sync::CancellationToken;
 
 use super::proposer::{Proposal, Proposer, share};
-use super::{OptimizeSink, Skill};
+use super::skill::Skill;
 use crate::runner::RunError;
 use crate::runs::{Engine, ProgressSink, RunEvent};
 use crate::store::{RunStatus, Spent};
 use skillwatch_core::optimize::Rewrite;
+use skillwatch_core::optimize::{beats, score};
+use skillwatch_core::scoring::VerdictParams;
+use skillwatch_core::scoring::trigger::compare_summaries;
+
+/// Where a search reports where it is. Called from the engine's task; keep it quick.
+pub type OptimizeSink = Arc<dyn Fn(&OptimizeProgress) + Send + Sync>;
 
 /// A description with its measurements.
 pub(crate) struct Measured {
@@ -148,7 +154,7 @@ impl<'e> Search<'e> {
                 break;
             }
         }
-        let winner = super::rank(winners);
+        let winner = rank(winners);
         match &winner {
             Some(w) => {
                 for c in self.candidates.iter_mut().filter(|c| c.round == round) {
@@ -235,7 +241,7 @@ impl<'e> Search<'e> {
             c.outcome = format!("not decided: {}", self.stopped_word());
             return Ok(None);
         };
-        Ok(super::decide(c, current, train, validation))
+        Ok(decide(c, current, train, validation))
     }
 
     fn stopped_word(&self) -> &'static str {
@@ -438,4 +444,42 @@ fn add(to: &mut Spent, more: &Spent) {
     to.tokens_out += more.tokens_out;
     to.cost_usd += more.cost_usd;
     to.unpriced += more.unpriced;
+}
+
+/// The best of a round's winners: the highest validation score, the shorter on a tie.
+pub(crate) fn rank(mut winners: Vec<Measured>) -> Option<Measured> {
+    winners.sort_by(|x, y| {
+        score(&y.validation)
+            .total_cmp(&score(&x.validation))
+            .then(x.text.len().cmp(&y.text.len()))
+    });
+    winners.into_iter().next()
+}
+
+/// Decide a candidate measured on both sides against `current`, on validation only.
+fn decide(
+    c: &mut Candidate,
+    current: &Measured,
+    train: skillwatch_core::scoring::trigger::TriggerSummary,
+    validation: skillwatch_core::scoring::trigger::TriggerSummary,
+) -> Option<Measured> {
+    c.validation = Some(Rates::of(&validation));
+    let change = compare_summaries(&current.validation, &validation, &VerdictParams::default());
+    let verdict = beats(&change);
+    c.change = Some(change);
+    match verdict {
+        Ok(()) => {
+            c.outcome = "beats the current description on validation".into();
+            Some(Measured {
+                text: c.description.clone(),
+                when_to_use: c.when_to_use.clone(),
+                train,
+                validation,
+            })
+        }
+        Err(why) => {
+            c.outcome = format!("rejected on validation: {why}");
+            None
+        }
+    }
 }
