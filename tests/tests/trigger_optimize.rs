@@ -664,3 +664,21 @@ fn cancel_stops_the_search_after_the_trial_in_flight_and_keeps_a_partial_record(
     assert!(stored.record.report.unwrap().spent.trials >= 30);
     assert!(fx.terminate().success());
 }
+
+#[test]
+fn with_no_daemon_the_same_job_code_runs_in_process_and_finds_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = fixture(tmp.path());
+    let server = mock::openai_chat::server(by_words());
+    let [through, here] = ["a.sqlite3", "b.sqlite3"].map(|db| tmp.path().join(db));
+    let daemon = optimize(&skill, &server, &through, &[]);
+    let in_process = optimize(&skill, &server, &here, &["--no-daemon"]);
+    for key in ["chosen", "before", "after", "stopped", "split", "diff"] {
+        assert_eq!(daemon[key], in_process[key], "{key}");
+    }
+    assert_eq!(daemon["spent"]["trials"], in_process["spent"]["trials"]);
+    let store = skillwatch_daemon::store::Store::open(&here).unwrap();
+    let stored = store.optimizations(SKILL).unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(Some(stored[0].id), in_process["record"].as_i64());
+}
