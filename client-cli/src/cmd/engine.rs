@@ -342,7 +342,6 @@ pub(crate) fn follow(
 /// must reach it absolute (`.` as the folder's own name, which events and lenses show). A
 /// bare program name (`claude`) stays one, for the PATH lookup.
 fn absolute_paths(spec: &mut RunSpec) -> anyhow::Result<()> {
-    let full = |p: &Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
     let skill = spec.skill_dir().map(Path::to_path_buf).unwrap_or_default();
     let canonical = absolute(&skill)
         .canonicalize()
@@ -361,22 +360,24 @@ fn absolute_paths(spec: &mut RunSpec) -> anyhow::Result<()> {
         }
         RunSpec::Probe(r) => absolute_program(&mut r.harness),
         RunSpec::Optimize(o) => {
-            let r = &mut o.trigger;
-            absolute_program(&mut r.harness);
-            r.decoys = r.decoys.iter().map(|d| full(d)).collect();
-            r.eval_set = r.eval_set.as_deref().map(full);
+            absolute_trigger(&mut o.trigger);
             if let JudgeEndpoint::Harness { settings } = &mut o.proposer.endpoint {
                 absolute_program(settings);
             }
         }
-        RunSpec::Trigger(r) => {
-            absolute_program(&mut r.harness);
-            r.decoys = r.decoys.iter().map(|d| full(d)).collect();
-            r.eval_set = r.eval_set.as_deref().map(full);
-        }
+        RunSpec::Trigger(r) => absolute_trigger(r),
         RunSpec::Unknown(_) => {}
     }
     Ok(())
+}
+
+/// A trigger request's paths made absolute for the daemon (a description search's
+/// measurements start from one too).
+fn absolute_trigger(r: &mut skillwatch_protocol::TriggerRequest) {
+    let full = |p: &Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
+    absolute_program(&mut r.harness);
+    r.decoys = r.decoys.iter().map(|d| full(d)).collect();
+    r.eval_set = r.eval_set.as_deref().map(full);
 }
 
 /// The harness program made absolute for the daemon; a bare name (`claude`) stays one, for
