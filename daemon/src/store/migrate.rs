@@ -73,6 +73,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0013_description_optimizations.sql",
         sql: include_str!("../../../migrations/0013_description_optimizations.sql"),
     },
+    Migration {
+        name: "0014_optimization_jobs.sql",
+        sql: include_str!("../../../migrations/0014_optimization_jobs.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file
