@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::behaviours::{Context, Finding};
-use super::knowledge::{host_of, is_local_host, is_placeholder_host};
+use super::knowledge::{host_of, is_local_host};
 use crate::checks::Severity;
 use crate::text::Span;
 
@@ -217,8 +217,7 @@ fn holds<'a>(text: &'a str, at: &dyn Fn(usize, usize) -> Span) -> Holds<'a> {
     let sink = SEND.find(text).and_then(|_| {
         ADDRESS.find_iter(text).find_map(|m| {
             let host = address_host(m.as_str());
-            (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
-                .then(|| (host, at(m.start(), m.end())))
+            (!is_local_host(&host) && !is_public_api(&host)).then(|| (host, at(m.start(), m.end())))
         })
     });
     Holds { store, sink, text }
@@ -301,7 +300,7 @@ fn remote_shell(
     let local = ["localhost", "127.0.0.1", "0.0.0.0", "::1"]
         .iter()
         .any(|h| line.contains(h));
-    if local || super::knowledge::peers_are_placeholders(text) {
+    if local {
         return;
     }
     out.push(net(
@@ -347,7 +346,7 @@ fn loads_downloaded(
     }
     let outside = ADDRESS.find_iter(text).any(|m| {
         let host = host_of(m.as_str()).unwrap_or_default();
-        !host.is_empty() && !is_local_host(&host) && !is_placeholder_host(&host)
+        !host.is_empty() && !is_local_host(&host)
     });
     if let (true, Some(m)) = (outside && FETCH.is_match(text), LOADS_CODE.find(text)) {
         out.push(net(file, "SW322", at(m.start(), m.end()),
@@ -390,8 +389,7 @@ fn prose_pairs(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
             }
             let host = ADDRESS.find_iter(block).find_map(|m| {
                 let host = host_of(m.as_str())?;
-                (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
-                    .then_some(host)
+                (!is_local_host(&host) && !is_public_api(&host)).then_some(host)
             });
             if let Some(host) = host
                 && !out
