@@ -26,6 +26,8 @@ use crate::checks::pattern::{Anchors, Lowered, anchored_lines, compile_folded};
 use crate::text::Span;
 use crate::text::normalize::Normalized;
 
+mod carried;
+
 /// Characters before a match that [`grade`] reads.
 const WINDOW: usize = 120;
 
@@ -604,6 +606,7 @@ pub(crate) fn scan_normalized(
     let mut out = Vec::new();
     let norm = normalized.as_str();
     let headings = Headings::of(&lower.text);
+    let lines = &lower.text;
     // sentences wrapped over lines are read whole
     let joined = lower.joined();
     let lower = &joined;
@@ -625,6 +628,7 @@ pub(crate) fn scan_normalized(
         }
     }
     foreign(text, normalized, lower, in_code, &headings, &mut out);
+    carried::scan(text, normalized, lines, in_code, &headings, &mut out);
     hidden_channels(text, normalized, lower, &mut out);
     image_exfiltration(text, normalized, lower, &mut out);
     // one finding per stretch of text: an order that two patterns see is reported once
