@@ -216,7 +216,10 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
     let mut out = Vec::new();
     // most skills name neither a program to download nor the agent's settings
     let worth = |f: &SourceFile<'_>| {
-        is_markdown(f.rel) && (PAYLOAD_FILE.is_match(f.text) || AGENT_SETTINGS.is_match(f.text))
+        is_markdown(f.rel)
+            && (PAYLOAD_FILE.is_match(f.text)
+                || AGENT_SETTINGS.is_match(f.text)
+                || MEMORY_FILE.is_match(f.text))
     };
     if !files.iter().any(worth) {
         return out;
@@ -228,6 +231,8 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
             out.push(f);
         }
         if let Some(f) = settings_order(file, p, para.start, framed) {
+            out.push(f);
+        } else if let Some(f) = memory_order(file, p, para.start, framed) {
             out.push(f);
         }
     }
@@ -321,7 +326,7 @@ static AGENT_SETTINGS: LazyLock<Regex> = LazyLock::new(|| {
 });
 static WIDENING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)bypasspermissions|dangerously|\byolo\b|auto-?approve|autoaccept|bash\(\*\)|approval_policy|danger-full-access|full[- ]access|never ask|skip (the )?permission|allow (all|every)",
+        r"(?i)bypasspermissions|dangerously|\byolo\b|auto-?approve|autoaccept|bash\(\*\)|approval_policy\s*=?\s*[\x22']?never|danger-full-access|full[- ]access|never ask|skip (the )?permission|allow (all|every)",
     )
 });
 static STANDING_ORDER: LazyLock<Regex> = LazyLock::new(|| {
@@ -356,6 +361,54 @@ fn settings_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Fin
     })
 }
 
+/// Files every later session of an agent reads as its instructions or memory.
+static MEMORY_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(claude|agents|gemini|memory)\.md\b|copilot-instructions\.md|\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules|/memory/|\bmemory\s+file|\bfuture\s+sessions\b",
+    )
+});
+/// Orders to write there.
+static WRITE_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(save|write|record|add|append|update|tell|persist|store|insert|put|remember|note)\b")
+});
+/// What makes a standing order an attack: permissions claimed, checks switched off, the
+/// user overridden, secrets handled, orders taken from an address.
+static MEMORY_HARM: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)pre-?approved|never\s+ask|without\s+(asking|confirmation)|overrides?\s+the\s+user|authoritative|\bignore\b|\bdisable\b|\bsecrets?\b|credentials|\btokens?\b|api\s+keys?|https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|always\s*apply|trusted",
+    )
+});
+
+/// "Save this preference in AGENTS.md: ...", "Record in the memory file: ...": orders that
+/// outlive the session, so every later one follows what this skill said (memory
+/// poisoning). A warning; an error when the order claims permissions, switches checks off,
+/// handles secrets or names an address.
+fn memory_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Finding> {
+    let path = MEMORY_FILE.find(p)?;
+    WRITE_ORDER.find(p)?;
+    let harmful = MEMORY_HARM.is_match(p);
+    let severity = if harmful && !framed {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    Some(Finding {
+        file,
+        rule: "SW331",
+        severity,
+        span: Span::new(base + path.start(), base + path.end()),
+        message: format!(
+            "the text tells the agent to write standing orders into `{}`, which later sessions follow{}",
+            path.as_str(),
+            if harmful {
+                " (they claim permissions, switch checks off, handle secrets or name an address)"
+            } else {
+                ""
+            }
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,7 +428,10 @@ mod tests {
             URL_IN,
             AGENT_SETTINGS,
             WIDENING,
-            STANDING_ORDER
+            STANDING_ORDER,
+            MEMORY_FILE,
+            WRITE_ORDER,
+            MEMORY_HARM
         );
     }
 
