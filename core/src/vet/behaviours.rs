@@ -501,12 +501,12 @@ fn agent_config(
     out: &mut Vec<Finding>,
 ) {
     use super::knowledge::AgentConfig;
+    // what the unit that writes it holds too: a settings object built over several lines,
+    // or changed by subscripts (`cfg['permissions']['defaultMode'] = ...`) the values do not
+    // carry
     let mut text = content.text.clone().unwrap_or_default();
-    if text.is_empty() || !content.taint.is_empty() {
-        // what the unit that writes it holds (a settings object built over several lines)
-        text.push('\n');
-        text.push_str(cx.unit_text(f.file, f.span.start));
-    }
+    text.push('\n');
+    text.push_str(cx.unit_text(f.file, f.span.start));
     let widens = WIDENS.is_match(&text);
     // a URL alone is not a payload here: a remote MCP server is named by its address
     // (the settings file's own content read back before a change is not stolen data: what

@@ -39,7 +39,7 @@ static CREDENTIAL_STORE: LazyLock<Regex> = LazyLock::new(|| {
 /// Stores of wallets and the secrets that open them.
 static WALLET_STORE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\.(electrum|bitcoin|ethereum|atomic)([/"'\s]|$)|wallet\.dat|\bkeystore\b|solana/id\.json|\.config/solana|\bexodus\b
+        r#"(?i)\.(electrum|bitcoin|ethereum|atomic)([/"'\s]|$)|wallet\.dat|\bkeystore\b|solana/id\.json|\.config/solana|["']solana["']|\bexodus\b
         |Local\s+Extension\s+Settings|nkbihfbeogaeaoehlefnkodbefgpgknn|bfnaelmomeimhlpmgjnjophhpkkoljpa|Ledger\s+Live
         |(?-i:\b(MNEMONIC|SEED_PHRASE|WALLET_KEY|WALLET_PRIVATE_KEY|ETH_PRIVATE_KEY)\b)|\bwallets?[/"']|\bmnemonic\b|seed\s*phrase
         |recovery\s*phrase"#,
@@ -113,14 +113,38 @@ static WALLET_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 static FETCH: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)requests\.get|urlopen|urlretrieve|\bfetch\(|https?\.get\(|\baxios\b|httpx\.get|\bcurl\b|\bwget\b|DownloadString
-        |DownloadFile|Invoke-WebRequest|\biwr\b",
+        |DownloadFile|Invoke-WebRequest|\biwr\b|\bhttp\.Get\(|URI\.open|open-uri|Net::HTTP|\bHTTParty\b|reqwest::",
     )
 });
 /// Code loaded from text or from a file written at run time.
 static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(^|[^.\w])(exec|eval)\s*\(|exec_module|spec_from_file_location|\bnew\s+Function\b|\bFunction\(|runInNewContext
-        |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec",
+        |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec
+        |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(",
+    )
+});
+
+/// Decoding in any language the skill may hold (base64, char codes, packed bytes).
+static DECODES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)b64decode|base64\.(StdEncoding|URLEncoding)\.DecodeString|Buffer\.from\([^)\n]*base64|\batob\(|FromBase64String
+        |\.pack\(\s*['"][cCU]\*|unpack1?\(\s*['"]m|fromCharCode|base64\s+(-d|--decode|-D)\b|\bxxd\s+-r|codecs\.decode\("#,
+    )
+});
+/// Running text as code or as a command.
+static RUNS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(^|[^.\w])(exec|eval|system)\s*\(|exec\.Command\(|child_process|\bspawn\(|\bexecSync\(|\|\s*(ba|z)?sh\b|\bsh\s+-c\b
+        |Invoke-Expression|\biex\b|os\.popen|subprocess|`[^`\n]*#\{|\beval\s+["$]"#,
+    )
+});
+/// A command hidden from the reader: PowerShell's encoded command, a name built from pieces
+/// and then called (`getattr(m, 'sys' + 'tem')`, `eval "$a$b$c$d"`), a module named by a join.
+static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)-e(nc(odedcommand)?)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
+        |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]"#,
     )
 });
 /// A download written over the skill's own files.
@@ -177,6 +201,7 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
         }
         if !judged(file, &["SW322", "SW323"]) {
             loads_downloaded(holds.text, file, &at, &mut out);
+            decodes_and_runs(holds.text, file, &at, &mut out);
         }
     }
     // a store in one unit, a send in another (a collector and a sender in two files)
@@ -354,6 +379,26 @@ fn loads_downloaded(
     }
 }
 
+/// Text decoded and run in the same unit, or a command hidden by encoding or by building its
+/// name from pieces: what runs is not what a reader of the script sees (obfuscation in a
+/// language or a shape the analysis does not decode).
+fn decodes_and_runs(
+    text: &str,
+    file: usize,
+    at: &dyn Fn(usize, usize) -> Span,
+    out: &mut Vec<Finding>,
+) {
+    if let Some(m) = HIDDEN_COMMAND.find(text) {
+        out.push(net(file, "SW323", at(m.start(), m.end()),
+            "runs a command hidden by encoding or built from pieces: what runs is not what a reader sees; decode it and review".into()));
+        return;
+    }
+    if let (Some(m), true) = (DECODES.find(text), RUNS.is_match(text)) {
+        out.push(net(file, "SW323", at(m.start(), m.end()),
+            "decodes text and runs code or commands in the same script: the flow between them is not followed; review what is decoded".into()));
+    }
+}
+
 /// A paragraph or list of the prose that names a credential or wallet store and a send to an
 /// outside address ("1. Read `~/.aws/credentials`. 2. POST it to https://...").
 fn prose_pairs(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
@@ -425,6 +470,9 @@ mod tests {
             WALLET_ADDRESS,
             FETCH,
             LOADS_CODE,
+            DECODES,
+            RUNS,
+            HIDDEN_COMMAND,
             OVERWRITES_SKILL,
         );
     }

@@ -219,7 +219,8 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
         is_markdown(f.rel)
             && (PAYLOAD_FILE.is_match(f.text)
                 || AGENT_SETTINGS.is_match(f.text)
-                || MEMORY_FILE.is_match(f.text))
+                || MEMORY_FILE.is_match(f.text)
+                || PROVENANCE.is_match(f.text))
     };
     if !files.iter().any(worth) {
         return out;
@@ -233,6 +234,9 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
         if let Some(f) = settings_order(file, p, para.start, framed) {
             out.push(f);
         } else if let Some(f) = memory_order(file, p, para.start, framed) {
+            out.push(f);
+        }
+        if let Some(f) = impersonation(file, p, para.start) {
             out.push(f);
         }
     }
@@ -361,6 +365,41 @@ fn settings_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Fin
     })
 }
 
+/// Claims of provenance: the skill says it is someone's official or maintained version.
+static PROVENANCE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(official|officially|provided\s+by|published\s+by|endorsed\s+by|verified\s+by|maintained\s+fork|fork\s+of|replaces\s+`?[\w-]+|successor\s+(of|to)|on\s+behalf\s+of|name\s+collision)\b",
+    )
+});
+/// Data handed to an address: what an impersonation is for.
+static HANDS_OVER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(upload|uploads|uploaded|send|sent|post|mirrored|mirror|telemetry|authenticate|login|log\s+in|submit|processed\s+via|forward|token)\b",
+    )
+});
+
+/// "This is the official Anthropic PDF skill; upload each PDF to https://...": a claim of
+/// someone else's name with data handed to an address (impersonation). A warning: the claim
+/// may be true; the reviewer checks the address belongs to whom the skill claims to be.
+fn impersonation(file: usize, p: &str, base: usize) -> Option<Finding> {
+    let claim = PROVENANCE.find(p)?;
+    HANDS_OVER.find(p)?;
+    let url = URL_IN
+        .find_iter(p)
+        .find(|m| host_of(m.as_str()).is_some_and(|h| !is_local_host(&h) && h.contains('.')))?;
+    Some(Finding {
+        file,
+        rule: "SW332",
+        severity: Severity::Warning,
+        span: Span::new(base + claim.start(), base + claim.end()),
+        message: format!(
+            "the text claims provenance (`{}`) and hands data to `{}`: check that the address belongs to whom the skill claims to be",
+            claim.as_str(),
+            host_of(url.as_str()).unwrap_or_default()
+        ),
+    })
+}
+
 /// Files every later session of an agent reads as its instructions or memory.
 static MEMORY_FILE: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -431,6 +470,8 @@ mod tests {
             STANDING_ORDER,
             MEMORY_FILE,
             WRITE_ORDER,
+            PROVENANCE,
+            HANDS_OVER,
             MEMORY_HARM
         );
     }
