@@ -143,7 +143,7 @@ static RUNS: LazyLock<Regex> = LazyLock::new(|| {
 /// and then called (`getattr(m, 'sys' + 'tem')`, `eval "$a$b$c$d"`), a module named by a join.
 static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)-e(nc(odedcommand)?)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
+        r#"(?i)\s-enc(odedcommand)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
         |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]"#,
     )
 });
@@ -393,7 +393,13 @@ fn decodes_and_runs(
             "runs a command hidden by encoding or built from pieces: what runs is not what a reader sees; decode it and review".into()));
         return;
     }
-    if let (Some(m), true) = (DECODES.find(text), RUNS.is_match(text)) {
+    // near each other: a script that decodes an image and, elsewhere, runs ffmpeg is not this
+    let near = |m: &regex::Match<'_>| {
+        let from = crate::text::floor_char_boundary(text, m.start().saturating_sub(240));
+        let to = crate::text::floor_char_boundary(text, (m.end() + 240).min(text.len()));
+        RUNS.is_match(&text[from..to])
+    };
+    if let Some(m) = DECODES.find_iter(text).find(near) {
         out.push(net(file, "SW323", at(m.start(), m.end()),
             "decodes text and runs code or commands in the same script: the flow between them is not followed; review what is decoded".into()));
     }

@@ -368,13 +368,13 @@ fn settings_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Fin
 /// Claims of provenance: the skill says it is someone's official or maintained version.
 static PROVENANCE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(official|officially|provided\s+by|published\s+by|endorsed\s+by|verified\s+by|maintained\s+fork|fork\s+of|replaces\s+`?[\w-]+|successor\s+(of|to)|on\s+behalf\s+of|name\s+collision)\b",
+        r"(?i)\b(official(ly)?\s+([\w-]+\s+){0,3}(skill|plugin|extension|cli|version|fork|release|integration|build)|this\s+is\s+the\s+official|provided\s+by|published\s+by|endorsed\s+by|verified\s+by|maintained\s+fork|fork\s+of|replaces\s+`?[\w-]+|successor\s+(of|to)|on\s+behalf\s+of|name\s+collision)\b",
     )
 });
 /// Data handed to an address: what an impersonation is for.
 static HANDS_OVER: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(upload|uploads|uploaded|send|sent|post|mirrored|mirror|telemetry|authenticate|login|log\s+in|submit|processed\s+via|forward|token)\b",
+        r"(?i)\b(upload|uploads|uploaded|send|sent|post|mirrored|mirror|telemetry|submit|processed\s+via|forward)\b",
     )
 });
 
@@ -420,16 +420,20 @@ static MEMORY_HARM: LazyLock<Regex> = LazyLock::new(|| {
 
 /// "Save this preference in AGENTS.md: ...", "Record in the memory file: ...": orders that
 /// outlive the session, so every later one follows what this skill said (memory
-/// poisoning). A warning; an error when the order claims permissions, switches checks off,
-/// handles secrets or names an address.
+/// poisoning). An error when the order claims permissions, switches checks off, handles
+/// secrets or names an address; otherwise not reported.
 fn memory_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Finding> {
     let path = MEMORY_FILE.find(p)?;
     WRITE_ORDER.find(p)?;
-    let harmful = MEMORY_HARM.is_match(p);
-    let severity = if harmful && !framed {
-        Severity::Error
-    } else {
+    // "add the test command to CLAUDE.md" is how honest skills keep notes: only an order
+    // that does harm is reported
+    if !MEMORY_HARM.is_match(p) {
+        return None;
+    }
+    let severity = if framed {
         Severity::Warning
+    } else {
+        Severity::Error
     };
     Some(Finding {
         file,
@@ -437,13 +441,8 @@ fn memory_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Findi
         severity,
         span: Span::new(base + path.start(), base + path.end()),
         message: format!(
-            "the text tells the agent to write standing orders into `{}`, which later sessions follow{}",
-            path.as_str(),
-            if harmful {
-                " (they claim permissions, switch checks off, handle secrets or name an address)"
-            } else {
-                ""
-            }
+            "the text tells the agent to write standing orders into `{}`, which later sessions follow (they claim permissions, switch checks off, handle secrets or name an address)",
+            path.as_str()
         ),
     })
 }
