@@ -201,7 +201,9 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
         }
         if !judged(file, &["SW322", "SW323"]) {
             loads_downloaded(holds.text, file, &at, &mut out);
-            decodes_and_runs(holds.text, file, &at, &mut out);
+            // shell, Python and JavaScript decoding is followed by the analysis itself
+            let unparsed = matches!(unit.lang, super::Lang::Other | super::Lang::PowerShell);
+            decodes_and_runs(holds.text, unparsed, file, &at, &mut out);
         }
     }
     // a store in one unit, a send in another (a collector and a sender in two files)
@@ -379,11 +381,12 @@ fn loads_downloaded(
     }
 }
 
-/// Text decoded and run in the same unit, or a command hidden by encoding or by building its
-/// name from pieces: what runs is not what a reader of the script sees (obfuscation in a
+/// Text decoded and run in the same unit of a language the analysis does not parse (Go,
+/// Ruby, PowerShell), or a command hidden by encoding or by building its name from pieces: what runs is not what a reader of the script sees (obfuscation in a
 /// language or a shape the analysis does not decode).
 fn decodes_and_runs(
     text: &str,
+    unparsed: bool,
     file: usize,
     at: &dyn Fn(usize, usize) -> Span,
     out: &mut Vec<Finding>,
@@ -391,6 +394,9 @@ fn decodes_and_runs(
     if let Some(m) = HIDDEN_COMMAND.find(text) {
         out.push(net(file, "SW323", at(m.start(), m.end()),
             "runs a command hidden by encoding or built from pieces: what runs is not what a reader sees; decode it and review".into()));
+        return;
+    }
+    if !unparsed {
         return;
     }
     // near each other: a script that decodes an image and, elsewhere, runs ffmpeg is not this
