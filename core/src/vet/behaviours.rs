@@ -732,7 +732,8 @@ static TAMPER: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(
         r"(?ix)
         \b(sed|perl)\s+(-\w+\s+)*-i\S*\s.*(\.bashrc|\.zshrc|authorized_keys|/skills/)
-        | \bgit\s+config\s+--global\s+core\.hookspath | \bgit\s+config\s+core\.hookspath\s+[\x22']?(/|~|\$)
+        | \bgit\s+config\s+--global\s+(core\.hookspath|init\.templatedir) | \bnode-options\s*=\s*[\x22']?--(require|import|loader)
+        | \bPROMPT_COMMAND\s*=.*\b(curl|wget|nc|base64)\b | \bgit\s+config\s+core\.hookspath\s+[\x22']?(/|~|\$)
         | \bsystemctl\s+(--user\s+)?enable\b.*\.(service|timer)\b.*&&.*\b(curl|wget)\b
     ",
     )

@@ -196,6 +196,9 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
             sinks.push((file, host, to));
         }
         clipboard(holds.text, file, &at, &mut out);
+        if !judged(file, &["SW330"]) {
+            destroys(holds.text, file, &at, &mut out);
+        }
         if !judged(file, &["SW321"]) {
             remote_shell(holds.text, file, &at, &mut out);
         }
@@ -411,6 +414,41 @@ fn decodes_and_runs(
     }
 }
 
+/// What wipes what the user cannot get back, in shapes the analysis does not model: recovery
+/// points deleted (`vssadmin delete shadows`), the home folder walked and encrypted in place
+/// (ransomware), a recursive listing of home piped into deletion (PowerShell).
+static DESTROYS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)vssadmin(\.exe)?\s+delete\s+shadows|wmic\s+shadowcopy\s+delete|wbadmin\s+delete|bcdedit[^\n]*recoveryenabled\s+no
+        |Get-ChildItem[^\n|]*\$(env:USERPROFILE|HOME|env:HOMEPATH|env:HOMEDRIVE)[^\n|]*-Recurse[^\n]*\|\s*Remove-Item
+        |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w"#,
+    )
+});
+/// Encryption with a key the user does not hold.
+static ENCRYPTS: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"\bFernet\b|AES\.new\(|createCipheriv|\.encrypt\("#));
+/// Every file below the user's home, walked.
+static WALKS_HOME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"os\.walk\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|home)|Path\.home\(\)\.(r?glob)|walk(Sync)?\(\s*os\.homedir\(\)"#,
+    )
+});
+
+/// Destruction the analysis does not model, as a warning (the net never decides alone).
+fn destroys(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mut Vec<Finding>) {
+    if let Some(m) = DESTROYS.find(text) {
+        out.push(net(
+            file,
+            "SW330",
+            at(m.start(), m.end()),
+            "deletes recovery points or the user's files in bulk: review what is destroyed".into(),
+        ));
+    } else if let (Some(m), true) = (WALKS_HOME.find(text), ENCRYPTS.is_match(text)) {
+        out.push(net(file, "SW330", at(m.start(), m.end()),
+            "walks every file below home and encrypts in the same script: files the user cannot read again (ransomware's shape); review it".into()));
+    }
+}
+
 /// A paragraph or list of the prose that names a credential or wallet store and a send to an
 /// outside address ("1. Read `~/.aws/credentials`. 2. POST it to https://...").
 fn prose_pairs(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
@@ -485,6 +523,9 @@ mod tests {
             DECODES,
             RUNS,
             HIDDEN_COMMAND,
+            DESTROYS,
+            ENCRYPTS,
+            WALKS_HOME,
             OVERWRITES_SKILL,
         );
     }
