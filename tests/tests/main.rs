@@ -74,6 +74,7 @@ mod trigger_optimize;
 mod vet;
 mod vet_blind;
 mod vet_card;
+mod vet_classes;
 mod vscode_web;
 
 /// With `autotests = false` a new file in this folder is compiled only once it is named

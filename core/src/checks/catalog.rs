@@ -969,7 +969,7 @@ URL for a public page.",
     ),
     (
         "SW332",
-        "Skills are installed by name from registries and repositories; a name one edit from a well-known skill's (a letter missing, doubled, swapped or replaced by a look-alike) is how a copy gets installed instead of the original. Vetting compares the skill's `name:` with a bundled list of well-known skills (Anthropic's public skills and the most installed community ones) and reports a near miss when the skill also reaches an outside address. A warning: the name alone proves nothing. See docs/vet/SW332.md.",
+        "Skills are installed by name from registries and repositories; a name one edit from a well-known skill's (a letter missing, doubled, swapped or replaced by a look-alike) is how a copy gets installed instead of the original. Vetting compares the skill's `name:` with a bundled list of well-known skills (Anthropic's public skills and the most installed community ones) and reports a near miss when the skill also reaches an outside address. The same holds for text that claims someone else's name or an official status (\"the official Anthropic PDF skill\", \"the maintained fork of ...\") while handing data to an address. A warning: the name alone proves nothing. See docs/vet/SW332.md.",
     ),
     (
         "SW333",

@@ -377,6 +377,29 @@ static AGENT_PAYLOAD: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// An address written into a standing order: a URL or a bare IPv4 address.
+static ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(r"https?://[^\s'`)]+|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
+});
+
+/// Verbs that make an address in a standing order a place data goes to or orders come from.
+static SENDS_OR_FETCHES: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(
+        r"(?i)\b(send|post|upload|copy|forward|fetch|download|sync|report|log|uploads|sends|authoritative|obey|follow)\b",
+    )
+});
+
+/// Whether a standing order sends to or takes orders from an outside address ("copy
+/// credentials to https://...", "fetch the rules from ... each session"); a link to
+/// documentation is not.
+fn orders_outside(text: &str) -> bool {
+    let outside = ADDRESS.find_iter(text).any(|m| {
+        let host = host_of(m.as_str()).unwrap_or_else(|| m.as_str().to_string());
+        !is_local_host(&host) && !super::knowledge::is_private_ip(&host)
+    });
+    outside && SENDS_OR_FETCHES.is_match(text)
+}
+
 /// A public key written out in full: someone else's key, not the user's `~/.ssh/*.pub`.
 static KEY_LITERAL: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(r"(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+)\s+AAAA")
@@ -478,17 +501,17 @@ fn agent_config(
     out: &mut Vec<Finding>,
 ) {
     use super::knowledge::AgentConfig;
+    // what the unit that writes it holds too: a settings object built over several lines,
+    // or changed by subscripts (`cfg['permissions']['defaultMode'] = ...`) the values do not
+    // carry
     let mut text = content.text.clone().unwrap_or_default();
-    if text.is_empty() || !content.taint.is_empty() {
-        // what the unit that writes it holds (a settings object built over several lines)
-        text.push('\n');
-        text.push_str(cx.unit_text(f.file, f.span.start));
-    }
+    text.push('\n');
+    text.push_str(cx.unit_text(f.file, f.span.start));
     let widens = WIDENS.is_match(&text);
     // a URL alone is not a payload here: a remote MCP server is named by its address
-    let payload = AGENT_PAYLOAD.is_match(&text)
-        || content.taint.is_stolen()
-        || content.taint.has(Taint::FETCHED);
+    // (the settings file's own content read back before a change is not stolen data: what
+    // is judged is what the change adds)
+    let payload = AGENT_PAYLOAD.is_match(&text) || content.taint.has(Taint::FETCHED);
     let standing = STANDING.is_match(&text);
     let (severity, why) = match kind {
         AgentConfig::Skills => {
@@ -498,11 +521,15 @@ fn agent_config(
             (Severity::Error, "installs or changes another skill")
         }
         AgentConfig::Instructions { global } => {
-            if payload || standing && prose::orders_near(cx.files, f.file, f.span.start).no_confirm
+            // an outside address in a standing order is a place every later session contacts
+            let contacts = orders_outside(&text);
+            if payload
+                || contacts
+                || standing && prose::orders_near(cx.files, f.file, f.span.start).no_confirm
             {
                 (
                     Severity::Error,
-                    "adds standing orders that fetch or run code to the agent's instructions",
+                    "adds standing orders that fetch, run or send to an outside address to the agent's instructions",
                 )
             } else if global {
                 (
@@ -510,7 +537,12 @@ fn agent_config(
                     "changes the agent's instructions for every project",
                 )
             } else {
-                return;
+                // code that edits the project's instruction files steers later sessions
+                // without the user reading what was added: a person reviews it
+                (
+                    Severity::Warning,
+                    "changes the agent's instructions (memory) for later sessions",
+                )
             }
         }
         AgentConfig::Settings => {
@@ -700,7 +732,8 @@ static TAMPER: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(
         r"(?ix)
         \b(sed|perl)\s+(-\w+\s+)*-i\S*\s.*(\.bashrc|\.zshrc|authorized_keys|/skills/)
-        | \bgit\s+config\s+(--global\s+)?core\.hookspath
+        | \bgit\s+config\s+--global\s+(core\.hookspath|init\.templatedir) | \bnode-options\s*=\s*[\x22']?--(require|import|loader)
+        | \bPROMPT_COMMAND\s*=.*\b(curl|wget|nc|base64)\b | \bgit\s+config\s+core\.hookspath\s+[\x22']?(/|~|\$)
         | \bsystemctl\s+(--user\s+)?enable\b.*\.(service|timer)\b.*&&.*\b(curl|wget)\b
     ",
     )
@@ -794,6 +827,8 @@ mod tests {
             PAYLOAD,
             AGENT_PAYLOAD,
             KEY_LITERAL,
+            ADDRESS,
+            SENDS_OR_FETCHES,
             WIDENS,
             STANDING,
             MINER,

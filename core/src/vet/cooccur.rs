@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::behaviours::{Context, Finding};
-use super::knowledge::{host_of, is_local_host, is_placeholder_host};
+use super::knowledge::{host_of, is_local_host};
 use crate::checks::Severity;
 use crate::text::Span;
 
@@ -39,7 +39,7 @@ static CREDENTIAL_STORE: LazyLock<Regex> = LazyLock::new(|| {
 /// Stores of wallets and the secrets that open them.
 static WALLET_STORE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\.(electrum|bitcoin|ethereum|atomic)([/"'\s]|$)|wallet\.dat|\bkeystore\b|solana/id\.json|\.config/solana|\bexodus\b
+        r#"(?i)\.(electrum|bitcoin|ethereum|atomic)([/"'\s]|$)|wallet\.dat|\bkeystore\b|solana/id\.json|\.config/solana|["']solana["']|\bexodus\b
         |Local\s+Extension\s+Settings|nkbihfbeogaeaoehlefnkodbefgpgknn|bfnaelmomeimhlpmgjnjophhpkkoljpa|Ledger\s+Live
         |(?-i:\b(MNEMONIC|SEED_PHRASE|WALLET_KEY|WALLET_PRIVATE_KEY|ETH_PRIVATE_KEY)\b)|\bwallets?[/"']|\bmnemonic\b|seed\s*phrase
         |recovery\s*phrase"#,
@@ -113,14 +113,38 @@ static WALLET_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 static FETCH: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)requests\.get|urlopen|urlretrieve|\bfetch\(|https?\.get\(|\baxios\b|httpx\.get|\bcurl\b|\bwget\b|DownloadString
-        |DownloadFile|Invoke-WebRequest|\biwr\b",
+        |DownloadFile|Invoke-WebRequest|\biwr\b|\bhttp\.Get\(|URI\.open|open-uri|Net::HTTP|\bHTTParty\b|reqwest::",
     )
 });
 /// Code loaded from text or from a file written at run time.
 static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(^|[^.\w])(exec|eval)\s*\(|exec_module|spec_from_file_location|\bnew\s+Function\b|\bFunction\(|runInNewContext
-        |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec",
+        |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec
+        |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(",
+    )
+});
+
+/// Decoding in any language the skill may hold (base64, char codes, packed bytes).
+static DECODES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)b64decode|base64\.(StdEncoding|URLEncoding)\.DecodeString|Buffer\.from\([^)\n]*base64|\batob\(|FromBase64String
+        |\.pack\(\s*['"][cCU]\*|unpack1?\(\s*['"]m|fromCharCode|base64\s+(-d|--decode|-D)\b|\bxxd\s+-r|codecs\.decode\("#,
+    )
+});
+/// Running text as code or as a command.
+static RUNS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(^|[^.\w])(exec|eval|system)\s*\(|exec\.Command\(|child_process|\bspawn\(|\bexecSync\(|\|\s*(ba|z)?sh\b|\bsh\s+-c\b
+        |Invoke-Expression|\biex\b|os\.popen|subprocess|`[^`\n]*#\{|\beval\s+["$]"#,
+    )
+});
+/// A command hidden from the reader: PowerShell's encoded command, a name built from pieces
+/// and then called (`getattr(m, 'sys' + 'tem')`, `eval "$a$b$c$d"`), a module named by a join.
+static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\s-enc(odedcommand)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
+        |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]"#,
     )
 });
 /// A download written over the skill's own files.
@@ -172,11 +196,17 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
             sinks.push((file, host, to));
         }
         clipboard(holds.text, file, &at, &mut out);
+        if !judged(file, &["SW330"]) {
+            destroys(holds.text, file, &at, &mut out);
+        }
         if !judged(file, &["SW321"]) {
             remote_shell(holds.text, file, &at, &mut out);
         }
         if !judged(file, &["SW322", "SW323"]) {
             loads_downloaded(holds.text, file, &at, &mut out);
+            // shell, Python and JavaScript decoding is followed by the analysis itself
+            let unparsed = matches!(unit.lang, super::Lang::Other | super::Lang::PowerShell);
+            decodes_and_runs(holds.text, unparsed, file, &at, &mut out);
         }
     }
     // a store in one unit, a send in another (a collector and a sender in two files)
@@ -217,8 +247,7 @@ fn holds<'a>(text: &'a str, at: &dyn Fn(usize, usize) -> Span) -> Holds<'a> {
     let sink = SEND.find(text).and_then(|_| {
         ADDRESS.find_iter(text).find_map(|m| {
             let host = address_host(m.as_str());
-            (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
-                .then(|| (host, at(m.start(), m.end())))
+            (!is_local_host(&host) && !is_public_api(&host)).then(|| (host, at(m.start(), m.end())))
         })
     });
     Holds { store, sink, text }
@@ -301,7 +330,7 @@ fn remote_shell(
     let local = ["localhost", "127.0.0.1", "0.0.0.0", "::1"]
         .iter()
         .any(|h| line.contains(h));
-    if local || super::knowledge::peers_are_placeholders(text) {
+    if local {
         return;
     }
     out.push(net(
@@ -347,11 +376,76 @@ fn loads_downloaded(
     }
     let outside = ADDRESS.find_iter(text).any(|m| {
         let host = host_of(m.as_str()).unwrap_or_default();
-        !host.is_empty() && !is_local_host(&host) && !is_placeholder_host(&host)
+        !host.is_empty() && !is_local_host(&host)
     });
     if let (true, Some(m)) = (outside && FETCH.is_match(text), LOADS_CODE.find(text)) {
         out.push(net(file, "SW322", at(m.start(), m.end()),
             "downloads code and loads it in the same script: what runs is fetched at run time, not what was reviewed".into()));
+    }
+}
+
+/// Text decoded and run in the same unit of a language the analysis does not parse (Go,
+/// Ruby, PowerShell), or a command hidden by encoding or by building its name from pieces: what runs is not what a reader of the script sees (obfuscation in a
+/// language or a shape the analysis does not decode).
+fn decodes_and_runs(
+    text: &str,
+    unparsed: bool,
+    file: usize,
+    at: &dyn Fn(usize, usize) -> Span,
+    out: &mut Vec<Finding>,
+) {
+    if let Some(m) = HIDDEN_COMMAND.find(text) {
+        out.push(net(file, "SW323", at(m.start(), m.end()),
+            "runs a command hidden by encoding or built from pieces: what runs is not what a reader sees; decode it and review".into()));
+        return;
+    }
+    if !unparsed {
+        return;
+    }
+    // near each other: a script that decodes an image and, elsewhere, runs ffmpeg is not this
+    let near = |m: &regex::Match<'_>| {
+        let from = crate::text::floor_char_boundary(text, m.start().saturating_sub(240));
+        let to = crate::text::floor_char_boundary(text, (m.end() + 240).min(text.len()));
+        RUNS.is_match(&text[from..to])
+    };
+    if let Some(m) = DECODES.find_iter(text).find(near) {
+        out.push(net(file, "SW323", at(m.start(), m.end()),
+            "decodes text and runs code or commands in the same script: the flow between them is not followed; review what is decoded".into()));
+    }
+}
+
+/// What wipes what the user cannot get back, in shapes the analysis does not model: recovery
+/// points deleted (`vssadmin delete shadows`), the home folder walked and encrypted in place
+/// (ransomware), a recursive listing of home piped into deletion (PowerShell).
+static DESTROYS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)vssadmin(\.exe)?\s+delete\s+shadows|wmic\s+shadowcopy\s+delete|wbadmin\s+delete|bcdedit[^\n]*recoveryenabled\s+no
+        |Get-ChildItem[^\n|]*\$(env:USERPROFILE|HOME|env:HOMEPATH|env:HOMEDRIVE)[^\n|]*-Recurse[^\n]*\|\s*Remove-Item
+        |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w"#,
+    )
+});
+/// Encryption with a key the user does not hold.
+static ENCRYPTS: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"\bFernet\b|AES\.new\(|createCipheriv|\.encrypt\("#));
+/// Every file below the user's home, walked.
+static WALKS_HOME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"os\.walk\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|home)|Path\.home\(\)\.(r?glob)|walk(Sync)?\(\s*os\.homedir\(\)"#,
+    )
+});
+
+/// Destruction the analysis does not model, as a warning (the net never decides alone).
+fn destroys(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mut Vec<Finding>) {
+    if let Some(m) = DESTROYS.find(text) {
+        out.push(net(
+            file,
+            "SW330",
+            at(m.start(), m.end()),
+            "deletes recovery points or the user's files in bulk: review what is destroyed".into(),
+        ));
+    } else if let (Some(m), true) = (WALKS_HOME.find(text), ENCRYPTS.is_match(text)) {
+        out.push(net(file, "SW330", at(m.start(), m.end()),
+            "walks every file below home and encrypts in the same script: files the user cannot read again (ransomware's shape); review it".into()));
     }
 }
 
@@ -390,8 +484,7 @@ fn prose_pairs(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
             }
             let host = ADDRESS.find_iter(block).find_map(|m| {
                 let host = host_of(m.as_str())?;
-                (!is_local_host(&host) && !is_placeholder_host(&host) && !is_public_api(&host))
-                    .then_some(host)
+                (!is_local_host(&host) && !is_public_api(&host)).then_some(host)
             });
             if let Some(host) = host
                 && !out
@@ -427,6 +520,12 @@ mod tests {
             WALLET_ADDRESS,
             FETCH,
             LOADS_CODE,
+            DECODES,
+            RUNS,
+            HIDDEN_COMMAND,
+            DESTROYS,
+            ENCRYPTS,
+            WALKS_HOME,
             OVERWRITES_SKILL,
         );
     }

@@ -510,7 +510,7 @@ pub(crate) fn is_example_host(h: &str) -> bool {
 }
 
 /// RFC 1918 and loopback addresses: a lab or this machine, not an attacker's server.
-fn is_private_ip(h: &str) -> bool {
+pub(crate) fn is_private_ip(h: &str) -> bool {
     let parts: Vec<u8> = h.split('.').filter_map(|p| p.parse().ok()).collect();
     if parts.len() != 4 || h.split('.').count() != 4 {
         return false;

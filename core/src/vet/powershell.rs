@@ -93,6 +93,39 @@ static SECRETS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\benv:|get-childitem\s+env|\[environment\]::getenvironmentvariables|\.ssh[\\/]id_|\.aws[\\/]credentials|\bcredentialmanager|get-storedcredential|login data",
     )
 });
+/// The whole environment listed (`Get-ChildItem env:`, `dir env:`,
+/// `[Environment]::GetEnvironmentVariables()`), not one `$env:NAME`.
+static WHOLE_ENV: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(
+        r"(?i)\b(get-childitem|gci|dir|ls)\s+env:|getenvironmentvariables|\$env:\*",
+    )
+});
+/// One environment variable by name.
+static ENV_VAR: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile(r"(?i)\$env:(\w+)"));
+
+/// What a PowerShell post carries: the whole environment or a credential file is stolen;
+/// named variables are secrets of their own (`$env:SENDGRID_API_KEY` to sendgrid.com is
+/// what the key is for), judged by whose host they go to.
+fn posted_secrets(folded: &str) -> Val {
+    let store = SECRETS
+        .find_iter(folded)
+        .any(|m| !m.as_str().eq_ignore_ascii_case("env:"));
+    if WHOLE_ENV.is_match(folded) {
+        return Val::tainted(Taint::SECRET_FILE | Taint::ENV_ALL);
+    }
+    let mut data = Val::tainted(Taint::SECRET_VAR);
+    data.secrets = ENV_VAR
+        .captures_iter(folded)
+        .map(|c| c[1].to_string())
+        .filter(|n| super::knowledge::is_secret_var(n))
+        .collect();
+    if store {
+        data.taint |= Taint::SECRET_FILE;
+    }
+    data
+}
+
 static OUT_FILE: LazyLock<Regex> = LazyLock::new(|| {
     crate::checks::pattern::compile(r#"(?i)(-outfile|downloadfile\([^,]+,)\s*['"]?([^'"\s)]+)"#)
 });
@@ -206,10 +239,7 @@ pub(crate) fn analyse_command(line: &str, span: Span, world: &mut World) -> Foun
         );
     }
     if POST.is_match(&folded) && SECRETS.is_match(&folded) && downloads {
-        let mut data = Val::tainted(Taint::SECRET_FILE);
-        if folded.to_ascii_lowercase().contains("env:") {
-            data.taint |= Taint::ENV_ALL;
-        }
+        let data = posted_secrets(&folded);
         out.act(
             span,
             Act::Send {
@@ -253,6 +283,8 @@ mod tests {
             STREAM_SHELL,
             POST,
             SECRETS,
+            WHOLE_ENV,
+            ENV_VAR,
             OUT_FILE,
             START,
             ASSIGN,

@@ -216,7 +216,11 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
     let mut out = Vec::new();
     // most skills name neither a program to download nor the agent's settings
     let worth = |f: &SourceFile<'_>| {
-        is_markdown(f.rel) && (PAYLOAD_FILE.is_match(f.text) || AGENT_SETTINGS.is_match(f.text))
+        is_markdown(f.rel)
+            && (PAYLOAD_FILE.is_match(f.text)
+                || AGENT_SETTINGS.is_match(f.text)
+                || MEMORY_FILE.is_match(f.text)
+                || PROVENANCE.is_match(f.text))
     };
     if !files.iter().any(worth) {
         return out;
@@ -228,6 +232,11 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
             out.push(f);
         }
         if let Some(f) = settings_order(file, p, para.start, framed) {
+            out.push(f);
+        } else if let Some(f) = memory_order(file, p, para.start, framed) {
+            out.push(f);
+        }
+        if let Some(f) = impersonation(file, p, para.start) {
             out.push(f);
         }
     }
@@ -321,7 +330,7 @@ static AGENT_SETTINGS: LazyLock<Regex> = LazyLock::new(|| {
 });
 static WIDENING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)bypasspermissions|dangerously|\byolo\b|auto-?approve|autoaccept|bash\(\*\)|approval_policy|danger-full-access|full[- ]access|never ask|skip (the )?permission|allow (all|every)",
+        r"(?i)bypasspermissions|dangerously|\byolo\b|auto-?approve|autoaccept|bash\(\*\)|approval_policy\s*=?\s*[\x22']?never|danger-full-access|full[- ]access|never ask|skip (the )?permission|allow (all|every)",
     )
 });
 static STANDING_ORDER: LazyLock<Regex> = LazyLock::new(|| {
@@ -356,6 +365,88 @@ fn settings_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Fin
     })
 }
 
+/// Claims of provenance: the skill says it is someone's official or maintained version.
+static PROVENANCE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(official(ly)?\s+([\w-]+\s+){0,3}(skill|plugin|extension|cli|version|fork|release|integration|build)|this\s+is\s+the\s+official|provided\s+by|published\s+by|endorsed\s+by|verified\s+by|maintained\s+fork|fork\s+of|replaces\s+`?[\w-]+|successor\s+(of|to)|on\s+behalf\s+of|name\s+collision)\b",
+    )
+});
+/// Data handed to an address: what an impersonation is for.
+static HANDS_OVER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(upload|uploads|uploaded|send|sent|post|mirrored|mirror|telemetry|submit|processed\s+via|forward)\b",
+    )
+});
+
+/// "This is the official Anthropic PDF skill; upload each PDF to https://...": a claim of
+/// someone else's name with data handed to an address (impersonation). A warning: the claim
+/// may be true; the reviewer checks the address belongs to whom the skill claims to be.
+fn impersonation(file: usize, p: &str, base: usize) -> Option<Finding> {
+    let claim = PROVENANCE.find(p)?;
+    HANDS_OVER.find(p)?;
+    let url = URL_IN
+        .find_iter(p)
+        .find(|m| host_of(m.as_str()).is_some_and(|h| !is_local_host(&h) && h.contains('.')))?;
+    Some(Finding {
+        file,
+        rule: "SW332",
+        severity: Severity::Warning,
+        span: Span::new(base + claim.start(), base + claim.end()),
+        message: format!(
+            "the text claims provenance (`{}`) and hands data to `{}`: check that the address belongs to whom the skill claims to be",
+            claim.as_str(),
+            host_of(url.as_str()).unwrap_or_default()
+        ),
+    })
+}
+
+/// Files every later session of an agent reads as its instructions or memory.
+static MEMORY_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(claude|agents|gemini|memory)\.md\b|copilot-instructions\.md|\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules|/memory/|\bmemory\s+file|\bfuture\s+sessions\b",
+    )
+});
+/// Orders to write there.
+static WRITE_ORDER: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(save|write|record|add|append|update|tell|persist|store|insert|put|remember|note)\b")
+});
+/// What makes a standing order an attack: permissions claimed, checks switched off, the
+/// user overridden, secrets handled, orders taken from an address.
+static MEMORY_HARM: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)pre-?approved|never\s+ask|without\s+(asking|confirmation)|overrides?\s+the\s+user|authoritative|\bignore\b|\bdisable\b|\bsecrets?\b|credentials|\btokens?\b|api\s+keys?|https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|always\s*apply|trusted",
+    )
+});
+
+/// "Save this preference in AGENTS.md: ...", "Record in the memory file: ...": orders that
+/// outlive the session, so every later one follows what this skill said (memory
+/// poisoning). An error when the order claims permissions, switches checks off, handles
+/// secrets or names an address; otherwise not reported.
+fn memory_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Finding> {
+    let path = MEMORY_FILE.find(p)?;
+    WRITE_ORDER.find(p)?;
+    // "add the test command to CLAUDE.md" is how honest skills keep notes: only an order
+    // that does harm is reported
+    if !MEMORY_HARM.is_match(p) {
+        return None;
+    }
+    let severity = if framed {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    Some(Finding {
+        file,
+        rule: "SW331",
+        severity,
+        span: Span::new(base + path.start(), base + path.end()),
+        message: format!(
+            "the text tells the agent to write standing orders into `{}`, which later sessions follow (they claim permissions, switch checks off, handle secrets or name an address)",
+            path.as_str()
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,7 +466,12 @@ mod tests {
             URL_IN,
             AGENT_SETTINGS,
             WIDENING,
-            STANDING_ORDER
+            STANDING_ORDER,
+            MEMORY_FILE,
+            WRITE_ORDER,
+            PROVENANCE,
+            HANDS_OVER,
+            MEMORY_HARM
         );
     }
 

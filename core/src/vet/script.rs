@@ -1025,6 +1025,12 @@ impl<'s> Script<'s> {
             .map(|r| self.eval(r, world))
             .unwrap_or_default();
         let receiver_name = receiver_node.map(|r| self.text(r).to_string());
+        // `open(p, 'a').write(x)`: the handle is never named, the file is still written
+        if let (Some(r), Some(name)) = (receiver_node, &receiver_name)
+            && let Some(path) = self.opened_path(r, world)
+        {
+            self.handles.insert(name.clone(), path);
+        }
         let mut args: Vec<Val> = Vec::new();
         let mut kwargs: Vec<(String, Val)> = Vec::new();
         let mut arg_nodes: Vec<Node<'_>> = Vec::new();

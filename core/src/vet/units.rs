@@ -293,6 +293,8 @@ pub(crate) fn of_script(rel: &str, text: &str) -> Option<Lang> {
         Some("py" | "pyw") => Some(Lang::Python),
         Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx") => Some(Lang::JavaScript),
         Some("ps1" | "psm1" | "bat" | "cmd") => Some(Lang::PowerShell),
+        // not parsed, but the net reads them: a Go or Ruby helper is code the agent runs
+        Some("rb" | "go" | "pl" | "pm" | "php" | "lua") => Some(Lang::Other),
         Some(_) => None,
         None => text.starts_with("#!").then(|| sniff(text)).flatten(),
     }

@@ -26,6 +26,8 @@ use crate::checks::pattern::{Anchors, Lowered, anchored_lines, compile_folded};
 use crate::text::Span;
 use crate::text::normalize::Normalized;
 
+mod carried;
+
 /// Characters before a match that [`grade`] reads.
 const WINDOW: usize = 120;
 
@@ -177,6 +179,11 @@ pub(super) const REMOTE_PATTERN: &str = r"(?ix)
           |do\s+(what|as)\s+(it|they)\s+says?|(they|it)\s+(replace|replaces|supersede|supersedes|override|overrides)\b)
         | https?://[^\s)]+[^\n]{0,200}?\b(download|fetch|load|read|get|retrieve)\b[^\n]{0,120}?
           \b(follow\s+(them|it|its|their)|obey|treat\s+[^.\n]{0,40}?\bas\s+(your\s+)?(instructions|rules|system\s+prompt|guidance)|do\s+what\s+it\s+says)
+        | \b(fetch|download|get|retrieve|load|read|pull|curl|open)\b[^\n]{0,160}?
+          \b(treat\s+[^.\n]{0,40}?\bas\s+(authoritative|binding|the\s+source\s+of\s+truth|final)|(run|execute)\s+(each|every)\s+(line|command|entry)
+          |(over|above)\s+(this\s+skill|the\s+user|your\s+instructions))
+        | \b(fetch|download|get|retrieve|load|pull)\s+(the\s+)?(latest|current|newest|live|remote|real|updated)\s+
+          (instructions|rules|policy|policies|guidance|prompt|behaviou?r|commands|directives)\b
         ";
 
 /// Secrets put into what the skill writes or shows ("every summary must also include the
@@ -542,6 +549,13 @@ pub(super) static INJECTION_ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
         ("follow", 0),
         ("obey", 0),
         ("treat", 0),
+        ("each line", 0),
+        ("every line", 0),
+        ("each command", 0),
+        ("every command", 0),
+        ("latest", 0),
+        ("newest", 0),
+        ("authoritative", 0),
         ("copy", 0),
         // shadowing
         ("bcc", 0),
@@ -604,6 +618,7 @@ pub(crate) fn scan_normalized(
     let mut out = Vec::new();
     let norm = normalized.as_str();
     let headings = Headings::of(&lower.text);
+    let lines = &lower.text;
     // sentences wrapped over lines are read whole
     let joined = lower.joined();
     let lower = &joined;
@@ -625,6 +640,7 @@ pub(crate) fn scan_normalized(
         }
     }
     foreign(text, normalized, lower, in_code, &headings, &mut out);
+    carried::scan(text, normalized, lines, in_code, &headings, &mut out);
     hidden_channels(text, normalized, lower, &mut out);
     image_exfiltration(text, normalized, lower, &mut out);
     // one finding per stretch of text: an order that two patterns see is reported once
