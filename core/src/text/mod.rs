@@ -5,6 +5,21 @@ pub mod normalize;
 
 use serde::{Deserialize, Serialize};
 
+/// The sentence of `text` holding `start..end`: from after the last sentence end (`. `, `! `,
+/// `? ` or a newline) to the next one. Prose rules read an order within its sentence, so
+/// words of a neighbouring table row or bullet do not complete it.
+pub(crate) fn sentence_around(text: &str, start: usize, end: usize) -> Span {
+    let b = text.as_bytes();
+    let is_end = |i: usize| {
+        b[i] == b'\n'
+            || matches!(b[i], b'.' | b'!' | b'?')
+                && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace())
+    };
+    let from = (0..start).rev().find(|&i| is_end(i)).map_or(0, |i| i + 1);
+    let to = (end..b.len()).find(|&i| is_end(i)).map_or(b.len(), |i| i);
+    Span::new(from, to.max(end))
+}
+
 /// A half-open byte range `start..end` into one file's text.
 ///
 /// Byte offsets are the one currency every layer shares: they survive edits elsewhere in the

@@ -19,8 +19,8 @@ use regex::Regex;
 
 use super::{Finding, Headings, finding, framed, grade};
 use crate::checks::Severity;
-use crate::text::Span;
 use crate::text::normalize::Normalized;
+use crate::text::{Span, sentence_around};
 
 /// Sources of others' secrets: credential and wallet stores in any spelling, the whole
 /// environment, a browser's cookies, the conversation and the system prompt.
@@ -78,7 +78,7 @@ pub(super) fn scan(
     let norm = normalized.as_str();
     let mut last_end = 0;
     for (m, strong) in sources(lower) {
-        if m.start < last_end {
+        if m.start < last_end || DESTINATION.is_match(&lower[..m.start]) {
             continue;
         }
         let sentence = sentence_around(lower, m.start, m.end);
@@ -104,6 +104,16 @@ pub(super) fn scan(
     }
 }
 
+/// A place word right before a source makes it where something goes, not what is taken:
+/// "set in environment variables", "in the system prompt *and* in each tool's description"
+/// (real documentation, Anthropic's claude-api and mcp-builder skills). Not "to": "set to the
+/// output of env" takes the source.
+static DESTINATION: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(
+        r"\b(in|into|inside|within|under)\s+((the|your|each|a|an|its|their)\s+)?$",
+    )
+});
+
 /// Every source mention, strong ones flagged, in text order.
 fn sources(lower: &str) -> Vec<(Span, bool)> {
     let mut found: Vec<(Span, bool)> = STRONG
@@ -116,20 +126,6 @@ fn sources(lower: &str) -> Vec<(Span, bool)> {
         .collect();
     found.sort_by_key(|(s, strong)| (s.start, !strong));
     found
-}
-
-/// The sentence holding `start..end`: from after the last sentence end (`. `, `! `, `? `, a
-/// newline, a quote closing a string) to the next one.
-fn sentence_around(lower: &str, start: usize, end: usize) -> Span {
-    let b = lower.as_bytes();
-    let is_end = |i: usize| {
-        b[i] == b'\n'
-            || matches!(b[i], b'.' | b'!' | b'?')
-                && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace())
-    };
-    let from = (0..start).rev().find(|&i| is_end(i)).map_or(0, |i| i + 1);
-    let to = (end..b.len()).find(|&i| is_end(i)).map_or(b.len(), |i| i);
-    Span::new(from, to.max(end))
 }
 
 #[cfg(test)]
@@ -153,7 +149,8 @@ mod tests {
             STRONG,
             WEAK,
             PUT,
-            CARRIER
+            CARRIER,
+            DESTINATION
         );
     }
 
@@ -179,6 +176,11 @@ mod tests {
         assert_eq!(carried("Never put ~/.ssh keys in any argument."), None);
         assert_eq!(carried("Put the file name in the path argument."), None);
         assert_eq!(carried("Read ~/.aws/config to learn the region."), None);
+        // where a secret is kept, not what is taken (mcp-builder's evaluation guide)
+        assert_eq!(
+            carried("Ensure any required API keys are set in environment variables or headers"),
+            None
+        );
         assert_eq!(
             carried("This logs all header values, including `Authorization` tokens and cookies."),
             None
