@@ -5,8 +5,8 @@
 //!
 //! The plugin here has two skills, dump-collect (under test) and dump-analyze. The scripted
 //! model reads the skill it is offered; offered both (only the plugin arm offers both), it
-//! reads dump-analyze except on case (0), and dump-analyze's text does not make it pass. So
-//! the skill lifts every case and the plugin arm only one: a plugin arm that staged the skill
+//! reads dump-analyze except on cases (0) and (1), and dump-analyze's text does not make it
+//! pass. So the skill lifts every case and the plugin arm a third of them: a plugin arm that staged the skill
 //! alone, or was not run, fails the test.
 
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use skillwatch_tests::{code, json_report, stderr, stdout};
 const COLLECT_MARKER: &str = "COLLECT-MARKER-5e1";
 const ANALYZE_MARKER: &str = "ANALYZE-MARKER-9c4";
 
-/// Reads the skill offered (dump-analyze first, when offered, except on case (0)) and
+/// Reads the skill offered (dump-analyze first, when offered, except on cases (0) and (1)) and
 /// answers from what it read: COLLECTED from dump-collect, ANALYZED from dump-analyze, BAD
 /// from nothing.
 fn arm_sensitive_model() -> Script {
@@ -33,7 +33,8 @@ fn arm_sensitive_model() -> Script {
             return ModelReply::text("ANALYZED: opened the dump in dotnet-dump", usage);
         }
         if req.turn == 0 {
-            let analyze = req.mentions("- dump-analyze:") && !req.mentions("(0)");
+            let first_two = req.mentions("(0)") || req.mentions("(1)");
+            let analyze = req.mentions("- dump-analyze:") && !first_two;
             let collect = req.mentions("- dump-collect:");
             let name = match (analyze, collect) {
                 (true, _) => Some("dump-analyze"),
@@ -81,7 +82,7 @@ fn plugin_repo(root: &Path) -> PathBuf {
     };
     let spec = format!(
         "name: dump-collect\nstimuli:\n{}",
-        (0..3).map(stimulus).collect::<String>()
+        (0..6).map(stimulus).collect::<String>()
     );
     let tests = root.join("tests/diag/dump-collect");
     std::fs::create_dir_all(&tests).unwrap();
@@ -121,23 +122,23 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
     let out = fx.cli(&json_args);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let r = json_report(&out);
-    // 3 cases x 3 conditions x 2 attempts, every one run
-    assert_eq!(r["tally"]["planned"], 18, "{:#}", r["tally"]);
-    assert_eq!(r["tally"]["ran"], 18, "{:#}", r["tally"]);
+    // 6 cases x 3 conditions x 2 attempts, every one run
+    assert_eq!(r["tally"]["planned"], 36, "{:#}", r["tally"]);
+    assert_eq!(r["tally"]["ran"], 36, "{:#}", r["tally"]);
     let h = &r["summary"]["headline"];
     assert_eq!(lift(h), 1.0, "the skill passes every case");
     let plugin = &h["plugin"];
     assert!(
         (lift(plugin) - 1.0 / 3.0).abs() < 1e-9,
-        "the plugin arm passes case (0) alone: {plugin:#}"
+        "the plugin arm passes cases (0) and (1) alone: {plugin:#}"
     );
-    assert_eq!(plugin["outcome"]["cases"], 3);
-    assert_eq!(plugin["outcome"]["pairs"], 6);
+    assert_eq!(plugin["outcome"]["cases"], 6);
+    assert_eq!(plugin["outcome"]["pairs"], 12);
     assert!(
         plugin["outcome"]["interval"]["low"].is_number(),
         "{plugin:#}"
     );
-    assert_eq!(h["trials"]["plugin"]["completed"], 6, "{:#}", h["trials"]);
+    assert_eq!(h["trials"]["plugin"]["completed"], 12, "{:#}", h["trials"]);
     assert_eq!(r["verdict"]["verdict"], "improves", "{:#}", r["verdict"]);
     assert!(r["plugin_verdict"]["reason"].is_string(), "{r:#}");
     let skills = &r["run"]["config"]["plugin"]["skills"];
@@ -148,10 +149,11 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["dump-analyze", "dump-collect"]);
-    // case (0): the skill and the plugin arm both lift it
+    // cases (0) and (1): the skill and the plugin arm both lift them; the others, the skill alone
     let case0 = &r["cases"][0];
     assert_eq!(case0["plugin_lift"], 1.0, "{case0:#}");
-    assert_eq!(r["cases"][1]["plugin_lift"], 0.0, "{:#}", r["cases"][1]);
+    assert_eq!(r["cases"][2]["plugin_lift"], 0.0, "{:#}", r["cases"][2]);
+    assert_eq!(r["cases"][2]["lift"], 1.0, "{:#}", r["cases"][2]);
 
     let md = std::fs::read_to_string(&markdown).unwrap();
     assert!(md.contains("**Plugin Lift** +0.333"), "{md}");
@@ -165,7 +167,10 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
         .lines()
         .find(|l| l.starts_with("Plugin Lift  +0.333 ["))
         .unwrap_or_else(|| panic!("no plugin lift in {text}"));
-    assert!(line.contains("pass rate 0.00 -> 0.33"), "{line}");
+    assert!(
+        line.contains("pass rate 0% [") && line.contains("-> 33% ["),
+        "{line}"
+    );
     assert!(text.contains("Skill Lift   +1.000"), "{text}");
 
     history_shows_both(&fx);
@@ -208,5 +213,6 @@ fn html_report_shows_both(fx: &DaemonFixture) {
         .split("plugin arm (all its skills)")
         .nth(1)
         .unwrap_or_else(|| panic!("no plugin-arm row in the report"));
-    assert!(row.trim_start_matches("</td>").contains("+0.333"), "{row}");
+    let row = &row[..row.find("</tr>").unwrap_or(row.len())];
+    assert!(row.contains("+0.333"), "{row}");
 }

@@ -123,7 +123,26 @@ impl Started<Paired> {
 /// How many cases a run of `request` will have: what the design printed before a run, and
 /// `skillwatch plan`, count.
 pub fn planned_cases(request: &RunRequest) -> Result<usize, RunError> {
-    Ok(plan_suite(&request.skill_dir, &request.cases)?.cases.len())
+    Ok(planned_design(request)?.cases)
+}
+
+/// A run's design before it starts: its cases, and its conditions per case and attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedDesign {
+    /// Cases.
+    pub cases: usize,
+    /// Conditions: baseline and skill, and the plugin arm when the suite has one.
+    pub conditions: usize,
+}
+
+/// The design of a run of `request`, so what is printed before a run counts the trials the
+/// run will hold (a plugin arm adds a third of them).
+pub fn planned_design(request: &RunRequest) -> Result<PlannedDesign, RunError> {
+    let plan = plan_suite(&request.skill_dir, &request.cases)?;
+    Ok(PlannedDesign {
+        cases: plan.cases.len(),
+        conditions: 2 + usize::from(plan.plugin.is_some()),
+    })
 }
 
 impl Request for RunRequest {

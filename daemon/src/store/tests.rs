@@ -666,7 +666,7 @@ fn file_errors_say_where_and_what() {
 
     let err = import_error(&MINIMAL.replace("\"condition\": \"skill\"", "\"condition\": \"with\""));
     assert!(
-        err.contains("expected baseline | skill, found `with`"),
+        err.contains("expected baseline | skill | plugin, found `with`"),
         "{err}"
     );
 
