@@ -89,11 +89,25 @@ fn plugin_repo(root: &Path) -> PathBuf {
     std::fs::write(tests.join("eval.vally.yaml"), spec).unwrap();
     std::fs::write(
         root.join("dump-collect.experiment.yaml"),
-        "name: dump-collect-arms\nevals:\n  - tests/diag/dump-collect/eval.vally.yaml\nvary:\n  \
-         - /environment/skills\nbaseline: baseline\nvariants:\n  baseline:\n    environment:\n  \
-             skills: []\n  skilled:\n    environment:\n      skills:\n        - \
-         plugins/diag/skills/dump-collect\n  plugin:\n    environment:\n      skills:\n        \
-         - plugins/diag/skills\n",
+        r#"name: dump-collect-arms
+evals:
+  - tests/diag/dump-collect/eval.vally.yaml
+vary:
+  - /environment/skills
+baseline: baseline
+variants:
+  baseline:
+    environment:
+      skills: []
+  skilled:
+    environment:
+      skills:
+        - plugins/diag/skills/dump-collect
+  plugin:
+    environment:
+      skills:
+        - plugins/diag/skills
+"#,
     )
     .unwrap();
     target
