@@ -193,3 +193,53 @@ fn suite_cases(skill_dir: &Path, only: &[String]) -> Result<(Keyed, Option<Plugi
     }
     Ok((cases, suite.plugin))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+        let md = format!("---\nname: {name}\ndescription: d\n---\nbody\n");
+        std::fs::write(dir.join(name).join("SKILL.md"), md).unwrap();
+    }
+
+    fn arm(skills: &[&str]) -> PluginArm {
+        PluginArm {
+            name: "plugin".into(),
+            file: "../../../../x.experiment.yaml".into(),
+            span: skillwatch_core::text::Span { start: 0, end: 0 },
+            skills: skills.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// A folder of skills is every skill in it, in name order; a skill folder is itself; a
+    /// path that is neither stops the run naming the experiment, the arm and the path.
+    #[test]
+    fn a_plugin_arm_stages_each_skill_of_its_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let skills = tmp.path().join("plugins/p/skills");
+        for name in ["zeta", "alpha", "target"] {
+            skill(&skills, name);
+        }
+        skill(&tmp.path().join("elsewhere"), "extra");
+        std::fs::create_dir_all(skills.join("not-a-skill")).unwrap();
+        let target = skills.join("target");
+        let plan = plugin_plan(&target, &arm(&["plugins/p/skills", "elsewhere/extra"])).unwrap();
+        let names: Vec<&str> = plan.skills.iter().map(|(s, _)| s.name.as_str()).collect();
+        assert_eq!(names, ["alpha", "target", "zeta", "extra"]);
+        assert!(
+            plan.skills
+                .iter()
+                .all(|(_, hash)| hash.starts_with("sha256:"))
+        );
+
+        let err = plugin_plan(&target, &arm(&["plugins/q/skills"])).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message
+                .contains("x.experiment.yaml: the plugin arm `plugin` stages `plugins/q/skills`"),
+            "{message}"
+        );
+    }
+}
