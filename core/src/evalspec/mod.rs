@@ -350,9 +350,13 @@ pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
     for file in &files {
         let loaded = Loaded::read(&file.path, skill_dir)?;
         let part = match (&file.role, loaded.dialect) {
-            (Role::Experiment, _) => {
-                loaded.parse(|t, rel| vally::experiment_from_tree(t, rel, skill.as_deref()))?
-            }
+            (Role::Experiment, _) => loaded.parse(|t, rel| {
+                let mut part = vally::experiment_from_tree(t, rel, skill.as_deref())?;
+                if let Some(first) = &suite.plugin {
+                    vally::second_plugin_arm(&mut part, first);
+                }
+                Ok(part)
+            })?,
             (_, Dialect::Waza) => {
                 let (mut part, ctx) = loaded.parse(waza::eval_from_tree)?;
                 for path in waza_tasks(&file.path, &ctx) {

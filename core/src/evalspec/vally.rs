@@ -607,6 +607,23 @@ fn arms(
     Ok(plugin)
 }
 
+/// A plugin arm read after another experiment's: a run has one plugin condition, so the
+/// later arm is a note where it is written, not dropped.
+pub(crate) fn second_plugin_arm(part: &mut Suite, first: &PluginArm) {
+    let Some(extra) = part.plugin.take() else {
+        return;
+    };
+    let mut notes = Notes::new(&extra.file);
+    notes.warn_yet(
+        extra.span,
+        format!(
+            "a second plugin arm `{}`; skillwatch runs `{}` of {} as the plugin condition",
+            extra.name, first.name, first.file
+        ),
+    );
+    part.notes.extend(notes.list);
+}
+
 /// One variant of an experiment.
 enum Variant {
     /// It varies the staged skills alone: these.

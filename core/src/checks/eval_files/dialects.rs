@@ -172,6 +172,21 @@ fn an_experiments_plugin_arm_is_a_condition_not_a_note() {
     // a batch over two skills of the same experiment reports it once
     let reports = crate::checks::check_skill_dir(&skill, &CheckOptions::default());
     assert_eq!(reports.iter().filter(|r| r.path == exp).count(), 1);
+    // a second experiment's plugin arm: the first stays the condition, the second a note
+    repo.write("z.experiment.yaml", &text.replace("  plugin:", "  whole:"));
+    let suite = evalspec::load_suite(&skill).unwrap();
+    assert_eq!(suite.plugin.expect("the first plugin arm").name, "plugin");
+    let note = &suite.notes[..];
+    assert_eq!(note.len(), 1, "{note:?}");
+    assert!(
+        note[0]
+            .message
+            .starts_with("not run by skillwatch yet: a second plugin arm `whole`")
+    );
+    assert!(
+        note[0].file.ends_with("z.experiment.yaml") && note[0].line == 15,
+        "{note:?}"
+    );
 }
 
 #[test]
