@@ -701,4 +701,43 @@ pub(crate) mod tests {
         assert!((skill.lift - 0.5).abs() < 1e-12, "{}", skill.lift);
         assert!(has_plugin_arm(&three) && !has_plugin_arm(&two));
     }
+
+    /// Arbitrary runs of up to 8 cases x 3 attempts with pass/fail outcomes on each arm, some
+    /// trials missing.
+    fn arms() -> impl proptest::strategy::Strategy<Value = (Vec<Trial>, Vec<Trial>)> {
+        use proptest::prelude::*;
+        let cell = (0u8..4, 0u8..4, 0u8..4);
+        proptest::collection::vec(cell, 1..24).prop_map(|cells| {
+            let (mut two, mut plugin) = (Vec::new(), Vec::new());
+            for (k, (b, s, p)) in cells.into_iter().enumerate() {
+                let (case, attempt) = (format!("c{}", k / 3), (k % 3) as u32);
+                // 0 and 1: a fail or a pass; 2: passed; 3: no trial on that arm
+                let mut push = |to: &mut Vec<Trial>, condition, v: u8| {
+                    if v < 3 {
+                        let pass = f64::from(u8::from(v > 0));
+                        to.push(trial(&case, condition, attempt, &[(Metric::Pass, pass)]));
+                    }
+                };
+                push(&mut two, Condition::Baseline, b);
+                push(&mut two, Condition::Skill, s);
+                push(&mut plugin, Condition::Plugin, p);
+            }
+            (two, plugin)
+        })
+    }
+
+    proptest::proptest! {
+        /// A plugin arm never changes the skill lift: scoring a run with it gives what the
+        /// two arms alone give, and the skill arm against the baseline is those two arms.
+        #[test]
+        fn the_plugin_arm_leaves_the_skill_lift_as_it_was((two, plugin) in arms()) {
+            use crate::scoring::{LiftParams, skill_lift};
+            let three: Vec<Trial> = two.iter().chain(&plugin).cloned().collect();
+            let params = LiftParams::default();
+            let alone = skill_lift(&two, &params).ok();
+            proptest::prop_assert_eq!(&skill_lift(&three, &params).ok(), &alone);
+            proptest::prop_assert_eq!(versus_baseline(&two, Arm::Skill), two.clone());
+            proptest::prop_assert_eq!(versus_baseline(&three, Arm::Skill), two);
+        }
+    }
 }
