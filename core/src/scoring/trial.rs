@@ -712,7 +712,7 @@ pub(crate) mod tests {
             for (k, (b, s, p)) in cells.into_iter().enumerate() {
                 let (case, attempt) = (format!("c{}", k / 3), (k % 3) as u32);
                 // 0 and 1: a fail or a pass; 2: passed; 3: no trial on that arm
-                let mut push = |to: &mut Vec<Trial>, condition, v: u8| {
+                let push = |to: &mut Vec<Trial>, condition, v: u8| {
                     if v < 3 {
                         let pass = f64::from(u8::from(v > 0));
                         to.push(trial(&case, condition, attempt, &[(Metric::Pass, pass)]));
