@@ -7,6 +7,7 @@ pub mod events;
 pub mod harbor;
 pub mod harness;
 pub mod loads;
+pub mod optimize;
 pub mod probe;
 pub mod runner;
 pub mod runs;

@@ -141,8 +141,12 @@ impl From<TriggerTrialRow> for TriggerTrialRecord {
 }
 
 /// A copy of the skill folder `dir` (under a fresh temporary folder, same folder name) whose
-/// SKILL.md differs only in its `description:`.
-fn stage_alternative(dir: &Path, description: &str) -> Result<tempfile::TempDir, RunError> {
+/// SKILL.md differs only in its `description:` (and `when_to_use:`, when given).
+fn stage_alternative(
+    dir: &Path,
+    description: &str,
+    when_to_use: Option<&str>,
+) -> Result<tempfile::TempDir, RunError> {
     let io = |context: String| move |source| RunError::Io { context, source };
     let root = tempfile::Builder::new()
         .prefix("skillwatch-description-")
@@ -159,12 +163,19 @@ fn stage_alternative(dir: &Path, description: &str) -> Result<tempfile::TempDir,
     let skill_md = copy.join(skillwatch_core::skill::SKILL_FILE);
     let text = std::fs::read_to_string(&skill_md)
         .map_err(io(format!("reading {}", skill_md.display())))?;
-    let changed = skillwatch_core::skill::SkillDocument::parse(text)
-        .with_field_str("description", description.trim())
-        .ok_or_else(|| RunError::NotASkill {
+    let rewrite = skillwatch_core::optimize::Rewrite {
+        description,
+        when_to_use,
+    };
+    let doc = skillwatch_core::skill::SkillDocument::parse(text);
+    let changed = skillwatch_core::optimize::rewritten(&doc, &rewrite).ok_or_else(|| {
+        RunError::NotASkill {
             dir: dir.to_path_buf(),
-            reason: "found no `description:` in its SKILL.md frontmatter to replace".into(),
-        })?;
+            reason: "found no `description:` (or `when_to_use:`) in its SKILL.md frontmatter \
+                     to replace"
+                .into(),
+        }
+    })?;
     std::fs::write(&skill_md, changed).map_err(io(format!("writing {}", skill_md.display())))?;
     Ok(root)
 }
@@ -269,7 +280,11 @@ struct Staging {
 fn plan_staging(request: &TriggerRequest) -> Result<Staging, RunError> {
     let (dir, _) = resolve::skill_at(&request.skill_dir)?;
     let alternative = match &request.description {
-        Some(description) => Some(stage_alternative(&dir, description)?),
+        Some(description) => Some(stage_alternative(
+            &dir,
+            description,
+            request.when_to_use.as_deref(),
+        )?),
         None => None,
     };
     let staged_dir = alternative.as_ref().map_or_else(
@@ -510,5 +525,42 @@ async fn trial(s: &TriggerShared, root: &Path, query: usize, run: u32) -> Trigge
 impl crate::runs::Outcome for TriggerReport {
     fn status(&self) -> crate::store::RunStatus {
         self.status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A description search's arm with `when_to_use` stages a copy whose SKILL.md differs in
+    /// those two fields only; the skill itself is untouched.
+    #[test]
+    fn an_arm_with_when_to_use_stages_both_fields_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pdf-tools");
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        let original = "---\nname: pdf-tools\ndescription: Splits PDFs.\nwhen_to_use: A PDF arrives\n---\n# PDF\n";
+        std::fs::write(dir.join("SKILL.md"), original).unwrap();
+        std::fs::write(dir.join("scripts/run.sh"), "echo hi\n").unwrap();
+        let staged =
+            stage_alternative(&dir, "Splits and merges PDFs.", Some("Any .pdf task")).unwrap();
+        let copy = staged.path().join("pdf-tools");
+        let text = std::fs::read_to_string(copy.join("SKILL.md")).unwrap();
+        assert_eq!(
+            text,
+            "---\nname: pdf-tools\ndescription: \"Splits and merges PDFs.\"\nwhen_to_use: \"Any .pdf task\"\n---\n# PDF\n"
+        );
+        assert!(copy.join("scripts/run.sh").is_file());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("SKILL.md")).unwrap(),
+            original
+        );
+        // a skill without `when_to_use:` cannot be staged with one
+        std::fs::write(
+            dir.join("SKILL.md"),
+            "---\nname: pdf-tools\ndescription: D\n---\n",
+        )
+        .unwrap();
+        assert!(stage_alternative(&dir, "E", Some("W")).is_err());
     }
 }

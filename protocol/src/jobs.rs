@@ -70,6 +70,9 @@ pub enum JobKind {
     Probe,
     /// Trigger trials (`skillwatch trigger`): its trigger run is [`JobInfo::trigger_run`].
     Trigger,
+    /// A description search (`skillwatch trigger --optimize`): its measurements are child
+    /// trigger runs; its record is [`JobInfo::optimization`].
+    Optimize,
     /// A kind this build does not know (a newer side's); never run.
     #[serde(other)]
     Unknown,
@@ -83,6 +86,7 @@ impl JobKind {
             JobKind::Harbor => "harbor",
             JobKind::Probe => "probe",
             JobKind::Trigger => "trigger",
+            JobKind::Optimize => "optimize",
             JobKind::Unknown => "unknown",
         }
     }
@@ -94,6 +98,7 @@ impl JobKind {
             JobKind::Harbor,
             JobKind::Probe,
             JobKind::Trigger,
+            JobKind::Optimize,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)
@@ -115,6 +120,7 @@ impl JobKind {
             JobKind::Harbor => "Harbor run",
             JobKind::Probe => "probe",
             JobKind::Trigger => "trigger",
+            JobKind::Optimize => "description search",
             JobKind::Unknown => "unknown run",
         }
     }
@@ -391,6 +397,12 @@ pub struct JobInfo {
     /// The trigger run a trigger job records into, once started.
     #[serde(default)]
     pub trigger_run: Option<i64>,
+    /// The optimisation record a description search stored, once it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimization: Option<i64>,
+    /// Where a description search is, in words (round, step, spent); `None` for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Trials done so far.
     pub progress: JobProgress,
     /// How many times it was started (a restart after a crash starts it again).

@@ -15,6 +15,7 @@
 
 mod events;
 mod jobs;
+mod optimize;
 mod requests;
 mod results;
 mod status;
@@ -26,6 +27,10 @@ use serde::{Deserialize, Serialize};
 pub use events::{Event, EventBatch, EventKind};
 pub use jobs::{
     ClientEnv, JobFilter, JobId, JobInfo, JobKind, JobProgress, JobState, JobTrigger, RunRequest,
+};
+pub use optimize::{
+    Candidate, DEFAULT_CANDIDATES, DEFAULT_ROUNDS, OptimizeProgress, OptimizeReport,
+    OptimizeRequest, OptimizeSpent, Rates, Share, StopReason, Stopped,
 };
 pub use requests::{
     Budget, DEFAULT_PROBE_TIMEOUT_SECS, DEFAULT_TIMEOUT_SECS, DEFAULT_TRIGGER_TIMEOUT_SECS,
@@ -64,7 +69,11 @@ pub use status::{BudgetStatus, CheckedFile, DaemonStatus, TrackedSkill, WatchedR
 /// `JobInfo.trigger_run`); `EventKind::Progress` names its job's kind and skill;
 /// `unwatch_roots`; `DaemonStatus.watched`, `watch_problem` and `forget_roots_after_secs`;
 /// `Lenses.failed`.
-pub const PROTOCOL_VERSION: u32 = 5;
+///
+/// 6: the description search is a job (`RunSpec::Optimize`, `JobKind::Optimize`, its typed
+/// `OptimizeRequest`, its progress `OptimizeProgress` in `EventKind::Progress`,
+/// `JobInfo.optimization` and `JobInfo.note`); `TriggerRequest.when_to_use`.
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// The largest frame either side accepts: a bigger length prefix closes the connection
 /// instead of allocating (a malformed or hostile client cannot exhaust the daemon's memory).

@@ -608,6 +608,10 @@ pub struct TriggerRequest {
     /// `description:` changed (`--description-file`, the A/B arm).
     #[serde(default)]
     pub description: Option<String>,
+    /// With `description`: an alternative `when_to_use` too (a description search's rewrite,
+    /// where the harness reads it); the staged copy's `when_to_use:` is replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_to_use: Option<String>,
     /// Record the run in the history (an A/B arm is not: it measures an edit, not a version).
     #[serde(default = "yes")]
     pub record: bool,
@@ -639,6 +643,7 @@ impl TriggerRequest {
             eval_set: None,
             full: false,
             description: None,
+            when_to_use: None,
             record: true,
             only_queries: Vec::new(),
             budget: Budget::default(),
@@ -661,6 +666,8 @@ pub enum RunSpec {
     Probe(ProbeRequest),
     /// The trigger trials.
     Trigger(TriggerRequest),
+    /// A description search: its measurements are trigger runs, children of the job.
+    Optimize(crate::OptimizeRequest),
     /// A kind of run this build does not know (a newer client's).
     #[serde(untagged)]
     Unknown(UnknownRun),
@@ -674,6 +681,7 @@ enum Known {
     Harbor(HarborRun),
     Probe(ProbeRequest),
     Trigger(TriggerRequest),
+    Optimize(crate::OptimizeRequest),
 }
 
 impl<'de> Deserialize<'de> for RunSpec {
@@ -684,7 +692,7 @@ impl<'de> Deserialize<'de> for RunSpec {
             .get("kind")
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| D::Error::custom("a run request: expected its `kind`, found none"))?;
-        if !matches!(kind, "paired" | "harbor" | "probe" | "trigger") {
+        if !matches!(kind, "paired" | "harbor" | "probe" | "trigger" | "optimize") {
             return Ok(RunSpec::Unknown(UnknownRun {
                 kind: kind.to_owned(),
             }));
@@ -695,6 +703,7 @@ impl<'de> Deserialize<'de> for RunSpec {
             Known::Harbor(r) => RunSpec::Harbor(r),
             Known::Probe(r) => RunSpec::Probe(r),
             Known::Trigger(r) => RunSpec::Trigger(r),
+            Known::Optimize(r) => RunSpec::Optimize(r),
         })
     }
 }
@@ -724,6 +733,12 @@ impl From<ProbeRequest> for RunSpec {
     }
 }
 
+impl From<crate::OptimizeRequest> for RunSpec {
+    fn from(r: crate::OptimizeRequest) -> RunSpec {
+        RunSpec::Optimize(r)
+    }
+}
+
 impl From<TriggerRequest> for RunSpec {
     fn from(r: TriggerRequest) -> RunSpec {
         RunSpec::Trigger(r)
@@ -739,6 +754,7 @@ impl RunSpec {
             RunSpec::Harbor(_) => JobKind::Harbor,
             RunSpec::Probe(_) => JobKind::Probe,
             RunSpec::Trigger(_) => JobKind::Trigger,
+            RunSpec::Optimize(_) => JobKind::Optimize,
             RunSpec::Unknown(_) => JobKind::Unknown,
         }
     }
@@ -750,6 +766,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => &h.run.skill_dir,
             RunSpec::Probe(r) => &r.skill_dir,
             RunSpec::Trigger(r) => &r.skill_dir,
+            RunSpec::Optimize(r) => &r.trigger.skill_dir,
             RunSpec::Unknown(_) => return None,
         })
     }
@@ -761,6 +778,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => (&h.run.harness, &h.run.model),
             RunSpec::Probe(r) => (&r.harness, &r.model),
             RunSpec::Trigger(r) => (&r.harness, &r.model),
+            RunSpec::Optimize(r) => (&r.trigger.harness, &r.trigger.model),
             RunSpec::Unknown(_) => return None,
         })
     }
@@ -772,6 +790,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => h.run.budget,
             RunSpec::Probe(r) => r.budget,
             RunSpec::Trigger(r) => r.budget,
+            RunSpec::Optimize(r) => r.budget(),
             RunSpec::Unknown(_) => Budget::default(),
         }
     }
@@ -783,6 +802,7 @@ impl RunSpec {
             RunSpec::Harbor(h) => h.run.skill_dir = dir,
             RunSpec::Probe(r) => r.skill_dir = dir,
             RunSpec::Trigger(r) => r.skill_dir = dir,
+            RunSpec::Optimize(r) => r.trigger.skill_dir = dir,
             RunSpec::Unknown(_) => {}
         }
     }

@@ -202,8 +202,8 @@ fn a_request_of_a_kind_the_daemon_does_not_know_is_refused_with_both_versions() 
     let request = json!({
         "skill_dir": skill, "harness": "openai", "model": "m", "judge_model": null,
         "runs": null, "jobs": null, "cases": [], "base_url": null, "timeout_secs": null,
-        "trigger": "manual", "kind": "optimize", "protocol": 99,
-        "spec": {"kind": "optimize", "skill_dir": skill, "rounds": 3, "split": [0.6, 0.4]},
+        "trigger": "manual", "kind": "distill", "protocol": 99,
+        "spec": {"kind": "distill", "skill_dir": skill, "rounds": 3, "split": [0.6, 0.4]},
     });
     frame::write(
         &mut stream,
@@ -215,7 +215,7 @@ fn a_request_of_a_kind_the_daemon_does_not_know_is_refused_with_both_versions() 
     assert_eq!(refused["kind"], "invalid", "{answer}");
     let message = refused["message"].as_str().unwrap();
     assert!(
-        message.contains("`optimize`")
+        message.contains("`distill`")
             && message.contains(&format!("protocol {PROTOCOL_VERSION}"))
             && message.contains("protocol 99")
             && message.contains("skillwatch daemon stop"),

@@ -361,7 +361,10 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
             "{detail}"
         );
         assert_eq!(report["spent"]["trials"], 78, "{report:#}");
-        assert_eq!(report["spent"]["tokens"], 78 * 410);
+        // the budget counts the proposer's two calls (400 tokens each) beside the trials
+        assert_eq!(report["spent"]["measurements"]["tokens"], 78 * 410);
+        assert_eq!(report["spent"]["proposer"]["count"], 2, "{report:#}");
+        assert_eq!(report["spent"]["tokens"], 78 * 410 + 2 * 400);
         assert_eq!(
             report["chosen"], GENERAL,
             "the best found before the budget"
@@ -390,6 +393,59 @@ fn a_budget_stops_the_loop_before_the_predicted_candidate() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("price"), "{}", stderr(&out));
     assert_eq!(server.requests().len(), before);
+}
+
+/// Acceptance 1's model with a proposer whose every call uses `tokens` tokens.
+fn by_words_costly_proposer(tokens: u64) -> Script {
+    let inner = by_words();
+    Arc::new(move |req: &ModelRequest| {
+        let mut reply = inner(req);
+        if req.mentions(PROPOSER_MARK) {
+            reply.usage = MockUsage::tokens(tokens - 100, 100);
+        }
+        reply
+    })
+}
+
+#[test]
+fn the_proposers_calls_count_in_the_budget_and_stop_the_next_proposal() {
+    // The trials are those of acceptance 1 (78 of 410 tokens by the end of round 1: 31,980),
+    // which fit in 60,000; the proposer's first call takes 20,000, so after round 1 51,980 are
+    // spent and the second proposal, predicted at 20,000, does not fit in the 8,020 left.
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = fixture(tmp.path());
+    let db = tmp.path().join("history.sqlite3");
+    let server = mock::openai_chat::server(by_words_costly_proposer(20_000));
+    let report = optimize(&skill, &server, &db, &["--max-tokens", "60000"]);
+    assert_eq!(report["partial"], true, "{report:#}");
+    assert_eq!(report["stopped"]["reason"], "budget");
+    assert_eq!(
+        report["stopped"]["detail"],
+        "the proposal of round 2 needs about 20000 tokens, 8020 left"
+    );
+    let proposals = server
+        .requests()
+        .iter()
+        .filter(|r| r.body.to_string().contains(PROPOSER_MARK))
+        .count();
+    assert_eq!(proposals, 1, "the second proposal is never asked for");
+    assert_eq!(report["spent"]["trials"], 78, "{report:#}");
+    assert_eq!(report["spent"]["proposer"]["tokens"], 20_000);
+    assert_eq!(report["spent"]["tokens"], 78 * 410 + 20_000);
+    assert_eq!(
+        report["chosen"], GENERAL,
+        "the best found before the budget"
+    );
+    assert_eq!(report["candidates"].as_array().unwrap().len(), 3);
+    let store = skillwatch_daemon::store::Store::open(&db).unwrap();
+    let r = &store.optimizations(SKILL).unwrap()[0].record;
+    assert_eq!((r.proposer_calls, r.proposer_tokens), (1, 20_000));
+    assert_eq!(r.tokens, 78 * 410);
+    assert!(
+        r.stopped.starts_with("budget: the proposal of round 2"),
+        "{}",
+        r.stopped
+    );
 }
 
 #[test]
@@ -476,9 +532,153 @@ fn the_editor_action_runs_through_the_daemon_and_offers_the_diff() {
             .contains(new_text.trim_end_matches('"')),
         "{new_text}"
     );
-    // the measurements were trigger jobs of the daemon
+    // the search was one optimize job of the daemon (its measurements are child runs)
     let status = fx.cli(&["status"]);
     let listed = stdout(&status);
-    assert!(listed.contains("trigger"), "{listed}");
+    assert!(listed.contains("optimize"), "{listed}");
     assert!(client.shutdown().success());
+}
+
+/// Acceptance 1's model, each request slowed by `ms`: a search that lasts long enough to be
+/// interrupted.
+fn slow_by_words(ms: u64) -> Script {
+    let inner = by_words();
+    Arc::new(move |req: &ModelRequest| {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        inner(req)
+    })
+}
+
+/// `skillwatch status --json` of the fixture's daemon: its one optimize job.
+fn optimize_job(fx: &skillwatch_tests::daemon::DaemonFixture) -> Option<Value> {
+    let out = fx.cli(&["status", "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&out)).ok()?;
+    let jobs = v
+        .as_array()
+        .cloned()
+        .or_else(|| v["jobs"].as_array().cloned())?;
+    jobs.into_iter()
+        .find(|j| j["request"]["kind"] == "optimize")
+}
+
+/// `skillwatch trigger SKILL --optimize --json` through the fixture's daemon, spawned.
+fn spawn_optimize(
+    fx: &skillwatch_tests::daemon::DaemonFixture,
+    skill: &Path,
+    server: &mock::MockServer,
+) -> std::process::Child {
+    fx.cli_command(&["trigger", skill.to_str().unwrap(), "--optimize", "--json"])
+        .args(server.openai_args("m"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until the optimize job satisfies `done`; the job.
+fn wait_job(
+    fx: &skillwatch_tests::daemon::DaemonFixture,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(job) = optimize_job(fx).filter(|j| done(j)) {
+            return job;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(180),
+            "timed out waiting for {what}: {:#?}",
+            optimize_job(fx)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_daemon_finishes_the_search_and_stores_it_when_the_client_is_killed() {
+    use skillwatch_tests::daemon::DaemonFixture;
+    let server = mock::openai_chat::server(slow_by_words(40));
+    let mut fx = DaemonFixture::new();
+    let skill = fixture(&fx.workspace).canonicalize().unwrap();
+    fx.start();
+    let mut client = spawn_optimize(&fx, &skill, &server);
+    // the job runs and tells where it is (status shows its round, step and spend)
+    let running = wait_job(&fx, "a measured trial", |j| {
+        j["state"] == "running" && j["progress"]["done"].as_u64().unwrap_or(0) > 0
+    });
+    let text = stdout(&fx.cli(&["status"]));
+    assert!(text.contains("optimize"), "{text}");
+    assert!(
+        text.contains("round 0: measuring the current description"),
+        "{text}"
+    );
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let ended = wait_job(&fx, "the search's end", |j| j["state"] != "running");
+    assert_eq!(ended["id"], running["id"]);
+    assert_eq!(ended["state"], "completed", "{ended:#}");
+    let record = ended["optimization"].as_i64().expect("the record's id");
+    let store = skillwatch_daemon::store::Store::open(&fx.db).unwrap();
+    let stored = store.optimization(record).unwrap().expect("the record");
+    assert_eq!(stored.record.chosen.as_deref(), Some(GENERAL));
+    let report = stored.record.report.expect("the job's report");
+    assert!(!report.partial);
+    assert!(report.diff.unwrap().contains("+description: "));
+    assert!(fx.terminate().success());
+}
+
+#[test]
+fn cancel_stops_the_search_after_the_trial_in_flight_and_keeps_a_partial_record() {
+    use skillwatch_tests::daemon::DaemonFixture;
+    let server = mock::openai_chat::server(slow_by_words(40));
+    let mut fx = DaemonFixture::new();
+    let skill = fixture(&fx.workspace).canonicalize().unwrap();
+    fx.start();
+    let client = spawn_optimize(&fx, &skill, &server);
+    let job = wait_job(&fx, "round 1", |j| {
+        j["note"].as_str().is_some_and(|n| n.starts_with("round 1"))
+    });
+    let out = fx.cli(&["cancel", &job["id"].to_string(), "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let cancelled: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(cancelled["state"], "cancelled", "{cancelled:#}");
+    let record = cancelled["optimization"]
+        .as_i64()
+        .expect("a partial record");
+    // the client that followed the job prints the partial result
+    let out = client.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["partial"], true, "{report:#}");
+    assert_eq!(report["stopped"]["reason"], "cancelled", "{report:#}");
+    assert_eq!(report["record"], record);
+    let store = skillwatch_daemon::store::Store::open(&fx.db).unwrap();
+    let stored = store.optimization(record).unwrap().expect("the record");
+    assert!(
+        stored.record.stopped.starts_with("cancelled: "),
+        "{}",
+        stored.record.stopped
+    );
+    // the original was measured whole before round 1: its 30 trials are in the record
+    assert!(stored.record.report.unwrap().spent.trials >= 30);
+    assert!(fx.terminate().success());
+}
+
+#[test]
+fn with_no_daemon_the_same_job_code_runs_in_process_and_finds_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let skill = fixture(tmp.path());
+    let server = mock::openai_chat::server(by_words());
+    let [through, here] = ["a.sqlite3", "b.sqlite3"].map(|db| tmp.path().join(db));
+    let daemon = optimize(&skill, &server, &through, &[]);
+    let in_process = optimize(&skill, &server, &here, &["--no-daemon"]);
+    for key in ["chosen", "before", "after", "stopped", "split", "diff"] {
+        assert_eq!(daemon[key], in_process[key], "{key}");
+    }
+    assert_eq!(daemon["spent"]["trials"], in_process["spent"]["trials"]);
+    let store = skillwatch_daemon::store::Store::open(&here).unwrap();
+    let stored = store.optimizations(SKILL).unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(Some(stored[0].id), in_process["record"].as_i64());
 }

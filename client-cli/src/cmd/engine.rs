@@ -16,14 +16,15 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use skillwatch_daemon::client;
 use skillwatch_daemon::harness::HostEnv;
+use skillwatch_daemon::optimize::{self, OptimizeSink};
 use skillwatch_daemon::runner::HarnessSettings;
 use skillwatch_daemon::runs::{
     Engine, Kind, ProgressSink, Reads, Request, RunEvent, check_key_vars,
 };
 use skillwatch_daemon::store::{RunKind, RunRef, Store};
 use skillwatch_protocol::{
-    ClientEnv, EventKind, JobId, JobInfo, JobKind, JobState, JobTrigger, MAX_EVENT_WAIT_MS,
-    RunRequest, RunSpec,
+    ClientEnv, EventKind, JobId, JobInfo, JobKind, JobState, JobTrigger, JudgeEndpoint,
+    MAX_EVENT_WAIT_MS, OptimizeProgress, OptimizeReport, OptimizeRequest, RunRequest, RunSpec,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -103,18 +104,8 @@ fn here<R: Request>(
     sink: ProgressSink,
 ) -> anyhow::Result<Ran<<R::Kind as Kind>::Report>> {
     let store = Arc::new(Mutex::new(db.open_or_create()?));
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let report = runtime.block_on(async {
-        let cancel = CancellationToken::new();
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                errln!("\ninterrupted: stopping the trials in flight…");
-                on_interrupt.cancel();
-            }
-        });
-        Engine::new(store).run(request, sink, cancel).await
-    })?;
+    let report =
+        in_process(|cancel| async move { Engine::new(store).run(request, sink, cancel).await })?;
     Ok(Ran { report, job: None })
 }
 
@@ -122,36 +113,13 @@ fn here<R: Request>(
 fn on_daemon<T>(
     daemon: &Daemon,
     db: &Path,
-    mut spec: RunSpec,
+    spec: RunSpec,
     sink: ProgressSink,
     quiet: bool,
     load: impl FnOnce(&Store, RunRef, &JobInfo) -> anyhow::Result<T>,
 ) -> anyhow::Result<Ran<T>> {
-    absolute_paths(&mut spec)?;
-    let env = ClientEnv::capture(spec.client_vars().iter().map(String::as_str));
-    if let RunSpec::Paired(r) | RunSpec::Harbor(skillwatch_protocol::HarborRun { run: r, .. }) =
-        &spec
-    {
-        // a named key variable that is unset fails here, as in-process, before any job is
-        // queued
-        let host = HostEnv::from_pairs(
-            env.vars()
-                .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
-        );
-        check_key_vars(r.named_key_vars(), &host)?;
-    }
     let kind = spec.kind();
-    let cursor = latest_event(daemon)?;
-    let job = RunRequest::of(spec, JobTrigger::Manual);
-    let queued = daemon.call(daemon.rpc.enqueue_client_run(ctx(), job, env))??;
-    if !quiet {
-        errln!(
-            "queued as job {} on the skillwatch daemon (`skillwatch cancel {}` to stop it)",
-            queued.id,
-            queued.id
-        );
-    }
-    let finished = follow(daemon, queued.id, cursor, |event| {
+    let finished = queue_and_follow(daemon, spec, quiet, |event| {
         let event: RunEvent =
             serde_json::from_value(event).context("reading a progress event of the daemon")?;
         sink(&event);
@@ -183,6 +151,113 @@ fn on_daemon<T>(
         report,
         job: Some(finished),
     })
+}
+
+/// A description search (`trigger --optimize`), one job of the engine: through the daemon,
+/// its report is read from the optimisation record the job stored; in this process (with
+/// `--no-daemon`), the same job code runs here and Ctrl-C stops it after the trials in flight.
+pub(crate) fn optimize(
+    mut request: OptimizeRequest,
+    link: &LinkArgs,
+    db: &DbArgs,
+    sink: OptimizeSink,
+    quiet: bool,
+) -> anyhow::Result<Ran<OptimizeReport>> {
+    let Some(daemon) = daemon_for(link, db)? else {
+        let store = Arc::new(Mutex::new(db.open_or_create()?));
+        let report = in_process(|stop| async move {
+            optimize::run(&Engine::new(store), &request, sink, stop).await
+        })?;
+        return Ok(Ran { report, job: None });
+    };
+    let db = daemon.call(daemon.rpc.status(ctx()))?.db;
+    request.trigger.record = false;
+    let finished = queue_and_follow(&daemon, request.into(), quiet, |event| {
+        let p: OptimizeProgress =
+            serde_json::from_value(event).context("reading a progress event of the daemon")?;
+        sink(&p);
+        Ok(())
+    })?;
+    let Some(id) = finished.optimization else {
+        bail!(
+            "job {} {}: {}",
+            finished.id,
+            finished.state,
+            finished
+                .error
+                .as_deref()
+                .unwrap_or("no optimisation was recorded")
+        );
+    };
+    let store = Store::open_existing(&db)?;
+    let report = store
+        .optimization(id)?
+        .and_then(|o| o.record.report)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "optimisation {id} of job {}: no report in {}",
+                finished.id,
+                db.display()
+            )
+        })?;
+    Ok(Ran {
+        report,
+        job: Some(finished),
+    })
+}
+
+/// Run `work` on a runtime in this process; Ctrl-C fires the token it is given.
+fn in_process<T, F>(work: impl FnOnce(CancellationToken) -> F) -> anyhow::Result<T>
+where
+    F: std::future::Future<Output = Result<T, skillwatch_daemon::runner::RunError>>,
+{
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    Ok(runtime.block_on(async {
+        let cancel = CancellationToken::new();
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                errln!("\ninterrupted: stopping the trials in flight…");
+                on_interrupt.cancel();
+            }
+        });
+        work(cancel).await
+    })?)
+}
+
+/// Queue `spec` on `daemon` with the client's values of the variables it reads, and follow
+/// its job to its end (each of its progress events to `on_event`): the one way every kind of
+/// job is asked of the daemon.
+fn queue_and_follow(
+    daemon: &Daemon,
+    mut spec: RunSpec,
+    quiet: bool,
+    on_event: impl Fn(serde_json::Value) -> anyhow::Result<()>,
+) -> anyhow::Result<JobInfo> {
+    absolute_paths(&mut spec)?;
+    let env = ClientEnv::capture(spec.client_vars().iter().map(String::as_str));
+    if let RunSpec::Paired(r) | RunSpec::Harbor(skillwatch_protocol::HarborRun { run: r, .. }) =
+        &spec
+    {
+        // a named key variable that is unset fails here, as in-process, before any job is
+        // queued
+        let host = HostEnv::from_pairs(
+            env.vars()
+                .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
+        );
+        check_key_vars(r.named_key_vars(), &host)?;
+    }
+    let cursor = latest_event(daemon)?;
+    let job = RunRequest::of(spec, JobTrigger::Manual);
+    let queued = daemon.call(daemon.rpc.enqueue_client_run(ctx(), job, env))??;
+    if !quiet {
+        errln!(
+            "queued as job {} on the skillwatch daemon (`skillwatch cancel {}` to stop it)",
+            queued.id,
+            queued.id
+        );
+    }
+    follow(daemon, queued.id, cursor, on_event)
 }
 
 /// The sequence number of the daemon's newest event, so following a job starts after it.
@@ -267,7 +342,6 @@ pub(crate) fn follow(
 /// must reach it absolute (`.` as the folder's own name, which events and lenses show). A
 /// bare program name (`claude`) stays one, for the PATH lookup.
 fn absolute_paths(spec: &mut RunSpec) -> anyhow::Result<()> {
-    let full = |p: &Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
     let skill = spec.skill_dir().map(Path::to_path_buf).unwrap_or_default();
     let canonical = absolute(&skill)
         .canonicalize()
@@ -285,14 +359,25 @@ fn absolute_paths(spec: &mut RunSpec) -> anyhow::Result<()> {
             h.harbor.dir = h.harbor.dir.as_deref().map(absolute);
         }
         RunSpec::Probe(r) => absolute_program(&mut r.harness),
-        RunSpec::Trigger(r) => {
-            absolute_program(&mut r.harness);
-            r.decoys = r.decoys.iter().map(|d| full(d)).collect();
-            r.eval_set = r.eval_set.as_deref().map(full);
+        RunSpec::Optimize(o) => {
+            absolute_trigger(&mut o.trigger);
+            if let JudgeEndpoint::Harness { settings } = &mut o.proposer.endpoint {
+                absolute_program(settings);
+            }
         }
+        RunSpec::Trigger(r) => absolute_trigger(r),
         RunSpec::Unknown(_) => {}
     }
     Ok(())
+}
+
+/// A trigger request's paths made absolute for the daemon (a description search's
+/// measurements start from one too).
+fn absolute_trigger(r: &mut skillwatch_protocol::TriggerRequest) {
+    let full = |p: &Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
+    absolute_program(&mut r.harness);
+    r.decoys = r.decoys.iter().map(|d| full(d)).collect();
+    r.eval_set = r.eval_set.as_deref().map(full);
 }
 
 /// The harness program made absolute for the daemon; a bare name (`claude`) stays one, for

@@ -301,7 +301,7 @@ pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
     let spread = format!(
         "case-to-case sd {:.2}, attempt sd {:.2}",
         v.between.sqrt(),
-        v.within.sqrt()
+        v.within_at(0.0).sqrt()
     );
     match (&v.source, run) {
         (

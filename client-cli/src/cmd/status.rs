@@ -117,11 +117,18 @@ fn print_job(job: &JobInfo, now: i64) -> anyhow::Result<()> {
             // a probe or trigger run, as `history` lists them apart
             (None, Some(p), _) => format!("probe {p}"),
             (None, None, Some(t)) => format!("trigger {t}"),
-            (None, None, None) => "—".into(),
+            // a description search: the optimisation record it stored
+            (None, None, None) => job
+                .optimization
+                .map_or_else(|| "—".into(), |o| format!("opt {o}")),
         },
         signed(job.lift),
         format_age(job.created_ms, now)
     )?;
+    if let Some(note) = job.note.as_ref().filter(|_| job.state.is_live()) {
+        // a description search: its round, step and spend (its trials are child runs)
+        outln!("{:>7}{note}", "")?;
+    }
     if let Some(error) = &job.error {
         outln!("{:>7}{error}", "")?;
     }

@@ -103,6 +103,9 @@ pub struct LoaderProfile {
     pub listing: Listing,
     /// Its own skills listed beside the project's (none of them can be turned off).
     pub own_skills: usize,
+    /// Lists `when_to_use` after the description (` - when_to_use`, within the same cut), so
+    /// it is part of what the agent picks a skill by (Claude Code's documented frontmatter).
+    pub when_to_use: bool,
 }
 
 /// The table.
@@ -123,6 +126,7 @@ pub const PROFILES: &[LoaderProfile] = &[
             probe_with_description: 1,
         },
         own_skills: 13,
+        when_to_use: true,
     },
     LoaderProfile {
         harness: "codex",
@@ -138,6 +142,7 @@ pub const PROFILES: &[LoaderProfile] = &[
         needs_name: false,
         listing: Listing::Shortened { probe_kept: 474 },
         own_skills: 4,
+        when_to_use: false,
     },
     LoaderProfile {
         harness: "gemini-cli",
@@ -150,6 +155,7 @@ pub const PROFILES: &[LoaderProfile] = &[
         needs_name: true,
         listing: Listing::Whole,
         own_skills: 2,
+        when_to_use: false,
     },
     LoaderProfile {
         harness: "opencode",
@@ -162,6 +168,7 @@ pub const PROFILES: &[LoaderProfile] = &[
         needs_name: true,
         listing: Listing::Whole,
         own_skills: 1,
+        when_to_use: false,
     },
     LoaderProfile {
         harness: "copilot-cli",
@@ -176,6 +183,7 @@ pub const PROFILES: &[LoaderProfile] = &[
             probe_with_description: 15,
         },
         own_skills: 2,
+        when_to_use: false,
     },
 ];
 
@@ -188,6 +196,12 @@ pub const DEFAULT_TARGETS: &[&str] = &[
     "gemini-cli",
     "opencode",
 ];
+
+/// Whether `harness` shows `when_to_use` to the agent (by its profile; a harness without one,
+/// such as the built-in OpenAI-compatible agent, does not).
+pub fn reads_when_to_use(harness: &str) -> bool {
+    profile(harness).is_some_and(|p| p.when_to_use)
+}
 
 /// The profile of `harness`.
 pub fn profile(harness: &str) -> Option<&'static LoaderProfile> {

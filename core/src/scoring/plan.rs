@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ScoringError;
 use super::lift::{ScoringProfile, pair_sides};
-use super::stats::{binomial_variance_floor, t_quantile};
+use super::stats::t_quantile;
 use super::trial::Trial;
 use super::verdict::min_cases;
 
@@ -61,8 +61,13 @@ pub enum VarianceSource {
 pub struct VarianceModel {
     /// τ²: variance of the true per-case effect across cases.
     pub between: f64,
-    /// σ²_w: variance of one attempt's paired difference around its case's mean.
+    /// σ²_w as the run showed it: the pooled within-case variance (0 with one attempt per
+    /// case, where it cannot be seen). Planning never uses less than [`Self::floor`] gives.
     pub within: f64,
+    /// The outcome totals of the run the model came from, for the planning floor; `None` for
+    /// the stated default (its `within` is already the worst case).
+    #[serde(default)]
+    pub floor: Option<PlanningFloor>,
     /// Where the numbers came from.
     pub source: VarianceSource,
 }
@@ -75,15 +80,83 @@ impl Default for VarianceModel {
         VarianceModel {
             between: 0.01,
             within: 0.5,
+            floor: None,
             source: VarianceSource::Default,
         }
     }
 }
 
 impl VarianceModel {
-    /// Var(Δ_i) with `attempts` attempts per case.
-    pub fn per_case(&self, attempts: u32) -> f64 {
-        self.between + self.within / f64::from(attempts.max(1))
+    /// σ²_w to plan a lift of `lift` with: the observed within-case variance, never below the
+    /// planning floor at that lift.
+    pub fn within_at(&self, lift: f64) -> f64 {
+        let floor = self.floor.as_ref().map_or(0.0, |f| f.at(lift));
+        self.within.max(floor)
+    }
+
+    /// Var(Δ_i) with `attempts` attempts per case, planning a lift of `lift`.
+    pub fn per_case(&self, attempts: u32, lift: f64) -> f64 {
+        self.between + self.within_at(lift) / f64::from(attempts.max(1))
+    }
+}
+
+/// One arm's outcome total in the run a variance came from (pass = 1, or a score on [0, 1]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ArmTotal {
+    /// Sum of the arm's outcomes.
+    pub sum: f64,
+    /// Trials in the arm.
+    pub trials: f64,
+}
+
+impl ArmTotal {
+    /// E[q(1 − q)] for q = p + `shift`, p the arm's rate under a uniform prior updated by the
+    /// run (Beta(sum + 1, trials − sum + 1)): (m + h)(1 − m − h) − Var(p). This is the
+    /// noise a pass/fail trial at that rate has, averaged over the rates the run leaves
+    /// plausible; 0 where the shifted mean leaves [0, 1].
+    fn expected_variance(self, shift: f64) -> f64 {
+        let (a, b) = (self.sum + 1.0, self.trials - self.sum + 1.0);
+        let m = a / (a + b);
+        let spread = a * b / ((a + b) * (a + b) * (a + b + 1.0));
+        let q = m + shift;
+        (q * (1.0 - q) - spread).max(0.0)
+    }
+}
+
+/// The floor under σ²_w when planning: the binomial noise of one paired difference at the
+/// rates the next run will have if the planned lift is real.
+///
+/// Why not the verdict's floor ([`super::stats::binomial_variance_floor`]): that one must not under-state
+/// noise (it guards "no change"), so it shrinks hard (8/8 read as 10/12); planned with it, an
+/// all-pass history over-powers every design by 10-15 points. Why not the observed rates
+/// alone: a planned lift moves an arm, and moving a rate of 0.95 towards 0.5 adds noise the
+/// history never showed; planned without it, a drop from an all-pass history is
+/// under-powered. So: the rates as the history leaves them plausible (posterior under a
+/// uniform prior, averaged), with one arm moved by the lift, up or down, whichever adds the
+/// most noise (the direction of a lift is not known when planning). docs/scoring.md gives
+/// the simulated power of this rule over a range of true rates.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlanningFloor {
+    /// The baseline arm's total.
+    pub baseline: ArmTotal,
+    /// The with-skill arm's total.
+    pub skill: ArmTotal,
+}
+
+impl PlanningFloor {
+    /// The floor of one pair's variance when planning a lift of `lift`.
+    pub fn at(&self, lift: f64) -> f64 {
+        let (b, s) = (self.baseline, self.skill);
+        let still = b.expected_variance(0.0) + s.expected_variance(0.0);
+        [lift, -lift]
+            .into_iter()
+            .flat_map(|h| {
+                [
+                    b.expected_variance(h) + s.expected_variance(0.0),
+                    b.expected_variance(0.0) + s.expected_variance(h),
+                ]
+            })
+            .fold(still, f64::max)
     }
 }
 
@@ -143,7 +216,9 @@ impl Detectable {
     }
 }
 
-/// The smallest lift `cases` x `attempts` detects with `params.power`.
+/// The smallest lift `cases` x `attempts` detects with `params.power`. The variance planned
+/// depends on the lift (see [`PlanningFloor`]), so this is the smallest lift from the effect
+/// floor up that [`detects`] accepts: a scan in steps of 0.001, refined by bisection.
 pub fn detectable(
     cases: usize,
     attempts: u32,
@@ -154,19 +229,59 @@ pub fn detectable(
     if cases < needed {
         return Detectable::TooFewCases { needed };
     }
+    let shown = |lift: f64| required(cases, attempts, lift, variance, params) <= lift;
+    let lowest = params.min_effect;
+    if shown(lowest) {
+        return Detectable::Lift { mde: lowest };
+    }
+    let steps = ((1.0 - lowest) / 0.001).ceil() as usize;
+    let Some(step) = (1..=steps).find(|&i| shown((lowest + i as f64 * 0.001).min(1.0))) else {
+        return Detectable::Nothing;
+    };
+    let (mut missed, mut found) = (
+        lowest + (step - 1) as f64 * 0.001,
+        (lowest + step as f64 * 0.001).min(1.0),
+    );
+    for _ in 0..40 {
+        let mid = (missed + found) / 2.0;
+        if shown(mid) {
+            found = mid
+        } else {
+            missed = mid
+        }
+    }
+    Detectable::Lift { mde: found }
+}
+
+/// Whether `cases` x `attempts` detects a lift of `lift` with `params.power`.
+pub fn detects(
+    cases: usize,
+    attempts: u32,
+    lift: f64,
+    variance: &VarianceModel,
+    params: &PlanParams,
+) -> bool {
+    cases >= min_cases(params.level)
+        && lift + 1e-12 >= params.min_effect
+        && required(cases, attempts, lift, variance, params) <= lift + 1e-12
+}
+
+/// The paired-t approximation's detectable mean, (t(1 − α/2, n − 1) + t(power, n − 1)) ·
+/// √(Var(Δ_i) / n), at the variance planned for `lift`.
+fn required(
+    cases: usize,
+    attempts: u32,
+    lift: f64,
+    variance: &VarianceModel,
+    params: &PlanParams,
+) -> f64 {
     let df = (cases - 1) as f64;
     let factor = t_quantile(1.0 - (1.0 - params.level) / 2.0, df) + t_quantile(params.power, df);
-    let mde = factor * (variance.per_case(attempts) / cases as f64).sqrt();
-    let mde = mde.max(params.min_effect);
-    if mde > 1.0 {
-        Detectable::Nothing
-    } else {
-        Detectable::Lift { mde }
-    }
+    factor * (variance.per_case(attempts, lift) / cases as f64).sqrt()
 }
 
 /// The fewest cases that detect `lift` with `attempts` attempts each; `None` when no suite
-/// of at most `max_cases` does (a lift at or below the effect floor, for one).
+/// of at most `max_cases` does (a lift below the effect floor, for one).
 pub fn cases_needed(
     lift: f64,
     attempts: u32,
@@ -175,9 +290,7 @@ pub fn cases_needed(
     max_cases: usize,
 ) -> Option<usize> {
     let lowest = min_cases(params.level);
-    (lowest..=max_cases).find(|&n| {
-        matches!(detectable(n, attempts, variance, params), Detectable::Lift { mde } if mde <= lift + 1e-12)
-    })
+    (lowest..=max_cases).find(|&n| detects(n, attempts, lift, variance, params))
 }
 
 /// Estimate τ² and σ²_w from one run's trials, on `profile`'s per-pair sides. `None` when
@@ -187,12 +300,12 @@ pub fn cases_needed(
 /// (pooled over cases): the variance of one attempt's paired difference when the two sides
 /// are independent, computed without pairing attempts by their labels (which baseline
 /// attempt is "#2" is arbitrary, and pairing by it made the estimate change under
-/// relabelling). It is never below the binomial variance at the arms' observed (shrunk)
-/// rates ([`binomial_variance_floor`]): a run whose cases all moved alike shows no spread,
-/// but pass/fail outcomes at its rates have that much noise whatever one run showed, so no
-/// design is promised power that noise would not give. τ² is the rest of the spread of the
-/// per-case means. With one attempt per case the within-case variance cannot be seen and the
-/// floor stands in for it.
+/// relabelling). Planning never uses less than the [`PlanningFloor`] of the run's totals: a
+/// run whose cases all moved alike shows no spread, but pass/fail outcomes at its rates have
+/// that much noise whatever one run showed, so no design is promised power that noise would
+/// not give. τ² is the rest of the spread of the per-case means (net of the noise at the
+/// run's own rates). With one attempt per case the within-case variance cannot be seen and
+/// the floor stands in for it.
 pub fn variance_from_trials(
     trials: &[Trial],
     profile: ScoringProfile,
@@ -222,18 +335,26 @@ pub fn variance_from_trials(
     let sums = by_case.values().fold((0.0, 0.0), |(b, s), (cb, cs)| {
         (b + cb.iter().sum::<f64>(), s + cs.iter().sum::<f64>())
     });
-    let trials_per_arm = attempts.iter().sum::<usize>() as f64;
-    // The floor of one pair's variance: attempts of 1.
-    let floor = binomial_variance_floor(sums.0, sums.1, (trials_per_arm, trials_per_arm), &[1])
-        .unwrap_or(0.0);
+    let trials = attempts.iter().sum::<usize>() as f64;
+    let floor = PlanningFloor {
+        baseline: ArmTotal {
+            sum: sums.0,
+            trials,
+        },
+        skill: ArmTotal {
+            sum: sums.1,
+            trials,
+        },
+    };
     let separated = df > 0;
     // ss pools both sides over df per side: the sum of the two sides' pooled variances.
-    let observed = if separated { ss / df as f64 } else { 0.0 };
-    let within = observed.max(floor);
+    let within = if separated { ss / df as f64 } else { 0.0 };
     let inverse_r = attempts.iter().map(|r| 1.0 / *r as f64).sum::<f64>() / attempts.len() as f64;
+    let noise = within.max(floor.at(0.0));
     Ok(Some(VarianceModel {
-        between: (total_var - within * inverse_r).max(0.0),
+        between: (total_var - noise * inverse_r).max(0.0),
         within,
+        floor: Some(floor),
         source: VarianceSource::History {
             cases: by_case.len(),
             attempts: attempts.iter().copied().max().unwrap_or(1),
@@ -336,13 +457,16 @@ mod tests {
         let v = variance_from_trials(&trials, ScoringProfile::Outcome, &[])
             .unwrap()
             .unwrap();
-        // Observed within: only a's skill side varies, SS = 0.5 over 3 df: 1/6. The floor at
-        // the shrunk rates (2 + 2) / (6 + 4) and (3 + 2) / (6 + 4): 0.24 + 0.25 = 0.49.
-        assert!(close(v.within, 0.49, 1e-12), "{v:?}");
+        // Observed within: only a's skill side varies, SS = 0.5 over 3 df: 1/6. The planning
+        // floor at the run's own rates, 2/6 and 3/6 under a uniform prior (Beta(3, 5) and
+        // Beta(4, 4)): E[p(1 - p)] = ab / ((a + b)(a + b + 1)) = 15/72 + 16/72.
+        assert!(close(v.within, 1.0 / 6.0, 1e-12), "{v:?}");
+        let floor = 31.0 / 72.0;
+        assert!(close(v.within_at(0.0), floor, 1e-12), "{v:?}");
         // Case means 0.5, 0, 0: variance 1/12, less the within part over 2 attempts.
         assert!(close(
             v.between,
-            (1.0f64 / 12.0 - 0.49 / 2.0).max(0.0),
+            (1.0f64 / 12.0 - floor / 2.0).max(0.0),
             1e-12
         ));
         assert_eq!(
@@ -358,9 +482,9 @@ mod tests {
         let v = variance_from_trials(&single, ScoringProfile::Outcome, &[])
             .unwrap()
             .unwrap();
-        // rates (1 + 2) / (3 + 4) and (2 + 2) / (3 + 4)
-        let floor = 3.0 / 7.0 * 4.0 / 7.0 + 4.0 / 7.0 * 3.0 / 7.0;
-        assert!(close(v.within, floor, 1e-12), "{v:?}");
+        // 1/3 and 2/3: Beta(2, 3) and Beta(3, 2), 6/30 each; nothing observed within.
+        assert_eq!(v.within, 0.0);
+        assert!(close(v.within_at(0.0), 0.4, 1e-12), "{v:?}");
         assert!(
             variance_from_trials(&single[..2], ScoringProfile::Outcome, &[])
                 .unwrap()
@@ -385,11 +509,56 @@ mod tests {
         let v = variance_from_trials(&cases, ScoringProfile::Outcome, &[])
             .unwrap()
             .unwrap();
-        // 16 of 16 each side: (16 + 2) / (16 + 4) = 0.9, variance 0.09 per side.
-        assert!(close(v.within, 0.18, 1e-12), "{v:?}");
+        // 16 of 16 each side: Beta(17, 1), E[p(1 - p)] = 17 / (18 * 19) per side.
+        let still = 2.0 * 17.0 / (18.0 * 19.0);
+        assert!(close(v.within_at(0.0), still, 1e-12), "{v:?}");
         assert_eq!(v.between, 0.0);
+        // Planning a lift of 0.2, one arm moves to a mean of 17/18 - 0.2, which adds noise:
+        // E[(p - 0.2)(1.2 - p)] = E[p(1 - p)] + 0.2 (2 E[p] - 1) - 0.04.
+        let moved = 17.0 / (18.0 * 19.0) + 0.2 * (2.0 * 17.0 / 18.0 - 1.0) - 0.04;
+        assert!(close(v.within_at(0.2), still / 2.0 + moved, 1e-12), "{v:?}");
         let p = PlanParams::default();
         assert!(!matches!(detectable(8, 1, &v, &p), Detectable::Lift { mde } if mde < 0.3));
+        // What the plan states it detects, it detects at the variance planned for that lift.
+        let Detectable::Lift { mde } = detectable(100, 1, &v, &p) else {
+            panic!()
+        };
+        assert!(detects(100, 1, mde, &v, &p) && !detects(100, 1, mde - 1e-6, &v, &p));
+    }
+
+    /// An all-pass history says little about how noisy a changed arm will be: the planning
+    /// floor is never below the noise at the run's own rates, and grows with the planned lift
+    /// while the moved arm heads towards 0.5.
+    #[test]
+    fn the_planning_floor_grows_while_the_moved_arm_heads_to_one_half() {
+        let all_pass = PlanningFloor {
+            baseline: ArmTotal {
+                sum: 8.0,
+                trials: 8.0,
+            },
+            skill: ArmTotal {
+                sum: 8.0,
+                trials: 8.0,
+            },
+        };
+        let mut last = all_pass.at(0.0);
+        for i in 1..=40 {
+            let now = all_pass.at(f64::from(i) * 0.01);
+            assert!(now >= last - 1e-12, "{i}: {now} < {last}");
+            last = now;
+        }
+        // A half-and-half history: moving an arm away from 0.5 adds nothing.
+        let half = PlanningFloor {
+            baseline: ArmTotal {
+                sum: 4.0,
+                trials: 8.0,
+            },
+            skill: ArmTotal {
+                sum: 4.0,
+                trials: 8.0,
+            },
+        };
+        assert!(close(half.at(0.1), half.at(0.0), 1e-12));
     }
 
     /// Relabelling attempts within a case changes nothing.

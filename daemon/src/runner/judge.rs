@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skillwatch_core::grading::judge::{JudgeClient, JudgeFuture};
+use skillwatch_core::grading::judge::{Answer, AnswerFuture, JudgeClient, JudgeFuture};
+use skillwatch_core::trajectory::TokenUsage;
 
 use crate::harness::{Harness, HostEnv, TrialStatus};
 
@@ -59,7 +60,7 @@ pub struct OpenAiJudge {
 }
 
 impl OpenAiJudge {
-    async fn complete(&self, system: &str, user: &str) -> Result<String, String> {
+    async fn complete(&self, system: &str, user: &str) -> Result<Answer, String> {
         let body = json!({"model": self.model, "temperature": 0,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]});
         let mut req = self.client.post(&self.url).json(&body);
@@ -87,7 +88,8 @@ impl OpenAiJudge {
         }
         let v: Value = serde_json::from_str(&text)
             .map_err(|e| format!("POST {}: expected a JSON response, {e}", self.url))?;
-        v.pointer("/choices/0/message/content")
+        let text = v
+            .pointer("/choices/0/message/content")
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
             .map(str::to_owned)
@@ -96,7 +98,9 @@ impl OpenAiJudge {
                     "POST {}: expected choices[0].message.content text, found none",
                     self.url
                 )
-            })
+            })?;
+        let usage = v.get("usage").map(TokenUsage::from_openai_chat);
+        Ok(Answer { text, usage })
     }
 }
 
@@ -106,6 +110,10 @@ impl JudgeClient for OpenAiJudge {
     }
 
     fn ask<'a>(&'a self, system: &'a str, user: &'a str) -> JudgeFuture<'a> {
+        Box::pin(async move { self.complete(system, user).await.map(|a| a.text) })
+    }
+
+    fn ask_counted<'a>(&'a self, system: &'a str, user: &'a str) -> AnswerFuture<'a> {
         Box::pin(self.complete(system, user))
     }
 }
@@ -125,7 +133,7 @@ pub struct HarnessJudge {
 const JUDGE_RETRIES: u32 = 2;
 
 impl HarnessJudge {
-    async fn complete(&self, system: &str, user: &str) -> Result<String, String> {
+    async fn complete(&self, system: &str, user: &str) -> Result<Answer, String> {
         let dir = tempfile::Builder::new()
             .prefix("judge-")
             .tempdir_in(&self.temp_root)
@@ -167,7 +175,10 @@ impl HarnessJudge {
                 self.harness.name()
             ));
         }
-        Ok(out.final_output)
+        Ok(Answer {
+            text: out.final_output,
+            usage: Some(out.tokens),
+        })
     }
 }
 
@@ -177,6 +188,10 @@ impl JudgeClient for HarnessJudge {
     }
 
     fn ask<'a>(&'a self, system: &'a str, user: &'a str) -> JudgeFuture<'a> {
+        Box::pin(async move { self.complete(system, user).await.map(|a| a.text) })
+    }
+
+    fn ask_counted<'a>(&'a self, system: &'a str, user: &'a str) -> AnswerFuture<'a> {
         Box::pin(self.complete(system, user))
     }
 }

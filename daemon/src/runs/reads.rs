@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 
 use skillwatch_protocol::{
-    HARBOR_VARS, HarnessSettings, JudgeEndpoint, PairedRequest, ProbeRequest, RunSpec,
-    TriggerRequest,
+    HARBOR_VARS, HarnessSettings, JudgeEndpoint, JudgeSettings, OptimizeRequest, PairedRequest,
+    ProbeRequest, RunSpec, TriggerRequest,
 };
 
 use crate::harness::HostEnv;
@@ -27,16 +27,31 @@ impl Reads for HarnessSettings {
     }
 }
 
+impl Reads for JudgeSettings {
+    fn client_vars(&self) -> BTreeSet<String> {
+        match &self.endpoint {
+            JudgeEndpoint::Openai { api_key_env, .. } => {
+                BTreeSet::from([JudgeEndpoint::openai_key_var(api_key_env.as_deref()).to_owned()])
+            }
+            JudgeEndpoint::Harness { settings } => settings.client_vars(),
+        }
+    }
+}
+
 impl Reads for PairedRequest {
     fn client_vars(&self) -> BTreeSet<String> {
         let mut vars = self.harness.client_vars();
-        match self.judge.as_ref().map(|j| &j.endpoint) {
-            Some(JudgeEndpoint::Openai { api_key_env, .. }) => {
-                vars.insert(JudgeEndpoint::openai_key_var(api_key_env.as_deref()).to_owned());
-            }
-            Some(JudgeEndpoint::Harness { settings }) => vars.extend(settings.client_vars()),
-            None => {}
+        if let Some(judge) = &self.judge {
+            vars.extend(judge.client_vars());
         }
+        vars
+    }
+}
+
+impl Reads for OptimizeRequest {
+    fn client_vars(&self) -> BTreeSet<String> {
+        let mut vars = self.trigger.client_vars();
+        vars.extend(self.proposer.client_vars());
         vars
     }
 }
@@ -64,6 +79,7 @@ impl Reads for RunSpec {
             }
             RunSpec::Probe(r) => r.client_vars(),
             RunSpec::Trigger(r) => r.client_vars(),
+            RunSpec::Optimize(r) => r.client_vars(),
             RunSpec::Unknown(_) => BTreeSet::new(),
         }
     }

@@ -24,8 +24,9 @@ pub trait Executor: Send + Sync + 'static {
 pub enum Outcome {
     /// Every planned trial was recorded (or its budget stopped it) and the run scored.
     Completed {
-        /// The run, of the job's kind.
-        run: RunRef,
+        /// The run, of the job's kind (`None` for a description search, whose runs are its
+        /// children).
+        run: Option<RunRef>,
     },
     /// The run could not be made or was cut short by an error.
     Failed {
@@ -136,6 +137,24 @@ impl Reporter {
             message,
             event,
         });
+    }
+
+    /// Where a job that is not one run (a description search) is: its progress, in counts
+    /// and in words, stored on the job and published with `event`.
+    pub fn step(&self, progress: JobProgress, note: String, event: serde_json::Value) {
+        let stored = super::lock(&self.store).set_job_note(self.job, &note);
+        if let Err(e) = stored {
+            tracing::warn!(job = %self.job, "recording progress failed: {e}");
+        }
+        self.progress(progress, note, Some(event));
+    }
+
+    /// The description search stored its record.
+    pub fn optimization_recorded(&self, record: i64) {
+        let stored = super::lock(&self.store).set_job_optimization(self.job, record);
+        if let Err(e) = stored {
+            tracing::warn!(job = %self.job, "recording optimisation {record} failed: {e}");
+        }
     }
 
     /// The run reported so far.

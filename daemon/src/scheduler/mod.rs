@@ -337,6 +337,7 @@ impl Scheduler {
             (JobKind::Paired | JobKind::Harbor, _) => "skillwatch run".to_owned(),
             (JobKind::Probe, _) => "skillwatch probe".to_owned(),
             (JobKind::Trigger, _) => "skillwatch trigger".to_owned(),
+            (JobKind::Optimize, _) => "skillwatch trigger --optimize".to_owned(),
             (JobKind::Unknown, _) => "the command".to_owned(),
         };
         Err(format!(
@@ -482,7 +483,7 @@ impl Scheduler {
         });
         let stop = self.running().get(&id).and_then(|r| r.stop);
         let finished = self.settle(id, &outcome, stop);
-        if let (Some(_), Outcome::Completed { run }) = (&finished, &outcome)
+        if let (Some(_), Outcome::Completed { run: Some(run) }) = (&finished, &outcome)
             && trigger == JobTrigger::ModelChange
             && run.kind == RunKind::Paired
         {

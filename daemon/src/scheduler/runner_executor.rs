@@ -70,6 +70,7 @@ impl Executor for RunnerExecutor {
                 RunSpec::Harbor(r) => run(&engine, &r, ctx).await,
                 RunSpec::Probe(r) => run(&engine, &r, ctx).await,
                 RunSpec::Trigger(r) => run(&engine, &r, ctx).await,
+                RunSpec::Optimize(r) => optimize(&engine, &r, ctx).await,
                 RunSpec::Unknown(u) => Outcome::Failed {
                     run: None,
                     error: format!(
@@ -163,7 +164,7 @@ async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> 
                 run: Some(run),
                 error,
             },
-            None => Outcome::Completed { run },
+            None => Outcome::Completed { run: Some(run) },
         },
         // the store keeps a run that measured nothing `failed` (store::write::finish_run)
         RunStatus::Failed => Outcome::Failed {
@@ -176,6 +177,52 @@ async fn execute<K: Kind>(planned: crate::runs::Planned<K>, ctx: JobContext) -> 
         other => Outcome::Failed {
             run: Some(run),
             error: format!("the run ended {other}"),
+        },
+    }
+}
+
+/// A description search: one job whose measurements are child trigger runs. A cancel (or the
+/// daemon draining) stops it after the trials in flight, and the partial record is stored.
+async fn optimize(
+    engine: &Engine,
+    request: &skillwatch_protocol::OptimizeRequest,
+    ctx: JobContext,
+) -> Outcome {
+    let stop = tokio_util::sync::CancellationToken::new();
+    let watch = {
+        let (stop, cancel, drain) = (stop.clone(), ctx.cancel.clone(), ctx.drain.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = cancel.cancelled() => {}
+                _ = drain.cancelled() => {}
+            }
+            stop.cancel();
+        })
+    };
+    let report = ctx.report.clone();
+    let sink: crate::optimize::OptimizeSink = Arc::new(move |p| {
+        let progress = JobProgress {
+            done: p.trials as u32,
+            ..JobProgress::default()
+        };
+        let event = serde_json::to_value(p).unwrap_or_default();
+        report.step(progress, p.line(), event);
+    });
+    let result = crate::optimize::run(engine, request, sink, stop.clone()).await;
+    watch.abort();
+    match result {
+        Ok(r) => {
+            if let Some(id) = r.record {
+                ctx.report.optimization_recorded(id);
+            }
+            match r.stopped.reason {
+                skillwatch_protocol::StopReason::Cancelled => Outcome::Stopped { run: None },
+                _ => Outcome::Completed { run: None },
+            }
+        }
+        Err(e) => Outcome::Failed {
+            run: None,
+            error: e.to_string(),
         },
     }
 }
@@ -390,6 +437,8 @@ mod tests {
             lift: None,
             probe_run: None,
             trigger_run: None,
+            optimization: None,
+            note: None,
             created_ms: 0,
             started_ms: None,
             finished_ms: None,

@@ -30,7 +30,7 @@ pub struct Recovered {
 const JOB_COLUMNS: &str = "j.id, j.skill_dir, j.skill, j.request, j.state, j.run_id, j.attempts,
      j.interruptions, j.done, j.total, j.reused, j.error, j.created_ms, j.started_ms,
      j.finished_ms, (SELECT s.lift FROM run_summaries s WHERE s.run_id = j.run_id),
-     j.probe_run_id, j.trigger_run_id";
+     j.probe_run_id, j.trigger_run_id, j.optimization_id, j.note";
 
 fn job_row(r: &Row<'_>) -> rusqlite::Result<JobInfo> {
     let request_text: String = r.get(3)?;
@@ -66,6 +66,8 @@ fn job_row(r: &Row<'_>) -> rusqlite::Result<JobInfo> {
         lift: r.get(15)?,
         probe_run: r.get(16)?,
         trigger_run: r.get(17)?,
+        optimization: r.get(18)?,
+        note: r.get(19)?,
     })
 }
 
@@ -187,6 +189,22 @@ impl Store {
         self.conn
             .prepare_cached(&format!("UPDATE jobs SET {column} = ?2 WHERE id = ?1"))?
             .execute(params![id.0, run.id])?;
+        Ok(())
+    }
+
+    /// Record the optimisation record a description search stored.
+    pub fn set_job_optimization(&mut self, id: JobId, record: i64) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE jobs SET optimization_id = ?2 WHERE id = ?1")?
+            .execute(params![id.0, record])?;
+        Ok(())
+    }
+
+    /// Record where a running job is, in words.
+    pub fn set_job_note(&mut self, id: JobId, note: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("UPDATE jobs SET note = ?2 WHERE id = ?1")?
+            .execute(params![id.0, note])?;
         Ok(())
     }
 

@@ -74,8 +74,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../../migrations/0013_description_optimizations.sql"),
     },
     Migration {
-        name: "0014_plugin_arm.sql",
-        sql: include_str!("../../../migrations/0014_plugin_arm.sql"),
+        name: "0014_optimization_jobs.sql",
+        sql: include_str!("../../../migrations/0014_optimization_jobs.sql"),
+    },
+    Migration {
+        name: "0015_plugin_arm.sql",
+        sql: include_str!("../../../migrations/0015_plugin_arm.sql"),
     },
 ];
 
@@ -138,7 +142,7 @@ pub fn check_version(conn: &Connection, path: &Path, known: u32) -> Result<u32> 
 /// Apply `migrations[from..]`, each with its version bump in one transaction.
 ///
 /// Foreign keys are off while they run and checked before each commit: SQLite's way to change
-/// a table's constraints is to rebuild it (0014 widens `trials.condition`), and dropping a
+/// a table's constraints is to rebuild it (0015 widens `trials.condition`), and dropping a
 /// table others refer to with foreign keys on would delete or refuse their rows. The pragma
 /// cannot change inside a transaction, so it is set around them; a migration that leaves a
 /// dangling reference is rolled back.

@@ -6,6 +6,7 @@
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use skillwatch_protocol::OptimizeReport;
 
 use super::Store;
 use super::error::Result;
@@ -39,6 +40,18 @@ pub struct OptimizationRecord {
     pub tokens: u64,
     /// Cost in USD of its trials (0 when unpriced).
     pub cost_usd: f64,
+    /// Calls to the proposer (migration 0014; 0 in records made before it).
+    #[serde(default)]
+    pub proposer_calls: u64,
+    /// Tokens spent by the proposer's calls.
+    #[serde(default)]
+    pub proposer_tokens: u64,
+    /// Cost in USD of the proposer's calls (0 when unpriced).
+    #[serde(default)]
+    pub proposer_cost_usd: f64,
+    /// The job's report (migration 0014; `None` in records made before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<OptimizeReport>,
 }
 
 /// A stored optimisation with its id and time.
@@ -62,8 +75,9 @@ impl Store {
         tx.execute(
             "INSERT INTO description_optimizations (skill_id, skill_version_id, harness, model,
                  proposer_model, seed, split, candidates, original, chosen, stopped, tokens,
-                 cost_usd, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                 cost_usd, created_ms, proposer_calls, proposer_tokens, proposer_cost_usd, report)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                     ?18)",
             params![
                 skill_id,
                 version_id,
@@ -78,7 +92,13 @@ impl Store {
                 r.stopped,
                 r.tokens as i64,
                 r.cost_usd,
-                now
+                now,
+                r.proposer_calls as i64,
+                r.proposer_tokens as i64,
+                r.proposer_cost_usd,
+                r.report
+                    .as_ref()
+                    .map(|rep| serde_json::to_string(rep).unwrap_or_default())
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -88,19 +108,35 @@ impl Store {
 
     /// The optimisations of skill `name`, newest first.
     pub fn optimizations(&self, name: &str) -> Result<Vec<StoredOptimization>> {
-        let mut stmt = self.conn.prepare_cached(
+        self.read_optimizations("s.name = ?1", rusqlite::types::Value::Text(name.to_owned()))
+    }
+
+    /// The optimisation `id` (what an optimize job stored).
+    pub fn optimization(&self, id: i64) -> Result<Option<StoredOptimization>> {
+        let found = self.read_optimizations("o.id = ?1", rusqlite::types::Value::Integer(id))?;
+        Ok(found.into_iter().next())
+    }
+
+    fn read_optimizations(
+        &self,
+        filter: &str,
+        value: rusqlite::types::Value,
+    ) -> Result<Vec<StoredOptimization>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT o.id, o.created_ms, s.name, s.last_path, v.content_hash, o.harness, o.model,
                     o.proposer_model, o.seed, o.split, o.candidates, o.original, o.chosen,
-                    o.stopped, o.tokens, o.cost_usd
+                    o.stopped, o.tokens, o.cost_usd, o.proposer_calls, o.proposer_tokens,
+                    o.proposer_cost_usd, o.report
              FROM description_optimizations o
              JOIN skills s ON s.id = o.skill_id
              JOIN skill_versions v ON v.id = o.skill_version_id
-             WHERE s.name = ?1 ORDER BY o.created_ms DESC, o.id DESC",
-        )?;
+             WHERE {filter} ORDER BY o.created_ms DESC, o.id DESC"
+        ))?;
         let json = |t: String| serde_json::from_str(&t).unwrap_or(Value::Null);
-        let rows = stmt.query_map(params![name], |r| {
+        let rows = stmt.query_map(params![value], |r| {
+            let id: i64 = r.get(0)?;
             Ok(StoredOptimization {
-                id: r.get(0)?,
+                id,
                 created_ms: r.get(1)?,
                 record: OptimizationRecord {
                     skill: SkillIdentity {
@@ -119,6 +155,17 @@ impl Store {
                     stopped: r.get(13)?,
                     tokens: r.get::<_, i64>(14)? as u64,
                     cost_usd: r.get(15)?,
+                    proposer_calls: r.get::<_, i64>(16)? as u64,
+                    proposer_tokens: r.get::<_, i64>(17)? as u64,
+                    proposer_cost_usd: r.get(18)?,
+                    // the report is stored before its row has an id: it is the row's
+                    report: r
+                        .get::<_, Option<String>>(19)?
+                        .and_then(|t| serde_json::from_str::<OptimizeReport>(&t).ok())
+                        .map(|rep| OptimizeReport {
+                            record: Some(id),
+                            ..rep
+                        }),
                 },
             })
         })?;

@@ -1449,7 +1449,7 @@ fn migration_0011_fails_the_stored_runs_that_measured_nothing() {
     assert_eq!(store.run(fine).unwrap().status, RunStatus::Completed);
 }
 
-/// Migration 0014 rebuilds `trials` to admit the plugin arm: a history written before keeps
+/// Migration 0015 rebuilds `trials` to admit the plugin arm: a history written before keeps
 /// every trial (same ids, so what refers to them still does) and its scores, foreign keys are
 /// enforced again afterwards, and plugin trials score as a second lift beside the skill's.
 #[test]

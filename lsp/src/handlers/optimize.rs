@@ -1,15 +1,17 @@
 //! "Look for a better description": a code action on a SKILL.md's `description:` that runs
-//! `skillwatch trigger SKILL --optimize` (its measurements are trigger jobs of the daemon the
-//! server is linked to; the CLI starts one on demand) and, when it ends with a description
-//! that beat the current one on validation, offers it: the validation rates in a message with
-//! "Apply" (a `workspace/applyEdit` of the `description:` alone, on the text as it is then),
-//! and the diff in `skillwatch/optimizeFinished` for clients that preview it.
+//! `skillwatch trigger SKILL --optimize`, the thin client of the description search (one job
+//! of the daemon the server is linked to; the CLI starts one on demand), reads the job's typed
+//! report ([`OptimizeReport`]) and, when it ends with a description that beat the current one
+//! on validation, offers it: the validation rates in a message with "Apply" (a
+//! `workspace/applyEdit` of the `description:` alone, on the text as it is then), and the diff
+//! in `skillwatch/optimizeFinished` for clients that preview it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 use skillwatch_core::skill::SkillDocument;
+use skillwatch_protocol::{OptimizeReport, Rates};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, Command, MessageActionItem, MessageType, Range, TextEdit,
     WorkspaceEdit,
@@ -60,7 +62,7 @@ pub async fn run(state: Arc<State>, skill_dir: String) {
         args.extend(["--db".into(), db.display().to_string()]);
     }
     let outcome = super::commands::run_cli(&state.cli_path(), &args).await;
-    let report: Option<Value> = match &outcome {
+    let report: Option<OptimizeReport> = match &outcome {
         Ok(out) if out.success => serde_json::from_str(&out.stdout).ok(),
         _ => None,
     };
@@ -72,9 +74,8 @@ pub async fn run(state: Arc<State>, skill_dir: String) {
         let message = format!("Description search failed: {why}");
         return finish(&state, skill_dir, false, message, None, None).await;
     };
-    let chosen = report["chosen"].as_str().map(str::to_owned);
-    let diff = report["diff"].as_str().map(str::to_owned);
     let message = summary(&report);
+    let (chosen, diff) = (report.chosen, report.diff);
     if let Some(text) = &chosen {
         offer(&state, &skill_dir, text, &message).await;
     }
@@ -82,23 +83,23 @@ pub async fn run(state: Arc<State>, skill_dir: String) {
 }
 
 /// `Recall 2/8 -> 8/8, false triggers 0/4 -> 0/4 on validation (stopped: ...)`.
-fn summary(report: &Value) -> String {
-    let rate = |side: &str, which: &str| {
-        let r = &report[side][which];
-        match (r["hits"].as_u64(), r["trials"].as_u64()) {
-            (Some(h), Some(t)) => format!("{h}/{t}"),
-            _ => "-".into(),
+fn summary(report: &OptimizeReport) -> String {
+    let rate = |side: &Option<Rates>, recall: bool| match side {
+        Some(r) => {
+            let p = if recall { &r.recall } else { &r.false_trigger };
+            format!("{}/{}", p.hits, p.trials)
         }
+        None => "-".into(),
     };
-    let stopped = report["stopped"]["detail"].as_str().unwrap_or_default();
-    match report["chosen"].as_str() {
+    let stopped = &report.stopped.detail;
+    match &report.chosen {
         Some(_) => format!(
             "A better description: recall {} -> {}, false triggers {} -> {} on validation \
              ({stopped})",
-            rate("before", "recall"),
-            rate("after", "recall"),
-            rate("before", "false_trigger"),
-            rate("after", "false_trigger")
+            rate(&report.before, true),
+            rate(&report.after, true),
+            rate(&report.before, false),
+            rate(&report.after, false)
         ),
         None => format!("No better description found ({stopped})"),
     }

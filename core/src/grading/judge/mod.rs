@@ -33,6 +33,18 @@ pub use prompt::Response;
 /// A judge model's reply, or why the call failed (transport, HTTP status, empty answer).
 pub type JudgeFuture<'a> = Pin<Box<dyn Future<Output = Result<String, String>> + Send + 'a>>;
 
+/// A model's reply with the tokens the call used, as the transport reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The reply text.
+    pub text: String,
+    /// What the call used; `None` when the transport does not say (it cannot be budgeted).
+    pub usage: Option<crate::trajectory::TokenUsage>,
+}
+
+/// An [`Answer`], or why the call failed.
+pub type AnswerFuture<'a> = Pin<Box<dyn Future<Output = Result<Answer, String>> + Send + 'a>>;
+
 /// How grading reaches a judge model. Implemented by the runner (OpenAI-compatible endpoint,
 /// or any harness); tests implement it over a mock model server.
 pub trait JudgeClient: Send + Sync {
@@ -40,6 +52,14 @@ pub trait JudgeClient: Send + Sync {
     fn model(&self) -> &str;
     /// One completion: a system prompt and a user message in, the reply text out.
     fn ask<'a>(&'a self, system: &'a str, user: &'a str) -> JudgeFuture<'a>;
+    /// [`JudgeClient::ask`] with what the call used, for callers that budget their calls (the
+    /// description optimiser's proposer). A transport that cannot tell says `None`.
+    fn ask_counted<'a>(&'a self, system: &'a str, user: &'a str) -> AnswerFuture<'a> {
+        Box::pin(async move {
+            let text = self.ask(system, user).await?;
+            Ok(Answer { text, usage: None })
+        })
+    }
 }
 
 /// Retries after a failed or unparsable reply, per call (skill-validator's 2).

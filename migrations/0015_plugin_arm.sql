@@ -1,6 +1,6 @@
--- 0014_plugin_arm: a third condition, `plugin` (a Vally experiment's plugin arm: every skill of
+-- 0015_plugin_arm: a third condition, `plugin` (a Vally experiment's plugin arm: every skill of
 -- the plugin installed together), beside `baseline` and `skill` (issue 38). Never edit once
--- landed; add 0015_... instead.
+-- landed; add 0016_... instead.
 --
 -- SQLite cannot widen a CHECK constraint in place, so `trials` is rebuilt by the documented
 -- procedure (sqlite.org/lang_altertable.html#otheralter): a new table, every row copied with
@@ -10,7 +10,7 @@
 -- migration and checks them before each commit), so dropping the old table deletes nothing
 -- that refers to it. Rows are copied unchanged: every old row reads as it did.
 
-CREATE TABLE trials_v14 (
+CREATE TABLE trials_v15 (
     id             INTEGER PRIMARY KEY,
     run_id         INTEGER NOT NULL REFERENCES runs(id),
     case_id        INTEGER NOT NULL REFERENCES cases(id),
@@ -36,7 +36,7 @@ CREATE TABLE trials_v14 (
     UNIQUE (run_id, case_id, condition, attempt)
 ) STRICT;
 
-INSERT INTO trials_v14 (id, run_id, case_id, condition, attempt, status, passed, output,
+INSERT INTO trials_v15 (id, run_id, case_id, condition, attempt, status, passed, output,
                         error_message, tokens_in, tokens_out, tokens_cached, cost_usd, wall_ms,
                         tool_calls, turns, errors, skill_invoked, trajectory_id, started_ms,
                         stderr_tail, retries)
@@ -46,7 +46,7 @@ SELECT id, run_id, case_id, condition, attempt, status, passed, output, error_me
 FROM trials;
 
 DROP TABLE trials;
-ALTER TABLE trials_v14 RENAME TO trials;
+ALTER TABLE trials_v15 RENAME TO trials;
 
 -- "last result of case C": newest run first (0001).
 CREATE INDEX trials_by_case ON trials (case_id, run_id DESC);
