@@ -178,6 +178,8 @@ fn score(i: usize, a: u32, condition: Condition, broken: bool) -> f64 {
         (Condition::Baseline, _) => 0.25 + wobble(7),
         (Condition::Skill, false) => 0.62 + wobble(3),
         (Condition::Skill, true) => 0.22 + wobble(3),
+        // the shapes write two arms; a plugin arm, if one is ever written, helps as the skill
+        (Condition::Plugin, _) => 0.62 + wobble(3),
     }
 }
 
@@ -237,7 +239,7 @@ fn trial(
 /// (without), its observation, and the answer.
 fn trajectory(skill: &str, model: &str, case: &str, condition: Condition, a: u32) -> String {
     let (tool, args, seen) = match condition {
-        Condition::Skill => (
+        Condition::Skill | Condition::Plugin => (
             "Read",
             json!({"file_path": format!(".claude/skills/{skill}/SKILL.md")}),
             format!("---\nname: {skill}\n---\n# Steps\n1. Keep every row."),

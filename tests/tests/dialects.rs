@@ -151,16 +151,15 @@ fn what_a_dialect_has_that_skillwatch_does_not_run_is_said_where_it_is_written()
             "{what}: {messages:#?}"
         );
     }
+    // the experiment's plugin arm is a third condition `run` runs, not a note
     let experiment = file(&v, &root, "dump-collect.experiment.yaml");
-    let plugin = &experiment["diagnostics"][0];
+    let diagnostics = experiment["diagnostics"].as_array().unwrap();
     assert!(
-        plugin["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("not run by skillwatch yet: the plugin arm `plugin`"),
+        !diagnostics
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("plugin arm")),
         "{experiment:#}"
     );
-    assert_eq!(plugin["start"]["line"], 18, "{plugin:#}");
 }
 
 /// A broken copy of each dialect's file: the edit, and the text the error must point at.

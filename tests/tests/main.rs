@@ -60,6 +60,7 @@ mod run_errors;
 mod run_faults;
 mod run_isolation;
 mod run_openai;
+mod run_plugin;
 mod run_reuse;
 mod run_timeout;
 mod run_verdicts;

@@ -213,6 +213,18 @@ fn run_line(o: &mut String, entry: &HistoryEntry, profile: Option<ScoringProfile
         run.status
     );
     let Some(h) = &entry.headline else { return };
+    if let Some(arm) = &h.plugin {
+        let p = arm.profile(profile.unwrap_or_else(|| run.profile()));
+        let _ = writeln!(
+            o,
+            "{:>8}plugin arm: lift {} {} · {} · pass rate {}",
+            "",
+            signed(p.lift),
+            interval(p.interval.as_ref()),
+            p.verdict.label(),
+            rate(arm.pass_rate.as_ref()),
+        );
+    }
     if h.skill_pass_rate.is_some() || h.invocation_rate.is_some() {
         let _ = writeln!(
             o,

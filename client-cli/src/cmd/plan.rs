@@ -19,7 +19,9 @@ use skillwatch_core::plural::count;
 use skillwatch_core::scoring::plan::{
     Detectable, PlanParams, VarianceModel, VarianceSource, cases_needed, detectable,
 };
-use skillwatch_daemon::runner::{HarnessKind, HarnessSettings, RunRequest, planned_cases};
+use skillwatch_daemon::runner::{
+    HarnessKind, HarnessSettings, RunRequest, planned_cases, planned_design,
+};
 use skillwatch_daemon::store::{RunKind, Store};
 use skillwatch_protocol::Price;
 
@@ -323,7 +325,8 @@ pub fn variance_text(v: &VarianceModel, run: Option<i64>) -> String {
 /// The lines printed before a run: the design, the smallest lift it can detect, and what it
 /// is expected to spend (from `store`, the history it records into, when it exists).
 pub fn design_note(store: Option<&Store>, request: &RunRequest) -> anyhow::Result<String> {
-    let cases = planned_cases(request)?;
+    let design = planned_design(request)?;
+    let cases = design.cases;
     let skill = skill_name(&request.skill_dir.display().to_string())?;
     let history = match store {
         Some(s) => s.outcome_variance(&skill, Some(&request.model))?,
@@ -335,7 +338,7 @@ pub fn design_note(store: Option<&Store>, request: &RunRequest) -> anyhow::Resul
     };
     let params = PlanParams::default();
     let d = detectable(cases, request.runs, &variance, &params);
-    let trials = 2 * cases * request.runs as usize;
+    let trials = design.conditions * cases * request.runs as usize;
     let per_trial = match store {
         Some(s) => Expected::of(s, &skill, &request.model, request.budget.price.as_ref())?,
         None => None,

@@ -406,13 +406,16 @@ fn latest_run(
             }
         };
         let case = &mut cases[at];
-        let tally = if trial.condition.as_str() == "skill" {
-            &mut case.skill
-        } else {
-            &mut case.baseline
+        // the case's two-arm tallies; a plugin trial is listed below with its condition
+        let tally = match trial.condition {
+            skillwatch_daemon::store::Condition::Baseline => Some(&mut case.baseline),
+            skillwatch_daemon::store::Condition::Skill => Some(&mut case.skill),
+            skillwatch_daemon::store::Condition::Plugin => None,
         };
-        tally.0 += usize::from(trial.passed == Some(true));
-        tally.1 += 1;
+        if let Some(tally) = tally {
+            tally.0 += usize::from(trial.passed == Some(true));
+            tally.1 += 1;
+        }
         if trial.attempt >= trajectory::MAX_ATTEMPTS {
             case.hidden += 1;
             continue;

@@ -124,6 +124,17 @@ fn latest_table(skill: &SkillReport) -> Markup {
                         td { (run.lift.completed_runs) }
                         td { "run " (run.lift.run.id) " · " (format_rfc3339(run.lift.run.started_ms)) " · skill " (short_hash(&run.lift.run.skill_hash)) }
                     }
+                    @if let Some(arm) = &h.plugin {
+                        @let p = arm.profile(run.lift.run.profile());
+                        // the plugin arm of the same run, against the same baseline
+                        tr.plugin-arm {
+                            td colspan="2" { "plugin arm (all its skills)" }
+                            td.num { (signed(p.lift)) } td { (interval(p.interval.as_ref())) }
+                            td class=(verdict_class(p.verdict.verdict)) title=(p.verdict.reason) { (p.verdict.label()) }
+                            td { (rate(h.baseline_pass_rate.as_ref())) " → " (rate(arm.pass_rate.as_ref())) }
+                            td colspan="4" {}
+                        }
+                    }
                 }
             }
         }

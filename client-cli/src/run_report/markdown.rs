@@ -7,7 +7,7 @@ use skillwatch_daemon::runner::RunReport;
 
 use super::{
     beside, case_test, compat_lines, exclusions, harness_line, other_profile, pass_at_k_lines,
-    passes, per_case_line, score, tally_line, trouble, unread_note, utility,
+    passes, per_case_line, plugin_line, score, tally_line, trouble, unread_note, utility,
 };
 use crate::cmd::history_db::{design, interval, signed};
 use skillwatch_core::scoring::case_test::CaseFinding;
@@ -94,6 +94,9 @@ fn headline(r: &RunReport) -> String {
         design(p.cases, h.attempts),
     );
     let _ = write!(line, "\n\n{}", r.verdict.reason);
+    if let Some(plugin) = plugin_line(r) {
+        let _ = write!(line, "\n\n**Plugin Lift** {plugin}");
+    }
     if let Some(note) = unread_note(r) {
         let _ = write!(line, "\n\n{note}");
     }

@@ -19,7 +19,7 @@ use skillwatch_core::scoring::{ScoringProfile, Verdict};
 use skillwatch_daemon::runner::{RunReport, SideRow, TrialTally};
 use skillwatch_daemon::store::{ProfileHeadline, RunHeadline, RunStatus, Spent, Stop};
 
-use crate::cmd::history_db::{interval, rate, signed};
+use crate::cmd::history_db::{design, interval, rate, signed};
 
 /// A run's status as said to a person: `stopped: budget` when its budget stopped it before its
 /// plan was done (it is stored `completed`: it ran to its own end and is scored).
@@ -244,6 +244,36 @@ fn beside(h: &RunHeadline) -> String {
         ));
     }
     parts.join(" · ")
+}
+
+/// The plugin arm's lift over the baseline under the report's profile, with its interval,
+/// design, pass rates and verdict, for a run with a plugin arm: one line each renderer
+/// prefixes with its own label, so the terminal and markdown say the same thing.
+fn plugin_line(r: &RunReport) -> Option<String> {
+    let s = r.summary.as_ref()?;
+    let arm = s.headline.plugin.as_ref()?;
+    let p = arm.profile(r.profile);
+    let verdict = r.plugin_verdict.as_ref()?;
+    let skills = plugin_skills(r);
+    Some(format!(
+        "{} {} · {} · pass rate {} -> {}{skills} · {}",
+        signed(p.lift),
+        interval(p.interval.as_ref()),
+        design(p.cases, s.headline.attempts),
+        rate(s.headline.baseline_pass_rate.as_ref()),
+        rate(arm.pass_rate.as_ref()),
+        verdict.reason
+    ))
+}
+
+/// ` · 3 skills of plugin arm `plugin``: what the plugin arm staged, from the run's config.
+fn plugin_skills(r: &RunReport) -> String {
+    let plugin = &r.run.config["plugin"];
+    let n = plugin["skills"].as_array().map_or(0, Vec::len);
+    match plugin["name"].as_str() {
+        Some(name) => format!(" · {} of the arm `{name}`", count(n, "skill")),
+        None => String::new(),
+    }
 }
 
 /// The profile not shown as the headline, with its own verdict, labelled.

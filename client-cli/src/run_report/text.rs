@@ -8,8 +8,8 @@ use skillwatch_daemon::runner::RunReport;
 
 use super::{
     beside, budget_lines, compat_lines, exclusions, harness_line, metric_names, other_profile,
-    pass_at_k_lines, passes, per_case_line, score, status_word, tally_line, trouble, unread_note,
-    utility,
+    pass_at_k_lines, passes, per_case_line, plugin_line, score, status_word, tally_line, trouble,
+    unread_note, utility,
 };
 use crate::cmd::history_db::{design, interval, signed};
 
@@ -119,6 +119,9 @@ fn headline(o: &mut String, r: &RunReport) {
         let _ = writeln!(o, "{line}");
     }
     let _ = writeln!(o, "Verdict      {}", r.verdict.reason);
+    if let Some(line) = plugin_line(r) {
+        let _ = writeln!(o, "Plugin Lift  {line}");
+    }
     for line in budget_lines(r.stop.as_ref(), &r.spent) {
         let _ = writeln!(o, "{line}");
     }

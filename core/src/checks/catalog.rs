@@ -620,7 +620,7 @@ pub static EVAL_FILE_RULES: &[Rule] = &[
         name: "eval-not-run",
         category: Category::Eval,
         severity: Severity::Warning,
-        summary: "Something an eval file asks for that skillwatch does not run (a pairwise grader, scoring weights, a plugin arm, a run-command grader), or a run setting it takes from its own flags (info): said where it is written, never dropped silently.",
+        summary: "Something an eval file asks for that skillwatch does not run (a pairwise grader, scoring weights, a second plugin arm, a run-command grader), or a run setting it takes from its own flags (info): said where it is written, never dropped silently.",
     },
 ];
 
@@ -712,7 +712,8 @@ will grade; write the name the tools you use read (or both).",
         "skillwatch reads other tools' eval files as they are (docs/evals.md). What a file asks \
 for that the one suite model cannot express is said where it is written instead of dropped: \
 Vally's `pairwise` and `run-command` graders, `scoring` weights and thresholds, an experiment's \
-plugin arm (not run yet: skillwatch runs the baseline and skilled arms), waza's `metrics` \
+variants other than its baseline, skilled and plugin arms (the plugin arm runs as a third \
+condition; a second one does not), waza's `metrics` \
 weights and `code` graders, skill-up's script judges. Such findings are warnings, since the \
 measurement differs from the other tool's; run settings skillwatch takes from its own flags \
 (`runs`, `model`, `judge_model`) are infos.",

@@ -64,6 +64,7 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         .map(|(i, node)| scenario(node, format!("/scenarios/{i}"), file))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Suite {
+        plugin: None,
         skill_name: None,
         cases,
         triggers: super::triggers::triggers_from_tree(&top, file)?,

@@ -77,6 +77,7 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         .map(|(pointer, node)| case(node, pointer, file, shape.format, default_skill))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Suite {
+        plugin: None,
         skill_name,
         cases,
         triggers: Vec::new(),

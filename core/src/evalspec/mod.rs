@@ -33,7 +33,7 @@ pub use eval_yaml::{ASSERTION_TYPES, DEFAULT_TIMEOUT_SECS};
 pub use evals_json::{TYPED_ASSERTIONS, files_source};
 pub use model::{
     Activation, Assertion, Case, Constraints, Criterion, CriterionKind, FileContent, Format,
-    Judged, Note, NoteLevel, Origin, Pattern, PatternError, Setup, SetupFile, Suite,
+    Judged, Note, NoteLevel, Origin, Pattern, PatternError, PluginArm, Setup, SetupFile, Suite,
 };
 pub use triggers::{
     TRIGGER_SET_FILES, TriggerKind, TriggerQuery, load_trigger_queries, parse_trigger_set,
@@ -341,6 +341,7 @@ pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
         .and_then(|n| n.to_str())
         .map(str::to_string);
     let mut suite = Suite {
+        plugin: None,
         skill_name: None,
         cases: Vec::new(),
         triggers: Vec::new(),
@@ -349,9 +350,13 @@ pub fn load_suite(skill_dir: &Path) -> Result<Suite, LoadSuiteError> {
     for file in &files {
         let loaded = Loaded::read(&file.path, skill_dir)?;
         let part = match (&file.role, loaded.dialect) {
-            (Role::Experiment, _) => {
-                loaded.parse(|t, rel| vally::experiment_from_tree(t, rel, skill.as_deref()))?
-            }
+            (Role::Experiment, _) => loaded.parse(|t, rel| {
+                let mut part = vally::experiment_from_tree(t, rel, skill.as_deref())?;
+                if let Some(first) = &suite.plugin {
+                    vally::second_plugin_arm(&mut part, first);
+                }
+                Ok(part)
+            })?,
             (_, Dialect::Waza) => {
                 let (mut part, ctx) = loaded.parse(waza::eval_from_tree)?;
                 for path in waza_tasks(&file.path, &ctx) {
@@ -383,6 +388,7 @@ impl Suite {
         self.cases.extend(other.cases);
         self.triggers.extend(other.triggers);
         self.notes.extend(other.notes);
+        self.plugin = self.plugin.take().or(other.plugin);
     }
 }
 

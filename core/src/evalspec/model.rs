@@ -31,6 +31,27 @@ pub struct Suite {
     /// editor and `run`, never dropped silently. Not part of the suite's identity.
     #[serde(default)]
     pub notes: Vec<Note>,
+    /// The plugin arm a Vally experiment asks for (the whole plugin installed together), run
+    /// as a third condition beside baseline and skill; `None` for every other suite, whose
+    /// runs are the two arms alone. Not part of the suite's identity (the cases are): the
+    /// run records the arm's skills with their hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<PluginArm>,
+}
+
+/// A plugin arm: the skills an experiment stages together, as it writes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginArm {
+    /// The variant's name in the experiment (`plugin`).
+    pub name: String,
+    /// The experiment file, relative to the skill folder (as [`Note::file`]); the skill
+    /// paths are relative to its folder, as Vally resolves them.
+    pub file: String,
+    /// Where the variant is written (its key).
+    pub span: Span,
+    /// `environment.skills` of the variant: skill folders, or a folder of skills (a
+    /// plugin's `skills/`), relative to the experiment's folder.
+    pub skills: Vec<String>,
 }
 
 /// Something an eval file asks for that skillwatch does not run, or runs by a rule of its own
@@ -462,6 +483,7 @@ mod tests {
         assert!(a.content_hash().starts_with("sha256:"));
 
         let suite = Suite {
+            plugin: None,
             skill_name: Some("s".into()),
             cases: vec![a.clone(), edited.clone()],
             triggers: Vec::new(),
@@ -644,6 +666,7 @@ mod tests {
                 cases in vec(case(), 0..4),
             ) {
                 let suite = Suite {
+                    plugin: None,
                     skill_name,
                     cases,
                     triggers: Vec::new(),

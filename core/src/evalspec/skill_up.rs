@@ -118,6 +118,7 @@ pub(crate) fn eval_from_tree(root: &Node, file: &str) -> Result<(Suite, Context)
         }
     }
     let suite = Suite {
+        plugin: None,
         skill_name: None,
         cases: Vec::new(),
         triggers: Vec::new(),
@@ -250,6 +251,7 @@ pub(crate) fn case_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
         },
     };
     Ok(Suite {
+        plugin: None,
         skill_name: None,
         cases: vec![case],
         triggers: Vec::new(),

@@ -208,6 +208,7 @@ pub fn load_trigger_queries(
     let suite = match load_suite(skill_dir) {
         Ok(s) => s,
         Err(LoadSuiteError::NoEvalFiles { .. }) => Suite {
+            plugin: None,
             skill_name: None,
             cases: Vec::new(),
             triggers: Vec::new(),

@@ -9,7 +9,8 @@
 //! What a grader checks deterministically becomes an [`Assertion`]; `prompt` (the LLM judge
 //! over `rubric`) becomes judged criteria; what the Suite cannot express (pairwise graders,
 //! scoring weights and thresholds, run-command and tool-call graders, skills staged beside
-//! the skill, the experiment's plugin arm) becomes a [`super::Note`] where it is written.
+//! the skill, an experiment's other variants) becomes a [`super::Note`] where it is written.
+//! An experiment's plugin arm becomes the suite's [`PluginArm`], run as a third condition.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
@@ -25,7 +26,7 @@ use super::mapping::{
 };
 use super::model::{
     Activation, Assertion, Case, Constraints, Criterion, CriterionKind, FileContent, Format,
-    Judged, Origin, Setup, SetupFile, Suite,
+    Judged, Origin, PluginArm, Setup, SetupFile, Suite,
 };
 
 /// Every grader type Vally ships (its grader catalog), with whether skillwatch runs it.
@@ -106,6 +107,7 @@ pub fn suite_from_tree(root: &Node, file: &str) -> Result<Suite, ParseError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Suite {
+        plugin: None,
         skill_name: None,
         cases,
         triggers: Vec::new(),
@@ -481,14 +483,16 @@ fn constraints(f: &Fields<'_>, notes: &mut Notes<'_>) -> Result<Constraints, Par
     })
 }
 
-/// Read a Vally experiment file: no cases, a note for every arm skillwatch does not run.
-/// `skill` is the skill under test when the experiment is read for one (its name picks the
-/// skilled arm among variants that load one skill each).
+/// Read a Vally experiment file: no cases; its plugin arm, and a note for every arm
+/// skillwatch does not run. `skill` is the skill under test when the experiment is read for
+/// one (its name picks the skilled arm among variants that load one skill each).
 ///
 /// An arm whose `environment.skills` is empty is the baseline, the one loading the skill
 /// under test alone is the skilled arm (skillwatch's two arms); an arm loading several
-/// skills is a plugin arm (the whole plugin beside the skill), and any other arm (another
-/// skill, another model) another comparison: each of those gets a note at its name.
+/// skills, or the folder of skills holding the skilled arm's skill, is the plugin arm (the
+/// whole plugin beside the skill), run as the third condition (the first such arm: a second
+/// gets a note). Any other arm (another skill, another model) is another comparison: a note
+/// at its name.
 pub fn experiment_from_tree(
     root: &Node,
     file: &str,
@@ -511,80 +515,113 @@ pub fn experiment_from_tree(
     if top.present("matrix").is_some() {
         notes.warn_at(&top, "matrix", "the experiment's `matrix` of variants");
     }
-    if let Some(node) = top.present("variants") {
-        let variants = node.as_mapping().ok_or_else(|| {
-            ParseError::shape(
-                node.span,
-                format!(
-                    "/variants: expected a mapping of named variants, found {}",
-                    describe(node)
-                ),
-            )
-        })?;
-        let arms = variants
-            .iter()
-            .map(|e| Variant::read(&e.value, e.key.as_key().unwrap_or("?")))
-            .collect::<Result<Vec<_>, _>>()?;
-        let skilled = skilled_arm(&arms, skill);
-        // the skilled arm's staged skill, for telling a whole plugin's folder staged alone
-        let skilled_path = skilled.and_then(|i| match &arms[i] {
-            Variant::Skills(list) => list.first().map(|p| p.trim_end_matches('/').to_string()),
-            Variant::Other => None,
-        });
-        let holds_skill = |dir: &str| {
-            skilled_path
-                .as_deref()
-                .is_some_and(|p| p.starts_with(&format!("{}/", dir.trim_end_matches('/'))))
-        };
-        for (i, (entry, arm)) in variants.iter().zip(&arms).enumerate() {
-            let name = entry.key.as_key().unwrap_or("?");
-            let span = entry.key.span;
-            match arm {
-                Variant::Skills(list) if list.len() == 1 && holds_skill(&list[0]) => notes
-                    .warn_yet(
-                        span,
-                        format!(
-                            "the plugin arm `{name}` (`{}`: the whole plugin's skills, the \
-                             skill among them); skillwatch runs the baseline and skilled arms \
-                             and their lift",
-                            list[0]
-                        ),
-                    ),
-                Variant::Skills(list) if list.len() > 1 => notes.warn_yet(
-                    span,
-                    format!(
-                        "the plugin arm `{name}` ({} skills loaded together, the whole plugin \
-                         beside the skill); skillwatch runs the baseline and skilled arms and \
-                         their lift",
-                        list.len()
-                    ),
-                ),
-                Variant::Skills(list) if list.len() == 1 && skilled != Some(i) => notes.warn(
-                    span,
-                    format!(
-                        "the variant `{name}`, which stages `{}` instead of the skill under \
-                         test",
-                        list[0]
-                    ),
-                ),
-                Variant::Other => notes.warn(
-                    span,
-                    format!(
-                        "the variant `{name}`, which changes more than the skills (a model or \
-                         run setting); compare models with `skillwatch compare SKILL --model A \
-                         --model B`"
-                    ),
-                ),
-                Variant::Skills(_) => {}
-            }
-        }
-    }
+    let plugin = match top.present("variants") {
+        Some(node) => arms(node, file, skill, &mut notes)?,
+        None => None,
+    };
     Ok(Suite {
+        plugin,
         skill_name: None,
         cases: Vec::new(),
         triggers: Vec::new(),
         notes: notes.list,
     })
+}
+
+/// The experiment's `variants`: the plugin arm, if one, and a note for each arm not run.
+fn arms(
+    node: &Node,
+    file: &str,
+    skill: Option<&str>,
+    notes: &mut Notes<'_>,
+) -> Result<Option<PluginArm>, ParseError> {
+    let variants = node.as_mapping().ok_or_else(|| {
+        ParseError::shape(
+            node.span,
+            format!(
+                "/variants: expected a mapping of named variants, found {}",
+                describe(node)
+            ),
+        )
+    })?;
+    let arms = variants
+        .iter()
+        .map(|e| Variant::read(&e.value, e.key.as_key().unwrap_or("?")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let skilled = skilled_arm(&arms, skill);
+    // the skilled arm's staged skill, for telling a whole plugin's folder staged alone
+    let skilled_path = skilled.and_then(|i| match &arms[i] {
+        Variant::Skills(list) => list.first().map(|p| p.trim_end_matches('/').to_string()),
+        Variant::Other => None,
+    });
+    let holds_skill = |dir: &str| {
+        skilled_path
+            .as_deref()
+            .is_some_and(|p| p.starts_with(&format!("{}/", dir.trim_end_matches('/'))))
+    };
+    let mut plugin: Option<PluginArm> = None;
+    for (i, (entry, arm)) in variants.iter().zip(&arms).enumerate() {
+        let name = entry.key.as_key().unwrap_or("?");
+        let span = entry.key.span;
+        match arm {
+            Variant::Skills(list)
+                if list.len() > 1 || (list.len() == 1 && holds_skill(&list[0])) =>
+            {
+                match &plugin {
+                    None => {
+                        plugin = Some(PluginArm {
+                            name: name.to_owned(),
+                            file: file.to_owned(),
+                            span,
+                            skills: list.clone(),
+                        })
+                    }
+                    Some(first) => notes.warn_yet(
+                        span,
+                        format!(
+                            "a second plugin arm `{name}`; skillwatch runs `{}` as the plugin \
+                             condition",
+                            first.name
+                        ),
+                    ),
+                }
+            }
+            Variant::Skills(list) if list.len() == 1 && skilled != Some(i) => notes.warn(
+                span,
+                format!(
+                    "the variant `{name}`, which stages `{}` instead of the skill under test",
+                    list[0]
+                ),
+            ),
+            Variant::Other => notes.warn(
+                span,
+                format!(
+                    "the variant `{name}`, which changes more than the skills (a model or \
+                     run setting); compare models with `skillwatch compare SKILL --model A \
+                     --model B`"
+                ),
+            ),
+            Variant::Skills(_) => {}
+        }
+    }
+    Ok(plugin)
+}
+
+/// A plugin arm read after another experiment's: a run has one plugin condition, so the
+/// later arm is a note where it is written, not dropped.
+pub(crate) fn second_plugin_arm(part: &mut Suite, first: &PluginArm) {
+    let Some(extra) = part.plugin.take() else {
+        return;
+    };
+    let mut notes = Notes::new(&extra.file);
+    notes.warn_yet(
+        extra.span,
+        format!(
+            "a second plugin arm `{}`; skillwatch runs `{}` of {} as the plugin condition",
+            extra.name, first.name, first.file
+        ),
+    );
+    part.notes.extend(notes.list);
 }
 
 /// One variant of an experiment.
@@ -817,26 +854,26 @@ variants:
         )
         .unwrap();
         assert!(suite.cases.is_empty());
-        let plugin = suite
-            .notes
-            .iter()
-            .find(|n| n.message.contains("plugin arm"))
-            .unwrap();
+        // the plugin arm is the third condition now, not a note
+        let plugin = suite.plugin.as_ref().expect("the plugin arm");
+        assert_eq!(plugin.name, "plugin");
+        assert_eq!(plugin.file, "x.experiment.yaml");
         assert_eq!(&text[plugin.span.start..plugin.span.end], "plugin");
-        assert!(
-            plugin
-                .message
-                .starts_with("not run by skillwatch yet: the plugin arm `plugin`"),
-            "{}",
-            plugin.message
+        assert_eq!(
+            plugin.skills,
+            [
+                "plugins/dotnet/skills/csharp-expert",
+                "plugins/dotnet-advanced/skills/csharp-scripts"
+            ]
         );
+        assert!(!suite.notes.iter().any(|n| n.message.contains("plugin arm")));
         assert!(
             suite
                 .notes
                 .iter()
                 .any(|n| n.message.contains("overrides.model"))
         );
-        assert_eq!(suite.notes.len(), 2, "{:?}", suite.notes);
+        assert_eq!(suite.notes.len(), 1, "{:?}", suite.notes);
         // read for another skill, the one-skill arm is not its skilled arm
         let other = experiment_from_tree(
             &yaml::parse(text, 0).unwrap(),

@@ -102,6 +102,7 @@ pub(crate) fn eval_from_tree(root: &Node, file: &str) -> Result<(Suite, Context)
     ctx.constraints = out.constraints;
     ctx.tasks = top.text_list("tasks")?;
     let suite = Suite {
+        plugin: None,
         skill_name: ctx.skill.clone(),
         cases: Vec::new(),
         triggers: Vec::new(),
@@ -189,6 +190,7 @@ pub(crate) fn task_from_tree(root: &Node, file: &str, ctx: &Context) -> Result<S
         },
     };
     Ok(Suite {
+        plugin: None,
         skill_name: ctx.skill.clone(),
         cases: vec![case],
         triggers: Vec::new(),

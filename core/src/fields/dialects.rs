@@ -430,7 +430,7 @@ pub(super) static VALLY_EXPERIMENT_TOP: &[Field] = &[
     ),
     field(
         "variants",
-        "The arms, by name: `baseline` (no skills), `skilled` (the skill under test), a plugin arm (the whole plugin). skillwatch runs the baseline and skilled arms; a plugin arm is not run yet.",
+        "The arms, by name: `baseline` (no skills), `skilled` (the skill under test), a plugin arm (the whole plugin). skillwatch runs the baseline, skilled and plugin arms: two lifts, the skill's and the plugin's, each against the baseline.",
         "Mapping of name to variant.",
         "",
     ),
@@ -452,7 +452,7 @@ pub(super) static VALLY_EXPERIMENT_TOP: &[Field] = &[
 pub(super) static VALLY_VARIANT: &[Field] = &[
     field(
         "environment",
-        "What this arm stages: `skills: []` is the baseline, one skill the skilled arm, several skills a plugin arm.",
+        "What this arm stages: `skills: []` is the baseline, one skill the skilled arm, several skills (or the folder of skills holding the skill under test) the plugin arm.",
         "Optional mapping.",
         "",
     ),

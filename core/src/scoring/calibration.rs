@@ -381,10 +381,12 @@ pub struct TaskCounts {
 
 impl TaskCounts {
     /// The arm's pass/fail values, passes first (attempt labels carry nothing: issue 35).
+    /// A configuration has two arms: the plugin arm has none.
     pub fn values(&self, condition: Condition) -> Vec<f64> {
         let passed = match condition {
             Condition::Baseline => self.baseline_passed,
             Condition::Skill => self.skill_passed,
+            Condition::Plugin => return Vec::new(),
         };
         (0..self.attempts)
             .map(|i| if i < passed { 1.0 } else { 0.0 })

@@ -492,10 +492,16 @@ fn paired_scores<'a>(
     }
 }
 
-/// Every metric any trial scored: `pass`, the defaults in the paper's order, then custom
-/// ones by name.
+/// Every metric any baseline or skill trial scored: `pass`, the defaults in the paper's order,
+/// then custom ones by name. A plugin arm's trials are not this lift's
+/// (`trial::versus_baseline` gives them their own), so their metrics are not listed as
+/// unpaired here.
 fn metrics_in(trials: &[Trial]) -> Vec<Metric> {
-    let seen: BTreeSet<Metric> = trials.iter().flat_map(Trial::metric_names).collect();
+    let seen: BTreeSet<Metric> = trials
+        .iter()
+        .filter(|t| t.condition != super::trial::Condition::Plugin)
+        .flat_map(Trial::metric_names)
+        .collect();
     let known = std::iter::once(Metric::Pass)
         .chain(Metric::DEFAULTS)
         .filter(|m| seen.contains(m));

@@ -53,7 +53,7 @@ pub use skilltester::{
     ProbeResult, SecurityReport, SkillTesterParams, UtilityReport, security, utility,
 };
 pub use stats::{Interval, IntervalMethod, PValue};
-pub use trial::{Condition, Exclusions, Metric, MetricRole, Trial, TrialError, TrialStatus};
+pub use trial::{Arm, Condition, Exclusions, Metric, MetricRole, Trial, TrialError, TrialStatus};
 pub use verdict::{Decision, Equivalence, Verdict, VerdictInterval, VerdictParams, decide};
 
 /// Version of every formula, pairing rule, default parameter and the random stream in this

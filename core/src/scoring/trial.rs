@@ -8,6 +8,11 @@
 //! Pairing rule (ACES §3, and the project's): a baseline trial and a with-skill trial pair
 //! when they have the same `case_id` and `attempt`. A pair missing a side is excluded and
 //! counted, never imputed as a failure or a zero.
+//!
+//! A run may have a third arm, [`Condition::Plugin`] (a Vally experiment's plugin arm: every
+//! skill of the plugin installed together). Its lift against the baseline goes through the
+//! same scorers, pairing rule and intervals: [`versus_baseline`] hands them the plugin trials
+//! as the treated side, so there is no second scorer to drift from the first.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,6 +27,10 @@ pub enum Condition {
     Baseline,
     /// The target skill available.
     Skill,
+    /// The whole plugin the skill belongs to available (the target skill among its skills).
+    /// Only runs whose suite asks for a plugin arm have such trials; the skill lift never
+    /// reads them.
+    Plugin,
 }
 
 impl Condition {
@@ -30,8 +39,56 @@ impl Condition {
         match self {
             Condition::Baseline => "baseline",
             Condition::Skill => "skill",
+            Condition::Plugin => "plugin",
         }
     }
+}
+
+/// A treated arm, measured against the baseline. Its own type (not a [`Condition`]) so
+/// "the baseline against itself" cannot be asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arm {
+    /// The skill under test alone.
+    Skill,
+    /// The whole plugin.
+    Plugin,
+}
+
+impl Arm {
+    /// The condition whose trials are this arm's.
+    pub fn condition(self) -> Condition {
+        match self {
+            Arm::Skill => Condition::Skill,
+            Arm::Plugin => Condition::Plugin,
+        }
+    }
+}
+
+/// The trials of `arm` against the baseline, as the paired scorers read them: the baseline
+/// trials unchanged and `arm`'s trials as the treated side ([`Condition::Skill`]); the other
+/// arm's trials left out. Every paired scorer pairs baseline with skill by case and attempt,
+/// so the plugin lift is that same computation on these trials (same pairing, same
+/// exclusions, same intervals and verdict), not a copy of it.
+pub fn versus_baseline(trials: &[Trial], arm: Arm) -> Vec<Trial> {
+    let treated = arm.condition();
+    trials
+        .iter()
+        .filter(|t| t.condition == Condition::Baseline || t.condition == treated)
+        .map(|t| Trial {
+            condition: if t.condition == treated {
+                Condition::Skill
+            } else {
+                Condition::Baseline
+            },
+            ..t.clone()
+        })
+        .collect()
+}
+
+/// Whether any trial ran in the plugin arm: a run without one is scored exactly as before.
+pub fn has_plugin_arm(trials: &[Trial]) -> bool {
+    trials.iter().any(|t| t.condition == Condition::Plugin)
 }
 
 /// How a trial ended. Timeouts and errors are different facts: a timeout is an observation
@@ -420,12 +477,16 @@ pub fn pair_trials(trials: &[Trial]) -> Result<Pairing<'_>, TrialError> {
     let mut by_key: BTreeMap<(&str, u32), Sides<'_>> = BTreeMap::new();
     for trial in trials {
         validate_trial(trial)?;
+        // the plugin arm pairs through `versus_baseline`, never beside the skill arm
+        if trial.condition == Condition::Plugin {
+            continue;
+        }
         let sides = by_key
             .entry((trial.case_id.as_str(), trial.attempt))
             .or_default();
         let slot = match trial.condition {
             Condition::Baseline => &mut sides.0,
-            Condition::Skill => &mut sides.1,
+            Condition::Skill | Condition::Plugin => &mut sides.1,
         };
         if slot.replace(trial).is_some() {
             return Err(TrialError::Duplicate {
@@ -591,5 +652,92 @@ pub(crate) mod tests {
     fn case_means_average_attempts_within_a_case() {
         let means = case_means([("b", 1.0), ("a", 0.5), ("b", 0.0), ("a", 0.5)]);
         assert_eq!(means, vec![("a", 0.5), ("b", 0.5)]);
+    }
+
+    /// Three arms over cases with different effects per arm: each arm's lift is the same
+    /// scorer over the baseline and that arm, and a plugin arm leaves the skill lift as it
+    /// was without one.
+    #[test]
+    fn each_arm_pairs_with_the_baseline_by_case_and_attempt() {
+        use crate::scoring::{LiftParams, skill_lift};
+        let mut two = Vec::new();
+        let mut plugin = Vec::new();
+        for c in 0..6 {
+            let case = format!("c{c}");
+            for a in 0..2 {
+                let v = |x: f64| [(Metric::Pass, x)];
+                two.push(trial(&case, Condition::Baseline, a, &v(0.0)));
+                two.push(trial(&case, Condition::Skill, a, &v(f64::from(c % 2 == 0))));
+                plugin.push(trial(&case, Condition::Plugin, a, &v(1.0)));
+            }
+        }
+        // a plugin trial missing its baseline is counted, not paired
+        plugin.push(trial(
+            "lonely",
+            Condition::Plugin,
+            0,
+            &[(Metric::Pass, 1.0)],
+        ));
+        let three: Vec<Trial> = two.iter().chain(&plugin).cloned().collect();
+        let params = LiftParams::default();
+        let lift = |t: &[Trial]| skill_lift(t, &params).unwrap();
+        assert_eq!(
+            lift(&three),
+            lift(&two),
+            "the skill lift ignores the plugin arm"
+        );
+        assert_eq!(
+            lift(&versus_baseline(&three, Arm::Skill)),
+            lift(&two),
+            "the skill arm against the baseline is the skill lift"
+        );
+        let p = lift(&versus_baseline(&three, Arm::Plugin));
+        let outcome = p.profile(crate::scoring::ScoringProfile::Outcome).unwrap();
+        assert_eq!(outcome.lift, 1.0);
+        assert_eq!(outcome.pairs, 12);
+        assert_eq!(outcome.excluded.missing_baseline, 1);
+        let s = lift(&two);
+        let skill = s.profile(crate::scoring::ScoringProfile::Outcome).unwrap();
+        assert!((skill.lift - 0.5).abs() < 1e-12, "{}", skill.lift);
+        assert!(has_plugin_arm(&three) && !has_plugin_arm(&two));
+    }
+
+    /// Arbitrary runs of up to 8 cases x 3 attempts with pass/fail outcomes on each arm, some
+    /// trials missing.
+    fn arms() -> impl proptest::strategy::Strategy<Value = (Vec<Trial>, Vec<Trial>)> {
+        use proptest::prelude::*;
+        let cell = (0u8..4, 0u8..4, 0u8..4);
+        proptest::collection::vec(cell, 1..24).prop_map(|cells| {
+            let (mut two, mut plugin) = (Vec::new(), Vec::new());
+            for (k, (b, s, p)) in cells.into_iter().enumerate() {
+                let (case, attempt) = (format!("c{}", k / 3), (k % 3) as u32);
+                // 0 and 1: a fail or a pass; 2: passed; 3: no trial on that arm
+                let push = |to: &mut Vec<Trial>, condition, v: u8| {
+                    if v < 3 {
+                        let pass = f64::from(u8::from(v > 0));
+                        to.push(trial(&case, condition, attempt, &[(Metric::Pass, pass)]));
+                    }
+                };
+                push(&mut two, Condition::Baseline, b);
+                push(&mut two, Condition::Skill, s);
+                push(&mut plugin, Condition::Plugin, p);
+            }
+            (two, plugin)
+        })
+    }
+
+    proptest::proptest! {
+        /// A plugin arm never changes the skill lift: scoring a run with it gives what the
+        /// two arms alone give, and the skill arm against the baseline is those two arms.
+        #[test]
+        fn the_plugin_arm_leaves_the_skill_lift_as_it_was((two, plugin) in arms()) {
+            use crate::scoring::{LiftParams, skill_lift};
+            let three: Vec<Trial> = two.iter().chain(&plugin).cloned().collect();
+            let params = LiftParams::default();
+            let alone = skill_lift(&two, &params).ok();
+            proptest::prop_assert_eq!(&skill_lift(&three, &params).ok(), &alone);
+            proptest::prop_assert_eq!(versus_baseline(&two, Arm::Skill), two.clone());
+            proptest::prop_assert_eq!(versus_baseline(&three, Arm::Skill), two);
+        }
     }
 }

@@ -123,7 +123,26 @@ impl Started<Paired> {
 /// How many cases a run of `request` will have: what the design printed before a run, and
 /// `skillwatch plan`, count.
 pub fn planned_cases(request: &RunRequest) -> Result<usize, RunError> {
-    Ok(plan_suite(&request.skill_dir, &request.cases)?.cases.len())
+    Ok(planned_design(request)?.cases)
+}
+
+/// A run's design before it starts: its cases, and its conditions per case and attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedDesign {
+    /// Cases.
+    pub cases: usize,
+    /// Conditions: baseline and skill, and the plugin arm when the suite has one.
+    pub conditions: usize,
+}
+
+/// The design of a run of `request`, so what is printed before a run counts the trials the
+/// run will hold (a plugin arm adds a third of them).
+pub fn planned_design(request: &RunRequest) -> Result<PlannedDesign, RunError> {
+    let plan = plan_suite(&request.skill_dir, &request.cases)?;
+    Ok(PlannedDesign {
+        cases: plan.cases.len(),
+        conditions: 2 + usize::from(plan.plugin.is_some()),
+    })
 }
 
 impl Request for RunRequest {
@@ -201,12 +220,55 @@ pub struct Paired {
 impl Paired {
     /// Trials the finished run will hold: cases × conditions × runs.
     pub fn planned(&self) -> usize {
-        self.suite.cases.len() * 2 * self.request.runs as usize
+        self.suite.cases.len() * self.conditions().len() * self.request.runs as usize
+    }
+
+    /// The run's conditions: baseline and skill, and the plugin arm when the suite has one.
+    fn conditions(&self) -> Vec<Condition> {
+        let mut conditions = vec![Condition::Baseline, Condition::Skill];
+        if self.suite.plugin.is_some() {
+            conditions.push(Condition::Plugin);
+        }
+        conditions
+    }
+
+    /// The run's config JSON: the request's settings, what the baseline key hashed, the reused
+    /// baselines, and the plugin arm's skills with their hashes when it has one (a two-arm
+    /// run's config has no `plugin` key, as before).
+    fn config(&self, reused: &[Reuse]) -> serde_json::Value {
+        let r = &self.request;
+        let cases = &self.suite.cases;
+        let mut config = json!({
+            "runs": r.runs,
+            "jobs": r.jobs,
+            "timeout_secs": r.timeout_secs,
+            "retries": r.retries,
+            "cases": r.cases,
+            "harness": r.harness,
+            "judge": r.judge,
+            "judge_identity": r.judge.as_ref().map(JudgeSettings::identity),
+            "support_skills": self.support.iter().map(|s| json!({"name": s.name, "path": s.source})).collect::<Vec<_>>(),
+            "grading_version": GRADING_VERSION,
+            "baseline_key": self.baseline_key,
+            "budget": r.budget,
+            "reused": reused.iter().map(|u| json!({
+                "case": cases[u.case].0, "attempt": u.attempt,
+                "from_trial": u.from.trial, "from_run": u.from.run,
+            })).collect::<Vec<_>>(),
+        });
+        if let Some(plugin) = &self.suite.plugin {
+            config["plugin"] = json!({
+                "name": plugin.name,
+                "skills": plugin.skills.iter().map(|(s, hash)| json!({
+                    "name": s.name, "path": s.source, "content_hash": hash,
+                })).collect::<Vec<_>>(),
+            });
+        }
+        config
     }
 
     fn run_spec(&self, reused: &[Reuse]) -> RunSpec {
         let r = &self.request;
-        let cases = &self.suite.cases;
         RunSpec {
             skill: SkillIdentity {
                 name: self.suite.target.name.clone(),
@@ -224,24 +286,7 @@ impl Paired {
             judge_model: r.judge.as_ref().map(|j| j.model.clone()),
             scoring_profile: crate::store::DEFAULT_SCORING_PROFILE.into(),
             trigger: r.trigger.into(),
-            config: json!({
-                "runs": r.runs,
-                "jobs": r.jobs,
-                "timeout_secs": r.timeout_secs,
-                "retries": r.retries,
-                "cases": r.cases,
-                "harness": r.harness,
-                "judge": r.judge,
-                "judge_identity": r.judge.as_ref().map(JudgeSettings::identity),
-                "support_skills": self.support.iter().map(|s| json!({"name": s.name, "path": s.source})).collect::<Vec<_>>(),
-                "grading_version": GRADING_VERSION,
-                "baseline_key": self.baseline_key,
-                "budget": r.budget,
-                "reused": reused.iter().map(|u| json!({
-                    "case": cases[u.case].0, "attempt": u.attempt,
-                    "from_trial": u.from.trial, "from_run": u.from.run,
-                })).collect::<Vec<_>>(),
-            }),
+            config: self.config(reused),
             seed: r.seed,
             tool_version: resolve::tool_version(),
             started_ms: None,
@@ -321,15 +366,16 @@ impl Paired {
             .collect())
     }
 
-    /// Trials still to run, attempt by attempt, baseline then skill per case, so a partial
-    /// run holds complete pairs.
+    /// Trials still to run, attempt by attempt, baseline then skill (then plugin) per case,
+    /// so a partial run holds complete pairs.
     fn pending(&self) -> Vec<TrialJob> {
         let reused: BTreeSet<(usize, u32)> =
             self.reused.iter().map(|u| (u.case, u.attempt)).collect();
+        let conditions = self.conditions();
         let mut jobs = Vec::new();
         for attempt in 0..self.request.runs {
             for (i, (key, _)) in self.suite.cases.iter().enumerate() {
-                for condition in [Condition::Baseline, Condition::Skill] {
+                for &condition in &conditions {
                     let copied = condition == Condition::Baseline && reused.contains(&(i, attempt));
                     if copied || self.recorded.contains(&(key.clone(), condition, attempt)) {
                         continue;
@@ -508,6 +554,9 @@ impl Kind for Paired {
             harness: self.harness.clone(),
             target: self.suite.target.clone(),
             support: self.support.clone(),
+            plugin: self.suite.plugin.as_ref().map_or_else(Vec::new, |p| {
+                p.skills.iter().map(|(s, _)| s.clone()).collect()
+            }),
             skill_dir: self.suite.skill_dir.clone(),
             cases: self.suite.cases.clone(),
             model: r.model.clone(),
@@ -587,7 +636,10 @@ impl Kind for Paired {
                 }
             });
         }
-        if let (true, Some(run)) = (self.pairwise(), ctx.run) {
+        // the pairwise judge compares the skill arm with the baseline; the plugin arm's lift
+        // comes from its trials' own grades
+        let paired_arm = job.condition != Condition::Plugin;
+        if let (true, true, Some(run)) = (self.pairwise(), paired_arm, ctx.run) {
             self.pair_side(job.case, job.attempt, job.condition, side, RunId(run.id));
         }
         Box::pin(async { Ok(()) })

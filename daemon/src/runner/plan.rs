@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use skillwatch_core::evalspec::{Case, case_fingerprint, load_suite};
+use skillwatch_core::evalspec::{Case, PluginArm, case_fingerprint, load_suite};
 use skillwatch_core::skill::hash_bytes;
 
 use super::RunError;
@@ -27,6 +27,19 @@ pub struct SuitePlan {
     pub cases: Vec<(String, Case)>,
     /// Each case's fingerprint, in the same order.
     pub fingerprints: Vec<String>,
+    /// The third condition, when the suite asks for one (a Vally experiment's plugin arm);
+    /// `None` runs the two arms alone, as every other suite does.
+    pub plugin: Option<PluginPlan>,
+}
+
+/// A plugin arm as a run stages it: every skill of the plugin together.
+#[derive(Debug, Clone)]
+pub struct PluginPlan {
+    /// The experiment's name for the arm (`plugin`).
+    pub name: String,
+    /// The skills staged together, each with its content hash, in the order written (a
+    /// folder of skills in name order).
+    pub skills: Vec<(SkillToStage, String)>,
 }
 
 impl SuitePlan {
@@ -57,7 +70,10 @@ impl SuitePlan {
 /// Plan the cases of the skill in `skill_dir` (only those named in `only`, all when empty).
 pub fn plan_suite(skill_dir: &Path, only: &[String]) -> Result<SuitePlan, RunError> {
     let (skill_dir, target) = skill_at(skill_dir)?;
-    let cases = suite_cases(&skill_dir, only)?;
+    let (cases, plugin) = suite_cases(&skill_dir, only)?;
+    let plugin = plugin
+        .map(|arm| plugin_plan(&skill_dir, &arm))
+        .transpose()?;
     let fingerprints = cases
         .iter()
         .map(|(_, c)| case_fingerprint(c, &skill_dir))
@@ -69,6 +85,7 @@ pub fn plan_suite(skill_dir: &Path, only: &[String]) -> Result<SuitePlan, RunErr
         skill_hash,
         cases,
         fingerprints,
+        plugin,
     })
 }
 
@@ -89,9 +106,63 @@ pub fn plan_skill(dir: &Path) -> Result<(SkillToStage, String), RunError> {
     Ok((skill_to_stage(dir)?, hash_dir(dir)?))
 }
 
+/// The skills of a plugin arm, found from the experiment's folder as Vally resolves them: a
+/// path naming a skill folder is that skill, one naming a folder of skills (a plugin's
+/// `skills/`) is every skill in it.
+fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError> {
+    let experiment = skill_dir.join(&arm.file);
+    let base = experiment.parent().unwrap_or(skill_dir);
+    let mut skills = Vec::new();
+    for path in &arm.skills {
+        let found = skill_dirs(&base.join(path));
+        if found.is_empty() {
+            return Err(RunError::Settings {
+                message: format!(
+                    "{}: the plugin arm `{}` stages `{path}`: expected a skill folder (with a \
+                     SKILL.md) or a folder of skills, found neither",
+                    experiment.display(),
+                    arm.name
+                ),
+            });
+        }
+        for dir in found {
+            skills.push(plan_skill(&dir)?);
+        }
+    }
+    Ok(PluginPlan {
+        name: arm.name.clone(),
+        skills,
+    })
+}
+
+/// `dir` when it is a skill, else the skills directly inside it in name order (canonical
+/// paths, so the target skill is the same folder whichever way it was named).
+fn skill_dirs(dir: &Path) -> Vec<PathBuf> {
+    let is_skill = |d: &Path| d.join("SKILL.md").is_file();
+    let Ok(dir) = dir.canonicalize() else {
+        return Vec::new();
+    };
+    if is_skill(&dir) {
+        return vec![dir];
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|d| is_skill(d))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Cases with their keys in the run.
+type Keyed = Vec<(String, Case)>;
+
 /// The suite's cases with their keys in the run: case ids, made unique across eval files by
-/// suffixing a repeated id with its file; filtered by `only` (all when empty).
-fn suite_cases(skill_dir: &Path, only: &[String]) -> Result<Vec<(String, Case)>, RunError> {
+/// suffixing a repeated id with its file; filtered by `only` (all when empty). With them, the
+/// suite's plugin arm, if it has one.
+fn suite_cases(skill_dir: &Path, only: &[String]) -> Result<(Keyed, Option<PluginArm>), RunError> {
     let suite = load_suite(skill_dir)?;
     let mut seen = BTreeSet::new();
     let mut cases = Vec::new();
@@ -120,5 +191,55 @@ fn suite_cases(skill_dir: &Path, only: &[String]) -> Result<Vec<(String, Case)>,
         };
         return Err(RunError::NoCases { message });
     }
-    Ok(cases)
+    Ok((cases, suite.plugin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir.join(name)).unwrap();
+        let md = format!("---\nname: {name}\ndescription: d\n---\nbody\n");
+        std::fs::write(dir.join(name).join("SKILL.md"), md).unwrap();
+    }
+
+    fn arm(skills: &[&str]) -> PluginArm {
+        PluginArm {
+            name: "plugin".into(),
+            file: "../../../../x.experiment.yaml".into(),
+            span: skillwatch_core::text::Span { start: 0, end: 0 },
+            skills: skills.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// A folder of skills is every skill in it, in name order; a skill folder is itself; a
+    /// path that is neither stops the run naming the experiment, the arm and the path.
+    #[test]
+    fn a_plugin_arm_stages_each_skill_of_its_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let skills = tmp.path().join("plugins/p/skills");
+        for name in ["zeta", "alpha", "target"] {
+            skill(&skills, name);
+        }
+        skill(&tmp.path().join("elsewhere"), "extra");
+        std::fs::create_dir_all(skills.join("not-a-skill")).unwrap();
+        let target = skills.join("target");
+        let plan = plugin_plan(&target, &arm(&["plugins/p/skills", "elsewhere/extra"])).unwrap();
+        let names: Vec<&str> = plan.skills.iter().map(|(s, _)| s.name.as_str()).collect();
+        assert_eq!(names, ["alpha", "target", "zeta", "extra"]);
+        assert!(
+            plan.skills
+                .iter()
+                .all(|(_, hash)| hash.starts_with("sha256:"))
+        );
+
+        let err = plugin_plan(&target, &arm(&["plugins/q/skills"])).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message
+                .contains("x.experiment.yaml: the plugin arm `plugin` stages `plugins/q/skills`"),
+            "{message}"
+        );
+    }
 }

@@ -115,6 +115,10 @@ pub async fn rejudge(
     let mut sides: BTreeMap<(String, u32), [Option<Side>; 2]> = BTreeMap::new();
     for t in trials.iter().filter(|t| t.status == TrialStatus::Completed) {
         let side = job.trial(t).await?;
+        // the pairwise judge compares the skill arm with the baseline, never the plugin arm
+        if t.condition == Condition::Plugin {
+            continue;
+        }
         let slot = sides.entry((t.case.clone(), t.attempt)).or_default();
         slot[usize::from(t.condition == Condition::Skill)] = side;
     }

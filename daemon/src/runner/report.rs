@@ -66,6 +66,12 @@ pub struct CaseRow {
     pub skill: SideRow,
     /// The case's lift under the report's profile (mean over its complete pairs).
     pub lift: Option<f64>,
+    /// Plugin-arm side, for a run with a plugin arm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<SideRow>,
+    /// The case's plugin-arm lift over the baseline under the report's profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_lift: Option<f64>,
 }
 
 /// How many trials the run holds, by origin and outcome. The first four describe the
@@ -116,6 +122,11 @@ pub struct RunReport {
     pub profile: ScoringProfile,
     /// The verdict of that profile's lift, with its reasons.
     pub verdict: Decision,
+    /// The verdict of the plugin arm's lift over the baseline under that profile, for a run
+    /// with a plugin arm (the exit status and CI gates read `verdict` alone: the skill is
+    /// what is measured, the plugin arm is beside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_verdict: Option<Decision>,
     /// The stored summary (ACES lift per metric and overall, intervals, p, U, rates); `None`
     /// while running or when scoring failed (see `summary_error`).
     pub summary: Option<RunSummary>,
@@ -184,6 +195,7 @@ impl RunReport {
             run: info,
             profile: ScoringProfile::Outcome,
             verdict: not_scored(summary_error.as_deref()),
+            plugin_verdict: None,
             summary,
             summary_error,
             cases,
@@ -204,14 +216,16 @@ impl RunReport {
         self.profile = profile;
         if let Some(s) = &self.summary {
             self.verdict = s.headline.profile(profile).verdict.clone();
-            let lifts: BTreeMap<&str, Option<f64>> = s
-                .lift
-                .cases
-                .iter()
-                .map(|c| (c.case_id.as_str(), c.value(profile)))
-                .collect();
+            self.plugin_verdict = s
+                .headline
+                .plugin
+                .as_ref()
+                .map(|p| p.profile(profile).verdict.clone());
+            let lifts = case_lifts(Some(&s.lift), profile);
+            let plugin_lifts = case_lifts(s.plugin_lift.as_ref(), profile);
             for row in &mut self.cases {
-                row.lift = lifts.get(row.case.as_str()).copied().flatten();
+                row.lift = lifts.get(&row.case).copied().flatten();
+                row.plugin_lift = plugin_lifts.get(&row.case).copied().flatten();
             }
         }
         self
@@ -241,12 +255,26 @@ impl RunReport {
             count(
                 self.cases
                     .iter()
-                    .map(|c| c.baseline.trials + c.skill.trials)
+                    .map(|c| c.baseline.trials
+                        + c.skill.trials
+                        + c.plugin.as_ref().map_or(0, |p| p.trials))
                     .sum::<u32>(),
                 "trial"
             )
         ))
     }
+}
+
+/// Each case's lift under `profile` in a lift report (none without one).
+fn case_lifts(
+    lift: Option<&scoring::LiftReport>,
+    profile: ScoringProfile,
+) -> BTreeMap<String, Option<f64>> {
+    lift.map(|l| &l.cases)
+        .into_iter()
+        .flatten()
+        .map(|c| (c.case_id.clone(), c.value(profile)))
+        .collect()
 }
 
 /// The verdict of a run without a summary.
@@ -280,11 +308,14 @@ fn case_rows(order: &[String], trials: &[StoredTrial], custom: &[String]) -> Vec
                     custom,
                 )
             };
+            let plugin = side(Condition::Plugin);
             CaseRow {
                 case: case.clone(),
                 baseline: side(Condition::Baseline),
                 skill: side(Condition::Skill),
                 lift: None,
+                plugin: (plugin.trials > 0).then_some(plugin),
+                plugin_lift: None,
             }
         })
         .collect()

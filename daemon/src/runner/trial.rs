@@ -30,8 +30,11 @@ pub(super) struct RunContext {
     pub harness: Arc<dyn Harness>,
     /// The skill under test, staged in the with-skill condition.
     pub target: SkillToStage,
-    /// Support and decoy skills, staged in both conditions.
+    /// Support and decoy skills, staged in every condition.
     pub support: Vec<SkillToStage>,
+    /// The plugin arm's skills (the target among them), staged together in the plugin
+    /// condition; empty when the run has no plugin arm.
+    pub plugin: Vec<SkillToStage>,
     /// The skill folder (setup sources are relative to it).
     pub skill_dir: PathBuf,
     /// The suite's cases (with their run keys).
@@ -89,6 +92,25 @@ pub struct FinishedTrial {
     pub judge_error: Option<String>,
 }
 
+/// The skills a trial of `condition` has installed: the support skills always, then the
+/// target skill (skill arm) or every skill of the plugin (plugin arm); a plugin skill named
+/// like a support skill replaces it, since a harness stages one folder per name.
+fn staged_skills(ctx: &RunContext, condition: Condition) -> Vec<SkillToStage> {
+    let added: &[SkillToStage] = match condition {
+        Condition::Baseline => &[],
+        Condition::Skill => std::slice::from_ref(&ctx.target),
+        Condition::Plugin => &ctx.plugin,
+    };
+    let mut skills: Vec<SkillToStage> = ctx
+        .support
+        .iter()
+        .filter(|s| !added.iter().any(|a| a.name == s.name))
+        .cloned()
+        .collect();
+    skills.extend(added.iter().cloned());
+    skills
+}
+
 /// Run, grade and judge one trial, its folders under `root`. Never fails: failures are
 /// recorded in the trial.
 pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob, root: PathBuf) -> FinishedTrial {
@@ -99,10 +121,7 @@ pub(super) async fn run_trial(ctx: Arc<RunContext>, job: TrialJob, root: PathBuf
         attempt: job.attempt,
     });
     let started_ms = now_ms();
-    let mut skills = ctx.support.clone();
-    if job.condition == Condition::Skill {
-        skills.push(ctx.target.clone());
-    }
+    let skills = staged_skills(&ctx, job.condition);
     let execution = AgentRun {
         harness: ctx.harness.as_ref(),
         workspace: WorkspaceSource::of(case),

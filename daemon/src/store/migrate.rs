@@ -77,6 +77,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0014_optimization_jobs.sql",
         sql: include_str!("../../../migrations/0014_optimization_jobs.sql"),
     },
+    Migration {
+        name: "0015_plugin_arm.sql",
+        sql: include_str!("../../../migrations/0015_plugin_arm.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file
@@ -136,7 +140,29 @@ pub fn check_version(conn: &Connection, path: &Path, known: u32) -> Result<u32> 
 }
 
 /// Apply `migrations[from..]`, each with its version bump in one transaction.
+///
+/// Foreign keys are off while they run and checked before each commit: SQLite's way to change
+/// a table's constraints is to rebuild it (0015 widens `trials.condition`), and dropping a
+/// table others refer to with foreign keys on would delete or refuse their rows. The pragma
+/// cannot change inside a transaction, so it is set around them; a migration that leaves a
+/// dangling reference is rolled back.
 pub fn apply(
+    conn: &mut Connection,
+    path: &Path,
+    from: u32,
+    migrations: &[Migration],
+) -> Result<()> {
+    if from as usize >= migrations.len() {
+        return Ok(());
+    }
+    let enforced: bool = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0))?;
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let applied = apply_each(conn, path, from, migrations);
+    conn.pragma_update(None, "foreign_keys", enforced)?;
+    applied
+}
+
+fn apply_each(
     conn: &mut Connection,
     path: &Path,
     from: u32,
@@ -150,6 +176,12 @@ pub fn apply(
         };
         let tx = conn.transaction().map_err(fail)?;
         tx.execute_batch(migration.sql).map_err(fail)?;
+        if let Some(table) = dangling_reference(&tx).map_err(fail)? {
+            return Err(fail(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY),
+                Some(format!("a row of {table} refers to a row that is gone")),
+            )));
+        }
         if index == 0 {
             tx.pragma_update(None, "application_id", APPLICATION_ID)
                 .map_err(fail)?;
@@ -159,4 +191,12 @@ pub fn apply(
         tx.commit().map_err(fail)?;
     }
     Ok(())
+}
+
+/// The first table with a row whose foreign key points at nothing (`PRAGMA
+/// foreign_key_check`), if any.
+fn dangling_reference(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let mut check = conn.prepare("PRAGMA foreign_key_check")?;
+    let mut rows = check.query([])?;
+    rows.next()?.map(|r| r.get(0)).transpose()
 }

@@ -12,7 +12,9 @@ use skillwatch_core::scoring::lift::LiftBand;
 use skillwatch_core::scoring::passk::{PassAtK, pass_at_k_of, pass_rate, rate_by_case};
 use skillwatch_core::scoring::skilltester::{ProbeResult, SecurityReport};
 use skillwatch_core::scoring::stats::InferenceParams;
-use skillwatch_core::scoring::trial::{AssertionCounts, TokenUsage, pair_trials};
+use skillwatch_core::scoring::trial::{
+    Arm, AssertionCounts, TokenUsage, has_plugin_arm, pair_trials, versus_baseline,
+};
 use skillwatch_core::scoring::{
     self, Decision, Exclusions, Interval, LiftParams, LiftReport, Metric, MetricRole, PValue,
     ScoringProfile, SkillTesterParams, UtilityReport, VerdictParams,
@@ -51,6 +53,38 @@ pub struct TrialCounts {
     pub baseline: StatusCounts,
     /// With-skill trials.
     pub skill: StatusCounts,
+    /// Plugin-arm trials; absent (all zero) for a run without a plugin arm.
+    #[serde(default, skip_serializing_if = "StatusCounts::is_empty")]
+    pub plugin: StatusCounts,
+}
+
+impl StatusCounts {
+    /// No trial at all.
+    pub fn is_empty(&self) -> bool {
+        *self == StatusCounts::default()
+    }
+}
+
+/// The plugin arm against the baseline: the same headline figures the skill arm has, from
+/// the same scorer (`core::scoring::trial::versus_baseline`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArmHeadline {
+    /// The outcome lift of the plugin arm over the baseline, with its verdict.
+    pub outcome: ProfileHeadline,
+    /// ACES's six-metric overall of the plugin arm over the baseline.
+    pub aces: ProfileHeadline,
+    /// Wilson interval of the plugin trials' pass rate, clustered by case.
+    pub pass_rate: Option<Interval>,
+}
+
+impl ArmHeadline {
+    /// The headline of `profile`.
+    pub fn profile(&self, profile: ScoringProfile) -> &ProfileHeadline {
+        match profile {
+            ScoringProfile::Outcome => &self.outcome,
+            ScoringProfile::Aces => &self.aces,
+        }
+    }
 }
 
 /// One profile's headline: the lift, its intervals and test, and the verdict on them.
@@ -115,6 +149,10 @@ pub struct RunHeadline {
     /// SkillTester security S and status, from the run's probe results, when it has some in
     /// every group.
     pub security: Option<SecurityReport>,
+    /// The plugin arm's lift over the baseline, for a run that has one (a Vally experiment's
+    /// plugin arm); absent otherwise, so a two-arm run's headline is what it always was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<ArmHeadline>,
 }
 
 impl RunHeadline {
@@ -145,6 +183,9 @@ pub struct RunSummary {
     pub utility: Option<UtilityReport>,
     /// Why U could not be computed.
     pub utility_error: Option<String>,
+    /// The full Skill Lift report of the plugin arm over the baseline, when the run has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_lift: Option<LiftReport>,
 }
 
 /// A stored trial as `core::scoring` reads it.
@@ -154,6 +195,7 @@ pub fn scoring_trial(t: &StoredTrial) -> scoring::Trial {
         condition: match t.condition {
             Condition::Baseline => scoring::Condition::Baseline,
             Condition::Skill => scoring::Condition::Skill,
+            Condition::Plugin => scoring::Condition::Plugin,
         },
         attempt: t.attempt,
         status: match t.status {
@@ -214,7 +256,9 @@ pub fn compute(
         run: run.id,
         reason,
     };
-    let scored: Vec<scoring::Trial> = trials.iter().map(scoring_trial).collect();
+    let all: Vec<scoring::Trial> = trials.iter().map(scoring_trial).collect();
+    // everything but the plugin arm's own figures reads the two arms alone, as before
+    let scored = versus_baseline(&all, Arm::Skill);
     let inference = inference_params(run);
     let lift_params = LiftParams {
         inference,
@@ -245,6 +289,8 @@ pub fn compute(
     .map_err(|e| failed(e.to_string()))?;
     let verdict = verdict_params(&inference);
     let attempts = attempts_per_case(&scored);
+    let (plugin_lift, plugin) = plugin_arm(&all, &lift_params, &verdict)
+        .map_err(|e| failed(format!("the plugin arm: {e}")))?;
     let headline = RunHeadline {
         outcome: profile_headline(&lift, ScoringProfile::Outcome, &verdict),
         aces: profile_headline(&lift, ScoringProfile::Aces, &verdict),
@@ -263,6 +309,7 @@ pub fn compute(
         utility: utility.as_ref().and_then(|u| u.utility),
         utility_interval: utility.as_ref().and_then(|u| u.interval),
         security,
+        plugin,
     };
     Ok(RunSummary {
         run: run.id,
@@ -272,7 +319,30 @@ pub fn compute(
         lift,
         utility,
         utility_error,
+        plugin_lift,
     })
+}
+
+/// The plugin arm's lift report and headline, for a run with plugin trials: the baseline and
+/// the plugin arm through the same scorer, pairing and verdict as the skill arm.
+fn plugin_arm(
+    all: &[scoring::Trial],
+    params: &LiftParams,
+    verdict: &VerdictParams,
+) -> std::result::Result<(Option<LiftReport>, Option<ArmHeadline>), String> {
+    if !has_plugin_arm(all) {
+        return Ok((None, None));
+    }
+    let lift = scoring::skill_lift(&versus_baseline(all, Arm::Plugin), params)
+        .map_err(|e| e.to_string())?;
+    let pass_rate = pass_rate(all, scoring::Condition::Plugin, params.inference.level)
+        .map_err(|e| e.to_string())?;
+    let headline = ArmHeadline {
+        outcome: profile_headline(&lift, ScoringProfile::Outcome, verdict),
+        aces: profile_headline(&lift, ScoringProfile::Aces, verdict),
+        pass_rate,
+    };
+    Ok((Some(lift), Some(headline)))
 }
 
 /// One profile's headline with its verdict; a profile with no value is "not measured".
@@ -346,6 +416,7 @@ fn count_statuses(trials: &[StoredTrial]) -> TrialCounts {
         let side = match t.condition {
             Condition::Baseline => &mut counts.baseline,
             Condition::Skill => &mut counts.skill,
+            Condition::Plugin => &mut counts.plugin,
         };
         match t.status {
             TrialStatus::Completed => side.completed += 1,

@@ -666,7 +666,7 @@ fn file_errors_say_where_and_what() {
 
     let err = import_error(&MINIMAL.replace("\"condition\": \"skill\"", "\"condition\": \"with\""));
     assert!(
-        err.contains("expected baseline | skill, found `with`"),
+        err.contains("expected baseline | skill | plugin, found `with`"),
         "{err}"
     );
 
@@ -1447,4 +1447,60 @@ fn migration_0011_fails_the_stored_runs_that_measured_nothing() {
     store.conn.execute_batch(sql).unwrap();
     assert_eq!(store.run(nothing).unwrap().status, RunStatus::Failed);
     assert_eq!(store.run(fine).unwrap().status, RunStatus::Completed);
+}
+
+/// Migration 0015 rebuilds `trials` to admit the plugin arm: a history written before keeps
+/// every trial (same ids, so what refers to them still does) and its scores, foreign keys are
+/// enforced again afterwards, and plugin trials score as a second lift beside the skill's.
+#[test]
+fn the_plugin_arm_migration_keeps_old_trials_and_scores_the_third_arm() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let (old_run, old_trials, old_lift) = {
+        let mut old = Store::open_with(&path, &MIGRATIONS[..13]).unwrap();
+        let run = scored_run(&mut old, "s", "m", &[0.2, 0.4, 0.1], &[0.8, 0.6, 0.9]);
+        let lift = old.summary(run).unwrap().unwrap().headline.outcome.lift;
+        (run, old.run_trials(run).unwrap(), lift)
+    };
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), latest_version());
+    let fk: bool = store
+        .conn
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .unwrap();
+    assert!(fk, "foreign keys are enforced again after the migrations");
+    assert_eq!(store.run_trials(old_run).unwrap(), old_trials);
+    let old = store.summary(old_run).unwrap().unwrap();
+    assert_eq!(old.headline.outcome.lift, old_lift);
+    assert!(old.headline.plugin.is_none() && old.plugin_lift.is_none());
+    let json = serde_json::to_value(&old.headline).unwrap();
+    assert!(json.get("plugin").is_none() && json["trials"].get("plugin").is_none());
+
+    let run = store.begin_run(&spec("s", "m", 3)).unwrap();
+    for (i, (b, s, p)) in [(0.2, 0.8, 0.3), (0.4, 0.6, 0.4), (0.1, 0.9, 0.6)]
+        .into_iter()
+        .enumerate()
+    {
+        for (condition, score) in [
+            (Condition::Baseline, b),
+            (Condition::Skill, s),
+            (Condition::Plugin, p),
+        ] {
+            store
+                .record_trial(run, &trial(i, condition, 0, score))
+                .unwrap();
+        }
+    }
+    store.finish_run(run, RunStatus::Completed).unwrap();
+    let summary = store.summary(run).unwrap().unwrap();
+    assert_eq!(
+        summary.headline.outcome.lift, old_lift,
+        "the skill lift ignores the plugin arm"
+    );
+    let plugin = summary.headline.plugin.expect("the plugin arm's headline");
+    // the plugin arm helps less than the skill here (0.1, 0.0, 0.5 against 0.6, 0.2, 0.8)
+    let (p, s) = (plugin.outcome.lift.unwrap(), old_lift.unwrap());
+    assert!(p > 0.0 && p < s, "plugin {p}, skill {s}");
+    assert_eq!(plugin.outcome.cases, 3);
+    assert_eq!(summary.headline.trials.plugin.completed, 3);
 }

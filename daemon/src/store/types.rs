@@ -82,6 +82,9 @@ text_enum! {
         Baseline => "baseline",
         /// The target skill is available to the agent.
         Skill => "skill",
+        /// Every skill of the plugin the target belongs to is available (a Vally
+        /// experiment's plugin arm); only runs whose suite has one hold such trials.
+        Plugin => "plugin",
     }
 }
 

@@ -140,7 +140,7 @@ fn a_broken_vally_spec_gives_positioned_errors_naming_the_dialect() {
 }
 
 #[test]
-fn an_experiment_names_its_plugin_arm() {
+fn an_experiments_plugin_arm_is_a_condition_not_a_note() {
     let repo = Repo::new();
     let skill = repo.skill("csharp-expert");
     let eval = repo.write(
@@ -155,22 +155,38 @@ fn an_experiment_names_its_plugin_arm() {
     assert_eq!(files[1].role, evalspec::Role::Experiment);
     let d = check(&exp, &skill);
     assert!(errors(&d).is_empty(), "{d:?}");
-    assert_eq!(quoted(text, &d, "SW416"), ["plugin"]);
-    assert!(
-        d[0].message
-            .starts_with("not run by skillwatch yet: the plugin arm `plugin`"),
-        "{}",
-        d[0].message
-    );
-    // the suite: the spec's case, and the note placed in the experiment
+    // the plugin arm runs as the third condition: nothing to say about it
+    assert!(quoted(text, &d, "SW416").is_empty(), "{d:?}");
+    // the suite: the spec's case, and the plugin arm read from the experiment
     let suite = evalspec::load_suite(&skill).unwrap();
     assert_eq!(suite.cases.len(), 1);
-    assert_eq!(suite.notes.len(), 1);
-    // `  plugin:` is line 15
-    assert_eq!((suite.notes[0].line, suite.notes[0].column), (15, 3));
+    assert!(suite.notes.is_empty(), "{:?}", suite.notes);
+    let plugin = suite.plugin.expect("the plugin arm");
+    assert_eq!(plugin.name, "plugin");
+    assert_eq!(plugin.skills.len(), 2);
+    assert!(
+        plugin.file.ends_with("../coexistence.experiment.yaml"),
+        "{}",
+        plugin.file
+    );
     // a batch over two skills of the same experiment reports it once
     let reports = crate::checks::check_skill_dir(&skill, &CheckOptions::default());
     assert_eq!(reports.iter().filter(|r| r.path == exp).count(), 1);
+    // a second experiment's plugin arm: the first stays the condition, the second a note
+    repo.write("z.experiment.yaml", &text.replace("  plugin:", "  whole:"));
+    let suite = evalspec::load_suite(&skill).unwrap();
+    assert_eq!(suite.plugin.expect("the first plugin arm").name, "plugin");
+    let note = &suite.notes[..];
+    assert_eq!(note.len(), 1, "{note:?}");
+    assert!(
+        note[0]
+            .message
+            .starts_with("not run by skillwatch yet: a second plugin arm `whole`")
+    );
+    assert!(
+        note[0].file.ends_with("z.experiment.yaml") && note[0].line == 15,
+        "{note:?}"
+    );
 }
 
 #[test]
