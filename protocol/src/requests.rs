@@ -873,12 +873,12 @@ mod tests {
     #[test]
     fn a_kind_this_build_does_not_know_decodes_with_its_name() {
         let spec: RunSpec =
-            serde_json::from_str(r#"{"kind": "optimize", "skill_dir": "/s", "rounds": 3}"#)
+            serde_json::from_str(r#"{"kind": "distill", "skill_dir": "/s", "rounds": 3}"#)
                 .unwrap();
         assert_eq!(
             spec,
             RunSpec::Unknown(UnknownRun {
-                kind: "optimize".into()
+                kind: "distill".into()
             })
         );
         assert_eq!(spec.skill_dir(), None);
