@@ -873,8 +873,7 @@ mod tests {
     #[test]
     fn a_kind_this_build_does_not_know_decodes_with_its_name() {
         let spec: RunSpec =
-            serde_json::from_str(r#"{"kind": "distill", "skill_dir": "/s", "rounds": 3}"#)
-                .unwrap();
+            serde_json::from_str(r#"{"kind": "distill", "skill_dir": "/s", "rounds": 3}"#).unwrap();
         assert_eq!(
             spec,
             RunSpec::Unknown(UnknownRun {
