@@ -45,16 +45,24 @@ pub fn skill_opened(state: &Arc<State>) {
     }
 }
 
-/// Keep a daemon connection for the session: the first attempt may start the daemon; later
-/// ones only reconnect (a daemon the user stopped stays stopped).
+/// Starts tried before the first connection: a start that failed for a passing reason (a
+/// machine under load, another process holding the new history file) is tried again, one
+/// that fails every time is not tried forever.
+const START_ATTEMPTS: u32 = 3;
+
+/// Keep a daemon connection for the session: until the first connection, an attempt may start
+/// the daemon; after it, attempts only reconnect (a daemon the user stopped stays stopped).
 async fn link(state: Arc<State>) {
-    let mut may_start = true;
+    let mut starts_left = START_ATTEMPTS;
     loop {
         if !enabled(&state) {
             return;
         }
+        let may_start = starts_left > 0;
+        starts_left = starts_left.saturating_sub(1);
         match connect(&state, may_start).await {
             Ok(daemon) => {
+                starts_left = 0;
                 tracing::info!(db = %daemon.db.display(), "connected to the skillwatch daemon");
                 state.set_daemon(Some(daemon.clone()));
                 on_connected(&state, &daemon).await;
@@ -66,7 +74,6 @@ async fn link(state: Arc<State>) {
             }
             Err(e) => tracing::info!("no skillwatch daemon: {e}"),
         }
-        may_start = false;
         tokio::time::sleep(RECONNECT_EVERY).await;
     }
 }

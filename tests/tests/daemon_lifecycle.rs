@@ -135,6 +135,60 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
     assert!(answers(&fx), "a daemon started by hand exited by itself");
 }
 
+/// A daemon that could not start when the first skill file opened (here: the history path held
+/// another program's SQLite file, which the daemon refuses) is started again once the cause is
+/// gone, and then watches the skill's folder: a passing failure at start (a loaded machine,
+/// another process holding the new history file) does not leave the editor without a daemon
+/// for its whole session.
+#[test]
+fn a_daemon_that_failed_to_start_is_started_again_by_the_editor() {
+    let fx = DaemonFixture::new();
+    let skill_md = fx.workspace.join("skills/alpha/SKILL.md");
+    write(
+        &skill_md,
+        "---\nname: alpha\ndescription: Formats Markdown tables so columns line up.\n---\n# Alpha\n",
+    );
+    let foreign = rusqlite::Connection::open(&fx.db).unwrap();
+    foreign
+        .execute_batch("CREATE TABLE notes (body TEXT);")
+        .unwrap();
+    drop(foreign);
+    let env = [
+        ("SKILLWATCH_NO_DAEMON", "0".to_string()),
+        ("XDG_RUNTIME_DIR", fx.runtime_dir.display().to_string()),
+        ("XDG_STATE_HOME", fx.state_dir.display().to_string()),
+        ("SKILLWATCH_DB", fx.db.display().to_string()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut lsp = LspClient::spawn_with_env(&env);
+    lsp.initialize(json!({"historyPollMs": 0}));
+    let text = std::fs::read_to_string(&skill_md).unwrap();
+    lsp.open(&skill_md, "markdown", &text);
+    wait::until("the first start to fail", || {
+        let log = lsp.stderr();
+        wait::when(
+            log.contains("could not start the skillwatch daemon"),
+            || log,
+        )
+    });
+    std::fs::remove_file(&fx.db).unwrap();
+    let rt = runtime();
+    let skills = fx.workspace.join("skills").canonicalize().unwrap();
+    wait::until(
+        "the daemon started again to watch the skill's folder",
+        || {
+            let roots = answers(&fx).then(|| {
+                let rpc = rt.block_on(fx.client());
+                rt.block_on(rpc.status(ctx())).unwrap().roots
+            });
+            wait::when(roots.as_deref() == Some(&[skills.clone()][..]), || {
+                format!("roots {roots:?}; server log:\n{}", lsp.stderr())
+            })
+        },
+    );
+    assert!(lsp.shutdown().success());
+}
+
 /// A daemon whose socket is deleted can never be reached again, and one whose temporary
 /// folder is removed serves nobody: either way it exits by itself, whoever started it.
 #[test]

@@ -175,7 +175,13 @@ fn neovim_starts_one_server_with_one_root_for_a_folder_of_skills() {
         serde_json::json!([{"root_dir": folder, "workspace_folders": [folder]}]),
         "one server, rooted at the folder of skills: {result:#}"
     );
-    assert_eq!(result["daemon_timed_out"], false, "{result:#}");
+    assert_eq!(
+        result["daemon_timed_out"],
+        false,
+        "{result:#}\nthe daemon's log:\n{}\nNeovim's LSP log:\n{}",
+        fx.log_text(),
+        std::fs::read_to_string(fx.state_dir.join("nvim/lsp.log")).unwrap_or_default()
+    );
     assert_eq!(
         result["daemon_roots"],
         serde_json::json!([folder]),

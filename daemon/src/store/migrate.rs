@@ -1,11 +1,12 @@
 //! Schema migrations: the plain SQL files in the top-level `migrations/` folder, applied in
 //! order at open, each in its own transaction together with the `user_version` bump that
 //! records it. A crash mid-migration therefore leaves the file at the previous version, and the
-//! next open simply retries.
+//! next open simply retries. Each transaction holds the write lock from its start and reads the
+//! version again under it, so processes opening one new file at once apply each migration once.
 
 use std::path::Path;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use super::error::{Result, StoreError};
 
@@ -99,7 +100,11 @@ pub fn check_version(conn: &Connection, path: &Path, known: u32) -> Result<u32> 
         path: path.to_path_buf(),
         source,
     };
-    let version: i64 = conn
+    // One read transaction for every read below: another process may commit the first
+    // migration between two of them, and a version read before it with tables counted after
+    // it looks like someone else's file.
+    let snapshot = conn.unchecked_transaction().map_err(open_err)?;
+    let version: i64 = snapshot
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(open_err)?;
     let app_id: i32 = conn
@@ -174,7 +179,19 @@ fn apply_each(
             migration: migration.name,
             source,
         };
-        let tx = conn.transaction().map_err(fail)?;
+        // The write lock is taken before the version is read again: another process opening
+        // the same new file (the editor's server, a CLI, the daemon it started) may have
+        // applied this migration since `from` was read, and running it twice fails
+        // (`duplicate column name`) or worse.
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let current: i64 = tx
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(fail)?;
+        if current > index as i64 {
+            continue;
+        }
         tx.execute_batch(migration.sql).map_err(fail)?;
         if let Some(table) = dangling_reference(&tx).map_err(fail)? {
             return Err(fail(rusqlite::Error::SqliteFailure(

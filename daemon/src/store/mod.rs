@@ -202,8 +202,7 @@ impl Store {
         let mut conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         let version = migrate::check_version(&conn, path, known)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open_err)?;
+        enter_wal(&conn).map_err(open_err)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", true)
@@ -771,3 +770,22 @@ fn import_run(
 
 #[cfg(test)]
 mod tests;
+
+/// Switch the file to WAL (a no-op once it is: the mode is stored in the file). SQLite answers
+/// a switch that races another connection with `SQLITE_BUSY` at once, without the busy
+/// handler, so a new file opened by several processes together (the editor's server, the
+/// daemon it starts) is retried here for as long as the busy timeout.
+fn enter_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}

@@ -1504,3 +1504,60 @@ fn the_plugin_arm_migration_keeps_old_trials_and_scores_the_third_arm() {
     assert_eq!(plugin.outcome.cases, 3);
     assert_eq!(summary.headline.trials.plugin.completed, 3);
 }
+
+/// The schema of `path` as SQLite prints it, for comparing two files.
+fn schema_of(path: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY type, name")
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+/// Processes that open one file at the same moment (the editor's server, the daemon it
+/// starts, a CLI the editor runs) each find it at some version and migrate it: whatever the
+/// starting version and the number of openers, every open succeeds and the file ends at the
+/// schema one open alone makes. Each round races `openers` threads released together.
+#[test]
+fn openers_racing_on_one_file_each_migration_runs_once() {
+    let alone = tempfile::tempdir().unwrap();
+    Store::open(&db(&alone)).unwrap();
+    let reference = schema_of(&db(&alone));
+    for start in [0, 1, 4, MIGRATIONS.len() - 1] {
+        for openers in 2..=5 {
+            for _ in 0..3 {
+                let dir = tempfile::tempdir().unwrap();
+                let path = db(&dir);
+                if start > 0 {
+                    Store::open_with(&path, &MIGRATIONS[..start]).unwrap();
+                }
+                let gate = std::sync::Arc::new(std::sync::Barrier::new(openers));
+                let handles: Vec<_> = (0..openers)
+                    .map(|_| {
+                        let (gate, path) = (gate.clone(), path.clone());
+                        std::thread::spawn(move || {
+                            gate.wait();
+                            Store::open(&path).map(|s| s.schema_version().unwrap())
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    let version = h.join().unwrap();
+                    assert_eq!(
+                        version.as_ref().ok(),
+                        Some(&latest_version()),
+                        "from version {start} with {openers} openers: {version:?}"
+                    );
+                }
+                assert_eq!(
+                    schema_of(&path),
+                    reference,
+                    "from {start}, {openers} openers"
+                );
+            }
+        }
+    }
+}
