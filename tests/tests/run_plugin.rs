@@ -230,3 +230,25 @@ fn html_report_shows_both(fx: &DaemonFixture) {
     let row = &row[..row.find("</tr>").unwrap_or(row.len())];
     assert!(row.contains("+0.333"), "{row}");
 }
+
+/// `plan` counts the plugin arm's trials: a suite with a plugin arm costs three conditions per
+/// case and attempt, and the trials (and expected spending) it prints say so.
+#[test]
+fn plan_counts_the_plugin_arm_in_the_trials_it_prices() {
+    let fx = DaemonFixture::new();
+    let skill = plugin_repo(&fx.workspace.join("repo"));
+    let skill = skill.to_str().unwrap();
+    let out = fx.cli(&["plan", skill, "--detect", "0.3", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let plan = json_report(&out);
+    assert_eq!(plan["cases"], 6, "{plan:#}");
+    assert_eq!(plan["conditions"], 3, "{plan:#}");
+    let out = fx.cli(&["plan", skill, "--detect", "0.3"]);
+    let text = stdout(&out);
+    for row in plan["needed"].as_array().unwrap() {
+        let (attempts, cases) = (row[0].as_u64().unwrap(), row[1].as_u64());
+        let Some(cases) = cases else { continue };
+        let line = format!("{attempts:>10}  {cases:>12}  {:>8}", 3 * cases * attempts);
+        assert!(text.contains(&line), "no {line:?} in\n{text}");
+    }
+}

@@ -20,7 +20,7 @@ use skillwatch_core::scoring::plan::{
     Detectable, PlanParams, VarianceModel, VarianceSource, cases_needed, detectable,
 };
 use skillwatch_daemon::runner::{
-    HarnessKind, HarnessSettings, RunRequest, planned_cases, planned_design,
+    HarnessKind, HarnessSettings, PlannedDesign, RunRequest, planned_design,
 };
 use skillwatch_daemon::store::{RunKind, Store};
 use skillwatch_protocol::Price;
@@ -67,6 +67,9 @@ struct Plan {
     /// Cases in the suite now (when SKILL is a folder with eval files), else in the history's
     /// run the variance came from.
     cases: Option<usize>,
+    /// Conditions per case and attempt: baseline and skill, and the plugin arm when the suite
+    /// has one (a third more trials to pay for).
+    conditions: usize,
     runs: u32,
     detect: f64,
     power: f64,
@@ -152,11 +155,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } => Some((cases, attempts as u32)),
         VarianceSource::Default => None,
     };
-    let cases = if dir.is_dir() {
-        Some(suite_size(dir)?)
-    } else {
-        from_history.map(|(c, _)| c)
-    };
+    let design = dir.is_dir().then(|| suite_design(dir)).transpose()?;
+    let cases = design.map(|d| d.cases).or(from_history.map(|(c, _)| c));
     let runs = args
         .runs
         .or(from_history.filter(|_| !dir.is_dir()).map(|(_, r)| r))
@@ -175,6 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .collect(),
         skill,
         cases,
+        conditions: design.map_or(2, |d| d.conditions),
         runs,
         detect: args.detect,
         power: args.power,
@@ -192,9 +193,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn suite_size(dir: &Path) -> anyhow::Result<usize> {
+fn suite_design(dir: &Path) -> anyhow::Result<PlannedDesign> {
     let request = RunRequest::new(dir, HarnessSettings::new(HarnessKind::Command), "plan");
-    planned_cases(&request).with_context(|| format!("counting the eval cases of {}", dir.display()))
+    planned_design(&request)
+        .with_context(|| format!("counting the eval cases of {}", dir.display()))
 }
 
 /// The skill's variance from the history, or the default when there is none (or no history),
@@ -268,7 +270,7 @@ fn plan_text(p: &Plan) -> String {
     for (runs, needed) in &p.needed {
         let (cases, trials, spend) = match needed {
             Some(n) => {
-                let trials = 2 * n * *runs as usize;
+                let trials = p.conditions * n * *runs as usize;
                 let spend = p.per_trial.map_or_else(
                     || "unknown (no trials of this skill on the model in the history)".into(),
                     |e| e.describe(trials),

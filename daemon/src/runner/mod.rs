@@ -120,12 +120,6 @@ impl Started<Paired> {
     }
 }
 
-/// How many cases a run of `request` will have: what the design printed before a run, and
-/// `skillwatch plan`, count.
-pub fn planned_cases(request: &RunRequest) -> Result<usize, RunError> {
-    Ok(planned_design(request)?.cases)
-}
-
 /// A run's design before it starts: its cases, and its conditions per case and attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlannedDesign {
