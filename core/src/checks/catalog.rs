@@ -543,7 +543,7 @@ pub static EVAL_FILE_RULES: &[Rule] = &[
         name: "eval-missing-source",
         category: Category::Eval,
         severity: Severity::Error,
-        summary: "A setup file `source` (or an evals.json `files` entry) must name an existing file.",
+        summary: "A setup file `source` (or an evals.json `files` entry) must name an existing file; a Vally experiment arm's `environment.skills` entry must name a skill folder or a folder of skills.",
     },
     Rule {
         id: "SW406",

@@ -853,7 +853,38 @@ impl Ctx<'_> {
                 }
             }
             Dialect::EvalsJson => self.evals_json_dialect(root),
+            Dialect::VallyExperiment => self.staged_skills(root),
             _ => {}
+        }
+    }
+
+    /// SW405 for an experiment arm's `environment.skills` entry that stages no skill: the run
+    /// would refuse the experiment at its start; the editor says so where it is written.
+    fn staged_skills(&mut self, root: &Node) {
+        let here = self.path.parent().unwrap_or(self.skill_dir).to_path_buf();
+        let Some(variants) = root.get("variants").and_then(|e| e.value.as_mapping()) else {
+            return;
+        };
+        for variant in variants {
+            let arm = variant.key.as_key().unwrap_or("?");
+            let skills = variant
+                .value
+                .get("environment")
+                .map_or(&[][..], |env| items(&env.value, "skills"));
+            for entry in skills {
+                let Some(path) = entry.as_str() else {
+                    continue;
+                };
+                if evalspec::staged_skill_dirs(&here, path).is_empty() {
+                    let message = format!(
+                        "the arm `{arm}` stages `{path}`, which is neither a skill folder (with \
+                         a SKILL.md) nor a folder of skills: paths are relative to the \
+                         experiment file, so this is {}",
+                        here.join(path.trim()).display()
+                    );
+                    self.push("SW405", entry.span, message);
+                }
+            }
         }
     }
 

@@ -483,6 +483,30 @@ fn constraints(f: &Fields<'_>, notes: &mut Notes<'_>) -> Result<Constraints, Par
     })
 }
 
+/// The skill folders an experiment arm's `environment.skills` entry stages, as Vally resolves
+/// it from the experiment's folder `base`: a path naming a skill folder is that skill, one
+/// naming a folder of skills (a plugin's `skills/`) is every skill directly in it, in name
+/// order (canonical paths). Empty when it names neither: the runner refuses such an arm and
+/// `check` says so where it is written (SW405), from this one rule.
+pub fn staged_skill_dirs(base: &std::path::Path, entry: &str) -> Vec<std::path::PathBuf> {
+    let is_skill = |d: &std::path::Path| d.join("SKILL.md").is_file();
+    let Ok(dir) = base.join(entry.trim()).canonicalize() else {
+        return Vec::new();
+    };
+    if is_skill(&dir) {
+        return vec![dir];
+    }
+    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|d| is_skill(d))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Read a Vally experiment file: no cases; its plugin arm, and a note for every arm
 /// skillwatch does not run. `skill` is the skill under test when the experiment is read for
 /// one (its name picks the skilled arm among variants that load one skill each).

@@ -114,7 +114,7 @@ fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError
     let base = experiment.parent().unwrap_or(skill_dir);
     let mut skills = Vec::new();
     for path in &arm.skills {
-        let found = skill_dirs(&base.join(path));
+        let found = skillwatch_core::evalspec::staged_skill_dirs(base, path);
         if found.is_empty() {
             return Err(RunError::Settings {
                 message: format!(
@@ -133,27 +133,6 @@ fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError
         name: arm.name.clone(),
         skills,
     })
-}
-
-/// `dir` when it is a skill, else the skills directly inside it in name order (canonical
-/// paths, so the target skill is the same folder whichever way it was named).
-fn skill_dirs(dir: &Path) -> Vec<PathBuf> {
-    let is_skill = |d: &Path| d.join("SKILL.md").is_file();
-    let Ok(dir) = dir.canonicalize() else {
-        return Vec::new();
-    };
-    if is_skill(&dir) {
-        return vec![dir];
-    }
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|d| is_skill(d))
-        .collect();
-    found.sort();
-    found
 }
 
 /// Cases with their keys in the run.

@@ -149,6 +149,21 @@ fn an_experiments_plugin_arm_is_a_condition_not_a_note() {
     );
     let text = "name: coexistence\nevals:\n  - tests/p/csharp-expert/coexistence.eval.yaml\nvary:\n  - /environment/skills\nbaseline: baseline\nvariants:\n  baseline:\n    environment:\n      skills: []\n  skilled:\n    environment:\n      skills:\n        - plugins/p/skills/csharp-expert\n  plugin:\n    environment:\n      skills:\n        - plugins/p/skills/csharp-expert\n        - plugins/p/skills/other\n";
     let exp = repo.write("coexistence.experiment.yaml", text);
+    // an arm staging a folder that is no skill: said where it is written (SW405), from the
+    // rule the runner stages by
+    let d = check(&exp, &skill);
+    assert_eq!(
+        quoted(text, &d, "SW405"),
+        ["plugins/p/skills/other"],
+        "{d:?}"
+    );
+    assert!(
+        d.iter().any(|d| d.rule == "SW405"
+            && d.message
+                .contains("the arm `plugin` stages `plugins/p/skills/other`")),
+        "{d:?}"
+    );
+    repo.skill("other");
     let files = evalspec::find_eval_files(&skill);
     let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
     assert_eq!(paths, [eval.clone(), exp.clone()]);
