@@ -483,14 +483,24 @@ fn constraints(f: &Fields<'_>, notes: &mut Notes<'_>) -> Result<Constraints, Par
     })
 }
 
+/// Vally's variable for the eval spec's folder, in experiment paths.
+pub(crate) const EVAL_PARENT: &str = "${eval.parent}";
+
 /// The skill folders an experiment arm's `environment.skills` entry stages, as Vally resolves
 /// it from the experiment's folder `base`: a path naming a skill folder is that skill, one
 /// naming a folder of skills (a plugin's `skills/`) is every skill directly in it, in name
 /// order (canonical paths). Empty when it names neither: the runner refuses such an arm and
-/// `check` says so where it is written (SW405), from this one rule.
-pub fn staged_skill_dirs(base: &std::path::Path, entry: &str) -> Vec<std::path::PathBuf> {
+/// `check` says so where it is written (SW405), from this one rule. `${eval.parent}` (Vally's
+/// name for the folder holding the eval spec, in dotnet/skills' layout the skill's name) is
+/// `skill_folder`, the name of the skill under test's folder.
+pub fn staged_skill_dirs(
+    base: &std::path::Path,
+    entry: &str,
+    skill_folder: &str,
+) -> Vec<std::path::PathBuf> {
     let is_skill = |d: &std::path::Path| d.join("SKILL.md").is_file();
-    let Ok(dir) = base.join(entry.trim()).canonicalize() else {
+    let entry = entry.trim().replace(EVAL_PARENT, skill_folder);
+    let Ok(dir) = base.join(entry).canonicalize() else {
         return Vec::new();
     };
     if is_skill(&dir) {
@@ -688,7 +698,7 @@ fn skilled_arm(arms: &[Variant], skill: Option<&str>) -> Option<usize> {
     };
     let names_it = |path: &str| {
         let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-        last.contains("${eval.parent}") || skill.is_some_and(|s| last == s)
+        last.contains(EVAL_PARENT) || skill.is_some_and(|s| last == s)
     };
     arms.iter()
         .position(|a| single(a).is_some_and(|p| names_it(&p)))

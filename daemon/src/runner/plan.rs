@@ -112,9 +112,13 @@ pub fn plan_skill(dir: &Path) -> Result<(SkillToStage, String), RunError> {
 fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError> {
     let experiment = skill_dir.join(&arm.file);
     let base = experiment.parent().unwrap_or(skill_dir);
+    let folder_name = skill_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut skills = Vec::new();
     for path in &arm.skills {
-        let found = skillwatch_core::evalspec::staged_skill_dirs(base, path);
+        let found = skillwatch_core::evalspec::staged_skill_dirs(base, path, &folder_name);
         if found.is_empty() {
             return Err(RunError::Settings {
                 message: format!(
@@ -212,6 +216,12 @@ mod tests {
                 .iter()
                 .all(|(_, hash)| hash.starts_with("sha256:"))
         );
+
+        // `${eval.parent}` is the skill under test's folder, as Vally's dotnet/skills layout
+        // has it
+        let plan = plugin_plan(&target, &arm(&["plugins/p/skills/${eval.parent}"])).unwrap();
+        let names: Vec<&str> = plan.skills.iter().map(|(s, _)| s.name.as_str()).collect();
+        assert_eq!(names, ["target"]);
 
         let err = plugin_plan(&target, &arm(&["plugins/q/skills"])).unwrap_err();
         let message = err.to_string();

@@ -163,6 +163,14 @@ fn an_experiments_plugin_arm_is_a_condition_not_a_note() {
                 .contains("the arm `plugin` stages `plugins/p/skills/other`")),
         "{d:?}"
     );
+    // `${eval.parent}` names the skill under test's folder: staged, nothing to say
+    let by_variable = text.replace(
+        "        - plugins/p/skills/other",
+        "        - plugins/p/skills/${eval.parent}",
+    );
+    repo.write("coexistence.experiment.yaml", &by_variable);
+    assert!(quoted(&by_variable, &check(&exp, &skill), "SW405").is_empty());
+    repo.write("coexistence.experiment.yaml", text);
     repo.skill("other");
     let files = evalspec::find_eval_files(&skill);
     let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
