@@ -880,6 +880,13 @@ impl Ctx<'_> {
                 let Some(path) = entry.as_str() else {
                     continue;
                 };
+                // `${eval.parent}` is known only with the skill under test (an experiment
+                // opened alone in an editor has none)
+                if path.contains(evalspec::EVAL_PARENT)
+                    && !self.skill_dir.join(SKILL_FILE).is_file()
+                {
+                    continue;
+                }
                 if evalspec::staged_skill_dirs(&here, path, &folder_name).is_empty() {
                     let message = format!(
                         "the arm `{arm}` stages `{path}`, which is neither a skill folder (with \

@@ -39,7 +39,7 @@ pub use triggers::{
     TRIGGER_SET_FILES, TriggerKind, TriggerQuery, load_trigger_queries, parse_trigger_set,
     trigger_queries,
 };
-pub use vally::{GRADER_TYPES as VALLY_GRADER_TYPES, staged_skill_dirs};
+pub use vally::{EVAL_PARENT, GRADER_TYPES as VALLY_GRADER_TYPES, staged_skill_dirs};
 
 use std::fs::File;
 use std::io::Read;

@@ -484,7 +484,7 @@ fn constraints(f: &Fields<'_>, notes: &mut Notes<'_>) -> Result<Constraints, Par
 }
 
 /// Vally's variable for the eval spec's folder, in experiment paths.
-pub(crate) const EVAL_PARENT: &str = "${eval.parent}";
+pub const EVAL_PARENT: &str = "${eval.parent}";
 
 /// The skill folders an experiment arm's `environment.skills` entry stages, as Vally resolves
 /// it from the experiment's folder `base`: a path naming a skill folder is that skill, one

@@ -170,6 +170,13 @@ fn an_experiments_plugin_arm_is_a_condition_not_a_note() {
     );
     repo.write("coexistence.experiment.yaml", &by_variable);
     assert!(quoted(&by_variable, &check(&exp, &skill), "SW405").is_empty());
+    // opened alone (an editor, no skill under test): the variable cannot be resolved, and
+    // nothing is said about it
+    let alone = check(&exp, &repo.root);
+    assert!(
+        quoted(&by_variable, &alone, "SW405").is_empty(),
+        "{alone:?}"
+    );
     repo.write("coexistence.experiment.yaml", text);
     repo.skill("other");
     let files = evalspec::find_eval_files(&skill);
