@@ -20,6 +20,7 @@ pub mod card;
 mod commands;
 mod cooccur;
 mod decode;
+mod disclosure;
 mod facts;
 mod footholds;
 mod gate;
@@ -341,6 +342,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     let mut findings = behaviours::judge(&found, &context);
     findings.extend(prose::judge(files, &context));
     findings.extend(backdoor::judge(files, &context));
+    findings.extend(disclosure::judge(&context));
     let net = cooccur::judge(&context, &findings);
     findings.extend(net);
     let footholds = footholds::judge(&context, &findings);
