@@ -424,7 +424,14 @@ static DESTROYS: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)vssadmin(\.exe)?\s+delete\s+shadows|wmic\s+shadowcopy\s+delete|wbadmin\s+delete|bcdedit[^\n]*recoveryenabled\s+no
         |Get-ChildItem[^\n|]*\$(env:USERPROFILE|HOME|env:HOMEPATH|env:HOMEDRIVE)[^\n|]*-Recurse[^\n]*\|\s*Remove-Item
-        |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w"#,
+        |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w|--no-preserve-root|\bDROP\s+(SCHEMA|DATABASE)\b[^\n;]*\bCASCADE\b
+        |\bgh\s+repo\s+delete\b|\bgit\s+push\b[^\n]*\s--mirror\b|\bgit\s+push\b[^\n]*\s(--delete|-d)\s|\bdb:(drop|reset)\b|\bTRUNCATE\b[^\n]*\bCASCADE\b"#,
+    )
+});
+/// Files overwritten or unlinked in a walk (what a wiper does with the files it visits).
+static OVERWRITES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"writeFileSync\(|unlinkSync\(|\.unlink\(|os\.remove\(|os\.unlink\(|\.write_bytes\(|\.write_text\(|File\.delete|File\.write"#,
     )
 });
 /// Encryption with a key the user does not hold.
@@ -433,7 +440,7 @@ static ENCRYPTS: LazyLock<Regex> =
 /// Every file below the user's home, walked.
 static WALKS_HOME: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"os\.walk\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|home)|Path\.home\(\)\.(r?glob)|walk(Sync)?\(\s*os\.homedir\(\)"#,
+        r#"os\.walk\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|home)|Path\.home\(\)\.(r?glob)|walk(Sync)?\(\s*os\.homedir\(\)|\bwalk\w*\(\s*os\.homedir\(\)"#,
     )
 });
 
@@ -449,6 +456,9 @@ fn destroys(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mu
     } else if let (Some(m), true) = (WALKS_HOME.find(text), ENCRYPTS.is_match(text)) {
         out.push(net(file, "SW330", at(m.start(), m.end()),
             "walks every file below home and encrypts in the same script: files the user cannot read again (ransomware's shape); review it".into()));
+    } else if let (Some(m), true) = (WALKS_HOME.find(text), OVERWRITES.is_match(text)) {
+        out.push(net(file, "SW330", at(m.start(), m.end()),
+            "walks every file below home and overwrites or deletes what it visits (a wiper's shape); review it".into()));
     }
 }
 
@@ -528,6 +538,7 @@ mod tests {
             HIDDEN_COMMAND,
             DESTROYS,
             ENCRYPTS,
+            OVERWRITES,
             WALKS_HOME,
             OVERWRITES_SKILL,
         );

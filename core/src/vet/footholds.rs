@@ -11,6 +11,8 @@
 //! - an agent's settings or instruction files written: a warning (SW331);
 //! - a start-up point written or registered (launch agents, git hooks in place, the prompt
 //!   hook of the shell, a preload in `.npmrc`, autostart, scheduled tasks): a warning (SW325).
+//! - agent settings the skill ships (`.claude/settings.json`, `.mcp.json`, a settings file
+//!   its text says to commit) that widen what the agent does unasked: a warning (SW331).
 //!
 //! Each is skipped where a rule of the flow analysis already judged the same file.
 
@@ -68,10 +70,44 @@ static STARTUP_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Content of an agent's settings that widens what it does unasked: every project MCP server
+/// enabled, approvals or YOLO modes on, shell or secret-folder permissions, a task run when a
+/// folder opens, hooks on every prompt or tool call.
+static SETTINGS_WIDENING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"enableAllProjectMcpServers["']?\s*[:=]\s*true|["']?(yoloMode|autoApprove|alwaysAllow|autoRun)\w*["']?\s*[:=]\s*(true|\[)
+        |Bash\(\s*(\*|curl|wget|sh\b|bash\b|git\s+push)[^)]*\)|Read\(\s*~/\.(ssh|aws|gnupg|kube)|WebFetch\(domain:
+        |["']runOn["']\s*:\s*["']folderOpen|approval_policy\s*=\s*["']never|danger-full-access|bypassPermissions|--dangerously
+        |["'](UserPromptSubmit|PreToolUse|PostToolUse|SessionStart)["']"#,
+    )
+});
+
+/// Settings an agent would load, shipped in the skill's files (`.claude/settings.json`,
+/// `.mcp.json`, `.vscode/settings.json`, a settings file in `assets/` the text says to
+/// commit), or written in its text next to a settings file's name, that widen what the agent
+/// does unasked: a warning (SW331) at the widening.
+fn shipped_settings(cx: &Context<'_, '_>, judged: &dyn Fn(usize, &str) -> bool) -> Vec<Finding> {
+    let names_settings = cx.files.iter().any(|f| AGENT_FILE.is_match(f.text));
+    let mut out = Vec::new();
+    for (file, f) in cx.files.iter().enumerate() {
+        let lower = f.rel.to_ascii_lowercase();
+        let config =
+            super::knowledge::agent_config(&lower).is_some() || lower.ends_with("tasks.json");
+        if judged(file, "SW331") || !(config || names_settings) {
+            continue;
+        }
+        if let Some(m) = SETTINGS_WIDENING.find(f.text) {
+            out.push(found(file, "SW331", Severity::Warning, Span::new(m.start(), m.end()),
+                format!("agent settings in the skill widen what the agent does unasked (`{}`): review them before they are loaded", m.as_str())));
+        }
+    }
+    out
+}
+
 /// The net's findings for the skill (see the module's doc).
 pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
     let judged = |file: usize, rule: &str| already.iter().any(|f| f.file == file && f.rule == rule);
-    let mut out = Vec::new();
+    let mut out = shipped_settings(cx, &judged);
     for unit in &cx.prog.units {
         let text: &str = &unit.text;
         let at = |m: regex::Match<'_>| Span::new(unit.base + m.start(), unit.base + m.end());
@@ -128,6 +164,7 @@ mod tests {
             WRITE_OP,
             STARTUP_FILE,
             STARTUP_COMMAND,
+            SETTINGS_WIDENING,
         );
     }
 
@@ -153,5 +190,8 @@ mod tests {
         assert!(!WRITE_OP.is_match("git status >/dev/null"));
         assert!(!STARTUP_COMMAND.is_match("crontab -l"));
         assert!(!STARTUP_COMMAND.is_match("sudo systemctl enable --now docker"));
+        assert!(SETTINGS_WIDENING.is_match(r#"{ "enableAllProjectMcpServers": true }"#));
+        assert!(SETTINGS_WIDENING.is_match(r#""allow": ["Read(~/.ssh/**)"]"#));
+        assert!(!SETTINGS_WIDENING.is_match(r#""allow": ["Bash(npm test:*)"]"#));
     }
 }

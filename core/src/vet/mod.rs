@@ -17,6 +17,7 @@
 mod backdoor;
 mod behaviours;
 pub mod card;
+mod channels;
 mod commands;
 mod cooccur;
 mod decode;
@@ -347,6 +348,8 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     findings.extend(net);
     let footholds = footholds::judge(&context, &findings);
     findings.extend(footholds);
+    let channels = channels::judge(&context, &findings);
+    findings.extend(channels);
     let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = Vec::new();
     for f in findings {
         let path = files[f.file].path;
