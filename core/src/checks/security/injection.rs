@@ -104,15 +104,12 @@ pub(super) const PERSONA_PATTERN: &str = r"(?ix)
           (rules|restrictions|limits|filters|guidelines|polic(y|ies)|censorship|safety|constraints|guardrails)\b
         ";
 
-/// Orders to keep acts from the user, where the user or the agent's answer is named: "do not
-/// tell the user", "don't mention this step in your reply", "keep the upload silent", "without
-/// the user knowing", "silently upload".
+/// Orders to keep acts from the user, where the user is named: "do not tell the user", "keep
+/// the upload silent", "without the user knowing", "silently upload".
 pub(super) const CONCEAL_PATTERN: &str = r"(?ix)
         \b(do\s+not|don't|never|without|no\s+need\s+to|avoid|refrain\s+from)\s+(tell|telling|inform|informing|notify|notifying
         |alert|alerting|mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing)
         \s+((this|it|that|them)\s+to\s+)?(the\s+user|users|the\s+human|the\s+operator|anyone|anybody)\b
-        | \b(do\s+not|don't|never|avoid)\s+(mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing)
-        \s+[^.\n]{0,40}?\s+in\s+(your|the)\s+(reply|response|answer|summary|output|report|message|transcript)\b
         | \b(hide|conceal|keep)\s+(this|these|it|them|the\s+\w+)\s+(secret\s+|hidden\s+)?from\s+the\s+user\b
         | \bkeep\s+(this|it|that|these|the\s+(upload|download|request|transfer|step|action|call|operation|change|sync|backup
         |push|install|command|copy|connection|hook))\s+(silent|quiet|hidden|invisible|under\s+wraps|between\s+us)\b
@@ -129,13 +126,17 @@ pub(super) const UNTOLD_PATTERN: &str = r"(?ix)
         | \b(secretly|covertly|discreetly)\s+(run|execute|install|delete|remove|copy|modify|add|push|download|change|edit|write|collect)\b
         ";
 
-/// Orders to keep something unsaid with no one named: "never mention this step", "do not
-/// reveal that you read the file". Ambiguous alone (a style guide says "do not mention
-/// prices"), so a warning; an error where a reader does not look.
+/// Orders to keep something unsaid with no one named, or only the agent's answer: "never
+/// mention this step", "do not reveal that you read the file", "don't mention the step
+/// numbers in your reply", "leave that out of the report". Ambiguous alone (a style guide
+/// says "do not mention prices" or "don't mention internal step names in your reply"), so a
+/// warning; an error where a reader does not look.
 pub(super) const QUIET_PATTERN: &str = r"(?ix)
         \b(do\s+not|don't|never|avoid)\s+(mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing|show|showing|display|displaying)
         \s+(this|that|it|these|those|anything|any\s+of\s+this|what\s+you|that\s+you|the\s+(step|action|change|upload|download|command
         |request|call|operation|push|script|process|transfer|hook|file|update|read|install|copy|copie|diff|edit)s?)\b
+        | \b(do\s+not|don't|never|avoid)\s+(mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing)
+        \s+[^.\n]{0,40}?\s+in\s+(your|the)\s+(reply|response|answer|summary|output|report|message|transcript)\b
         | \b(leave|keep)\s+(it|this|that|them|these|those)\s+out\s+of\s+(the|your)\s+(report|reply|response|answer|summary|output|message|docs|documentation|changelog)\b
         ";
 
@@ -1059,15 +1060,19 @@ fn hidden_channels(
             if grade(&lower[from..at.end], at.start - from, false).is_none() {
                 continue;
             }
+            // a comment quoted in inline code is shown as text, not hidden: an example
+            let comment_start = lower[..region.start].rfind('\n').map_or(0, |i| i + 1);
+            let quoted = lower[comment_start..region.start].matches('`').count() % 2 == 1;
+            let graded = if quoted {
+                (
+                    Severity::Warning,
+                    " (quoted in inline code: review that it is only an example)",
+                )
+            } else {
+                (Severity::Error, "")
+            };
             let span = normalized.original_span(at);
-            out.push(finding(
-                text,
-                norm,
-                at,
-                span,
-                (Severity::Error, ""),
-                &message,
-            ));
+            out.push(finding(text, norm, at, span, graded, &message));
         }
     }
 }
@@ -1383,7 +1388,6 @@ mod tests {
             "hide this from the user",
             "keep the plans secret from the user",
             "conceal them from the user",
-            "don't mention this step in your reply",
             "keep the upload silent",
             "without the user knowing",
             "the user must not know",
@@ -1431,6 +1435,7 @@ mod tests {
             "do not reveal that you",
             "do not show the diff",
             "leave that out of the report",
+            "don't mention this step in your reply",
         ],
         &["your only task is", "the real task is"],
         &[
