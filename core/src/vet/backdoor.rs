@@ -111,7 +111,9 @@ static FORBIDS: LazyLock<Regex> = LazyLock::new(|| {
 static MAGIC_COMPARE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\b\w*(password|passwd|pwd|passphrase|token|secret|api_?key)['"]?\]?\)?\s*(==|===|!=|!==|\.equals\()\s*["'][^"'\s$\{]{4,}["']
-        |["'][^"'\s$\{]{4,}["']\s*(==|===)\s*\w*(password|passwd|pwd|token|secret|api_?key)\b"#,
+        |["'][^"'\s$\{]{4,}["']\s*(==|===)\s*\w*(password|passwd|pwd|token|secret|api_?key)\b
+        |\b(header|headers|Header\.Get|get_header|authorization)\b[^\n=]{0,40}(==|===)\s*["'][^"'\s$\{]{4,}["']
+        |\bauthorization\s*(==|===)\s*["']"#,
     )
 });
 
@@ -415,6 +417,8 @@ mod tests {
                 .is_match(r#"if (req.headers['x-token'] === "debug-2024") return next();"#)
         );
         assert!(!MAGIC_COMPARE.is_match(r#"if password == user.password:"#));
+        assert!(MAGIC_COMPARE.is_match(r#"if r.Header.Get("X-Debug-Key") == "gm-7f3a9c" {"#));
+        assert!(MAGIC_COMPARE.is_match(r#"if (req.headers.authorization === 'Basic ' + x) {"#));
         assert!(in_test(r#"    assert token == "abc123""#, 8));
         assert!(!MAGIC_COMPARE.is_match(r#"[[ "$NGC_CLI_API_KEY" != "$NGC_API_KEY" ]]"#));
     }

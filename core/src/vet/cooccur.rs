@@ -147,7 +147,9 @@ static RUNS: LazyLock<Regex> = LazyLock::new(|| {
 static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\s-enc(odedcommand)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
-        |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]"#,
+        |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]
+        |(\beval|\biex|Invoke-Expression|\bsh\s+-c|\bbash\s+-c)[^\n]{0,20}\$\(\s*(dig|nslookup|host|drill)\b[^\n]*\b(TXT|txt)\b
+        |Resolve-DnsName[^\n]*-Type\s+TXT[^\n]*\|\s*(iex|Invoke-Expression)"#,
     )
 });
 /// A download written over the skill's own files.
