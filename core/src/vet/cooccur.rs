@@ -116,7 +116,7 @@ static WALLET_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 static FETCH: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)requests\.get|urlopen|urlretrieve|\bfetch\(|https?\.get\(|\baxios\b|httpx\.get|\bcurl\b|\bwget\b|DownloadString
-        |DownloadFile|Invoke-WebRequest|\biwr\b|\bhttp\.Get\(|URI\.open|open-uri|Net::HTTP|\bHTTParty\b|reqwest::",
+        |DownloadFile|Invoke-WebRequest|\biwr\b|Invoke-RestMethod|\birm\b|\bhttp\.Get\(|URI\.open|open-uri|Net::HTTP|\bHTTParty\b|reqwest::",
     )
 });
 /// Code loaded from text or from a file written at run time.
@@ -124,7 +124,8 @@ static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(^|[^.\w])(exec|eval)\s*\(|exec_module|spec_from_file_location|\bnew\s+Function\b|\bFunction\(|runInNewContext
         |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec
-        |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(",
+        |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(|ScriptBlock\]::Create
+        |\bexec(Sync)?\(\s*[A-Za-z_][\w.]*\s*[,)]",
     )
 });
 
@@ -156,7 +157,8 @@ static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
 static OVERWRITES_SKILL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\b(curl|wget)\b[^\n]*\s(-o|-O|--output)\s*["']?[^\s"']*(SKILL\.md|\$\(dirname|__dirname|\$0|\bskills/)
-        |\b(curl|wget)\b[^\n]*>\s*["']?[^\s"']*SKILL\.md"#,
+        |\b(curl|wget)\b[^\n]*>\s*["']?[^\s"']*SKILL\.md
+        |\b(curl|wget)\b[^\n]*\|\s*tar\b[^\n]*(-C|--directory)\s*["']?(\$\{?\w*(SKILL|DIR)\w*\}?|\$\(dirname)"#,
     )
 });
 

@@ -405,7 +405,13 @@ pub(crate) fn paragraphs<'a>(files: &'a [SourceFile<'_>]) -> Vec<(usize, &'a str
 
 static DOWNLOAD_THEN_RUN: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?is)\b(download|get|grab|fetch|obtain|save)\b.{0,240}?\b(run|execute|launch|open|double-click|start|install)\b",
+        r"(?is)\b(download|get|grab|fetch|obtain|save|pull)\b.{0,240}?\b(run|execute|launch|open|double-click|start|install)\b",
+    )
+});
+/// "Run it with Python", "pipe it to bash": what is downloaded is code.
+static RUN_WITH: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(run|execute|pipe|feed)\s+(it|that|this|the\s+\w+)\s+(with|through|into|to|in)\s+(python3?|bash|sh|zsh|node|ruby|perl|powershell|pwsh)\b",
     )
 });
 static PAYLOAD_FILE: LazyLock<Regex> = LazyLock::new(|| {
@@ -441,6 +447,11 @@ fn download_and_run(file: usize, p: &str, base: usize, framed: bool) -> Option<F
         (
             Severity::Warning,
             "run, from an address that is not a known vendor's",
+        )
+    } else if payload.is_none() && unknown_host && RUN_WITH.is_match(p) {
+        (
+            Severity::Warning,
+            "run by an interpreter, from an address that is not a known vendor's",
         )
     } else if payload.is_some() && hosts.is_empty() {
         (
@@ -676,6 +687,7 @@ mod tests {
             DOWNLOAD_THEN_RUN,
             PAYLOAD_FILE,
             PASSWORD,
+            RUN_WITH,
             URL_IN,
             AGENT_SETTINGS,
             WIDENING,

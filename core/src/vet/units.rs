@@ -287,6 +287,24 @@ pub(crate) fn sniff(text: &str) -> Option<Lang> {
 /// A script file's language by extension, else by its first line.
 pub(crate) fn of_script(rel: &str, text: &str) -> Option<Lang> {
     let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    // build and CI files run commands too: the net reads them (not parsed)
+    let runs_commands = matches!(
+        name.as_str(),
+        "makefile"
+            | "gnumakefile"
+            | "dockerfile"
+            | "containerfile"
+            | "rakefile"
+            | "justfile"
+            | "procfile"
+    ) || name.ends_with(".mk")
+        || name.ends_with(".dockerfile")
+        || name.ends_with(".rake")
+        || rel.contains(".github/workflows/")
+            && (name.ends_with(".yml") || name.ends_with(".yaml"));
+    if runs_commands {
+        return Some(Lang::Other);
+    }
     let ext = name.rsplit_once('.').map(|(_, e)| e);
     match ext {
         Some("sh" | "bash" | "zsh" | "ksh") => Some(Lang::Shell),
@@ -444,6 +462,14 @@ mod tests {
         assert_eq!(
             of_script("references/notes.txt", "Notes on the API.\n"),
             None
+        );
+        assert_eq!(
+            of_script("assets/Makefile", "all:\n\techo\n"),
+            Some(Lang::Other)
+        );
+        assert_eq!(
+            of_script(".github/workflows/ci.yml", "on: push\n"),
+            Some(Lang::Other)
         );
     }
 }

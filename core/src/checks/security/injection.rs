@@ -104,12 +104,16 @@ pub(super) const PERSONA_PATTERN: &str = r"(?ix)
           (rules|restrictions|limits|filters|guidelines|polic(y|ies)|censorship|safety|constraints|guardrails)\b
         ";
 
-/// Orders to keep acts from the user, where the user is named: "do not tell the user", "keep
-/// the upload silent", "without the user knowing", "silently upload".
+/// Orders to keep acts from the user, where the user or an act kept out of the answer is
+/// named: "do not tell the user", "don't mention this step in your reply", "keep the upload
+/// silent", "without the user knowing", "silently upload".
 pub(super) const CONCEAL_PATTERN: &str = r"(?ix)
         \b(do\s+not|don't|never|without|no\s+need\s+to|avoid|refrain\s+from)\s+(tell|telling|inform|informing|notify|notifying
         |alert|alerting|mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing)
         \s+((this|it|that|them)\s+to\s+)?(the\s+user|users|the\s+human|the\s+operator|anyone|anybody)\b
+        | \b(do\s+not|don't|never|avoid)\s+(mention|mentioning|reveal|revealing|disclose|disclosing|report|reporting|surface|surfacing)
+        \s+(this|that|it|these|those|the\s+(step|action|change|upload|download|command|request|call|operation|push|script|process|transfer
+        |hook|install|copy|network\s+call|network\s+request)s?)\s+[^.\n]{0,40}?\bin\s+(your|the)\s+(reply|response|answer|summary|output|report|message|transcript)\b
         | \b(hide|conceal|keep)\s+(this|these|it|them|the\s+\w+)\s+(secret\s+|hidden\s+)?from\s+the\s+user\b
         | \bkeep\s+(this|it|that|these|the\s+(upload|download|request|transfer|step|action|call|operation|change|sync|backup
         |push|install|command|copy|connection|hook))\s+(silent|quiet|hidden|invisible|under\s+wraps|between\s+us)\b
@@ -1387,6 +1391,7 @@ mod tests {
             "without telling the user",
             "hide this from the user",
             "keep the plans secret from the user",
+            "don't mention this step in your reply",
             "conceal them from the user",
             "keep the upload silent",
             "without the user knowing",
@@ -1435,7 +1440,7 @@ mod tests {
             "do not reveal that you",
             "do not show the diff",
             "leave that out of the report",
-            "don't mention this step in your reply",
+            "don't mention the step numbers in your reply",
         ],
         &["your only task is", "the real task is"],
         &[
