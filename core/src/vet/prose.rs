@@ -560,7 +560,7 @@ fn impersonation(file: usize, p: &str, base: usize) -> Option<Finding> {
 /// Files every later session of an agent reads as its instructions or memory.
 static MEMORY_FILE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(claude|agents|gemini|memory)\.md\b|copilot-instructions\.md|\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules|/memory/|\bmemory\s+file|\bfuture\s+sessions\b",
+        r"(?i)\b(claude|agents|gemini|memory)\.md\b|copilot-instructions\.md|\.cursorrules|\.cursor/rules|\.clinerules|\.windsurfrules|/memory/|\bmemory\s+file|\bfuture\s+sessions\b|\bmemory[- _]bank\b|\b(your|whatever|persistent|long[- ]term)\s+memory\b|\blasting\s+preference|\bfuture\s+(tasks|conversations)\b",
     )
 });
 /// Orders to write there.
@@ -573,7 +573,7 @@ static WRITE_ORDER: LazyLock<Regex> = LazyLock::new(|| {
 /// user overridden, secrets handled, orders taken from an address.
 static MEMORY_HARM: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)pre-?approved|never\s+ask|without\s+(asking|confirmation)|overrides?\s+the\s+user|authoritative|\bignore\b|\bdisable\b|\bsecrets?\b|credentials|\btokens?\b|api\s+keys?|https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|always\s*apply|trusted|(do\s+not|don'?t|never|without)\s+(show|showing|mention|mentioning|tell|telling|display)",
+        r"(?i)pre-?approved|never\s+ask|without\s+(asking|confirmation)|overrides?\s+the\s+user|authoritative|\bignore\b|\bdisable\b|\bsecrets?\b|credentials|\btokens?\b|api\s+keys?|https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|always\s*apply|trusted|(do\s+not|don'?t|never|without)\s+(show|showing|mention|mentioning|tell|telling|display|raise|flag|question)|verify\s*=\s*false|\bmd5\b|higher\s+priority\s+than\s+the\s+user|--registry",
     )
 });
 
@@ -623,10 +623,7 @@ fn scope(files: &[SourceFile<'_>], text: &str, para: Span) -> String {
     let introduces =
         p.trim_end().trim_end_matches(['`', '*']).ends_with(':') || p.trim_start().starts_with('#');
     let end = if introduces {
-        let limit = crate::text::floor_char_boundary(text, (para.end + 600).min(text.len()));
-        text[para.end..limit]
-            .find("\n#")
-            .map_or(limit, |i| para.end + i)
+        introduced_end(text, para.end)
     } else {
         para.end
     };
@@ -640,6 +637,24 @@ fn scope(files: &[SourceFile<'_>], text: &str, para: Span) -> String {
         }
     }
     out
+}
+
+/// Where what a paragraph introduces ends: the next heading outside a code block, at most
+/// 600 bytes on.
+fn introduced_end(text: &str, from: usize) -> usize {
+    let limit = crate::text::floor_char_boundary(text, (from + 600).min(text.len()));
+    let mut fence = false;
+    let mut at = from;
+    for line in text[from..limit].split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+        } else if !fence && t.starts_with('#') && at > from {
+            return at;
+        }
+        at += line.len();
+    }
+    limit
 }
 
 /// The name at `start..end` is the file itself, not part of another name (`managed-agents.md`)
