@@ -133,7 +133,8 @@ static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
 static DECODES: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)b64decode|base64\.(StdEncoding|URLEncoding)\.DecodeString|Buffer\.from\([^)\n]*base64|\batob\(|FromBase64String
-        |\.pack\(\s*['"][cCU]\*|unpack1?\(\s*['"]m|fromCharCode|base64\s+(-d|--decode|-D)\b|\bxxd\s+-r|codecs\.decode\("#,
+        |\.pack\(\s*['"][cCU]\*|unpack1?\(\s*['"]m|fromCharCode|base64\s+(-d|--decode|-D)\b|\bxxd\s+-r|codecs\.decode\(
+        |\w+\s*\^\s*(k|key|xorKey|xor_key)\b|\.tr\(\s*['"]A-Za-z['"]"#,
     )
 });
 /// Running text as code or as a command.
@@ -148,7 +149,7 @@ static RUNS: LazyLock<Regex> = LazyLock::new(|| {
 static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\s-enc(odedcommand)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
-        |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]
+        |\beval\s+"?(\$\{?\w+\}?){4,}|\beval\s+"(\$\{?[\w/#%:-]+\}?\s*){5,}"|\bvar\s+_0x[0-9a-f]{3,}\s*=\s*\[|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]
         |(\beval|\biex|Invoke-Expression|\bsh\s+-c|\bbash\s+-c)[^\n]{0,20}\$\(\s*(dig|nslookup|host|drill)\b[^\n]*\b(TXT|txt)\b
         |Resolve-DnsName[^\n]*-Type\s+TXT[^\n]*\|\s*(iex|Invoke-Expression)"#,
     )
