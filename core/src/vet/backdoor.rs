@@ -117,9 +117,40 @@ static MAGIC_COMPARE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Backdoors in the user's pipeline and images, in any file the skill hands over: every secret
+/// of a CI run dumped or encoded into its log, a workflow that runs a pull request's code with
+/// the repository's secrets (`pull_request_target` checking out the head), someone's public
+/// key authorised in an image.
+static PIPELINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"toJSON\(\s*secrets\s*\)|\$\{\{\s*secrets\.\w+\s*\}\}[^\n]*\|\s*(base64|xxd|rev|od)\b
+        |pull_request_target[\s\S]{0,1200}github\.event\.pull_request\.head\.(sha|ref)
+        |(ssh-(rsa|ed25519)\s+AAAA[\w+/=]{20,}[^\n]{0,200}authorized_keys|authorized_keys[^\n]{0,200}ssh-(rsa|ed25519)\s+AAAA)"#,
+    )
+});
+
+/// [`PIPELINE`] over every file of the skill: a warning at the first place in each.
+fn pipeline(files: &[SourceFile<'_>], out: &mut Vec<Finding>) {
+    for (file, f) in files.iter().enumerate() {
+        if let Some(m) = PIPELINE.find(f.text) {
+            let end = f.text[m.start()..]
+                .find('\n')
+                .map_or(m.end(), |i| (m.start() + i).min(m.end()));
+            out.push(Finding {
+                file,
+                rule: "SW334",
+                severity: Severity::Warning,
+                span: Span::new(m.start(), end),
+                message: "a pipeline or image the skill hands over leaks the repository's secrets, runs untrusted code with them, or authorises a key: a backdoor in the user's infrastructure; review it".into(),
+            });
+        }
+    }
+}
+
 /// SW334's findings in the skill's prose and code templates.
 pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Finding> {
     let mut out = Vec::new();
+    pipeline(files, &mut out);
     for (file, text, para) in paragraphs(files) {
         let p = &text[para.start..para.end];
         if !CHECK.is_match(p) && !PLANTED.is_match(p) && !BYPASS.is_match(p) {
@@ -333,6 +364,7 @@ mod tests {
             EVERYWHERE,
             BYPASS,
             HIDDEN_FROM_REVIEW,
+            PIPELINE,
             QUIET,
             FORBIDS,
             MAGIC_COMPARE
@@ -417,6 +449,12 @@ mod tests {
                 .is_match(r#"if (req.headers['x-token'] === "debug-2024") return next();"#)
         );
         assert!(!MAGIC_COMPARE.is_match(r#"if password == user.password:"#));
+        assert!(PIPELINE.is_match("env:\n  ALL: ${{ toJSON(secrets) }}"));
+        assert!(PIPELINE.is_match("on: pull_request_target\njobs:\n  b:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}"));
+        assert!(
+            !PIPELINE
+                .is_match("on: pull_request\n  ref: ${{ github.event.pull_request.head.sha }}")
+        );
         assert!(MAGIC_COMPARE.is_match(r#"if r.Header.Get("X-Debug-Key") == "gm-7f3a9c" {"#));
         assert!(MAGIC_COMPARE.is_match(r#"if (req.headers.authorization === 'Basic ' + x) {"#));
         assert!(in_test(r#"    assert token == "abc123""#, 8));
