@@ -167,39 +167,33 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
         }));
     }
     for unit in &cx.prog.units {
-        if let Some(m) = BYPASS
-            .find(&unit.text)
-            .filter(|m| !in_test(&unit.text, m.start()))
-        {
-            out.push(Finding {
-                file: unit.file,
-                rule: "SW334",
-                severity: Severity::Warning,
-                span: Span::new(unit.base + m.start(), unit.base + m.end()),
-                message: format!(
-                    "code the skill hands over goes around authentication (`{}`): code written from this lets anyone in; review it",
-                    crate::checks::spec::truncate(m.as_str(), 60)
-                ),
-            });
-            continue;
-        }
-        if let Some(m) = MAGIC_COMPARE
-            .find_iter(&unit.text)
-            .find(|m| !in_test(&unit.text, m.start()))
-        {
-            out.push(Finding {
-                file: unit.file,
-                rule: "SW334",
-                severity: Severity::Warning,
-                span: Span::new(unit.base + m.start(), unit.base + m.end()),
-                message: format!(
-                    "compares a password or token with the fixed string in `{}`: code written from this lets in whoever knows it (a backdoor); review it",
-                    crate::checks::spec::truncate(m.as_str(), 60)
-                ),
-            });
-        }
+        out.extend(in_code(unit));
     }
     out
+}
+
+/// What code the skill hands over does around authentication: a bypass by what it does, else
+/// a password, token or header compared with a fixed string (a warning, outside tests).
+fn in_code(unit: &super::program::Unit<'_>) -> Option<Finding> {
+    let text: &str = &unit.text;
+    let first = |re: &Regex| re.find_iter(text).find(|m| !in_test(text, m.start()));
+    let (m, why) = match first(&BYPASS) {
+        Some(m) => (m, "goes around authentication"),
+        None => (
+            first(&MAGIC_COMPARE)?,
+            "compares a password, token or header with a fixed string",
+        ),
+    };
+    Some(Finding {
+        file: unit.file,
+        rule: "SW334",
+        severity: Severity::Warning,
+        span: Span::new(unit.base + m.start(), unit.base + m.end()),
+        message: format!(
+            "code the skill hands over {why} (`{}`): code written from it lets in whoever knows the way (a backdoor); review it",
+            crate::checks::spec::truncate(m.as_str(), 60)
+        ),
+    })
 }
 
 /// A test's assertion compares with a fixed string by design.
