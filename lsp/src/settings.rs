@@ -49,7 +49,7 @@ pub struct Settings {
     /// regression warnings (default true; `SKILLWATCH_NO_DAEMON=1` in the environment turns it
     /// off). Without it the server reads the history database itself, read-only.
     pub daemon: bool,
-    /// Also run `skillwatch vet`'s behaviour rules (SW320-SW333) on the open SKILL.md, and
+    /// Also run `skillwatch vet`'s behaviour rules (SW320-SW334) on the open SKILL.md, and
     /// show the skill's capability card when hovering `name:`, over what skillwatch.toml's
     /// `[check] vet` says.
     pub vet: bool,

@@ -1,4 +1,4 @@
-//! The behaviour classes (SW320-SW333): each judges the acts and statements the language
+//! The behaviour classes (SW320-SW334): each judges the acts and statements the language
 //! analyses found, and says how sure it is (an error is an attack; a warning needs a human).
 //! The rule ids and their texts are in the catalog; what decides each one is here.
 //!

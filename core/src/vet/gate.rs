@@ -56,7 +56,9 @@ static STOLEN: LazyLock<Regex> = LazyLock::new(|| {
         |GetEnvironmentVariables|/proc/[\w$*]+/environ|\.ssh/|\.aws/(credentials|config)|\.netrc|\.git-credentials|\.docker/config\.json
         |\.kube/config|keychain|find-(generic|internet)-password|dump-keychain|secret-tool|\bkeyring\b|Login Data|Cookies|cookies\.sqlite
         |logins\.json|key4\.db|\.mozilla|wallet|Exodus|Local Storage|/etc/shadow|\.env['"\s)]|\bid_(rsa|ed25519|ecdsa)|\.npmrc|\.pypirc
-        |gh/hosts|\.credentials|auth\.json|\.claude\.json|mcp\.json|\.gnupg|\.pgpass|\.vault-token|_history|Documents|Desktop"#,
+        |gh/hosts|\.credentials|auth\.json|\.claude\.json|mcp\.json|\.gnupg|\.pgpass|\.vault-token|_history|Documents|Desktop
+        |\bgh\s+auth\s+token|print-(access|identity)-token|get-access-token|aws\s+configure\s+(get|export-credentials)|get-session-token
+        |get-login-password|config\s+view\s+--raw|auth:token|credential\s+fill|docker-credential-|\bop\s+(read|item\s+get)\b"#,
     )
 });
 static SECRET_VAR: LazyLock<Regex> =

@@ -447,6 +447,38 @@ pub(crate) fn env_dump_command(argv: &[String]) -> bool {
     }
 }
 
+/// Commands whose output is a credential: CLIs print the tokens they hold when asked
+/// (`gh auth token`, `gcloud auth print-access-token`, `security find-generic-password -w`).
+/// Their output sent out is a stolen credential as surely as `cat ~/.aws/credentials`.
+pub(crate) fn credential_command(argv: &[String]) -> bool {
+    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let has = |w: &str| words.contains(&w);
+    match words.first().copied().unwrap_or("") {
+        "gh" => has("auth") && (has("token") || has("--show-token")),
+        "aws" => {
+            has("configure") && (has("get") || has("export-credentials"))
+                || has("get-session-token")
+                || has("get-login-password")
+        }
+        "gcloud" => words
+            .iter()
+            .any(|w| w.starts_with("print-access-token") || w.starts_with("print-identity-token")),
+        "az" => has("get-access-token"),
+        "security" => words.iter().any(|w| {
+            matches!(
+                *w,
+                "find-generic-password" | "find-internet-password" | "dump-keychain"
+            )
+        }),
+        "op" => has("read") || has("item") && has("get"),
+        "vault" => has("read") || has("kv") && has("get"),
+        "kubectl" => has("config") && has("view") && has("--raw"),
+        "heroku" => has("auth:token"),
+        "git" => has("credential") && has("fill"),
+        first => first.starts_with("docker-credential-") && has("get"),
+    }
+}
+
 /// The taint of a variable read by name (`$AWS_SECRET_ACCESS_KEY`, `os.getenv("X")`).
 pub(crate) fn var_taint(name: &str) -> Taint {
     if is_secret_var(name) {
@@ -882,6 +914,29 @@ mod tests {
 #[cfg(test)]
 mod destruction_tests {
     use super::*;
+
+    #[test]
+    fn credential_printing_commands() {
+        let argv = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        for yes in [
+            "gh auth token",
+            "gcloud auth print-access-token",
+            "aws configure get aws_secret_access_key",
+            "security find-generic-password -s github -w",
+            "kubectl config view --raw",
+            "docker-credential-desktop get",
+        ] {
+            assert!(credential_command(&argv(yes)), "{yes}");
+        }
+        for no in [
+            "gh issue list",
+            "aws s3 ls",
+            "kubectl config view",
+            "git status",
+        ] {
+            assert!(!credential_command(&argv(no)), "{no}");
+        }
+    }
 
     #[test]
     fn sql_that_destroys() {

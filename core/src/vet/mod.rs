@@ -14,12 +14,16 @@
 //! acts by behaviour class ([`behaviours`]). A skill-wide [`World`] remembers downloaded and
 //! written files, so a download in one block and its run in another are one flow.
 
+mod backdoor;
 mod behaviours;
 pub mod card;
+mod channels;
 mod commands;
 mod cooccur;
 mod decode;
+mod disclosure;
 mod facts;
+mod footholds;
 mod gate;
 #[cfg(test)]
 mod invariance;
@@ -338,8 +342,14 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     let context = behaviours::Context::new(own_name, files, &prog);
     let mut findings = behaviours::judge(&found, &context);
     findings.extend(prose::judge(files, &context));
+    findings.extend(backdoor::judge(files, &context));
+    findings.extend(disclosure::judge(&context));
     let net = cooccur::judge(&context, &findings);
     findings.extend(net);
+    let footholds = footholds::judge(&context, &findings);
+    findings.extend(footholds);
+    let channels = channels::judge(&context, &findings);
+    findings.extend(channels);
     let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = Vec::new();
     for f in findings {
         let path = files[f.file].path;

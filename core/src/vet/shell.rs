@@ -605,6 +605,9 @@ pub(crate) fn command_semantics(
         out.act(span, Act::Env { name: None });
         return Val::tainted(Taint::ENV_ALL);
     }
+    if super::knowledge::credential_command(&texts) {
+        return Val::tainted(Taint::SECRET_FILE);
+    }
     if let Some(v) = super::commands::special(&name, args, targs, &stdin, span, world, out) {
         return v;
     }
