@@ -11,6 +11,13 @@ pub(crate) fn compile(pattern: &str) -> Regex {
     Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).expect("valid built-in regex")
 }
 
+/// [`compile`] a pattern written over several lines of source, each line trimmed and the lines
+/// joined: long alternations stay readable without the indentation entering the regex.
+pub(crate) fn compile_lines(pattern: &str) -> Regex {
+    let flat: String = pattern.lines().map(str::trim).collect();
+    compile(&flat)
+}
+
 /// Compile a case-insensitive built-in pattern (`(?i)` in its flags) to run on text whose
 /// ASCII letters were lowercased (`str::to_ascii_lowercase`: same length, same offsets): it
 /// matches there exactly the spans the pattern matches in the original text.

@@ -21,10 +21,7 @@ use super::prose::{framed_block, frames, paragraphs};
 use crate::checks::Severity;
 use crate::text::Span;
 
-fn re(pattern: &str) -> Regex {
-    let flat: String = pattern.lines().map(str::trim).collect();
-    crate::checks::pattern::compile(&flat)
-}
+use crate::checks::pattern::compile_lines as re;
 
 /// Verbs of switching a check off.
 static SWITCH_OFF: LazyLock<Regex> = LazyLock::new(|| {

@@ -14,10 +14,7 @@ use super::knowledge::{host_of, is_local_host};
 use crate::checks::Severity;
 use crate::text::Span;
 
-fn re(pattern: &str) -> Regex {
-    let flat: String = pattern.lines().map(str::trim).collect();
-    crate::checks::pattern::compile(&flat)
-}
+use crate::checks::pattern::compile_lines as re;
 
 /// Addresses that deliver what is posted to a chat (webhooks, bot APIs), by their path.
 static CHAT_DROP: LazyLock<Regex> = LazyLock::new(|| {

@@ -20,10 +20,7 @@ use super::knowledge::{host_of, is_local_host};
 use crate::checks::Severity;
 use crate::text::Span;
 
-fn re(pattern: &str) -> Regex {
-    let flat: String = pattern.lines().map(str::trim).collect();
-    crate::checks::pattern::compile(&flat)
-}
+use crate::checks::pattern::compile_lines as re;
 
 /// Stores of credentials, in any spelling of their paths (`~/.aws/credentials`,
 /// `Path.home() / ".aws" / "credentials"`, `path.join(home, '.docker', 'config.json')`).

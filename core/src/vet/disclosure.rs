@@ -16,10 +16,7 @@ use super::prose::paragraphs;
 use crate::checks::Severity;
 use crate::text::Span;
 
-fn re(pattern: &str) -> Regex {
-    let flat: String = pattern.lines().map(str::trim).collect();
-    crate::checks::pattern::compile(&flat)
-}
+use crate::checks::pattern::compile_lines as re;
 
 /// The user's secrets, as prose names them.
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {

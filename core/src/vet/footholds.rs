@@ -24,10 +24,7 @@ use super::behaviours::{Context, Finding};
 use crate::checks::Severity;
 use crate::text::Span;
 
-fn re(pattern: &str) -> Regex {
-    let flat: String = pattern.lines().map(str::trim).collect();
-    crate::checks::pattern::compile(&flat)
-}
+use crate::checks::pattern::compile_lines as re;
 
 /// Switches that take the user out of an agent's loop (Claude Code, Codex, Gemini CLI,
 /// Copilot in VS Code). Terraform's `-auto-approve` and YOLO the model are not agents'.

@@ -20,10 +20,7 @@ use regex::Regex;
 
 use super::Lang;
 
-fn re(pattern: &str) -> Regex {
-    let flat: String = pattern.lines().map(str::trim).collect();
-    crate::checks::pattern::compile(&flat)
-}
+use crate::checks::pattern::compile_lines as re;
 
 static SINK: LazyLock<Regex> = LazyLock::new(|| {
     re(
