@@ -865,11 +865,6 @@ impl Ctx<'_> {
         let Some(variants) = root.get("variants").and_then(|e| e.value.as_mapping()) else {
             return;
         };
-        let folder_name = self
-            .skill_dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
         for variant in variants {
             let arm = variant.key.as_key().unwrap_or("?");
             let skills = variant
@@ -887,7 +882,7 @@ impl Ctx<'_> {
                 {
                     continue;
                 }
-                if evalspec::staged_skill_dirs(&here, path, &folder_name).is_empty() {
+                if evalspec::staged_skill_dirs(&here, path, self.skill_dir).is_empty() {
                     let message = format!(
                         "the arm `{arm}` stages `{path}`, which is neither a skill folder (with \
                          a SKILL.md) nor a folder of skills: paths are relative to the \

@@ -492,14 +492,15 @@ pub const EVAL_PARENT: &str = "${eval.parent}";
 /// order (canonical paths). Empty when it names neither: the runner refuses such an arm and
 /// `check` says so where it is written (SW405), from this one rule. `${eval.parent}` (Vally's
 /// name for the folder holding the eval spec, in dotnet/skills' layout the skill's name) is
-/// `skill_folder`, the name of the skill under test's folder.
+/// the name of `skill_dir`, the skill under test's folder.
 pub fn staged_skill_dirs(
     base: &std::path::Path,
     entry: &str,
-    skill_folder: &str,
+    skill_dir: &std::path::Path,
 ) -> Vec<std::path::PathBuf> {
-    let is_skill = |d: &std::path::Path| d.join("SKILL.md").is_file();
-    let entry = entry.trim().replace(EVAL_PARENT, skill_folder);
+    let is_skill = |d: &std::path::Path| d.join(crate::skill::SKILL_FILE).is_file();
+    let folder = skill_dir.file_name().unwrap_or_default().to_string_lossy();
+    let entry = entry.trim().replace(EVAL_PARENT, &folder);
     let Ok(dir) = base.join(entry).canonicalize() else {
         return Vec::new();
     };

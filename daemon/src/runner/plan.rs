@@ -112,13 +112,9 @@ pub fn plan_skill(dir: &Path) -> Result<(SkillToStage, String), RunError> {
 fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError> {
     let experiment = skill_dir.join(&arm.file);
     let base = experiment.parent().unwrap_or(skill_dir);
-    let folder_name = skill_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut skills = Vec::new();
     for path in &arm.skills {
-        let found = skillwatch_core::evalspec::staged_skill_dirs(base, path, &folder_name);
+        let found = skillwatch_core::evalspec::staged_skill_dirs(base, path, skill_dir);
         if found.is_empty() {
             return Err(RunError::Settings {
                 message: format!(

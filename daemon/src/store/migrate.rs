@@ -107,7 +107,7 @@ pub fn check_version(conn: &Connection, path: &Path, known: u32) -> Result<u32> 
     let version: i64 = snapshot
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(open_err)?;
-    let app_id: i32 = conn
+    let app_id: i32 = snapshot
         .pragma_query_value(None, "application_id", |r| r.get(0))
         .map_err(open_err)?;
     let version = u32::try_from(version).map_err(|_| StoreError::Foreign {
@@ -115,7 +115,7 @@ pub fn check_version(conn: &Connection, path: &Path, known: u32) -> Result<u32> 
         reason: format!("its user_version is {version}"),
     })?;
     if version == 0 {
-        let tables: i64 = conn
+        let tables: i64 = snapshot
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
                 [],
