@@ -234,16 +234,10 @@ impl DaemonFixture {
         std::fs::read_to_string(self.log()).unwrap_or_default()
     }
 
-    /// `skillwatch lsp` connected to this daemon (polling of the database off, so lens
-    /// refreshes come from the daemon's events), initialized, with `file` open (the server
-    /// links to the daemon at its first skill file), and linked; and the file's URI.
-    pub fn lsp_on(&self, file: &Path) -> (LspClient, String) {
-        self.lsp_on_with_env(file, &[])
-    }
-
-    /// [`DaemonFixture::lsp_on`] with `vars` added to the language server's environment (the
-    /// editor's).
-    pub fn lsp_on_with_env(&self, file: &Path, vars: &[(&str, &str)]) -> (LspClient, String) {
+    /// `skillwatch lsp` started as an editor would start it against this fixture (the daemon
+    /// allowed; its runtime folder, state folder and history), with `vars` added; not yet
+    /// initialized.
+    pub fn editor_lsp(&self, vars: &[(&str, &str)]) -> LspClient {
         let runtime = self.runtime_dir.display().to_string();
         let state = self.state_dir.display().to_string();
         let db = self.db.display().to_string();
@@ -254,8 +248,21 @@ impl DaemonFixture {
             ("SKILLWATCH_DB", db.as_str()),
         ];
         env.extend_from_slice(vars);
-        let mut client = LspClient::spawn_with_env(&env);
-        client.initialize(json!({"historyDb": db, "historyPollMs": 0}));
+        LspClient::spawn_with_env(&env)
+    }
+
+    /// `skillwatch lsp` connected to this daemon (polling of the database off, so lens
+    /// refreshes come from the daemon's events), initialized, with `file` open (the server
+    /// links to the daemon at its first skill file), and linked; and the file's URI.
+    pub fn lsp_on(&self, file: &Path) -> (LspClient, String) {
+        self.lsp_on_with_env(file, &[])
+    }
+
+    /// [`DaemonFixture::lsp_on`] with `vars` added to the language server's environment (the
+    /// editor's).
+    pub fn lsp_on_with_env(&self, file: &Path, vars: &[(&str, &str)]) -> (LspClient, String) {
+        let mut client = self.editor_lsp(vars);
+        client.initialize(json!({"historyDb": self.db.display().to_string(), "historyPollMs": 0}));
         let text = std::fs::read_to_string(file).expect("the file to open");
         let uri = client.open(file, "markdown", &text);
         wait::until("the language server to connect to the daemon", || {

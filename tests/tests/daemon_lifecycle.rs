@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use skillwatch_daemon::client;
 use skillwatch_tests::daemon::{DaemonFixture, ctx, runtime};
-use skillwatch_tests::lsp::LspClient;
 use skillwatch_tests::trial::process_gone;
 use skillwatch_tests::wait;
 
@@ -44,16 +43,8 @@ fn a_daemon_started_by_the_editor_watches_only_skills_and_ends_after_it() {
         &skill_md,
         "---\nname: alpha\ndescription: Formats Markdown tables so columns line up.\n---\n# Alpha\n",
     );
-    let env = [
-        ("SKILLWATCH_NO_DAEMON", "0".to_string()),
-        ("XDG_RUNTIME_DIR", fx.runtime_dir.display().to_string()),
-        ("XDG_STATE_HOME", fx.state_dir.display().to_string()),
-        ("SKILLWATCH_DB", fx.db.display().to_string()),
-    ];
-    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // (the server's debug line for a file it ignores shows when it has handled the open)
-    env.push(("SKILLWATCH_LOG", "info,skillwatch_lsp=debug"));
-    let mut lsp = LspClient::spawn_with_env(&env);
+    let mut lsp = fx.editor_lsp(&[("SKILLWATCH_LOG", "info,skillwatch_lsp=debug")]);
     lsp.initialize_in(
         json!({"historyPollMs": 0, "daemonIdleSecs": 2}),
         serde_json::Value::Null,
@@ -153,14 +144,7 @@ fn a_daemon_that_failed_to_start_is_started_again_by_the_editor() {
         .execute_batch("CREATE TABLE notes (body TEXT);")
         .unwrap();
     drop(foreign);
-    let env = [
-        ("SKILLWATCH_NO_DAEMON", "0".to_string()),
-        ("XDG_RUNTIME_DIR", fx.runtime_dir.display().to_string()),
-        ("XDG_STATE_HOME", fx.state_dir.display().to_string()),
-        ("SKILLWATCH_DB", fx.db.display().to_string()),
-    ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let mut lsp = LspClient::spawn_with_env(&env);
+    let mut lsp = fx.editor_lsp(&[]);
     lsp.initialize(json!({"historyPollMs": 0}));
     let text = std::fs::read_to_string(&skill_md).unwrap();
     lsp.open(&skill_md, "markdown", &text);

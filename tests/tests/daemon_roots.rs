@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skillwatch_protocol::EventKind;
 use skillwatch_tests::daemon::{DaemonFixture, ctx, runtime};
-use skillwatch_tests::lsp::LspClient;
 use skillwatch_tests::wait;
 
 const SIDE_BY_SIDE: usize = 300;
@@ -124,18 +123,7 @@ fn five_hundred_skills_opened_in_an_editor_cost_one_watcher_and_roots_are_forgot
     }
 
     // an editor with no workspace folders opens every skill, one by one
-    let (runtime_dir, state, db) = (
-        fx.runtime_dir.display().to_string(),
-        fx.state_dir.display().to_string(),
-        fx.db.display().to_string(),
-    );
-    let env = [
-        ("SKILLWATCH_NO_DAEMON", "0"),
-        ("XDG_RUNTIME_DIR", runtime_dir.as_str()),
-        ("XDG_STATE_HOME", state.as_str()),
-        ("SKILLWATCH_DB", db.as_str()),
-    ];
-    let mut lsp = LspClient::spawn_with_env(&env);
+    let mut lsp = fx.editor_lsp(&[]);
     lsp.initialize(json!({"historyPollMs": 0}));
     // (not waiting for each one's diagnostics: the client's backlog of the siblings'
     // republished diagnostics would make the wait quadratic)
