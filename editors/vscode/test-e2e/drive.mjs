@@ -68,12 +68,16 @@ async function step(name, body) {
   }
 }
 
-/** Call `probe` (in this process) until it returns a truthy value; that value. */
+/**
+ * Call `probe` (in this process) until it returns a truthy value other than an empty array;
+ * that value. (An empty array is truthy in JavaScript: a probe that collects what is drawn
+ * once returned `[]` before the squiggles were drawn, and the step failed on it.)
+ */
 async function poll(what, probe, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const found = await probe();
-    if (found) {
+    if (found && !(Array.isArray(found) && found.length === 0)) {
       return found;
     }
     await page.waitForTimeout(250);
@@ -324,10 +328,15 @@ async function walk() {
     if (!Array.isArray(rows)) {
       throw new Error(`the language server is not running: ${JSON.stringify(rows)}`);
     }
-    const squiggled = await until("squiggles", squiggles);
     // the lenses above line 1 move every line down when they come: wait for them before
     // pointing at text
     await until("the lenses", lenses);
+    // one squiggle per skillwatch row: both drawn, not the first of them
+    const wanted = rows.filter((t) => /skillwatch\(?SW\d/.test(t)).length;
+    const squiggled = await poll(`${wanted} squiggles`, async () => {
+      const found = await page.evaluate(squiggles);
+      return found.length >= wanted ? found : null;
+    });
     return { problems: rows, squiggles: squiggled, lines: await page.evaluate(editorLines) };
   });
 
