@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use skillwatch_protocol::{Budget, Price};
+use skillwatch_protocol::{Budget, JudgeSettings, Price};
 
 pub use skillwatch_core::config::FILE_NAME;
 
@@ -192,7 +192,14 @@ impl Config {
             max_tokens: b.max_tokens,
             max_cost_usd: b.max_cost_usd,
             price: crate::runs::prices::price_of(model, &self.prices),
+            judge_price: None,
         }
+    }
+
+    /// The price of `judge`'s model (`[prices]` over skillwatch's table): a paired run's
+    /// [`Budget::judge_price`], so its limits and the daily cap count its judge calls.
+    pub fn judge_price(&self, judge: Option<&JudgeSettings>) -> Option<Price> {
+        judge.and_then(|j| crate::runs::prices::price_of(&j.model, &self.prices))
     }
 
     /// Whether a save reruns the skill named `skill`.

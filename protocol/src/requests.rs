@@ -255,9 +255,10 @@ impl JudgeSettings {
     }
 }
 
-/// What one run may spend, and the price its tokens are counted at: the engine starts no
+/// What one run may spend, and the prices its tokens are counted at: the engine starts no
 /// trial that would cross a limit. A limit left `None` is no limit. Tokens are the harness's
-/// own usage figures; cost is tokens at [`Budget::price`].
+/// own usage figures; cost is tokens at [`Budget::price`], and a judge's calls at
+/// [`Budget::judge_price`] (the run pays for its judge too).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Budget {
     /// Trials (agent executions) at most.
@@ -274,6 +275,9 @@ pub struct Budget {
     /// is known, and the run's cost is unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,
+    /// The judge model's price, resolved the same way; `None` without a judge or a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_price: Option<Price>,
 }
 
 impl Budget {
@@ -289,6 +293,7 @@ impl Budget {
             max_tokens: self.max_tokens.or(defaults.max_tokens),
             max_cost_usd: self.max_cost_usd.or(defaults.max_cost_usd),
             price: self.price.or(defaults.price),
+            judge_price: self.judge_price.or(defaults.judge_price),
         }
     }
 }

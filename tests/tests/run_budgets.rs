@@ -392,3 +392,89 @@ fn through_the_daemon_a_budget_stops_the_same_trial_and_the_daily_cap_counts_it(
     );
     assert!(fx.terminate().success());
 }
+
+/// The agent answers GOOD; the judge (offered no tools) gives a valid independent verdict.
+/// Both report 100 input and 20 output tokens a call.
+fn flat_model_and_judge() -> Script {
+    Arc::new(|req: &ModelRequest| {
+        let text = if req.tool_names.is_empty() {
+            "{\"rubric_scores\": [], \"overall_score\": 4, \"overall_reasoning\": \"fine\"}"
+        } else {
+            "GOOD: done as asked"
+        };
+        ModelReply::text(text, MockUsage::tokens(100, 20))
+    })
+}
+
+/// A run pays for its judge: each trial's independent verdict is a call of 120 tokens at the
+/// judge model's price, in the ledger beside the trials, counted by `--max-tokens` (not by
+/// `--max-trials`) and shown on the `Spent` line.
+#[test]
+fn a_judged_run_counts_its_judge_calls_against_its_budget() {
+    let (tmp, skill, db) = workspace(2);
+    std::fs::write(
+        tmp.path().join("skillwatch.toml"),
+        format!("{PRICES}[prices.\"priced-judge\"]\ninput = 1000.0\noutput = 5000.0\n"),
+    )
+    .unwrap();
+    let server = mock::openai_chat::server(flat_model_and_judge());
+    let url = format!("{}/v1", server.url());
+    let judge = [
+        "--judge-model",
+        "priced-judge",
+        "--judge-url",
+        url.as_str(),
+        "--judge-mode",
+        "independent",
+        "--no-reuse",
+    ];
+    // unlimited: 4 trials and 4 judge calls, 960 tokens, $0.20 each at both prices
+    let (status, report, err) = json_run("run", &skill, &db, &server, "priced-model", &judge);
+    assert_eq!(status, 0, "{err}");
+    let spent = &report["spent"];
+    assert_eq!(
+        (&spent["trials"], &spent["judge_calls"]),
+        (&4.into(), &4.into()),
+        "{report:#}"
+    );
+    assert_eq!(spent["tokens_in"], 800, "{report:#}");
+    assert!(
+        (spent["cost_usd"].as_f64().unwrap() - 1.6).abs() < 1e-9,
+        "{report:#}"
+    );
+    // --max-tokens 500: a trial and its judge call make 240; after two, 480 + the next trial's
+    // 120 would cross 500 (counting trials alone, a fifth trial would have been the first to)
+    let mut limited = judge.to_vec();
+    limited.extend(["--max-tokens", "500"]);
+    let (status, report, err) = json_run("run", &skill, &db, &server, "priced-model", &limited);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(report["stop"]["reason"], "budget", "{report:#}");
+    let spent = &report["spent"];
+    assert_eq!(
+        (&spent["trials"], &spent["judge_calls"]),
+        (&2.into(), &2.into()),
+        "{report:#}"
+    );
+    assert!(
+        report["stop"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("(480 spent"),
+        "{report:#}"
+    );
+    // the text report names both
+    let mut args = vec!["run", skill.to_str().unwrap(), "--db", db.to_str().unwrap()];
+    let harness = server.openai_args("priced-model");
+    args.extend(harness.iter().map(String::as_str));
+    args.extend(judge);
+    args.extend(["--max-trials", "1"]);
+    let text = skillwatch(&args, None);
+    assert_eq!(code(&text), 0, "{}", stderr(&text));
+    let text = stdout(&text);
+    assert!(
+        text.contains(
+            "Spent        1 trial and 1 judge call, 240 tokens (200 in, 40 out), $0.4000"
+        ),
+        "{text}"
+    );
+}

@@ -243,6 +243,10 @@ fn a_judged_run_scores_accuracy_and_rejudge_repairs_judge_errors() {
         "no accuracy without a verdict"
     );
     let run = report["run"]["id"].as_i64().unwrap().to_string();
+    // every answered judge call was paid for, failed verdicts too (each asked again twice)
+    let judged = report["spent"]["judge_calls"].as_u64().unwrap();
+    // (4 independent + 2 pairs x 2 orders) x 3 attempts
+    assert_eq!(judged, 24, "{}", report["spent"]);
 
     // The judge works again: only what failed is asked again, and accuracy enters the lift.
     cli.broken.store(false, Ordering::SeqCst);
@@ -253,6 +257,13 @@ fn a_judged_run_scores_accuracy_and_rejudge_repairs_judge_errors() {
     assert_eq!(
         v["rejudged"],
         json!({"trials": 4, "pairs": 2, "failures": 0})
+    );
+    // the re-judge's calls are the run's spending too: 4 verdicts, 2 pairs in both orders
+    assert_eq!(
+        v["report"]["spent"]["judge_calls"],
+        judged + 8,
+        "{}",
+        v["report"]["spent"]
     );
     let headline = &v["report"]["summary"]["headline"];
     // accuracy: skill (5-1)/4 = 1, baseline (3-1)/4 = 0.5. Outcome: pass, behavior_check and
@@ -270,10 +281,12 @@ fn a_judged_run_scores_accuracy_and_rejudge_repairs_judge_errors() {
 
     // Nothing is missing now: a second rejudge asks nothing.
     let idle = skillwatch(&["rejudge", &run, "--db", db, "--json"], None);
+    let idle = json_of(&idle);
     assert_eq!(
-        json_of(&idle)["rejudged"],
+        idle["rejudged"],
         json!({"trials": 0, "pairs": 0, "failures": 0})
     );
+    assert_eq!(idle["report"]["spent"]["judge_calls"], judged + 8);
 }
 
 #[test]

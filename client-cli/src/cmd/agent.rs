@@ -158,6 +158,7 @@ impl AgentArgs {
             max_tokens: b.max_tokens,
             max_cost_usd: b.max_cost_usd,
             price: None,
+            judge_price: None,
         };
         let budget = flags.or(settings.daemon.run_budget(model));
         skillwatch_daemon::runs::budget::countable(&budget, model).map_err(|e| anyhow!(e))?;

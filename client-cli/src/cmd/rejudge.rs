@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, anyhow};
 use skillwatch_core::plural::count;
+use skillwatch_daemon::config::Config as DaemonConfig;
 use skillwatch_daemon::harness::HostEnv;
 use skillwatch_daemon::runner::{
     JudgeEndpoint, RejudgeScope, RunConfig, RunEvent, RunReport, TrialTally, judge_client,
@@ -39,8 +40,8 @@ pub struct Args {
     /// Judge through this harness (its skillwatch.toml settings).
     #[arg(long, value_name = "HARNESS")]
     judge_harness: Option<String>,
-    /// skillwatch.toml for --judge-harness settings [default: the nearest one above the
-    /// current folder].
+    /// skillwatch.toml for --judge-harness settings and the judge's price (`[prices]`)
+    /// [default: the nearest one above the current folder].
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Print the updated report as JSON.
@@ -57,18 +58,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let run = RunId(args.run);
     let mut judge = stored_judge(&store, run)?
         .ok_or_else(|| anyhow!("run {run} was not judged (no judge model recorded); rejudge asks a run's own judge again"))?;
+    let config_path = args
+        .config
+        .clone()
+        .or_else(|| RunConfig::find(&std::env::current_dir().ok()?));
     if let Some(url) = &args.judge_url {
         judge.endpoint = JudgeEndpoint::Openai {
             base_url: url.clone(),
             api_key_env: args.judge_api_key_env.clone(),
         };
     } else if let Some(h) = &args.judge_harness {
-        let config = match args
-            .config
-            .clone()
-            .or_else(|| RunConfig::find(&std::env::current_dir().ok()?))
-        {
-            Some(p) => RunConfig::load(&p)?,
+        let config = match &config_path {
+            Some(p) => RunConfig::load(p)?,
             None => RunConfig::default(),
         };
         judge.endpoint = JudgeEndpoint::Harness {
@@ -76,6 +77,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .harness_settings(parse_kind(h).map_err(|e| anyhow!("--judge-harness: {e}"))?),
         };
     }
+    // the calls are the run's spending, at the judge's price (`[prices]` over the table)
+    let price = match &config_path {
+        Some(p) => DaemonConfig::load(p)?,
+        None => DaemonConfig::default(),
+    }
+    .judge_price(Some(&judge));
     let client = judge_client(&judge, &HostEnv::current(), std::env::temp_dir())?;
     let store = Arc::new(Mutex::new(store));
     let scope = if args.all {
@@ -98,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let tally = runtime.block_on(rejudge(
         store.clone(),
         run,
-        client,
+        (client, price),
         judge.mode,
         scope,
         progress,

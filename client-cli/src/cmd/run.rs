@@ -396,6 +396,7 @@ fn build_request(a: &Args, settings: &Settings) -> anyhow::Result<RunRequest> {
     r.seed = a.seed.unwrap_or(0);
     r.judge = judge_settings(a, config, &harness)?;
     r.budget = a.agent.budget(settings, &model)?;
+    r.budget.judge_price = settings.daemon.judge_price(r.judge.as_ref());
     Ok(r)
 }
 

@@ -31,27 +31,43 @@ pub fn status_word(status: RunStatus, stop: Option<&Stop>) -> String {
 }
 
 /// The `Stopped` and `Spent` lines of every kind of run's report: why its budget stopped it,
-/// and what its trials spent (tokens as the harness counted them, cost at the model's price).
+/// and what its trials and judge calls spent (tokens as the harness or endpoint counted them,
+/// cost at the model's and the judge's price).
 pub fn budget_lines(stop: Option<&Stop>, spent: &Spent) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(stop) = stop {
         lines.push(format!("Stopped      budget: {}", stop.detail));
     }
-    if spent.trials == 0 {
+    let calls = spent.trials + spent.judge_calls;
+    if calls == 0 {
         return lines;
     }
-    let cost = match (spent.unpriced, spent.trials) {
-        (0, _) => format!("${:.4}", spent.cost_usd),
-        (u, t) if u == t => "cost unknown (no price for the model)".into(),
-        (u, _) => format!(
+    let cost = match spent.unpriced {
+        0 => format!("${:.4}", spent.cost_usd),
+        u if u == calls => "cost unknown (no price for the model)".into(),
+        u => format!(
             "${:.4} (and {} at no known price)",
             spent.cost_usd,
-            count(u, "trial")
+            count(
+                u,
+                if spent.judge_calls == 0 {
+                    "trial"
+                } else {
+                    "call"
+                }
+            )
+        ),
+    };
+    let what = match spent.judge_calls {
+        0 => count(spent.trials, "trial"),
+        j => format!(
+            "{} and {}",
+            count(spent.trials, "trial"),
+            count(j, "judge call")
         ),
     };
     lines.push(format!(
-        "Spent        {}, {} tokens ({} in, {} out), {cost}",
-        count(spent.trials, "trial"),
+        "Spent        {what}, {} tokens ({} in, {} out), {cost}",
         spent.tokens(),
         spent.tokens_in,
         spent.tokens_out

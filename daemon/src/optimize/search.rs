@@ -364,7 +364,7 @@ impl<'e> Search<'e> {
                 .map(|m| m.saturating_sub(self.spent.trials as u32)),
             max_tokens: b.max_tokens.map(|m| m.saturating_sub(all.tokens)),
             max_cost_usd: b.max_cost_usd.map(|m| (m - all.cost_usd).max(0.0)),
-            price: b.price,
+            ..b
         }
     }
 

@@ -2,14 +2,16 @@
 //! these only carry one system prompt and one user message to a model and bring its text back.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use skillwatch_core::grading::judge::{Answer, AnswerFuture, JudgeClient, JudgeFuture};
 use skillwatch_core::trajectory::TokenUsage;
+use skillwatch_protocol::Price;
 
 use crate::harness::{Harness, HostEnv, TrialStatus};
+use crate::store::{Spend, Tokens};
 
 use super::request::{JudgeEndpoint, JudgeSettings};
 use super::{AgentRun, RunError, WorkspaceSource};
@@ -49,6 +51,73 @@ pub fn client(
             temp_root,
         }),
     })
+}
+
+/// A judge whose calls are counted: every answered call leaves what it spent (the transport's
+/// token figures at the judge's price) for the run to record and budget ([`JudgeMeter`]).
+/// A call whose transport gives no figures counts as a call of unknown cost; a failed call
+/// counts nothing (nothing says what it used).
+pub struct Metered {
+    inner: Arc<dyn JudgeClient>,
+    price: Option<Price>,
+    meter: JudgeMeter,
+}
+
+/// The calls a [`Metered`] judge made and nobody has taken yet.
+#[derive(Clone, Default)]
+pub struct JudgeMeter(Arc<Mutex<Vec<Spend>>>);
+
+impl JudgeMeter {
+    /// The calls counted since the last take.
+    pub fn take(&self) -> Vec<Spend> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn count(&self, spend: Spend) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(spend);
+    }
+}
+
+impl Metered {
+    /// `inner`, counted at `price` (the judge model's; `None`: unknown).
+    pub fn wrap(
+        inner: Arc<dyn JudgeClient>,
+        price: Option<Price>,
+    ) -> (Arc<dyn JudgeClient>, JudgeMeter) {
+        let meter = JudgeMeter::default();
+        let judge = Metered {
+            inner,
+            price,
+            meter: meter.clone(),
+        };
+        (Arc::new(judge), meter)
+    }
+}
+
+impl JudgeClient for Metered {
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+
+    fn ask<'a>(&'a self, system: &'a str, user: &'a str) -> JudgeFuture<'a> {
+        Box::pin(async move { self.ask_counted(system, user).await.map(|a| a.text) })
+    }
+
+    fn ask_counted<'a>(&'a self, system: &'a str, user: &'a str) -> AnswerFuture<'a> {
+        Box::pin(async move {
+            let answer = self.inner.ask_counted(system, user).await?;
+            let model = self.inner.model();
+            self.meter.count(match &answer.usage {
+                Some(usage) => crate::runs::budget::spend(model, usage, self.price.as_ref()),
+                None => Spend {
+                    model: model.to_owned(),
+                    tokens: Tokens::default(),
+                    cost_usd: None,
+                },
+            });
+            Ok(answer)
+        })
+    }
 }
 
 /// A judge over an OpenAI-compatible chat-completions endpoint, temperature 0.

@@ -62,7 +62,9 @@ pub use config::{
     CONFIG_FILE, ConfigError, HarnessTable, JudgeTable, RunConfig, RunTable, parse_kind,
 };
 pub use error::RunError;
-pub use judge::{HarnessJudge, JUDGE_TIMEOUT, OpenAiJudge, client as judge_client};
+pub use judge::{
+    HarnessJudge, JUDGE_TIMEOUT, JudgeMeter, Metered, OpenAiJudge, client as judge_client,
+};
 pub use plan::{SuitePlan, plan_skill, plan_suite, suite_hash};
 pub use rejudge::{RejudgeScope, RejudgeTally, rejudge, stored_judge};
 pub use report::{CaseRow, GOAL_CRITERION, INCONSISTENT, RunReport, SideRow, TrialTally};
@@ -153,11 +155,14 @@ impl Request for RunRequest {
                 .map(|d| plan_skill(d))
                 .collect::<Result<Vec<_>, _>>()?;
             let baseline_key = baseline_key(self, harness.as_ref(), &harness_version, &support);
-            let judge = self
-                .judge
-                .as_ref()
-                .map(|j| judge::client(j, engine.host(), engine.temp_dir().to_path_buf()))
-                .transpose()?;
+            let (judge, judge_meter) = match &self.judge {
+                Some(j) => {
+                    let client = judge::client(j, engine.host(), engine.temp_dir().to_path_buf())?;
+                    let (client, meter) = judge::Metered::wrap(client, self.budget.judge_price);
+                    (Some(client), Some(meter))
+                }
+                None => (None, None),
+            };
             Ok(Paired {
                 request: self.clone(),
                 suite,
@@ -166,6 +171,7 @@ impl Request for RunRequest {
                 harness_version,
                 baseline_key,
                 judge,
+                judge_meter,
                 reused: Vec::new(),
                 recorded: BTreeSet::new(),
                 ctx: None,
@@ -196,6 +202,8 @@ pub struct Paired {
     harness_version: String,
     baseline_key: String,
     judge: Option<Arc<dyn JudgeClient>>,
+    /// What the judge's calls spent, for the engine to record and budget.
+    judge_meter: Option<judge::JudgeMeter>,
     /// Baselines copied instead of run.
     reused: Vec<Reuse>,
     /// What a resumed run holds already.
@@ -639,6 +647,12 @@ impl Kind for Paired {
         Box::pin(async { Ok(()) })
     }
 
+    fn judge_calls(&mut self) -> Vec<Spend> {
+        self.judge_meter
+            .as_ref()
+            .map_or_else(Vec::new, judge::JudgeMeter::take)
+    }
+
     fn settle(&mut self, cancelled: bool) -> BoxFuture<'_, Result<(), RunError>> {
         Box::pin(async move {
             if cancelled {
@@ -798,7 +812,7 @@ mod tests {
         let again = rejudge(
             store,
             RunId(1),
-            judge,
+            (judge, None),
             JudgeMode::Pairwise,
             RejudgeScope::Failed,
             no_progress(),

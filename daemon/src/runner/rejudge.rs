@@ -15,13 +15,14 @@ use skillwatch_core::grading::{Check, CheckGroup, Grading, IndependentScores, ta
 use skillwatch_core::trajectory::Trajectory;
 
 use crate::store::{
-    Condition, JudgmentKind, RunId, Store, StoredJudgment, StoredTrial, TrialRejudged, TrialStatus,
-    Verdict,
+    Condition, JudgmentKind, RunId, RunRef, Store, StoredJudgment, StoredTrial, TrialRejudged,
+    TrialStatus, Verdict,
 };
 
 use super::request::{JudgeMode, JudgeSettings};
 use super::{RunError, independent_judgments, pairwise_judgments};
 use crate::runs::{ProgressSink, RunEvent, with_store};
+use skillwatch_protocol::Price;
 
 /// Which verdicts to ask for again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,8 +70,27 @@ struct Job {
     tally: RejudgeTally,
 }
 
-/// Judge run `run` again with `judge` (which must be the run's judge model).
+/// Judge run `run` again with `judge` (which must be the run's judge model). Its calls are
+/// the run's spending, at `price` (the judge model's), whether or not the re-judge ends well.
 pub async fn rejudge(
+    store: Arc<Mutex<Store>>,
+    run: RunId,
+    (judge, price): (Arc<dyn JudgeClient>, Option<Price>),
+    mode: JudgeMode,
+    scope: RejudgeScope,
+    progress: ProgressSink,
+) -> Result<RejudgeTally, RunError> {
+    let (judge, meter) = super::Metered::wrap(judge, price);
+    let tally = judge_again(store.clone(), run, judge, mode, scope, progress).await;
+    let calls = meter.take();
+    with_store(&store, move |s| {
+        s.record_judge_calls(RunRef::paired(run), &calls)
+    })
+    .await?;
+    tally
+}
+
+async fn judge_again(
     store: Arc<Mutex<Store>>,
     run: RunId,
     judge: Arc<dyn JudgeClient>,

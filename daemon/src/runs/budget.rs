@@ -8,7 +8,9 @@
 //! the same kind on the same model in the history (the `spending` ledger). With no prediction
 //! at all, one trial runs at a time until one has finished. Tokens are the harness's own usage
 //! figures (input, cached input as part of it, output); cost is those tokens at the model's
-//! price ([`super::prices`]).
+//! price ([`super::prices`]). A paired run's judge calls count too, at the judge model's price,
+//! as each is made: they are not predicted, so a judged run can end a judge call's worth over
+//! its limit.
 
 use skillwatch_core::trajectory::TokenUsage;
 use skillwatch_protocol::{Budget, Price};
@@ -242,6 +244,13 @@ impl Gate {
         sum.output += t.output.unwrap_or(0) as f64;
     }
 
+    /// A judge call of the run spent `spend`: it counts against the token and cost limits,
+    /// not the trial limit, and not in the mean a trial is predicted from (the gate does not
+    /// predict judge calls; it counts each once made).
+    pub fn judged(&mut self, spend: &Spend) {
+        self.spent.add_judge(spend);
+    }
+
     /// A trial ended without spending anything the gate can count (it never started an
     /// agent, or was cancelled).
     pub fn abandoned(&mut self) {
@@ -372,6 +381,34 @@ mod tests {
             panic!("a third would make 360")
         };
         assert!(stop.detail.contains("2 more in flight"), "{}", stop.detail);
+    }
+
+    #[test]
+    fn judge_calls_count_against_tokens_and_cost_but_not_trials_or_the_mean() {
+        let b = Budget {
+            max_trials: Some(3),
+            ..budget(Some(500), None)
+        };
+        let mut gate = Gate::new(b, "m", Spent::default(), None).unwrap();
+        for _ in 0..2 {
+            assert_eq!(gate.admit(), Admit::Go);
+            gate.started();
+            gate.finished(&trial(100, 20));
+            gate.judged(&trial(100, 20));
+        }
+        let spent = gate.spent();
+        assert_eq!(
+            (spent.trials, spent.judge_calls, spent.tokens()),
+            (2, 2, 480)
+        );
+        assert!((spent.cost_usd - 0.0012).abs() < 1e-12);
+        // a trial is still predicted at 120 (its own mean): 480 + 120 > 500 stops it, where
+        // the trial limit (3) alone would have let a third start
+        assert_eq!(gate.per_trial().unwrap().tokens(), 120.0);
+        let Admit::Stop(stop) = gate.admit() else {
+            panic!("the judge's tokens count")
+        };
+        assert!(stop.detail.contains("(480 spent"), "{}", stop.detail);
     }
 
     #[test]

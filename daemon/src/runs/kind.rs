@@ -113,6 +113,13 @@ pub trait Kind: Send + Sized + 'static {
         Box::pin(async { Ok(()) })
     }
 
+    /// Judge calls made since the last time the engine asked, with what each spent: the
+    /// engine records them in the ledger and counts them against the run's budget (they are
+    /// not trials: they count tokens and cost, never `max_trials`).
+    fn judge_calls(&mut self) -> Vec<Spend> {
+        Vec::new()
+    }
+
     /// After the last trial: finish what the kind started beside its trials (a paired run's
     /// pairwise judges; a probe run's honeypot). `cancelled`: stop it instead.
     fn settle(&mut self, _cancelled: bool) -> BoxFuture<'_, Result<(), RunError>> {

@@ -264,6 +264,10 @@ impl<K: Kind> Started<K> {
         };
         let outcome = exec.run(&mut kind, begun.trials).await;
         let settled = kind.settle(exec.cancelled).await;
+        let settled = match settled {
+            Ok(()) => exec.judged(&mut kind).await,
+            Err(e) => Err(e),
+        };
         let status = exec.status::<K>(&outcome);
         let (run, stop, spent, ran) =
             (exec.ctx.run, exec.stop.clone(), exec.gate.spent(), exec.ran);
@@ -448,7 +452,22 @@ impl Execution<'_> {
         for event in &events {
             (self.ctx.progress)(event);
         }
-        kind.recorded(done, &self.ctx).await
+        kind.recorded(done, &self.ctx).await?;
+        self.judged(kind).await
+    }
+
+    /// Record the judge calls the kind made since it was last asked, and count them.
+    async fn judged<K: Kind>(&mut self, kind: &mut K) -> Result<(), RunError> {
+        let calls = kind.judge_calls();
+        let Some(run) = self.ctx.run.filter(|_| !calls.is_empty()) else {
+            return Ok(());
+        };
+        for call in &calls {
+            self.gate.judged(call);
+        }
+        self.engine
+            .with_store(move |s| s.record_judge_calls(run, &calls))
+            .await
     }
 
     /// How the run ends.

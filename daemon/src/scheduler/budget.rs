@@ -1,8 +1,9 @@
 //! The daily budget: no job starts once today's trials (or their cost) reach the limits of
 //! the `skillwatch.toml` governing the job's skill. Days are UTC; usage is the run engine's own
 //! accounting (the `spending` ledger: every trial of every kind recorded that day, by the
-//! daemon or in-process with `--no-daemon`, its tokens at the model's price), the same sums a
-//! run's budget counts.
+//! daemon or in-process with `--no-daemon`, its tokens at the model's price, and every judge
+//! call at the judge's price), the same sums a run's budget counts. Judge calls count in the
+//! cost, not in the trials.
 
 use skillwatch_protocol::BudgetStatus;
 

@@ -267,6 +267,7 @@ pub fn configured_request(asked: &skillwatch_protocol::RunRequest) -> Result<Run
     let (_, daemon) = crate::config::for_dir(&asked.skill_dir).map_err(|e| e.to_string())?;
     let mut request = from_config(asked, &config)?;
     request.budget = daemon.run_budget(&request.model);
+    request.budget.judge_price = daemon.judge_price(request.judge.as_ref());
     Ok(request)
 }
 

@@ -69,7 +69,7 @@ pub enum Row {
     Stored,
 }
 
-/// What one agent execution spent.
+/// What one agent execution (or one judge call) spent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spend {
     /// The model it ran on.
@@ -91,9 +91,13 @@ pub struct Spent {
     pub tokens_out: u64,
     /// Cost in USD of the executions whose model has a price.
     pub cost_usd: f64,
-    /// Executions whose cost is unknown (no price for their model).
+    /// Executions and judge calls whose cost is unknown (no price for their model).
     #[serde(default)]
     pub unpriced: u64,
+    /// Judge calls paid for (their tokens and cost are in the sums above; they are not
+    /// trials, so `--max-trials` and `max_trials_per_day` do not count them).
+    #[serde(default)]
+    pub judge_calls: u64,
 }
 
 impl Spent {
@@ -105,6 +109,16 @@ impl Spent {
     /// This plus one execution's spending.
     pub fn add(&mut self, spend: &Spend) {
         self.trials += 1;
+        self.add_tokens(spend);
+    }
+
+    /// This plus one judge call's spending.
+    pub fn add_judge(&mut self, spend: &Spend) {
+        self.judge_calls += 1;
+        self.add_tokens(spend);
+    }
+
+    fn add_tokens(&mut self, spend: &Spend) {
         self.tokens_in += spend.tokens.input.unwrap_or(0);
         self.tokens_out += spend.tokens.output.unwrap_or(0);
         match spend.cost_usd {
@@ -149,6 +163,31 @@ pub(super) fn begin(conn: &Connection, spec: RunBegin<'_>) -> Result<RunRef> {
     })
 }
 
+/// What a `spending` row paid for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Item {
+    /// An agent execution.
+    Trial,
+    /// A call to the run's judge.
+    Judge,
+}
+
+impl Item {
+    fn as_str(self) -> &'static str {
+        match self {
+            Item::Trial => "trial",
+            Item::Judge => "judge",
+        }
+    }
+}
+
+/// Record judge calls of `run` and what they spent.
+pub(super) fn record_judge_calls(conn: &Connection, run: RunRef, calls: &[Spend]) -> Result<()> {
+    calls
+        .iter()
+        .try_for_each(|s| spend_row(conn, run, s, Item::Judge))
+}
+
 /// Record a finished trial and what it spent.
 pub(super) fn record(
     conn: &Connection,
@@ -172,17 +211,17 @@ pub(super) fn record(
         }
     }
     if let Some(s) = spend {
-        spend_row(conn, run, s)?;
+        spend_row(conn, run, s, Item::Trial)?;
     }
     Ok(())
 }
 
-fn spend_row(conn: &Connection, run: RunRef, s: &Spend) -> Result<()> {
+fn spend_row(conn: &Connection, run: RunRef, s: &Spend, item: Item) -> Result<()> {
     let tokens = |n: Option<u64>| n.unwrap_or(0).min(i64::MAX as u64) as i64;
     conn.prepare_cached(
         "INSERT INTO spending (run_kind, run_id, model, tokens_in, tokens_out, tokens_cached,
-                               cost_usd, at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                               cost_usd, at_ms, item)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         run.kind,
@@ -192,7 +231,8 @@ fn spend_row(conn: &Connection, run: RunRef, s: &Spend) -> Result<()> {
         tokens(s.tokens.output),
         tokens(s.tokens.cached),
         s.cost_usd.filter(|c| c.is_finite() && *c >= 0.0),
-        now_ms()
+        now_ms(),
+        item.as_str()
     ])?;
     Ok(())
 }
@@ -252,17 +292,19 @@ pub(super) fn spent_since(conn: &Connection, since_ms: i64) -> Result<Spent> {
 
 fn sum(conn: &Connection, filter: &str, args: impl rusqlite::Params) -> Result<Spent> {
     let sql = format!(
-        "SELECT count(*), total(tokens_in), total(tokens_out), total(cost_usd),
-                count(*) - count(cost_usd)
+        "SELECT total(item = 'trial'), total(tokens_in), total(tokens_out), total(cost_usd),
+                count(*) - count(cost_usd), total(item = 'judge')
          FROM spending {filter}"
     );
+    let count = |v: f64| v.max(0.0) as u64;
     Ok(conn.prepare_cached(&sql)?.query_row(args, |r| {
         Ok(Spent {
-            trials: r.get::<_, i64>(0)?.max(0) as u64,
-            tokens_in: r.get::<_, f64>(1)?.max(0.0) as u64,
-            tokens_out: r.get::<_, f64>(2)?.max(0.0) as u64,
+            trials: count(r.get(0)?),
+            tokens_in: count(r.get(1)?),
+            tokens_out: count(r.get(2)?),
             cost_usd: r.get::<_, f64>(3)?.max(0.0),
             unpriced: r.get::<_, i64>(4)?.max(0) as u64,
+            judge_calls: count(r.get(5)?),
         })
     })?)
 }
@@ -280,7 +322,7 @@ pub(super) fn typical_usage(
         "SELECT count(*), avg(tokens_in), avg(tokens_cached), avg(tokens_out) FROM (
            SELECT sp.tokens_in, sp.tokens_cached, sp.tokens_out FROM spending sp
            JOIN {table} r ON r.id = sp.run_id JOIN skills s ON s.id = r.skill_id
-           WHERE sp.run_kind = ?1 AND sp.model = ?2 AND s.name = ?3
+           WHERE sp.run_kind = ?1 AND sp.item = 'trial' AND sp.model = ?2 AND s.name = ?3
            ORDER BY sp.id DESC LIMIT 50)"
     );
     let (n, input, cached, output): (i64, Option<f64>, Option<f64>, Option<f64>) = conn

@@ -82,6 +82,10 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0015_plugin_arm.sql",
         sql: include_str!("../../../migrations/0015_plugin_arm.sql"),
     },
+    Migration {
+        name: "0016_judge_spending.sql",
+        sql: include_str!("../../../migrations/0016_judge_spending.sql"),
+    },
 ];
 
 /// `PRAGMA application_id` of a skillwatch history ("SKWH"), so another program's SQLite file

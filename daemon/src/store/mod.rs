@@ -318,6 +318,17 @@ impl Store {
         Ok(())
     }
 
+    /// Record what calls to `run`'s judge spent, one `spending` row each, in one transaction.
+    pub fn record_judge_calls(&mut self, run: RunRef, calls: &[Spend]) -> Result<()> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let tx = self.conn.transaction()?;
+        lifecycle::record_judge_calls(&tx, run, calls)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// End a running run of any kind: its status, its score (a paired run's summary, a probe
     /// run's S) and why it stopped short, in one transaction. A paired run whose scoring fails
     /// keeps its status (its history retries the summary on read).

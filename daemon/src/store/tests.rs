@@ -1561,3 +1561,75 @@ fn openers_racing_on_one_file_each_migration_runs_once() {
         }
     }
 }
+
+/// What `input`/`output` tokens on `model` cost at `usd`.
+fn spend_of(model: &str, input: u64, output: u64, usd: Option<f64>) -> Spend {
+    Spend {
+        model: model.into(),
+        tokens: Tokens {
+            input: Some(input),
+            output: Some(output),
+            cached: Some(0),
+        },
+        cost_usd: usd,
+    }
+}
+
+/// Migration 0016 marks every `spending` row written before it a trial's; after it, a run's
+/// judge calls are rows of their own: in its spending and the day's (tokens and cost), not in
+/// its trial count, and not in what a trial is predicted to take.
+#[test]
+fn judge_calls_are_spending_but_not_trials() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    {
+        let mut old = Store::open_with(&path, &MIGRATIONS[..15]).unwrap();
+        let run = old.begin_run(&spec("s", "m", 1)).unwrap();
+        old.conn
+            .execute(
+                "INSERT INTO spending (run_kind, run_id, model, tokens_in, tokens_out,
+                                       tokens_cached, cost_usd, at_ms)
+                 VALUES ('paired', ?1, 'm', 100, 20, 0, 0.5, 1)",
+                [run.0],
+            )
+            .unwrap();
+    }
+    let mut store = Store::open(&path).unwrap();
+    let old = store.spent_since(0).unwrap();
+    assert_eq!((old.trials, old.judge_calls, old.tokens()), (1, 0, 120));
+
+    let run = RunRef::paired(store.begin_run(&spec("s", "m", 1)).unwrap());
+    let trial = spend_of("m", 1000, 200, Some(1.0));
+    store.record(run, &Row::Stored, Some(&trial)).unwrap();
+    // the judge on the agent's own model, so only the row's kind tells them apart
+    let calls = [spend_of("m", 10, 2, Some(0.25)), spend_of("m", 30, 6, None)];
+    store.record_judge_calls(run, &calls).unwrap();
+    store.record_judge_calls(run, &[]).unwrap();
+    let spent = store.spent(run).unwrap();
+    assert_eq!((spent.trials, spent.judge_calls), (1, 2));
+    assert_eq!((spent.tokens_in, spent.tokens_out), (1040, 208));
+    assert!(close(spent.cost_usd, 1.25));
+    assert_eq!(spent.unpriced, 1, "the judge call with no price");
+    let day = store.spent_since(0).unwrap();
+    assert_eq!((day.trials, day.judge_calls, day.tokens()), (2, 2, 1368));
+    // the prediction of a trial: the trials' mean, never the judge's calls
+    let typical = store
+        .typical_usage(RunKind::Paired, "s", "m")
+        .unwrap()
+        .unwrap();
+    assert!(
+        close(typical.input, 550.0) && close(typical.output, 110.0),
+        "{typical:?}"
+    );
+    // a row of another kind is refused by the schema
+    let err = store
+        .conn
+        .execute(
+            "INSERT INTO spending (run_kind, run_id, model, tokens_in, tokens_out,
+                                   tokens_cached, at_ms, item)
+             VALUES ('paired', 1, 'm', 1, 1, 0, 1, 'proposer')",
+            [],
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("CHECK"), "{err}");
+}
