@@ -441,6 +441,10 @@ fn the_proposers_calls_count_in_the_budget_and_stop_the_next_proposal() {
     let r = &store.optimizations(SKILL).unwrap()[0].record;
     assert_eq!((r.proposer_calls, r.proposer_tokens), (1, 20_000));
     assert_eq!(r.tokens, 78 * 410);
+    // the day's ledger (the daemon's daily cap) holds the proposer's call beside the trials
+    let day = store.spent_since(0).unwrap();
+    assert_eq!((day.trials, day.judge_calls), (78, 0), "{day:?}");
+    assert_eq!(day.tokens(), 78 * 410 + 20_000, "{day:?}");
     assert!(
         r.stopped.starts_with("budget: the proposal of round 2"),
         "{}",

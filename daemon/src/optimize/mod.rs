@@ -106,8 +106,9 @@ async fn finish(
         record: None,
     };
     let record = record_of(&search, &report)?;
+    let calls = search.proposer.calls.clone();
     let id = engine
-        .with_store(move |s| s.record_optimization(&record))
+        .with_store(move |s| s.record_optimization(&record, &calls))
         .await?;
     report.record = Some(id);
     Ok(report)

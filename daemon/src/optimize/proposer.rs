@@ -7,13 +7,12 @@ use std::sync::Arc;
 
 use skillwatch_core::grading::judge::JudgeClient;
 use skillwatch_core::scoring::trigger::TriggerSummary;
-use skillwatch_core::trajectory::TokenUsage;
-use skillwatch_protocol::{OptimizeRequest, Price, Share};
+use skillwatch_protocol::{OptimizeRequest, Share};
 
-use crate::runner::{RunError, judge_client};
+use crate::runner::{JudgeMeter, Metered, RunError, judge_client};
 use crate::runs::Engine;
-use crate::runs::budget::{countable, spend};
-use crate::store::Spent;
+use crate::runs::budget::countable;
+use crate::store::{Spend, Spent};
 
 pub(crate) const PROPOSER_SYSTEM: &str = "You improve the description of an agent skill: the \
 one text an agent sees before it decides whether to load the skill. Rewrite it so the agent \
@@ -34,12 +33,14 @@ pub(crate) struct Proposal {
 
 /// The proposer and what its calls spent.
 pub(crate) struct Proposer {
+    /// Counted at the proposer model's price (what its calls cost against the cost limit).
     client: Arc<dyn JudgeClient>,
+    meter: JudgeMeter,
     skill: String,
-    /// The proposer model's price (what its calls cost against the cost limit).
-    price: Option<Price>,
     /// What its calls spent (`trials`: calls).
     pub(crate) spent: Spent,
+    /// Each call, for the ledger.
+    pub(crate) calls: Vec<Spend>,
     _temp: tempfile::TempDir,
 }
 
@@ -64,11 +65,13 @@ impl Proposer {
                 source,
             })?;
         let client = judge_client(&request.proposer, engine.host(), temp.path().to_path_buf())?;
+        let (client, meter) = Metered::wrap(client, request.proposer_price);
         Ok(Proposer {
             client,
+            meter,
             skill,
-            price: request.proposer_price,
             spent: Spent::default(),
+            calls: Vec::new(),
             _temp: temp,
         })
     }
@@ -102,12 +105,9 @@ impl Proposer {
         let failed = |e: String| RunError::Settings {
             message: format!("the proposer ({model}): {e}"),
         };
-        let answer = self
-            .client
-            .ask_counted(PROPOSER_SYSTEM, &user)
-            .await
-            .map_err(failed)?;
-        self.count(answer.usage);
+        let answer = self.client.ask_counted(PROPOSER_SYSTEM, &user).await;
+        self.count();
+        let answer = answer.map_err(failed)?;
         let mut out = parse_candidates(&answer.text);
         if when_to_use.is_none() {
             out.iter_mut().for_each(|p| p.when_to_use = None);
@@ -122,18 +122,12 @@ impl Proposer {
         Ok(out)
     }
 
-    /// Count one call: its tokens at the proposer's price; a call whose usage the transport
-    /// does not report counts as unpriced, with no tokens.
-    fn count(&mut self, usage: Option<TokenUsage>) {
-        match usage {
-            Some(u) => {
-                let s = spend(self.client.model(), &u, self.price.as_ref());
-                self.spent.add(&s);
-            }
-            None => {
-                self.spent.trials += 1;
-                self.spent.unpriced += 1;
-            }
+    /// Count the calls the meter saw (one answered call; a call whose usage the transport
+    /// does not report is unpriced, with no tokens).
+    fn count(&mut self) {
+        for call in self.meter.take() {
+            self.spent.add(&call);
+            self.calls.push(call);
         }
     }
 }

@@ -170,6 +170,8 @@ pub(super) enum Item {
     Trial,
     /// A call to the run's judge.
     Judge,
+    /// A call to a description optimisation's proposer.
+    Proposer,
 }
 
 impl Item {
@@ -177,6 +179,7 @@ impl Item {
         match self {
             Item::Trial => "trial",
             Item::Judge => "judge",
+            Item::Proposer => "proposer",
         }
     }
 }
@@ -185,7 +188,14 @@ impl Item {
 pub(super) fn record_judge_calls(conn: &Connection, run: RunRef, calls: &[Spend]) -> Result<()> {
     calls
         .iter()
-        .try_for_each(|s| spend_row(conn, run, s, Item::Judge))
+        .try_for_each(|s| spend_row(conn, (run.kind.as_str(), run.id), s, Item::Judge))
+}
+
+/// Record the proposer calls of description optimisation `id` and what they spent.
+pub(super) fn record_proposer_calls(conn: &Connection, id: i64, calls: &[Spend]) -> Result<()> {
+    calls
+        .iter()
+        .try_for_each(|s| spend_row(conn, ("optimization", id), s, Item::Proposer))
 }
 
 /// Record a finished trial and what it spent.
@@ -211,12 +221,13 @@ pub(super) fn record(
         }
     }
     if let Some(s) = spend {
-        spend_row(conn, run, s, Item::Trial)?;
+        spend_row(conn, (run.kind.as_str(), run.id), s, Item::Trial)?;
     }
     Ok(())
 }
 
-fn spend_row(conn: &Connection, run: RunRef, s: &Spend, item: Item) -> Result<()> {
+/// One `spending` row of `owner` (a run kind or `optimization`, and its id).
+fn spend_row(conn: &Connection, owner: (&str, i64), s: &Spend, item: Item) -> Result<()> {
     let tokens = |n: Option<u64>| n.unwrap_or(0).min(i64::MAX as u64) as i64;
     conn.prepare_cached(
         "INSERT INTO spending (run_kind, run_id, model, tokens_in, tokens_out, tokens_cached,
@@ -224,8 +235,8 @@ fn spend_row(conn: &Connection, run: RunRef, s: &Spend, item: Item) -> Result<()
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
-        run.kind,
-        run.id,
+        owner.0,
+        owner.1,
         s.model,
         tokens(s.tokens.input),
         tokens(s.tokens.output),

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skillwatch_protocol::OptimizeReport;
 
-use super::Store;
 use super::error::Result;
 use super::record::SkillIdentity;
 use super::time::now_ms;
+use super::{Spend, Store};
 
 /// One optimisation, as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,8 +67,9 @@ pub struct StoredOptimization {
 }
 
 impl Store {
-    /// Record an optimisation; its id.
-    pub fn record_optimization(&mut self, r: &OptimizationRecord) -> Result<i64> {
+    /// Record an optimisation and what its proposer's `calls` spent (in the ledger the daily
+    /// cap sums; its measurements' trials are there already, as trigger runs); its id.
+    pub fn record_optimization(&mut self, r: &OptimizationRecord, calls: &[Spend]) -> Result<i64> {
         let now = now_ms();
         let tx = self.conn.transaction()?;
         let (skill_id, version_id) = super::write::upsert_skill(&tx, &r.skill, now)?;
@@ -102,6 +103,7 @@ impl Store {
             ],
         )?;
         let id = tx.last_insert_rowid();
+        super::lifecycle::record_proposer_calls(&tx, id, calls)?;
         tx.commit()?;
         Ok(id)
     }

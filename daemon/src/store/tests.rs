@@ -1575,7 +1575,7 @@ fn spend_of(model: &str, input: u64, output: u64, usd: Option<f64>) -> Spend {
     }
 }
 
-/// Migration 0016 marks every `spending` row written before it a trial's; after it, a run's
+/// Migration 0016 keeps every `spending` row written before it, as a trial's; after it, a run's
 /// judge calls are rows of their own: in its spending and the day's (tokens and cost), not in
 /// its trial count, and not in what a trial is predicted to take.
 #[test]
@@ -1621,15 +1621,22 @@ fn judge_calls_are_spending_but_not_trials() {
         close(typical.input, 550.0) && close(typical.output, 110.0),
         "{typical:?}"
     );
-    // a row of another kind is refused by the schema
-    let err = store
-        .conn
-        .execute(
-            "INSERT INTO spending (run_kind, run_id, model, tokens_in, tokens_out,
-                                   tokens_cached, at_ms, item)
-             VALUES ('paired', 1, 'm', 1, 1, 0, 1, 'proposer')",
-            [],
-        )
-        .unwrap_err();
-    assert!(err.to_string().contains("CHECK"), "{err}");
+    // rows of no known item, and proposer calls of a run or trials of an optimisation, are
+    // refused by the schema
+    for (kind, item) in [
+        ("paired", "bogus"),
+        ("paired", "proposer"),
+        ("optimization", "trial"),
+    ] {
+        let err = store
+            .conn
+            .execute(
+                "INSERT INTO spending (run_kind, run_id, model, tokens_in, tokens_out,
+                                       tokens_cached, at_ms, item)
+                 VALUES (?1, 1, 'm', 1, 1, 0, 1, ?2)",
+                [kind, item],
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("CHECK"), "{kind} {item}: {err}");
+    }
 }
