@@ -45,18 +45,41 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 }
             }
         }
-        Frontmatter::Invalid { span, .. } => {
+        Frontmatter::Invalid { span, error } => {
+            let repair = invalid_yaml_repair(ctx, *span, error);
             for p in targets.iter().filter(|p| p.yaml == YamlRule::Strict) {
                 let message = format!(
                     "{} {} leaves a skill whose frontmatter is not valid YAML out of its listing \
-                     (lenient loaders read it anyway, so the skill works elsewhere): quote the \
-                     value with `: ` in it",
+                     (lenient loaders read it anyway, so the skill works elsewhere): {repair}",
                     p.label, p.version
                 );
                 ctx.report("SW224", *span, message);
             }
         }
         _ => {}
+    }
+}
+
+/// What makes the frontmatter YAML again: SW102's repair when it knows the cause (a value
+/// to quote), else where SW102 points. (This said "quote the value with `: ` in it" whatever
+/// the cause: wrong for an unclosed bracket, a tab, an alias.)
+fn invalid_yaml_repair(ctx: &Ctx<'_>, fm: Span, error: &crate::yaml::YamlError) -> String {
+    let text = &ctx.doc.text;
+    let fields: Vec<&str> = crate::fields::Place::Frontmatter
+        .fields()
+        .iter()
+        .map(|f| f.name)
+        .collect();
+    match super::quote_fix::quote_fix(text, fm, error.span.start, &error.message, &fields) {
+        Some((why, _)) => why,
+        None => {
+            let at = super::spec::invalid_yaml::error_span(text, fm, error).start;
+            let at = ctx.lines().line_col(text, at);
+            format!(
+                "fix the YAML error at line {}, column {} (SW102)",
+                at.line, at.column
+            )
+        }
     }
 }
 
@@ -129,6 +152,44 @@ mod tests {
             harnesses: Some(harnesses.iter().map(|h| h.to_string()).collect()),
             ..CheckOptions::default()
         }
+    }
+
+    /// SW224 on YAML a strict loader refuses says how to repair it: SW102's quoting where that
+    /// is the cause, else where SW102 points, never a quoting hint that does not apply.
+    #[test]
+    fn unreadable_yaml_is_repaired_as_sw102_says() {
+        let sw224 = |text: &str| -> String {
+            let all = check_text_with("demo", text, &options(&["copilot-cli"]));
+            let found: Vec<_> = all.iter().filter(|d| d.rule == "SW224").collect();
+            assert_eq!(found.len(), 1, "{all:#?}");
+            found[0].message.clone()
+        };
+        let colon = sw224(
+            "---
+name: demo
+description: Tables: pads cells
+---
+# demo
+",
+        );
+        assert!(
+            colon.ends_with("which YAML reads as a nested mapping: quote it"),
+            "{colon}"
+        );
+        let bracket = sw224(
+            "---
+name: demo
+description: pads cells
+x: [[1
+---
+# demo
+",
+        );
+        // the parser stops at the closing fence, where SW102 points too
+        assert!(
+            bracket.ends_with("fix the YAML error at line 5, column 1 (SW102)"),
+            "{bracket}"
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub(super) fn report(ctx: &mut Ctx<'_>, fm: Span, error: &YamlError) {
 
 /// Where to point for a YAML error. The parser reports a tab at the start of the scalar it
 /// was reading; the author needs the tab itself.
-fn error_span(text: &str, fm: Span, error: &YamlError) -> Span {
+pub(crate) fn error_span(text: &str, fm: Span, error: &YamlError) -> Span {
     if error.message.contains("tab") {
         let at = error.span.start.min(fm.end);
         let from = text[..at].rfind('\n').map_or(0, |i| i + 1).max(fm.start);

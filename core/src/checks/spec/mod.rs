@@ -9,7 +9,7 @@
 
 mod claude_code;
 mod fields;
-mod invalid_yaml;
+pub(crate) mod invalid_yaml;
 mod name;
 mod strict_yaml;
 pub(crate) mod substitution;
