@@ -38,6 +38,20 @@ pub(crate) fn scan(
     reports
 }
 
+/// Why a link inside the folder leads nowhere: nothing is there, or only links that never
+/// reach a file (a loop: saying "does not exist" of a file the author can see misleads).
+fn dangling(link: &Path, written: &str) -> String {
+    let next = link.parent().map(|p| p.join(written));
+    if next.is_some_and(|n| {
+        n.symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+    }) {
+        format!("symlink to `{written}`, a link that never reaches a file (a loop of links)")
+    } else {
+        format!("symlink to `{written}`, which does not exist")
+    }
+}
+
 /// The SW311 finding for the symlink at `link`.
 pub(crate) fn finding(dir: &Path, link: &Path) -> Diagnostic {
     let written = written_target(link).display().to_string();
@@ -49,10 +63,7 @@ pub(crate) fn finding(dir: &Path, link: &Path) -> Diagnostic {
                  part of the skill and is not read; copy the file in or remove the link"
             ),
         ),
-        LinkTarget::Dangling => (
-            Severity::Warning,
-            format!("symlink to `{written}`, which does not exist"),
-        ),
+        LinkTarget::Dangling => (Severity::Warning, dangling(link, &written)),
         LinkTarget::Inside => (
             Severity::Warning,
             format!(
@@ -68,5 +79,25 @@ pub(crate) fn finding(dir: &Path, link: &Path) -> Diagnostic {
         span: Span::empty(0),
         message,
         fix: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_loop_of_links_is_told_from_a_missing_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        symlink("b", dir.join("a")).unwrap();
+        symlink("a", dir.join("b")).unwrap();
+        symlink("gone.md", dir.join("c")).unwrap();
+        let a = finding(dir, &dir.join("a"));
+        assert_eq!(a.severity, Severity::Warning);
+        assert!(a.message.ends_with("(a loop of links)"), "{}", a.message);
+        let c = finding(dir, &dir.join("c"));
+        assert_eq!(c.message, "symlink to `gone.md`, which does not exist");
     }
 }
