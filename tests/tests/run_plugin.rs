@@ -132,6 +132,8 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
     let mut json_args = args.clone();
     json_args.extend(["--json".into(), "--report".into()]);
     json_args.push(format!("markdown:{}", markdown.display()));
+    let junit = fx.root.path().join("run.xml");
+    json_args.extend(["--report".into(), format!("junit:{}", junit.display())]);
 
     let out = fx.cli(&json_args);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -172,6 +174,18 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
     let md = std::fs::read_to_string(&markdown).unwrap();
     assert!(md.contains("**Plugin Lift** +0.333"), "{md}");
     assert!(md.contains("2 skills of the arm `plugin`"), "{md}");
+    // the per-case tables (markdown, JUnit) carry the plugin arm's side and lift
+    assert!(
+        md.contains("| exact test | plugin arm | plugin lift | skill read |"),
+        "{md}"
+    );
+    let case2 = md.lines().find(|l| l.starts_with("| case-2 |")).unwrap();
+    assert!(
+        case2.contains("| +1.000 |") && case2.contains("| +0.000 |"),
+        "{case2}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("plugin arm 0/2 passed, lift +0.000"), "{xml}");
 
     // the human output, a second run through the daemon
     let text = fx.cli(&args);
@@ -186,6 +200,34 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
         "{line}"
     );
     assert!(text.contains("Skill Lift   +1.000"), "{text}");
+    // the per-case table has the plugin arm's side and lift: case-0 lifted by both arms,
+    // case-2 by the skill alone
+    assert!(text.contains("plugin (pass, score)"), "{text}");
+    let row = |case: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(case))
+            .unwrap_or_else(|| panic!("no row for {case} in {text}"));
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    let lifts = |case: &str| -> Vec<String> {
+        row(case)
+            .into_iter()
+            .filter(|w| w.starts_with('+') || w.starts_with('-'))
+            .collect()
+    };
+    assert_eq!(
+        lifts("case-0 "),
+        ["+1.000", "+1.000"],
+        "{:?}",
+        row("case-0 ")
+    );
+    assert_eq!(
+        lifts("case-2 "),
+        ["+1.000", "+0.000"],
+        "{:?}",
+        row("case-2 ")
+    );
 
     history_shows_both(&fx);
     html_report_shows_both(&fx);

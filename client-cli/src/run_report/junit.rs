@@ -41,8 +41,16 @@ fn suite(r: &RunReport) -> String {
         let test = super::case_test(r, &c.case);
         let failed = test.is_some_and(|t| t.finding == CaseFinding::Worse);
         failures += usize::from(failed);
+        let arm = c.plugin.as_ref().map_or_else(String::new, |p| {
+            format!(
+                " · plugin arm {}/{} passed, lift {}",
+                p.passed,
+                p.graded,
+                signed(c.plugin_lift)
+            )
+        });
         let detail = format!(
-            "lift {} · baseline {}/{} passed · with skill {}/{} passed · skill read {}/{} · {}",
+            "lift {} · baseline {}/{} passed · with skill {}/{} passed{arm} · skill read {}/{} · {}",
             signed(c.lift),
             c.baseline.passed,
             c.baseline.graded,

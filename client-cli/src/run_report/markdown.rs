@@ -22,41 +22,7 @@ pub fn markdown(r: &RunReport) -> String {
         escape(&r.run.model)
     );
     let _ = writeln!(o, "{}\n", headline(r));
-    let _ = writeln!(
-        o,
-        "| case | baseline | with skill | lift | exact test | skill read |"
-    );
-    let _ = writeln!(o, "|---|---|---|---:|---|---:|");
-    for c in &r.cases {
-        let cell = |s| {
-            let t = trouble(s);
-            let t = if t.is_empty() { t } else { format!(" ({t})") };
-            format!("{} · {}{t}", passes(s), score(s))
-        };
-        let test = case_test(r, &c.case);
-        let finding = match test.map(|t| t.finding) {
-            Some(CaseFinding::Worse) => {
-                format!("**worse**, p = {:.3}", test.map_or(1.0, |t| t.adjusted_p))
-            }
-            Some(CaseFinding::Better) => {
-                format!("better, p = {:.3}", test.map_or(1.0, |t| t.adjusted_p))
-            }
-            Some(CaseFinding::NotShown) => {
-                format!("not shown, p = {:.3}", test.map_or(1.0, |t| t.adjusted_p))
-            }
-            None => "—".into(),
-        };
-        let _ = writeln!(
-            o,
-            "| {} | {} | {} | {} | {finding} | {}/{} |",
-            escape(&c.case),
-            cell(&c.baseline),
-            cell(&c.skill),
-            signed(c.lift),
-            c.skill.invoked,
-            c.skill.trials
-        );
-    }
+    case_table(&mut o, r);
     if let Some(line) = per_case_line(r) {
         let _ = writeln!(o, "\nPer case: {line} (p is Holm-adjusted).");
     }
@@ -73,6 +39,59 @@ pub fn markdown(r: &RunReport) -> String {
         r.run.tool_version
     );
     o
+}
+
+/// The per-case table; with a plugin arm, its side and lift in two more columns.
+fn case_table(o: &mut String, r: &RunReport) {
+    let plugin = r.cases.iter().any(|c| c.plugin.is_some());
+    let (head, rule) = match plugin {
+        true => (" plugin arm | plugin lift |", "---|---:|"),
+        false => ("", ""),
+    };
+    let _ = writeln!(
+        o,
+        "| case | baseline | with skill | lift | exact test |{head} skill read |"
+    );
+    let _ = writeln!(o, "|---|---|---|---:|---|{rule}---:|");
+    let cell = |s| {
+        let t = trouble(s);
+        let t = if t.is_empty() { t } else { format!(" ({t})") };
+        format!("{} · {}{t}", passes(s), score(s))
+    };
+    for c in &r.cases {
+        let arm = match plugin {
+            true => format!(
+                " {} | {} |",
+                c.plugin.as_ref().map_or_else(|| "—".to_owned(), cell),
+                signed(c.plugin_lift)
+            ),
+            false => String::new(),
+        };
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} |{arm} {}/{} |",
+            escape(&c.case),
+            cell(&c.baseline),
+            cell(&c.skill),
+            signed(c.lift),
+            finding_cell(r, &c.case),
+            c.skill.invoked,
+            c.skill.trials
+        );
+    }
+}
+
+/// What the case's own exact test shows, with its Holm-adjusted p.
+fn finding_cell(r: &RunReport, case: &str) -> String {
+    let Some(test) = case_test(r, case) else {
+        return "—".into();
+    };
+    let p = test.adjusted_p;
+    match test.finding {
+        CaseFinding::Worse => format!("**worse**, p = {p:.3}"),
+        CaseFinding::Better => format!("better, p = {p:.3}"),
+        CaseFinding::NotShown => format!("not shown, p = {p:.3}"),
+    }
 }
 
 fn headline(r: &RunReport) -> String {

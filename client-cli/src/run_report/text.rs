@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use skillwatch_core::scoring::ScoringProfile;
 use skillwatch_core::scoring::stats::PermutationMethod;
-use skillwatch_daemon::runner::RunReport;
+use skillwatch_daemon::runner::{CaseRow, RunReport};
 
 use super::{
     beside, budget_lines, compat_lines, exclusions, harness_line, metric_names, other_profile,
@@ -34,37 +34,53 @@ pub fn text(r: &RunReport) -> String {
         .max()
         .unwrap_or(4)
         .clamp(4, 40);
-    let _ = writeln!(
-        o,
-        "{:<width$}  {:<22}  {:<22}  {:>7}  skill read",
+    let plugin = r.cases.iter().any(|c| c.plugin.is_some());
+    let mut head = format!(
+        "{:<width$}  {:<22}  {:<22}  {:>7}",
         "case", "baseline (pass, score)", "with skill (pass, score)", "lift"
     );
+    if plugin {
+        head.push_str(&format!(
+            "  {:<22}  {:>7}",
+            "plugin (pass, score)", "p. lift"
+        ));
+    }
+    let _ = writeln!(o, "{head}  skill read");
     for c in &r.cases {
-        let side = |s| format!("{} {}", passes(s), score(s));
-        let notes = [trouble(&c.baseline), trouble(&c.skill)]
-            .into_iter()
-            .filter(|t| !t.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ");
-        let _ = writeln!(
-            o,
-            "{:<width$}  {:<22}  {:<22}  {:>7}  {}/{}{}",
-            shorten(&c.case, width),
-            side(&c.baseline),
-            side(&c.skill),
-            signed(c.lift),
-            c.skill.invoked,
-            c.skill.trials,
-            if notes.is_empty() {
-                String::new()
-            } else {
-                format!("  ({notes})")
-            }
-        );
+        let _ = writeln!(o, "{}", case_row(c, width, plugin));
     }
     o.push('\n');
     headline(&mut o, r);
     o
+}
+
+/// One case's row: both sides, the lift, with a plugin arm its side and lift, how often the
+/// skill was read, and what went wrong.
+fn case_row(c: &CaseRow, width: usize, plugin: bool) -> String {
+    let side = |s| format!("{} {}", passes(s), score(s));
+    let mut row = format!(
+        "{:<width$}  {:<22}  {:<22}  {:>7}",
+        shorten(&c.case, width),
+        side(&c.baseline),
+        side(&c.skill),
+        signed(c.lift)
+    );
+    if plugin {
+        let arm = c.plugin.as_ref().map_or_else(|| "—".to_owned(), side);
+        row.push_str(&format!("  {arm:<22}  {:>7}", signed(c.plugin_lift)));
+    }
+    let notes = [Some(&c.baseline), Some(&c.skill), c.plugin.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(trouble)
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    row.push_str(&format!("  {}/{}", c.skill.invoked, c.skill.trials));
+    if !notes.is_empty() {
+        row.push_str(&format!("  ({notes})"));
+    }
+    row
 }
 
 fn headline(o: &mut String, r: &RunReport) {
