@@ -119,9 +119,11 @@ fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError
             return Err(RunError::Settings {
                 message: format!(
                     "{}: the plugin arm `{}` stages `{path}`: expected a skill folder (with a \
-                     SKILL.md) or a folder of skills, found neither",
-                    experiment.display(),
-                    arm.name
+                     SKILL.md) or a folder of skills, found neither (paths are relative to the \
+                     experiment's folder, so this is {})",
+                    arm_at(&experiment, arm),
+                    arm.name,
+                    base.join(path.trim()).display()
                 ),
             });
         }
@@ -133,6 +135,16 @@ fn plugin_plan(skill_dir: &Path, arm: &PluginArm) -> Result<PluginPlan, RunError
         name: arm.name.clone(),
         skills,
     })
+}
+
+/// `file:line:col` of the arm's name in the experiment, as `check` (SW405) points at it; the
+/// file alone when it cannot be read again.
+fn arm_at(experiment: &Path, arm: &PluginArm) -> String {
+    let Ok(text) = std::fs::read_to_string(experiment) else {
+        return experiment.display().to_string();
+    };
+    let at = skillwatch_core::text::LineIndex::new(&text).line_col(&text, arm.span.start);
+    format!("{}:{}:{}", experiment.display(), at.line, at.column)
 }
 
 /// Cases with their keys in the run.
@@ -219,12 +231,18 @@ mod tests {
         let names: Vec<&str> = plan.skills.iter().map(|(s, _)| s.name.as_str()).collect();
         assert_eq!(names, ["target"]);
 
-        let err = plugin_plan(&target, &arm(&["plugins/q/skills"])).unwrap_err();
-        let message = err.to_string();
+        // the error points at the arm as `check` does, file:line:col
+        let text = "name: x\nvariants:\n  plugin:\n    environment: {}\n";
+        std::fs::write(tmp.path().join("x.experiment.yaml"), text).unwrap();
+        let mut missing = arm(&["plugins/q/skills"]);
+        missing.span.start = text.find("plugin:").unwrap();
+        let message = plugin_plan(&target, &missing).unwrap_err().to_string();
         assert!(
-            message
-                .contains("x.experiment.yaml: the plugin arm `plugin` stages `plugins/q/skills`"),
+            message.contains(
+                "x.experiment.yaml:3:3: the plugin arm `plugin` stages `plugins/q/skills`"
+            ),
             "{message}"
         );
+        assert!(message.contains("plugins/q/skills)"), "{message}");
     }
 }
