@@ -104,6 +104,13 @@ impl JobKind {
         .find(|k| k.as_str() == text)
     }
 
+    /// Whether a job of this kind that a stopping daemon left unfinished is run again: a
+    /// paired run resumes from its recorded trials; any other kind would start over (a
+    /// second record, spent again), so it ends `interrupted`, its finished trials kept.
+    pub fn resumes(self) -> bool {
+        self == JobKind::Paired
+    }
+
     /// What its [`JobProgress`] counts, singular: a paired run's trials, a probe run's
     /// probes, a trigger run's trials.
     pub fn unit(self) -> &'static str {

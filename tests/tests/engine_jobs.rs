@@ -188,6 +188,35 @@ fn kill_9_of_the_daemon_during_a_trigger_run_leaves_it_interrupted_at_the_next_s
     assert!(fx.terminate().success());
 }
 
+/// A graceful stop ends a job that cannot resume as a crash does: `interrupted`, not put back
+/// in the queue to start over at the next start (a second run, spent again).
+#[test]
+fn a_graceful_stop_during_a_trigger_run_leaves_it_interrupted_not_requeued() {
+    let mut fx = DaemonFixture::new();
+    let skill = fixture(&fx.workspace);
+    let (agent, pids) = hanging_agent(fx.root.path());
+    fx.start();
+    let mut client = spawn(&fx, "trigger", &skill, &agent, &[]);
+    wait_until("the trigger job's agent", Duration::from_secs(60), || {
+        !agent_pids(&pids).is_empty()
+    });
+    let run = jobs(&fx)[0]["trigger_run"]
+        .as_i64()
+        .expect("its trigger run");
+    assert!(fx.terminate().success(), "a graceful stop");
+    let _ = client.wait();
+
+    fx.start();
+    let store = Store::open_existing(&fx.db).unwrap();
+    let jobs = store.jobs(&JobFilter::default()).unwrap();
+    assert_eq!(jobs.len(), 1, "{jobs:#?}");
+    assert_eq!(jobs[0].state, JobState::Interrupted, "{jobs:#?}");
+    assert_eq!(jobs[0].trigger_run, Some(run), "no second trigger run");
+    let note = jobs[0].error.as_deref().unwrap_or("");
+    assert!(note.contains("a trigger run cannot resume"), "{note}");
+    assert!(fx.terminate().success());
+}
+
 #[test]
 fn a_request_of_a_kind_the_daemon_does_not_know_is_refused_with_both_versions() {
     let mut fx = DaemonFixture::new();

@@ -8,7 +8,9 @@
 //! `running`; the next daemon re-queues a paired job once (its run resumes) and gives it up as
 //! `interrupted` the second time; a job of another kind, which cannot resume, is `interrupted`
 //! at once. A daemon stopped gracefully lets trials in flight finish (up to a grace period),
-//! then puts the job back in the queue without counting an interruption.
+//! then puts a paired job back in the queue without counting an interruption, and ends a job
+//! of another kind `interrupted` as a crash would (run again, it would start over: a second
+//! record, spent again; `JobKind::resumes`).
 
 mod budget;
 mod executor;
@@ -482,7 +484,7 @@ impl Scheduler {
             error: format!("internal error: the run panicked: {e}"),
         });
         let stop = self.running().get(&id).and_then(|r| r.stop);
-        let finished = self.settle(id, &outcome, stop);
+        let finished = self.settle((id, kind), &outcome, stop);
         if let (Some(_), Outcome::Completed { run: Some(run) }) = (&finished, &outcome)
             && trigger == JobTrigger::ModelChange
             && run.kind == RunKind::Paired
@@ -503,20 +505,33 @@ impl Scheduler {
     }
 
     /// Record how the job ended; the final job, or `None` when it went back to the queue.
-    fn settle(&self, id: JobId, outcome: &Outcome, stop: Option<StopReason>) -> Option<JobInfo> {
+    fn settle(
+        &self,
+        (id, kind): (JobId, JobKind),
+        outcome: &Outcome,
+        stop: Option<StopReason>,
+    ) -> Option<JobInfo> {
         let mut store = lock(&self.inner.store);
         let result = match (outcome, stop) {
             (Outcome::Completed { .. }, _) => store.finish_job(id, JobState::Completed, None),
             (Outcome::Failed { error, .. }, _) => {
                 store.finish_job(id, JobState::Failed, Some(error))
             }
-            (Outcome::Stopped { .. }, Some(StopReason::Shutdown)) => {
+            (Outcome::Stopped { .. }, Some(StopReason::Shutdown)) if kind.resumes() => {
                 let note =
                     "the daemon stopped during this job; re-queued (finished trials are kept)";
                 match store.requeue_job(id, note) {
                     Ok(_) => return None,
                     Err(e) => Err(e),
                 }
+            }
+            (Outcome::Stopped { .. }, Some(StopReason::Shutdown)) => {
+                let note = format!(
+                    "the daemon stopped during this job; a {} run cannot resume, so it is not \
+                     re-queued (its finished trials are kept)",
+                    kind.as_str()
+                );
+                store.finish_job(id, JobState::Interrupted, Some(&note))
             }
             (Outcome::Stopped { .. }, Some(StopReason::Cancelled)) => {
                 store.finish_job(id, JobState::Cancelled, Some("cancelled by a client"))

@@ -279,7 +279,7 @@ impl Store {
         }
         let mut recovered = Recovered::default();
         for (id, interruptions, kind) in found {
-            let resumable = kind == JobKind::Paired.as_str();
+            let resumable = JobKind::parse(&kind).is_some_and(JobKind::resumes);
             let (state, note) = if resumable && interruptions == 0 {
                 recovered.requeued.push(id);
                 (
