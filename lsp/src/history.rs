@@ -15,7 +15,7 @@ use skillwatch_daemon::client;
 use skillwatch_daemon::server::queries;
 use skillwatch_daemon::store::{Store, StoreError};
 use skillwatch_protocol::{
-    DaemonRpcClient, LensFailed, LensSecurity, LensTrigger, Lenses, ModelComparison,
+    DaemonRpcClient, LensFailed, LensLift, LensSecurity, LensTrigger, Lenses, ModelComparison,
 };
 
 /// How long a lens waits for the daemon before reading the store itself.
@@ -41,6 +41,24 @@ pub struct ModelLift {
     pub finished_at: SystemTime,
     /// S and status of the newest completed probe run on the same harness and model.
     pub security: Option<LensSecurity>,
+    /// The plugin arm's lift in the same run, when it had one.
+    pub plugin_lift: Option<f64>,
+}
+
+impl From<LensLift> for ModelLift {
+    fn from(l: LensLift) -> ModelLift {
+        ModelLift {
+            model: l.model,
+            harness: l.harness,
+            lift: l.lift,
+            interval: l.interval,
+            verdict: l.verdict.map(|d| d.label()),
+            runs: l.runs,
+            finished_at: epoch_ms(l.finished_ms),
+            security: l.security,
+            plugin_lift: l.plugin_lift,
+        }
+    }
 }
 
 /// The last result of one eval case on one model.
@@ -123,20 +141,7 @@ impl History {
     pub fn skill_lifts(&self, skill_dir: &Path) -> Result<Vec<ModelLift>, HistoryError> {
         if let History::Daemon(daemon) = self {
             return match daemon.lenses(skill_dir) {
-                Some(lenses) => Ok(lenses?
-                    .lifts
-                    .into_iter()
-                    .map(|l| ModelLift {
-                        model: l.model,
-                        harness: l.harness,
-                        lift: l.lift,
-                        interval: l.interval,
-                        verdict: l.verdict.map(|d| d.label()),
-                        runs: l.runs,
-                        finished_at: epoch_ms(l.finished_ms),
-                        security: l.security,
-                    })
-                    .collect()),
+                Some(lenses) => Ok(lenses?.lifts.into_iter().map(ModelLift::from).collect()),
                 None => History::Store(daemon.db.clone()).skill_lifts(skill_dir),
             };
         }
@@ -144,30 +149,11 @@ impl History {
         let Some(skill) = skill else {
             return Ok(Vec::new());
         };
-        let lifts = store
-            .latest_lift_per_model(&skill)
-            .map_err(|e| store_error(&store, e))?;
-        lifts
-            .into_iter()
-            .map(|l| {
-                let security = queries::lens_security(&store, &skill, &l.run.model, &l.run.harness)
-                    .map_err(|e| HistoryError::Store {
-                        path: store.path().to_path_buf(),
-                        message: e.to_string(),
-                    })?;
-                let read = l.headline.profile(l.run.profile()).clone();
-                Ok(ModelLift {
-                    model: l.run.model,
-                    harness: l.run.harness,
-                    lift: read.lift,
-                    interval: read.interval,
-                    verdict: Some(read.verdict.label()),
-                    runs: l.completed_runs,
-                    finished_at: epoch_ms(l.run.finished_ms.unwrap_or(l.run.started_ms)),
-                    security,
-                })
-            })
-            .collect()
+        let lifts = queries::lens_lifts(&store, &skill).map_err(|e| HistoryError::Store {
+            path: store.path().to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Ok(lifts.into_iter().map(ModelLift::from).collect())
     }
 
     /// The last result of every case of the skill in `skill_dir`, per model.

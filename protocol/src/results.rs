@@ -31,6 +31,10 @@ pub struct LensLift {
     /// The newest completed probe run on the same (harness, model), for the security lens.
     #[serde(default)]
     pub security: Option<LensSecurity>,
+    /// The plugin arm's lift over the baseline in the same run, when it had a plugin arm (a
+    /// Vally experiment's: every skill of the plugin installed together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin_lift: Option<f64>,
 }
 
 /// The newest finished run of a skill on one (harness, model), when it failed (measured

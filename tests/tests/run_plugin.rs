@@ -231,6 +231,29 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
 
     history_shows_both(&fx);
     html_report_shows_both(&fx);
+    lens_shows_both(&fx, &skill);
+}
+
+/// The editor's lift lens (through the daemon, the default path) has the plugin arm's lift
+/// beside the skill's.
+fn lens_shows_both(fx: &DaemonFixture, skill: &Path) {
+    let (mut client, uri) = fx.lsp_on(&skill.join("SKILL.md"));
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let titles: Vec<&str> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["command"]["title"].as_str())
+        .collect();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("Lift +1.00") && t.contains(" · plugin arm +0.33 · ")),
+        "{titles:#?}"
+    );
 }
 
 /// `history` (JSON and text) has the plugin arm's lift beside the skill's, for both runs.

@@ -437,6 +437,32 @@ pub fn candidate_names(skill_dir: &Path) -> Vec<String> {
     names
 }
 
+/// The newest lift of `skill` per (harness, model), under each run's own profile, with the
+/// plugin arm's beside it: what the `name:` lens shows, whichever way the editor reads it.
+pub fn lens_lifts(store: &Store, skill: &str) -> Result<Vec<LensLift>, QueryError> {
+    let mut lifts = Vec::new();
+    for l in store.latest_lift_per_model(skill)? {
+        let profile = l.run.profile();
+        let read = l.headline.profile(profile).clone();
+        lifts.push(LensLift {
+            security: lens_security(store, skill, &l.run.model, &l.run.harness)?,
+            plugin_lift: l
+                .headline
+                .plugin
+                .as_ref()
+                .and_then(|p| p.profile(profile).lift),
+            model: l.run.model,
+            harness: l.run.harness,
+            lift: read.lift,
+            interval: read.interval,
+            verdict: Some(read.verdict),
+            runs: l.completed_runs,
+            finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
+        });
+    }
+    Ok(lifts)
+}
+
 /// What the editor shows for the skill in `skill_dir` (jobs left empty: the caller adds them).
 pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
     let mut skill = None;
@@ -449,20 +475,7 @@ pub fn lenses(store: &Store, skill_dir: &Path) -> Result<Lenses, QueryError> {
     let Some(skill) = skill else {
         return Ok(Lenses::default());
     };
-    let mut lifts = Vec::new();
-    for l in store.latest_lift_per_model(&skill)? {
-        let read = l.headline.profile(l.run.profile()).clone();
-        lifts.push(LensLift {
-            security: lens_security(store, &skill, &l.run.model, &l.run.harness)?,
-            model: l.run.model,
-            harness: l.run.harness,
-            lift: read.lift,
-            interval: read.interval,
-            verdict: Some(read.verdict),
-            runs: l.completed_runs,
-            finished_ms: l.run.finished_ms.unwrap_or(l.run.started_ms),
-        });
-    }
+    let lifts = lens_lifts(store, &skill)?;
     let cases = store
         .case_results(&skill)?
         .into_iter()

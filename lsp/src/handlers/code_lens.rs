@@ -262,8 +262,11 @@ pub fn lift_title(lift: &ModelLift, now: SystemTime) -> String {
         .verdict
         .as_ref()
         .map_or_else(String::new, |v| format!(" · {v}"));
+    let plugin = lift
+        .plugin_lift
+        .map_or_else(String::new, |p| format!(" · plugin arm {p:+.2}"));
     format!(
-        "Lift {value}{interval}{verdict} · {} · {runs} · {}",
+        "Lift {value}{interval}{verdict}{plugin} · {} · {runs} · {}",
         lift.model,
         ago(lift.finished_at, now)
     )
@@ -330,6 +333,7 @@ mod tests {
             runs: 5,
             finished_at: now - Duration::from_secs(2 * 86_400 + 100),
             security: None,
+            plugin_lift: None,
         };
         assert_eq!(
             lift_title(&lift, now),
@@ -345,6 +349,17 @@ mod tests {
         assert_eq!(
             lift_title(&small, now),
             "Lift +0.50 [-0.80, +1.80] 95% n=3 · inconclusive (n too small) · claude-sonnet-4.5 · 1 run · 2 days ago"
+        );
+        // a run with a plugin arm: its lift beside the skill's
+        let plugin = ModelLift {
+            plugin_lift: Some(1.0 / 3.0),
+            ..small
+        };
+        assert!(
+            lift_title(&plugin, now)
+                .contains(" · inconclusive (n too small) · plugin arm +0.33 · claude-sonnet-4.5"),
+            "{}",
+            lift_title(&plugin, now)
         );
     }
 
