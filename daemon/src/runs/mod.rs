@@ -264,10 +264,8 @@ impl<K: Kind> Started<K> {
         };
         let outcome = exec.run(&mut kind, begun.trials).await;
         let settled = kind.settle(exec.cancelled).await;
-        let settled = match settled {
-            Ok(()) => exec.judged(&mut kind).await,
-            Err(e) => Err(e),
-        };
+        // what the judge spent is recorded however settling went
+        let settled = settled.and(exec.judged(&mut kind).await);
         let status = exec.status::<K>(&outcome);
         let (run, stop, spent, ran) =
             (exec.ctx.run, exec.stop.clone(), exec.gate.spent(), exec.ran);
