@@ -25,9 +25,11 @@ mod disclosure;
 mod facts;
 mod footholds;
 mod gate;
+mod hostnames;
 #[cfg(test)]
 mod invariance;
 mod knowledge;
+mod orders;
 mod packages;
 mod powershell;
 mod program;
@@ -344,6 +346,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     findings.extend(prose::judge(files, &context));
     findings.extend(backdoor::judge(files, &context));
     findings.extend(disclosure::judge(&context));
+    findings.extend(orders::judge(&context));
     let net = cooccur::judge(&context, &findings);
     findings.extend(net);
     let footholds = footholds::judge(&context, &findings);
