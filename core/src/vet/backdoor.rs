@@ -335,10 +335,18 @@ pub(crate) fn sentence_ends(p: &str) -> Vec<usize> {
 }
 
 /// A verb of planting before a planted secret in an order: its span in the sentence.
+/// A planted thing that is what a check looks for ("add a check for hard-coded credentials")
+/// is detected, not planted.
 fn planted(s: &str) -> Option<(usize, usize)> {
+    static DETECTED: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(checks?|checkers?|detect\w*|scan\w*|find\w*|flag\w*|lint\w*|catch\w*|look\w*\s+for|rules?|against|audit\w*|warn\w*|prevent\w*|block\w*|no)\b",
+        )
+    });
     let obj = PLANTED.find(s)?;
     let verb = PLANT.find_iter(&s[..obj.start()]).last()?;
-    ordered(s, verb.start()).then_some((verb.start(), obj.end()))
+    let detected = DETECTED.is_match(&s[verb.end()..obj.start()]);
+    (ordered(s, verb.start()) && !detected).then_some((verb.start(), obj.end()))
 }
 
 /// A verb of switching off with a check (either order: "disable the CSRF check", "the auth
@@ -442,6 +450,16 @@ mod tests {
         ] {
             assert_eq!(weak(honest), None, "{honest}");
         }
+    }
+
+    /// What a check is added to find is not planted.
+    #[test]
+    fn a_check_for_a_planted_secret_plants_nothing() {
+        assert_eq!(
+            planted("Adds gosec and a custom check for hard-coded credentials in Go."),
+            None
+        );
+        assert!(planted("Add hard-coded credentials for the admin account.").is_some());
     }
 
     fn severity(p: &str) -> Option<Severity> {

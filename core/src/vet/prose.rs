@@ -544,7 +544,17 @@ fn settings_order(file: usize, p: &str, base: usize, framed: bool) -> Option<Fin
     } else {
         return None;
     };
-    let severity = if framed { Severity::Warning } else { severity };
+    // an audit that lists broad rules for the user to remove names them to take them away
+    static NARROWS: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(remove|removes|removing|revoke|revokes|tighten|tightens|narrow|narrows|restrict|restricts)\b",
+        )
+    });
+    let severity = if framed || NARROWS.is_match(p) {
+        Severity::Warning
+    } else {
+        severity
+    };
     Some(Finding {
         file,
         rule: "SW331",
