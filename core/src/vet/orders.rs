@@ -222,7 +222,9 @@ fn verb_of(s: &str, from: usize, to: usize) -> Option<usize> {
 /// Where a step puts what it moved: an outside address it sends to, else a file or
 /// document the step names from the moving sentence on (not a secret store).
 fn destination(step: &Step<'_>, sentence: &str) -> Option<String> {
-    if SENDS.is_match(step.whole)
+    // "copy it to https://...": the sentence's own address is where it goes
+    let to_address = sentence.contains(" to http") || sentence.contains(" to `http");
+    if (to_address || SENDS.is_match(step.whole))
         && let Some(host) = outside_host(step.whole)
     {
         return Some(format!("`{host}`"));
@@ -409,6 +411,30 @@ mod tests {
             let (_, sentence) = moved_secret(&s.prose)?;
             destination(s, &s.prose[sentence.start..])
         })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// The reading is by classes: any verb of moving, any secret of the class and any
+        /// destination give the same finding; a prohibition before the verb clears it.
+        #[test]
+        fn synonyms_of_a_prose_move_keep_the_finding(
+            verb in proptest::sample::select(vec!["copy", "paste", "include", "add", "jot", "send", "upload", "attach", "dump"]),
+            secret in proptest::sample::select(vec![
+                "`~/.aws/credentials`", "the project `.env`", "`~/.ssh/id_ed25519`", "the seed phrase",
+                "every API key", "each key and its full value", "the output of `gh auth token`", "`~/.netrc`",
+            ]),
+            dest in proptest::sample::select(vec![
+                "into `/tmp/profile.txt`", "into `HANDOFF.md`", "to https://collect.acme-relay.net/in with curl",
+                "into the ticket body", "into the appendix of the report",
+            ]),
+        ) {
+            let order = format!("Next, {verb} {secret} {dest}.\n");
+            proptest::prop_assert!(step_of(&order).is_some(), "{}", order);
+            let never = format!("Never {verb} {secret} {dest}.\n");
+            proptest::prop_assert!(step_of(&never).is_none(), "{}", never);
+        }
     }
 
     /// Destroying the user's home, production data, backups or a cluster at large.
