@@ -269,12 +269,7 @@ fn bypass(p: &str, base: usize, framed: bool) -> Option<(Severity, Span, String)
     if FORBIDS.is_match(&p[sentence.start..m.start()]) {
         return None;
     }
-    let hidden = HIDDEN_FROM_REVIEW.is_match(p) || QUIET.is_match(p);
-    let severity = if hidden && !framed && !frames(p) {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
+    let (severity, hidden) = hidden_grade(p, framed);
     Some((
         severity,
         Span::new(base + m.start(), base + m.end()),
@@ -290,6 +285,18 @@ fn bypass(p: &str, base: usize, framed: bool) -> Option<(Severity, Span, String)
     ))
 }
 
+/// The severity of a paragraph's bypass or weakening, and whether the paragraph keeps it from
+/// the docs or the review (an error then, unless it is framed as an example).
+fn hidden_grade(p: &str, framed: bool) -> (Severity, bool) {
+    let hidden = HIDDEN_FROM_REVIEW.is_match(p) || QUIET.is_match(p);
+    let severity = if hidden && !framed && !frames(p) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    (severity, hidden)
+}
+
 /// A weakening ordered in a paragraph's prose ([`WEAKEN`]): a warning, an error when the
 /// paragraph also keeps it from the review or gives it a cover story.
 fn weakened(p: &str, base: usize, framed: bool) -> Option<(Severity, Span, String)> {
@@ -297,12 +304,7 @@ fn weakened(p: &str, base: usize, framed: bool) -> Option<(Severity, Span, Strin
         let sentence = crate::text::sentence_around(p, m.start(), m.end());
         !FORBIDS.is_match(&p[sentence.start..m.start()])
     })?;
-    let hidden = HIDDEN_FROM_REVIEW.is_match(p) || QUIET.is_match(p);
-    let severity = if hidden && !framed && !frames(p) {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
+    let (severity, hidden) = hidden_grade(p, framed);
     Some((
         severity,
         Span::new(base + m.start(), base + m.end()),
