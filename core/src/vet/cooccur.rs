@@ -291,9 +291,18 @@ fn used_store(re: &Regex, text: &str) -> Option<(usize, usize)> {
     })
 }
 
-/// Hosts of the big public APIs a store's own tools talk to (a cloud's CLI to its cloud).
+/// Hosts of the big public APIs a store's own tools talk to (a cloud's CLI to its cloud), and
+/// the vendors' public container registries (`docker login nvcr.io` is how NVIDIA's images
+/// are pulled).
 pub(crate) fn is_public_api(host: &str) -> bool {
     [
+        "ghcr.io",
+        "quay.io",
+        "gcr.io",
+        "pkg.dev",
+        "nvcr.io",
+        "registry.k8s.io",
+        "ecr.aws",
         "amazonaws.com",
         "googleapis.com",
         "github.com",
