@@ -107,11 +107,14 @@ struct Step<'t> {
 
 /// The steps of a Markdown file: a new one starts at a heading, a list item at the margin,
 /// or a paragraph after a blank line; fenced and indented code stays with the step above it.
+/// One pass classifies each line and writes the file's prose (code blanked) as it cuts.
 fn steps<'t>(f: &SourceFile<'t>) -> Vec<Step<'t>> {
     let text = f.text;
-    let mut cuts = vec![f.body_start.min(text.len())];
-    let (mut fence, mut blank, mut at) = (false, false, f.body_start.min(text.len()));
-    for line in text[at..].split_inclusive('\n') {
+    let body = f.body_start.min(text.len());
+    let mut cuts = vec![body];
+    let mut prose = String::with_capacity(text.len() - body);
+    let (mut fence, mut blank, mut at) = (false, false, body);
+    for line in text[body..].split_inclusive('\n') {
         let t = line.trim_start();
         let fenced = t.starts_with("```") || t.starts_with("~~~");
         let code = fence || fenced || line.starts_with("    ") || line.starts_with('\t');
@@ -124,18 +127,16 @@ fn steps<'t>(f: &SourceFile<'t>) -> Vec<Step<'t>> {
             fence = !fence;
         }
         blank = !fence && t.trim().is_empty();
+        push_prose(&mut prose, line, code);
         at += line.len();
     }
     cuts.push(text.len());
     cuts.dedup();
     cuts.windows(2)
-        .map(|w| {
-            let whole = &text[w[0]..w[1]];
-            Step {
-                span: Span::new(w[0], w[1]),
-                whole,
-                prose: prose_of(whole),
-            }
+        .map(|w| Step {
+            span: Span::new(w[0], w[1]),
+            whole: &text[w[0]..w[1]],
+            prose: prose[w[0] - body..w[1] - body].to_string(),
         })
         .collect()
 }
@@ -145,25 +146,14 @@ fn starts_numbered(t: &str) -> bool {
     digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
 }
 
-/// `step` as one line, its fenced and indented code lines blanked (offsets kept).
-fn prose_of(step: &str) -> String {
-    let mut out = String::with_capacity(step.len());
-    let mut fence = false;
-    for line in step.split_inclusive('\n') {
-        let t = line.trim_start();
-        let fenced = t.starts_with("```") || t.starts_with("~~~");
-        let code = fence || fenced || line.starts_with("    ") || line.starts_with('\t');
-        if fenced {
-            fence = !fence;
-        }
-        // a sentence wrapped over lines is read whole: newlines become spaces
-        if code {
-            out.push_str(&" ".repeat(line.len()));
-        } else {
-            out.extend(line.chars().map(|c| if c == '\n' { ' ' } else { c }));
-        }
+/// `line` as prose: blanked when it is code (offsets kept); a sentence wrapped over lines is
+/// read whole, so its newline becomes a space.
+fn push_prose(out: &mut String, line: &str, code: bool) {
+    if code {
+        out.push_str(&" ".repeat(line.len()));
+    } else {
+        out.extend(line.chars().map(|c| if c == '\n' { ' ' } else { c }));
     }
-    out
 }
 
 /// The first outside address of a step (prose or code): not local, not an installer's.
