@@ -37,9 +37,7 @@ pub(crate) struct Proposer {
     client: Arc<dyn JudgeClient>,
     meter: JudgeMeter,
     skill: String,
-    /// What its calls spent (`trials`: calls).
-    pub(crate) spent: Spent,
-    /// Each call, for the ledger.
+    /// Each call and what it spent, for the budget, the report and the ledger.
     pub(crate) calls: Vec<Spend>,
     _temp: tempfile::TempDir,
 }
@@ -70,7 +68,6 @@ impl Proposer {
             client,
             meter,
             skill,
-            spent: Spent::default(),
             calls: Vec::new(),
             _temp: temp,
         })
@@ -81,9 +78,16 @@ impl Proposer {
         self.client.model()
     }
 
+    /// What its calls spent (`trials`: calls).
+    pub(crate) fn spent(&self) -> Spent {
+        let mut spent = Spent::default();
+        self.calls.iter().for_each(|c| spent.add(c));
+        spent
+    }
+
     /// What its calls spent, as the report shows it.
     pub(crate) fn share(&self) -> Share {
-        share(&self.spent)
+        share(&self.spent())
     }
 
     /// Up to `n` rewrites of `current` (and of `when_to_use`, when given: the harness reads
@@ -125,10 +129,7 @@ impl Proposer {
     /// Count the calls the meter saw (one answered call; a call whose usage the transport
     /// does not report is unpriced, with no tokens).
     fn count(&mut self) {
-        for call in self.meter.take() {
-            self.spent.add(&call);
-            self.calls.push(call);
-        }
+        self.calls.extend(self.meter.take());
     }
 }
 

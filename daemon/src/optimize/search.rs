@@ -400,7 +400,7 @@ impl<'e> Search<'e> {
     /// call cost so far; before the first call, only a budget already spent stops it (as
     /// the engine's gate does with nothing to predict from).
     fn proposal_unaffordable(&self, round: usize) -> Option<String> {
-        let (left, p) = (self.left(), &self.proposer.spent);
+        let (left, p) = (self.left(), self.proposer.spent());
         let label = format!("the proposal of round {round}");
         if p.trials == 0 {
             let spent = left.max_tokens == Some(0) || left.max_cost_usd.is_some_and(|m| m <= 0.0);
