@@ -183,6 +183,21 @@ impl LspClient {
         id
     }
 
+    /// The titles of the code lenses of the open document `uri` (lenses with no command
+    /// title left out).
+    pub fn lens_titles(&mut self, uri: &str) -> Vec<String> {
+        let lenses = self.request(
+            "textDocument/codeLens",
+            serde_json::json!({"textDocument": {"uri": uri}}),
+        );
+        lenses
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l["command"]["title"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     /// Send a request and wait for its successful result (panics on an error response).
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);

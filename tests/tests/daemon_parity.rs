@@ -193,21 +193,12 @@ fn a_run_whose_every_trial_errored_fails_both_ways_and_show_says_why() {
 
     // the lens above SKILL.md says so too
     let (mut lsp, uri) = fx.lsp_on(&skill.join("SKILL.md"));
-    let lenses = lsp.request(
-        "textDocument/codeLens",
-        serde_json::json!({"textDocument": {"uri": uri}}),
-    );
-    let titles: Vec<&str> = lenses
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l["command"]["title"].as_str())
-        .collect();
+    let titles = lsp.lens_titles(&uri);
     assert!(
         titles[0].starts_with("Last run failed: 4 of 4 trials errored · m · "),
         "{titles:?}"
     );
-    assert!(!titles.contains(&"No runs yet"), "{titles:?}");
+    assert!(!titles.iter().any(|t| t == "No runs yet"), "{titles:?}");
     assert!(lsp.shutdown().success());
 
     // `skillwatch show` lists the trials and shows one whole, with the agent's stderr

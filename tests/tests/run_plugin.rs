@@ -238,16 +238,7 @@ fn a_plugin_arm_runs_as_a_third_condition_with_its_own_lift() {
 /// beside the skill's.
 fn lens_shows_both(fx: &DaemonFixture, skill: &Path) {
     let (mut client, uri) = fx.lsp_on(&skill.join("SKILL.md"));
-    let lenses = client.request(
-        "textDocument/codeLens",
-        json!({"textDocument": {"uri": uri}}),
-    );
-    let titles: Vec<&str> = lenses
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l["command"]["title"].as_str())
-        .collect();
+    let titles = client.lens_titles(&uri);
     assert!(
         titles
             .iter()
