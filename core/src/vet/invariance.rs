@@ -125,3 +125,28 @@ proptest! {
         prop_assert!(verdicts.iter().all(|v| *v == Some(Severity::Error)), "{verdicts:?}");
     }
 }
+
+/// Programs whose arguments the shell analysis takes apart flag by flag.
+fn programs() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "curl", "wget", "nc", "ssh", "scp", "rsync", "git", "pip", "npm", "bash", "sh", "python3",
+        "dd", "rm", "find", "tar", "base64", "openssl", "docker", "crontab",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Arguments are text from the web: any character, of any width, where a flag's letters
+    /// were expected (`curl -fsSL…`, pasted with a typographic ellipsis, once panicked).
+    #[test]
+    fn no_command_line_panics_the_analysis(
+        program in programs(),
+        args in prop::collection::vec("-{0,2}\\PC{0,10}", 0..6),
+    ) {
+        let line = format!("{program} {}", args.join(" "));
+        let md = format!("# x\n\n```sh\n{line}\n```\n\nRun `{line}`.\n");
+        let script = format!("#!/bin/sh\n{line} | sh\n");
+        worst(&[("SKILL.md", md), ("run.sh", script)]);
+    }
+}

@@ -262,6 +262,24 @@ pub(crate) struct Scanned {
     pub capabilities: Vec<card::Capability>,
 }
 
+impl Scanned {
+    /// What is known of a skill whose analysis panicked (`panic`, as `catch_unwind` gave it):
+    /// that it was not analysed, and why, on its SKILL.md.
+    pub(crate) fn failed(skill_md: &Path, panic: &(dyn std::any::Any + Send)) -> Scanned {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a defect".to_string());
+        let why = format!("vet's analysis failed: {why}; please report it");
+        let d = unvetted(skill_md, Span::empty(0), "this skill", &why);
+        Scanned {
+            findings: vec![(skill_md.to_path_buf(), vec![d])],
+            capabilities: Vec::new(),
+        }
+    }
+}
+
 /// The behaviour findings and capabilities of one skill. `files` come SKILL.md first,
 /// then the others in walk order; Markdown files are cut into units, scripts are units, and
 /// the whole is one program whose calls are followed across units and files.
@@ -671,6 +689,31 @@ mod tests {
             .into_iter()
             .flat_map(|(_, d)| d)
             .collect()
+    }
+
+    /// A panic of the analysis becomes the skill's SW329 warning with the panic's text, so a
+    /// run over many skills goes on and that skill is never `clean`.
+    #[test]
+    fn a_failed_analysis_names_the_skill_as_not_analysed() {
+        let md = Path::new("/s/SKILL.md");
+        let payload: Box<dyn std::any::Any + Send> = Box::new(String::from("index 6 out of range"));
+        let failed = Scanned::failed(md, payload.as_ref());
+        let [(path, found)] = failed.findings.as_slice() else {
+            panic!("{:?}", failed.findings)
+        };
+        assert_eq!(path, md);
+        assert_eq!(
+            (found[0].rule, found[0].severity),
+            ("SW329", Severity::Warning)
+        );
+        assert!(
+            found[0].message.contains("index 6 out of range"),
+            "{}",
+            found[0].message
+        );
+        let caught = std::panic::catch_unwind(|| panic!("static text")).unwrap_err();
+        let failed = Scanned::failed(md, caught.as_ref());
+        assert!(failed.findings[0].1[0].message.contains("static text"));
     }
 
     #[test]

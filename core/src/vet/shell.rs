@@ -1296,9 +1296,10 @@ fn flag_of(name: &str, a: &str) -> Option<(String, Option<String>)> {
         let flag = format!("-{}", &short[at..at + 1]);
         return Some((flag, (!rest.is_empty()).then(|| rest.to_string())));
     }
-    // combined short flags take a value only in their last letter: `-fsSLo out`
-    let last = &short[short.len() - 1..];
-    if name == "curl" && last == "O" {
+    // combined short flags take a value only in their last letter: `-fsSLo out` (a letter,
+    // not a byte: `-fsSL…` pasted from a web page ends in a three-byte character)
+    let last = short.chars().next_back()?;
+    if name == "curl" && last == 'O' {
         return None;
     }
     let flag = format!("-{last}");
