@@ -400,6 +400,14 @@ fn the_labeled_corpus_is_judged_as_labeled() {
             "clean"
         };
         malicious += usize::from(expected == "malicious");
+        // a benign skill whose code names a host nobody knows is `suspicious` by policy
+        // (SW335, docs/vet/SW335.md), and only for that reason
+        let only_unfamiliar_host = skill["evidence"]
+            .as_array()
+            .is_some_and(|e| !e.is_empty() && e.iter().all(|d| d["rule"] == "SW335"));
+        if expected == "clean" && verdict == "suspicious" && only_unfamiliar_host {
+            continue;
+        }
         if verdict != expected {
             wrong.push(format!("{path}: {verdict}"));
         }

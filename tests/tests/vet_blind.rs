@@ -6,9 +6,9 @@
 //! every skill, and per-class recall (`malicious` or `suspicious`) and per-kind false alarms
 //! (`malicious`) are printed with Wilson 95% intervals.
 //!
-//! Sets: tests/fixtures/vet-dev (written by the rules' author: tuned on, its figures measure
-//! memory) always; tests/fixtures/vet-blind (frozen, written by others) when present; any
-//! other folder named by `SKILLWATCH_VET_SET`. A set with floors in
+//! Sets: every `tests/fixtures/vet-dev*` (written by the rules' author or for tuning: their
+//! figures measure memory) and `tests/fixtures/vet-blind*` (frozen, written by others who had
+//! not read the rules); any other folder named by `SKILLWATCH_VET_SET`. A set with floors in
 //! tests/fixtures/vet-floors.json must hold them (the figures last measured: a lost detection or
 //! a new false alarm fails) and prints how far it is from issue 34's target (at least 90% of
 //! attacks flagged, every class at least 80%, at most 2% of benign skills `malicious`); a set
@@ -46,7 +46,11 @@ fn verify_manifest(set: &Path) {
     let manifest = std::fs::read_to_string(set.join("MANIFEST.sha256")).unwrap();
     let listed: BTreeSet<String> = manifest
         .lines()
-        .filter_map(|l| l.split_once("  ").map(|(_, p)| p.to_string()))
+        // `find . | xargs sha256sum` writes `./a/b`, `sha256sum a/b` writes `a/b`: one set each
+        .filter_map(|l| {
+            l.split_once("  ")
+                .map(|(_, p)| p.trim_start_matches("./").to_string())
+        })
         .collect();
     let unlisted: Vec<String> = walkdir::WalkDir::new(set)
         .into_iter()
@@ -232,19 +236,26 @@ fn below_floors(f: &Figures, floors: &Floors) -> Vec<String> {
     fails
 }
 
-/// The sets to measure: the development set, the frozen blind set when present, and one
-/// named by `SKILLWATCH_VET_SET`.
+/// The sets to measure: every labeled set in tests/fixtures (`vet-dev*`, written by rule
+/// authors or for tuning; `vet-blind*`, frozen and written by others), and one named by
+/// `SKILLWATCH_VET_SET`.
 fn sets() -> Vec<PathBuf> {
     let fixtures = workspace_root().join("tests/fixtures");
-    let mut sets = vec![fixtures.join("vet-dev")];
-    let blind = fixtures.join("vet-blind");
-    if blind.join("labels.json").exists() {
-        sets.push(blind);
-    } else {
-        eprintln!(
-            "vet_blind: tests/fixtures/vet-blind not present; measuring the development set only"
-        );
-    }
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .expect("tests/fixtures")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            (name.starts_with("vet-dev") || name.starts_with("vet-blind"))
+                && p.join("labels.json").exists()
+        })
+        .collect();
+    sets.sort();
+    assert!(
+        sets.iter().any(|s| s.ends_with("vet-dev")),
+        "tests/fixtures/vet-dev is missing"
+    );
     if let Some(extra) = std::env::var_os("SKILLWATCH_VET_SET") {
         sets.push(PathBuf::from(extra));
     }

@@ -506,6 +506,13 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "Tells the agent to weaken the code it writes for the user: plant a master password, a hidden account or a bypass token, or switch an authentication or verification check off. Vet only.",
     },
+    Rule {
+        id: "SW335",
+        name: "unfamiliar-host",
+        category: Category::Security,
+        severity: Severity::Warning,
+        summary: "The skill's code (a script, a code block, a config file) names a host that is not a well-known service: find out who runs it before installing. Vet only.",
+    },
 ];
 
 /// Rules about eval files: tests/eval.yaml and evals/evals.json.
@@ -986,6 +993,10 @@ URL for a public page.",
     (
         "SW334",
         "A skill can attack the user without running anything itself: it tells the agent how to write the user's code, and the agent plants the backdoor. An order to add a master password, a hidden admin account, a fallback or bypass token or hard-coded credentials to the code the agent writes is an error; an order to switch an authentication, authorization, signature, certificate, CSRF or rate-limit check off is an error when it applies to every project or handler the agent writes or when the text wants it kept quiet, otherwise a warning (a prototype may skip CSRF on purpose). What decides is the parts of a sentence (a verb of planting with a secret or an account; a verb of switching off with a check), not a phrase; a prohibition (\"never disable TLS verification\") or a description of attacks is not an order. A password or token compared with a fixed string in code the skill hands over as a template is a warning. What a weakening does, ordered in prose (MD5 or plaintext for passwords, secrets logged, fail-open checks, `cluster-admin`, SSH open to 0.0.0.0/0, security tests skipped, a route that runs request input), is a warning, an error with a cover story or kept from review. See docs/vet/SW334.md.",
+    ),
+    (
+        "SW335",
+        "Attacks in skills send to and run from hosts of their authors; honest skills talk to their vendors' services (GitHub, PyPI, Slack, Sentry, a cloud's API) or to a host the user configures. Vetting lists every host the skill's code names (scripts, fenced code blocks, config files; not prose, not comment lines) and reports, as a warning, each one that is neither on a bundled list of well-known services (code hosting, registries, clouds, AI vendors, developer SaaS, standards bodies) nor a private or placeholder name. It does not say the host is hostile: it says nobody the reviewer knows runs it. Platforms where anyone gets an address (`github.io`, `herokuapp.com`, `workers.dev`) are reported; a bucket under `amazonaws.com` is not. Skills that teach about attacks are not reported. See docs/vet/SW335.md.",
     ),
     (
         "SW302",

@@ -17,7 +17,7 @@ mod files;
 mod fixes;
 mod harness_loaders;
 pub mod ignore;
-mod markdown;
+pub(crate) mod markdown;
 pub(crate) mod pattern;
 #[cfg(test)]
 mod proptests;

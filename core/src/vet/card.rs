@@ -210,7 +210,7 @@ pub fn worst(entries: &[Entry]) -> Verdict {
 pub(crate) fn rule_kind(rule: &str) -> Kind {
     match rule {
         "SW301" | "SW333" => Kind::Secrets,
-        "SW320" | "SW321" | "SW332" => Kind::Hosts,
+        "SW320" | "SW321" | "SW332" | "SW335" => Kind::Hosts,
         "SW303" | "SW306" | "SW309" | "SW322" | "SW323" | "SW326" => Kind::Commands,
         "SW324" | "SW325" => Kind::Persistence,
         "SW305" | "SW331" => Kind::AgentConfig,
@@ -236,6 +236,7 @@ fn rule_acts(rule: &str) -> &'static [Did] {
         "SW330" => &[Delete, Destroy],
         "SW333" | "SW301" => &[Read, Env],
         "SW332" => &[Fetch, Send],
+        "SW335" => &[Send, Fetch, Lookup, Socket],
         _ => &[],
     }
 }

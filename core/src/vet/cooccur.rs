@@ -134,11 +134,22 @@ static DECODES: LazyLock<Regex> = LazyLock::new(|| {
         |\w+\s*\^\s*(k|key|xorKey|xor_key)\b|\.tr\(\s*['"]A-Za-z['"]"#,
     )
 });
+/// Text kept as escapes a reader cannot read (`"\x68\x74\x74\x70..."`, octal for
+/// `printf`): honest code spells its strings, and a binary header is a few bytes, not a dozen.
+static ESCAPE_RUN: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?i)(\\x[0-9a-f]{2}){12,}|(\\[0-7]{3}){10,}|(\\u[0-9a-f]{4}){10,}"#));
+/// Text kept as a blob: a list of character codes, a long base64 or hex literal. Honest code
+/// has such blobs too (an embedded image, a test vector), so only next to code that runs text.
+static ENCODED_BLOB: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"\[\s*(\d{1,3}\s*,\s*){20,}\d{1,3}\s*\]|['"][A-Za-z0-9+/]{80,}={0,2}['"]|['"][0-9a-fA-F]{60,}['"]"#,
+    )
+});
 /// Running text as code or as a command.
 static RUNS: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(^|[^.\w])(exec|eval|system)\s*\(|exec\.Command\(|child_process|\bspawn\(|\bexecSync\(|\|\s*(ba|z)?sh\b|\bsh\s+-c\b
-        |Invoke-Expression|\biex\b|os\.popen|subprocess|`[^`\n]*#\{|\beval\s+["$]"#,
+        |Invoke-Expression|\biex\b|\.popen\(|subprocess|`[^`\n]*#\{|\beval\s+["$]"#,
     )
 });
 /// A command hidden from the reader: PowerShell's encoded command, a name built from pieces
@@ -148,7 +159,8 @@ static HIDDEN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\s-enc(odedcommand)?\s+[A-Za-z0-9+/=$]{8,}|getattr\([^)\n]*['"]\s*\+|import_module\(\s*['"]['"]\.join
         |\beval\s+"?(\$\{?\w+\}?){4,}|\beval\s+"(\$\{?[\w/#%:-]+\}?\s*){5,}"|\bvar\s+_0x[0-9a-f]{3,}\s*=\s*\[|__import__\(\s*['"]['"]\.join|\[\s*_0x\w+\s*\[\d+\]\s*\]
         |(\beval|\biex|Invoke-Expression|\bsh\s+-c|\bbash\s+-c)[^\n]{0,20}\$\(\s*(dig|nslookup|host|drill)\b[^\n]*\b(TXT|txt)\b
-        |Resolve-DnsName[^\n]*-Type\s+TXT[^\n]*\|\s*(iex|Invoke-Expression)"#,
+        |Resolve-DnsName[^\n]*-Type\s+TXT[^\n]*\|\s*(iex|Invoke-Expression)
+        |\[\s*['"][\w.]{1,8}['"]\s*\+\s*['"][\w.]{1,8}['"]\s*\]\s*\(|__import__\(\s*[A-Za-z_]\w*\(|require\(\s*[A-Za-z_]\w*\s*\)\s*\["#,
     )
 });
 /// A download written over the skill's own files.
@@ -413,6 +425,17 @@ fn decodes_and_runs(
             "runs a command hidden by encoding or built from pieces: what runs is not what a reader sees; decode it and review".into()));
         return;
     }
+    // a payload kept as a blob the analysis cannot read (escapes, a list of character codes, a
+    // long encoded literal) in code that runs text: whatever the decoder, a reader cannot see
+    // what runs
+    let blob = ESCAPE_RUN
+        .find(text)
+        .or_else(|| ENCODED_BLOB.find(text).filter(|_| RUNS.is_match(text)));
+    if let Some(m) = blob {
+        out.push(net(file, "SW323", at(m.start(), m.end()),
+            "keeps an encoded blob in code that runs commands or code: what it decodes to is not what a reader sees; decode it and review".into()));
+        return;
+    }
     if !unparsed {
         return;
     }
@@ -545,6 +568,8 @@ mod tests {
             FETCH,
             LOADS_CODE,
             DECODES,
+            ESCAPE_RUN,
+            ENCODED_BLOB,
             RUNS,
             HIDDEN_COMMAND,
             DESTROYS,
@@ -579,6 +604,32 @@ mod tests {
             &mut out,
         );
         assert_eq!(out.len(), 1);
+    }
+
+    /// Obfuscation by shape, whatever the decoder: escapes, code lists, names built from
+    /// pieces. An embedded image with no code run beside it is not reported.
+    #[test]
+    fn encoded_blobs_and_names_built_from_pieces() {
+        let at = |s: usize, e: usize| Span::new(s, e);
+        let codes = (0..24)
+            .map(|i| (97 + i).to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        for code in [
+            r#"const h = ["\x73\x63\x68\x65\x6d\x61\x2d\x67\x65\x6e\x2d\x61\x70\x69"];"#
+                .to_string(),
+            format!("_T = [{codes}]\n__import__(\"os\").popen(\"\".join(map(chr, _T)))"),
+            r#"require(p)["ex" + "ec"](cmd)"#.to_string(),
+            "getattr(__import__(_r('ht')), _r('t~tsbj'))(x)".to_string(),
+        ] {
+            let mut out = Vec::new();
+            decodes_and_runs(&code, false, 0, &at, &mut out);
+            assert_eq!(out.len(), 1, "{code}");
+        }
+        let image = format!("logo = \"{}\"\nprint(len(logo))", "iVBORw0KGgo".repeat(10));
+        let mut out = Vec::new();
+        decodes_and_runs(&image, false, 0, &at, &mut out);
+        assert!(out.is_empty(), "{out:?}");
     }
 
     #[test]

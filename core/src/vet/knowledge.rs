@@ -426,6 +426,7 @@ const KNOWN_INSTALLERS: &[&str] = &[
     "get.rvm.io",
     "opencode.ai",
     "codeload.github.com",
+    "community.chocolatey.org",
 ];
 
 /// Whether `host` is a well-known installer's address.
