@@ -968,7 +968,7 @@ URL for a public page.",
     ),
     (
         "SW327",
-        "Typosquats are published under names one slip away from popular packages (`reqeusts`, `lodahs`, homoglyphs like `requ3sts`). Vetting compares each name a skill installs (pip, uv, poetry, npm, pnpm, yarn, npx, bun) with a bundled list of the most downloaded PyPI and npm packages. See docs/vet/SW327.md.",
+        "Typosquats are published under names one slip away from popular packages (`reqeusts`, `lodahs`, homoglyphs like `requ3sts`). Vetting compares each name a skill installs (pip, uv, poetry, npm, pnpm, yarn, npx, bun) or declares in a manifest (requirements files, package.json, pyproject.toml, Cargo.toml, a Gemfile, go.mod, a workflow's `uses:`; a Gemfile or workflow quoted in a code block too) with bundled lists of the most used PyPI and npm packages, crates, gems, Go modules and GitHub Actions. See docs/vet/SW327.md.",
     ),
     (
         "SW328",

@@ -588,7 +588,9 @@ fn installs(
                 format!("installs `{name}`, a near miss of the popular package `{real}`"),
             ));
         }
-        if packages::looks_internal(name) {
+        // a Go module or an Action is fetched from the host its path names: no index to confuse
+        let indexed = !matches!(manager, "go" | "actions");
+        if indexed && packages::looks_internal(name) {
             if extra.is_some() {
                 out.push(finding(f, "SW328", Severity::Error, format!("installs the internal-looking `{name}` with `--extra-index-url`: the public index is searched too, and the higher version wins")));
             } else if index.is_none() && !name.starts_with('@') {
@@ -599,7 +601,7 @@ fn installs(
                     format!("installs the internal-looking `{name}` from the public index"),
                 ));
             }
-        } else if private_extra && !packages::is_popular(manager, name) {
+        } else if indexed && private_extra && !packages::is_popular(manager, name) {
             out.push(finding(f, "SW328", Severity::Error, format!("installs `{name}` with a private index as `--extra-index-url`: the public index is searched too, and whoever publishes `{name}` there with a higher version wins")));
         }
     }

@@ -5,6 +5,10 @@
 //! the name's place. Parsed with the crates the project has for JSON and TOML; requirements
 //! files are one name (or one option) per line.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::SourceFile;
 use super::facts::{Act, Fact, Found};
 use crate::text::Span;
@@ -19,12 +23,32 @@ pub(crate) fn facts(files: &[SourceFile<'_>]) -> Found {
             .next()
             .unwrap_or(source.rel)
             .to_ascii_lowercase();
+        if super::is_markdown(&name) {
+            // a Gemfile or a workflow quoted in a code block for the agent to write out
+            let code = code_of(source.text, source.body_start);
+            for (manager, pattern) in [("gem", &*GEM), ("actions", &*USES)] {
+                let mut declared = lines(&code, manager, pattern);
+                declared
+                    .names
+                    .retain(|(_, span)| span.start >= source.body_start);
+                found.facts.extend(declared.into_facts(file));
+            }
+            continue;
+        }
         let declared = if is_requirements(&name) {
             requirements(source.text)
         } else if name == "package.json" {
             package_json(source.text)
         } else if name == "pyproject.toml" {
             pyproject(source.text)
+        } else if name == "cargo.toml" {
+            cargo_toml(source.text)
+        } else if name == "gemfile" {
+            lines(source.text, "gem", &GEM)
+        } else if name == "go.mod" {
+            lines(source.text, "go", &GO_REQUIRE)
+        } else if name.ends_with(".yml") || name.ends_with(".yaml") {
+            lines(source.text, "actions", &USES)
         } else {
             continue;
         };
@@ -172,6 +196,70 @@ fn pyproject(text: &str) -> Declared {
     out
 }
 
+/// A Cargo.toml's dependencies of every kind, each at its key.
+fn cargo_toml(text: &str) -> Declared {
+    let mut out = Declared {
+        manager: "cargo",
+        ..Declared::default()
+    };
+    let Ok(root) = text.parse::<toml::Table>() else {
+        return out;
+    };
+    for field in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        if let Some(deps) = root.get(field).and_then(|d| d.as_table()) {
+            for name in deps.keys() {
+                out.names.push((name.clone(), place_of(text, name)));
+            }
+        }
+    }
+    out
+}
+
+/// `gem "name"` in a Gemfile.
+static GEM: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile(r#"(?m)^\s*gem\s+['"]([\w.-]+)['"]"#));
+/// A module path required by a go.mod (in a `require (...)` block or on its own line).
+static GO_REQUIRE: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(r"(?m)^\s*(?:require\s+)?([a-z0-9.-]+\.[a-z]+/[\w./-]+)\s+v\d")
+});
+/// `uses: owner/repo@ref` of a workflow step (a local `./action` or a `docker://` image is not
+/// a published action).
+static USES: LazyLock<Regex> = LazyLock::new(|| {
+    crate::checks::pattern::compile(
+        r"(?m)^\s*-?\s*uses:\s*['\x22]?([\w.-]+/[\w.-]+)(?:/[\w./-]*)?@",
+    )
+});
+
+/// The text of a Markdown file with everything but its fenced code blanked (same length, so
+/// places in it are places in the file).
+fn code_of(text: &str, body_start: usize) -> String {
+    let start = body_start.min(text.len());
+    let body = crate::checks::markdown::Body::scan(text, Span::new(start, text.len()));
+    let mut out: Vec<u8> = text
+        .bytes()
+        .map(|b| if b == b'\n' { b'\n' } else { b' ' })
+        .collect();
+    for line in body.lines.iter().filter(|l| l.code) {
+        out[line.span.start..line.span.end]
+            .copy_from_slice(&text.as_bytes()[line.span.start..line.span.end]);
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Names captured by `pattern`'s first group, each at its place.
+fn lines(text: &str, manager: &'static str, pattern: &Regex) -> Declared {
+    let names = pattern
+        .captures_iter(text)
+        .filter_map(|c| c.get(1))
+        .map(|m| (m.as_str().to_string(), Span::new(m.start(), m.end())))
+        .collect();
+    Declared {
+        manager,
+        names,
+        ..Declared::default()
+    }
+}
+
 /// Where `needle` first is in `text` (case-insensitively for ASCII), else the file's start.
 fn place_of(text: &str, needle: &str) -> Span {
     let lower = text.to_ascii_lowercase();
@@ -199,6 +287,90 @@ mod tests {
         );
         let (_, span) = &d.names[1];
         assert!(text[span.start..span.end].starts_with("python_dateutils"));
+    }
+
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(
+            include_str!("manifests.rs"),
+            GEM,
+            GO_REQUIRE,
+            USES
+        );
+    }
+
+    #[test]
+    fn cargo_gems_go_modules_and_actions() {
+        let d = cargo_toml(
+            "[package]\nname = \"x\"\n[dependencies]\nserde_jsonn = \"1\"\n[dev-dependencies]\ntempfile = \"3\"\n",
+        );
+        assert_eq!(names(&d), ["serde_jsonn", "tempfile"]);
+        let d = lines(
+            "source 'https://rubygems.org'\ngem 'rest-cliet', '~> 2.1'\n  gem \"rails\"\n",
+            "gem",
+            &GEM,
+        );
+        assert_eq!(names(&d), ["rest-cliet", "rails"]);
+        let d = lines(
+            "module x\n\nrequire (\n\tgithub.com/golang-jvvt/jwt v4.5.0\n\tgolang.org/x/net v0.1.0 // indirect\n)\nrequire github.com/spf13/cobra v1.8.0\n",
+            "go",
+            &GO_REQUIRE,
+        );
+        assert_eq!(
+            names(&d),
+            [
+                "github.com/golang-jvvt/jwt",
+                "golang.org/x/net",
+                "github.com/spf13/cobra"
+            ]
+        );
+        let d = lines(
+            "steps:\n  - uses: actons/checkout@v4\n  - uses: ./local\n  - uses: github/codeql-action/init@v3\n",
+            "actions",
+            &USES,
+        );
+        assert_eq!(names(&d), ["actons/checkout", "github/codeql-action"]);
+        for (manager, name, real) in [
+            ("cargo", "serde_jsonn", "serde_json"),
+            ("gem", "rest-cliet", "rest-client"),
+            (
+                "go",
+                "github.com/golang-jvvt/jwt",
+                "github.com/golang-jwt/jwt",
+            ),
+            ("actions", "actons/checkout", "actions/checkout"),
+        ] {
+            assert_eq!(
+                super::super::packages::typosquat_of(manager, name),
+                Some(real)
+            );
+        }
+        assert_eq!(
+            super::super::packages::typosquat_of("cargo", "serde-json"),
+            None
+        );
+    }
+
+    /// A Gemfile quoted in SKILL.md's code is declared; the same line in prose is not.
+    #[test]
+    fn gems_in_a_code_block_of_skill_md() {
+        let md = "---\nname: x\n---\ngem \"prose-gem\"\n\n```ruby\ngem \"rest-cliet\"\n```\n";
+        let file = SourceFile {
+            path: std::path::Path::new("/s/SKILL.md"),
+            rel: "SKILL.md",
+            text: md,
+            body_start: md.find("---\ngem").unwrap() + 4,
+        };
+        let found = facts(&[file]);
+        let names: Vec<&str> = found
+            .facts
+            .iter()
+            .filter_map(|f| match &f.act {
+                Act::Install { names, .. } => Some(names[0].as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, ["rest-cliet"]);
     }
 
     #[test]

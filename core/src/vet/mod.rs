@@ -14,6 +14,7 @@
 //! acts by behaviour class ([`behaviours`]). A skill-wide [`World`] remembers downloaded and
 //! written files, so a download in one block and its run in another are one flow.
 
+mod addressed;
 mod backdoor;
 mod behaviours;
 pub mod card;
@@ -375,6 +376,7 @@ pub(crate) fn scan(own_name: &str, files: &[SourceFile<'_>]) -> Scanned {
     let channels = channels::judge(&context, &findings);
     findings.extend(channels);
     findings.extend(unfamiliar::judge(&context));
+    findings.extend(addressed::judge(&context));
     let mut out: Vec<(PathBuf, Vec<Diagnostic>)> = Vec::new();
     for f in findings {
         let path = files[f.file].path;
