@@ -71,6 +71,13 @@ struct Declared {
 }
 
 impl Declared {
+    fn of(manager: &'static str) -> Declared {
+        Declared {
+            manager,
+            ..Declared::default()
+        }
+    }
+
     fn into_facts(self, file: usize) -> Vec<Fact> {
         self.names
             .into_iter()
@@ -91,10 +98,7 @@ impl Declared {
 
 /// A pip requirements file: `name[extra]==1.0 ; marker`, `-i URL`, `--extra-index-url URL`.
 fn requirements(text: &str) -> Declared {
-    let mut out = Declared {
-        manager: "pip",
-        ..Declared::default()
-    };
+    let mut out = Declared::of("pip");
     let mut pos = 0;
     for raw in text.split_inclusive('\n') {
         let start = pos;
@@ -126,10 +130,7 @@ fn requirements(text: &str) -> Declared {
 
 /// A package.json's dependencies of every kind, each at its key.
 fn package_json(text: &str) -> Declared {
-    let mut out = Declared {
-        manager: "npm",
-        ..Declared::default()
-    };
+    let mut out = Declared::of("npm");
     let Ok(serde_json::Value::Object(root)) = serde_json::from_str::<serde_json::Value>(text)
     else {
         return out;
@@ -152,10 +153,7 @@ fn package_json(text: &str) -> Declared {
 
 /// A pyproject.toml's `[project] dependencies` and optional ones, and Poetry's.
 fn pyproject(text: &str) -> Declared {
-    let mut out = Declared {
-        manager: "pip",
-        ..Declared::default()
-    };
+    let mut out = Declared::of("pip");
     let Ok(root) = text.parse::<toml::Table>() else {
         return out;
     };
@@ -198,10 +196,7 @@ fn pyproject(text: &str) -> Declared {
 
 /// A Cargo.toml's dependencies of every kind, each at its key.
 fn cargo_toml(text: &str) -> Declared {
-    let mut out = Declared {
-        manager: "cargo",
-        ..Declared::default()
-    };
+    let mut out = Declared::of("cargo");
     let Ok(root) = text.parse::<toml::Table>() else {
         return out;
     };
