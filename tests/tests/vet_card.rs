@@ -299,3 +299,36 @@ fn the_editor_shows_the_card_on_name_when_vetting_is_on() {
     );
     assert!(client.shutdown().success());
 }
+
+/// The card examples of docs/vet.md (each ```text block opening with `$ skillwatch vet
+/// --card ...`) are what the binary prints for them, line for line: docs a newcomer copies
+/// cannot drift from the tool (they did once, when SW335 added a host's risk).
+#[test]
+fn the_card_examples_in_docs_are_what_vet_prints() {
+    let doc = std::fs::read_to_string(workspace_root().join("docs/vet.md")).unwrap();
+    let mut checked = 0;
+    for block in doc.split("```text\n").skip(1) {
+        let block = &block[..block.find("```").expect("closed block")];
+        let Some(command) = block
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("$ skillwatch "))
+        else {
+            continue;
+        };
+        if !command.starts_with("vet --card") {
+            continue;
+        }
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let out = skillwatch(&args, None);
+        let shown: Vec<&str> = block.lines().skip(1).collect();
+        let printed = stdout(&out);
+        assert_eq!(
+            printed.lines().collect::<Vec<_>>(),
+            shown,
+            "docs/vet.md: `skillwatch {command}` prints\n{printed}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "docs/vet.md shows {checked} card examples");
+}

@@ -513,7 +513,7 @@ pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> 
             }
             None => entries.push(Entry {
                 kind: rule_kind(e.rule),
-                subject: e.message.clone(),
+                subject: subject_of(e),
                 mark: None,
                 risk: *risk,
                 place: e.place.clone(),
@@ -525,6 +525,15 @@ pub(crate) fn build(reports: &[FileReport], weighed: &[(Verdict, Evidence)]) -> 
     Card {
         entries: order(merge(entries)),
     }
+}
+
+/// What an entry made of a finding alone is about: the host SW335 names (so that it merges
+/// with the host's entry of the analysis, if there is one elsewhere), else the finding's message.
+fn subject_of(e: &Evidence) -> String {
+    let host = (e.rule == "SW335")
+        .then(|| e.message.split('`').nth(1))
+        .flatten();
+    host.map_or_else(|| e.message.clone(), str::to_string)
 }
 
 /// The act a finding lands on: one its rule speaks about (in [`rule_acts`]'s order of
