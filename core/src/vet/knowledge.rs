@@ -555,9 +555,6 @@ pub(crate) fn is_private_ip(h: &str) -> bool {
 /// Whether every network peer a piece of code names is a placeholder or a private address
 /// (and it names at least one): a cheat sheet's `LHOST`, a lab's `10.10.14.5`.
 pub(crate) fn peers_are_placeholders(code: &str) -> bool {
-    static IPV4: LazyLock<Regex> = LazyLock::new(|| {
-        crate::checks::pattern::compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b")
-    });
     static DOMAIN: LazyLock<Regex> = LazyLock::new(|| {
         crate::checks::pattern::compile(
             r"(?i)\b[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(com|net|org|io|dev|xyz|ru|cn|app|co|me|sh|cc|top|info|biz|tk|site|online|live|pw|su|ws|link|cloud|tech|host|space|fun|stream|ca|zone)\b",
@@ -705,21 +702,26 @@ pub(crate) fn agent_config(lower: &str) -> Option<AgentConfig> {
     None
 }
 
+/// Names under these resolve only inside a company's or a home's network.
+pub(crate) const PRIVATE_SUFFIXES: &[&str] = &[
+    ".internal",
+    ".corp",
+    ".lan",
+    ".intranet",
+    ".local",
+    ".private",
+];
+
+/// An IPv4 address's shape (the numbers are not checked).
+pub(crate) static IPV4: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile(r"\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b"));
+
 /// Whether a package index address looks private (a company's own): what dependency
 /// confusion abuses when it is only `--extra-index-url`.
 pub(crate) fn is_private_index(url: &str) -> bool {
     let host = host_of(url).unwrap_or_default();
     is_private_ip(&host)
-        || [
-            ".internal",
-            ".corp",
-            ".lan",
-            ".intranet",
-            ".local",
-            ".private",
-        ]
-        .iter()
-        .any(|s| host.ends_with(s))
+        || PRIVATE_SUFFIXES.iter().any(|s| host.ends_with(s))
         || [
             "artifactory",
             "nexus",
@@ -872,6 +874,11 @@ pub(crate) fn precious(path: &str, recursive: bool) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_pattern_compiles() {
+        crate::checks::pattern::force_every_static!(include_str!("knowledge.rs"), IPV4);
+    }
 
     #[test]
     fn secret_paths_and_names() {

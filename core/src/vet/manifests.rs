@@ -27,11 +27,9 @@ pub(crate) fn facts(files: &[SourceFile<'_>]) -> Found {
             // a Gemfile or a workflow quoted in a code block for the agent to write out
             let code = code_of(source.text, source.body_start);
             for (manager, pattern) in [("gem", &*GEM), ("actions", &*USES)] {
-                let mut declared = lines(&code, manager, pattern);
-                declared
-                    .names
-                    .retain(|(_, span)| span.start >= source.body_start);
-                found.facts.extend(declared.into_facts(file));
+                found
+                    .facts
+                    .extend(lines(&code, manager, pattern).into_facts(file));
             }
             continue;
         }
@@ -57,7 +55,8 @@ pub(crate) fn facts(files: &[SourceFile<'_>]) -> Found {
     found
 }
 
-fn is_requirements(name: &str) -> bool {
+/// Whether a file name (lowercase) is a pip requirements or constraints file.
+pub(crate) fn is_requirements(name: &str) -> bool {
     name.ends_with(".txt") && (name.contains("requirements") || name.contains("constraints"))
 }
 
@@ -131,6 +130,7 @@ fn requirements(text: &str) -> Declared {
 /// A package.json's dependencies of every kind, each at its key.
 fn package_json(text: &str) -> Declared {
     let mut out = Declared::of("npm");
+    let lower = text.to_ascii_lowercase();
     let Ok(serde_json::Value::Object(root)) = serde_json::from_str::<serde_json::Value>(text)
     else {
         return out;
@@ -144,7 +144,7 @@ fn package_json(text: &str) -> Declared {
         if let Some(serde_json::Value::Object(deps)) = root.get(field) {
             for name in deps.keys() {
                 out.names
-                    .push((name.clone(), place_of(text, &format!("\"{name}\""))));
+                    .push((name.clone(), place_of(&lower, &format!("\"{name}\""))));
             }
         }
     }
@@ -184,10 +184,11 @@ fn pyproject(text: &str) -> Declared {
             .flat_map(|d| d.keys().cloned())
             .filter(|k| k != "python"),
     );
+    let lower = text.to_ascii_lowercase();
     for spec in specs {
         let name = super::packages::canonical(&spec, true);
         if !name.is_empty() {
-            let span = place_of(text, &name);
+            let span = place_of(&lower, &name);
             out.names.push((name, span));
         }
     }
@@ -200,10 +201,11 @@ fn cargo_toml(text: &str) -> Declared {
     let Ok(root) = text.parse::<toml::Table>() else {
         return out;
     };
+    let lower = text.to_ascii_lowercase();
     for field in ["dependencies", "dev-dependencies", "build-dependencies"] {
         if let Some(deps) = root.get(field).and_then(|d| d.as_table()) {
             for name in deps.keys() {
-                out.names.push((name.clone(), place_of(text, name)));
+                out.names.push((name.clone(), place_of(&lower, name)));
             }
         }
     }
@@ -255,9 +257,9 @@ fn lines(text: &str, manager: &'static str, pattern: &Regex) -> Declared {
     }
 }
 
-/// Where `needle` first is in `text` (case-insensitively for ASCII), else the file's start.
-fn place_of(text: &str, needle: &str) -> Span {
-    let lower = text.to_ascii_lowercase();
+/// Where `needle` first is in `lower` (a manifest's text in ASCII lowercase, the same
+/// length as the text), else the file's start.
+fn place_of(lower: &str, needle: &str) -> Span {
     lower
         .find(&needle.to_ascii_lowercase())
         .map_or(Span::empty(0), |i| Span::new(i, i + needle.len()))

@@ -22,7 +22,8 @@ use regex::Regex;
 
 use super::behaviours::{Context, Finding};
 use super::knowledge::{
-    host_of, is_known_index, is_known_installer, is_local_host, is_placeholder_host,
+    IPV4, PRIVATE_SUFFIXES, host_of, is_known_index, is_known_installer, is_local_host,
+    is_placeholder_host,
 };
 use crate::checks::Severity;
 use crate::checks::markdown::Body;
@@ -328,19 +329,13 @@ static NET_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-static IPV4: LazyLock<Regex> =
-    LazyLock::new(|| crate::checks::pattern::compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"));
-
-/// Private names: a company's or a home's network, not a third party on the internet.
-const PRIVATE_SUFFIXES: &[&str] = &[
-    ".internal",
-    ".lan",
-    ".corp",
+/// Names that are no third party on the internet, beyond the private suffixes
+/// [`knowledge::PRIVATE_SUFFIXES`] names: more private networks, and the public sector's
+/// top-level domains nobody registers at will.
+const MORE_NOT_THIRD_PARTY: &[&str] = &[
     ".home.arpa",
-    ".intranet",
     ".localdomain",
     ".svc",
-    ".private",
     ".home",
     ".gov",
     ".mil",
@@ -354,7 +349,10 @@ pub(crate) fn is_familiar(host: &str) -> bool {
         || is_local_host(&h)
         || is_placeholder_host(&h)
         || h.starts_with("169.254.")
-        || PRIVATE_SUFFIXES.iter().any(|s| h.ends_with(s))
+        || PRIVATE_SUFFIXES
+            .iter()
+            .chain(MORE_NOT_THIRD_PARTY)
+            .any(|s| h.ends_with(s))
         || is_known_installer(&h)
         || is_known_index(&h)
         || WELL_KNOWN
@@ -370,16 +368,17 @@ pub(crate) fn judge(ctx: &Context<'_, '_>) -> Vec<Finding> {
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (file, source) in ctx.files.iter().enumerate() {
-        let mut lines = code_lines(source.rel, source.text, source.body_start);
-        lines.extend(inline_commands(ctx, file));
-        for line in lines {
+        for line in code_lines(ctx, file) {
             for (span, host) in hosts_in(&source.text[line.start..line.end]) {
-                if is_familiar(&host) || seen.contains(&host) || seen.len() == MAX_HOSTS {
+                if is_familiar(&host) || seen.contains(&host) {
                     continue;
                 }
                 let span = Span::new(line.start + span.start, line.start + span.end);
                 out.push(finding(file, span, &host));
                 seen.push(host);
+                if seen.len() == MAX_HOSTS {
+                    return out;
+                }
             }
         }
     }
@@ -446,61 +445,58 @@ fn finding(file: usize, span: Span, host: &str) -> Finding {
     }
 }
 
-/// The lines of the commands vet cut out of a Markdown file's prose (`` `curl -T - https://…` ``):
-/// code the agent runs, though not in a fenced block.
-fn inline_commands(ctx: &Context<'_, '_>, file: usize) -> Vec<Span> {
-    let mut out = Vec::new();
+/// The lines of a file that are code: every line of a script or a configuration file, the
+/// fenced blocks of Markdown and the commands vet cut out of its prose (`` `curl -T -
+/// https://…` ``: code the agent runs, though not in a fenced block); comment lines of files
+/// and of blocks vet does not analyse left out (a link in a comment is documentation).
+fn code_lines(ctx: &Context<'_, '_>, file: usize) -> Vec<Span> {
+    let source = &ctx.files[file];
+    let text = source.text;
+    let mut lines: Vec<Span> = if is_prose_file(source.rel) {
+        Vec::new()
+    } else if super::is_markdown(source.rel) {
+        let start = source.body_start.min(text.len());
+        let body = Body::scan(text, Span::new(start, text.len()));
+        body.lines
+            .iter()
+            .filter(|l| l.code && !is_comment(l.text))
+            .map(|l| l.span)
+            .collect()
+    } else {
+        line_spans(text, 0)
+            .filter(|s| !is_comment(&text[s.start..s.end]))
+            .collect()
+    };
+    // the units vet cut out of a Markdown file (a README's too): inline commands, and fenced
+    // blocks again, whose comment lines this pass keeps (a host on one is reported, as it
+    // always was)
     for unit in ctx
         .prog
         .units
         .iter()
         .filter(|u| u.file == file && u.markdown)
     {
-        let mut pos = unit.base;
-        for l in unit.text.split_inclusive('\n') {
-            out.push(Span::new(pos, pos + l.trim_end().len()));
-            pos += l.len();
-        }
+        lines.extend(line_spans(&unit.text, unit.base));
     }
-    out
+    lines
 }
 
-/// The lines of a file that are code: fenced blocks of Markdown, every line of anything else;
-/// comment lines left out (a link in a comment is documentation).
-fn code_lines(rel: &str, text: &str, body_start: usize) -> Vec<Span> {
-    if is_prose_file(rel) {
-        return Vec::new();
-    }
-    let lines: Vec<Span> = if super::is_markdown(rel) {
-        let start = body_start.min(text.len());
-        let body = Body::scan(text, Span::new(start, text.len()));
-        body.lines
-            .iter()
-            .filter(|l| l.code)
-            .map(|l| l.span)
-            .collect()
-    } else {
-        let mut pos = 0;
-        text.split_inclusive('\n')
-            .map(|l| {
-                let span = Span::new(pos, pos + l.trim_end().len());
-                pos += l.len();
-                span
-            })
-            .collect()
-    };
-    lines
-        .into_iter()
-        .filter(|s| !is_comment(&text[s.start..s.end]))
-        .collect()
+/// The spans of `text`'s lines (terminators and trailing white space excluded), `base` added.
+fn line_spans(text: &str, base: usize) -> impl Iterator<Item = Span> + '_ {
+    let mut pos = base;
+    text.split_inclusive('\n').map(move |l| {
+        let span = Span::new(pos, pos + l.trim_end().len());
+        pos += l.len();
+        span
+    })
 }
 
 /// Text files that are prose to read, not code or configuration: licences, notices, plain
 /// text (a pip requirements file is configuration).
 fn is_prose_file(rel: &str) -> bool {
-    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_uppercase();
-    let text =
-        name.ends_with(".TXT") && !name.contains("REQUIREMENTS") && !name.contains("CONSTRAINTS");
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let text = name.ends_with(".txt") && !super::manifests::is_requirements(&name);
+    let name = name.to_ascii_uppercase();
     text || [
         "LICENSE",
         "LICENCE",
@@ -533,8 +529,7 @@ mod tests {
             ADDRESS,
             LITERAL,
             HOST_WORD,
-            NET_COMMAND,
-            IPV4
+            NET_COMMAND
         );
     }
 
