@@ -128,7 +128,8 @@ static MAGIC_COMPARE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b\w*(password|passwd|pwd|passphrase|token|secret|api_?key)['"]?\]?\)?\s*(==|===|!=|!==|\.equals\()\s*["'][^"'\s$\{]{4,}["']
         |["'][^"'\s$\{]{4,}["']\s*(==|===)\s*\w*(password|passwd|pwd|token|secret|api_?key)\b
         |\b(header|headers|Header\.Get|get_header|authorization)\b[^\n=]{0,40}(==|===)\s*["'][^"'\s$\{]{4,}["']
-        |\bauthorization\s*(==|===)\s*["']"#,
+        |\bauthorization\s*(==|===)\s*["']|(==|===)\s*["']Bearer\s+[^"'\s$\{]{4,}["']
+        |\b\w*(password|passwd|pwd|passphrase)\w*\.(endswith|startswith|endsWith|startsWith|includes|contains|HasSuffix|HasPrefix)\(\s*["'][^"'\s]{4,}["']"#,
     )
 });
 
@@ -144,18 +145,73 @@ static PIPELINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A command run from what a request carries (a header, a query, a form field, a body): a web
+/// shell in the user's service, on the same line or the next.
+static WEB_SHELL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(exec\.Command|subprocess\.\w+|os\.system|os\.popen|\bshell_exec|\bpassthru|\bsystem|\bpopen|\beval|\bexecSync|\bexec|child_process\.\w+|Runtime\.getRuntime\(\)\.exec|Process\.Start|%x|\bspawn)\s*\(?[^\n]{0,60}?(request\.(json|form|args|data|values|headers|get_json)|req\.(body|query|params|headers)|\$_(GET|POST|REQUEST|COOKIE|SERVER)|r\.(Header\.Get|URL\.Query|FormValue)|params\[|ctx\.(query|request|params))
+        |(request\.(json|form|args|data|values|headers|get_json)|req\.(body|query|params|headers)|\$_(GET|POST|REQUEST|COOKIE)|r\.(Header\.Get|URL\.Query|FormValue))[^\n]*\n?[^\n]*(exec\.Command|subprocess\.\w+\(|os\.system\(|os\.popen\(|execSync\(|shell_exec\(|\beval\(|child_process)"#,
+    )
+});
+
+const WEB_SHELL_WHY: &str = "runs a command taken from a request (a web shell)";
+const MAGIC_WHY: &str = "compares a password, token or header with a fixed string";
+
+/// Code the skill hands over in files no analysis reads as a program (Go, Ruby, PHP, Java,
+/// templates in assets/): a command run from a request, a password or header compared with a
+/// fixed string. Warnings, outside tests.
+fn handed(files: &[SourceFile<'_>], units: &[super::program::Unit<'_>], out: &mut Vec<Finding>) {
+    for (file, f) in files.iter().enumerate() {
+        if super::is_markdown(f.rel) || units.iter().any(|u| u.file == file) {
+            continue;
+        }
+        if let Some((m, why)) = handed_backdoor(f.text, false) {
+            out.push(handed_finding(file, first_line(f.text, m), why, m.as_str()));
+        }
+    }
+}
+
+/// The first backdoor of code handed over, outside tests: a bypass by what it does (where the
+/// analysis read the code), a web shell, else a fixed string compared with a secret.
+fn handed_backdoor(text: &str, analysed: bool) -> Option<(regex::Match<'_>, &'static str)> {
+    let first = |re: &Regex| re.find_iter(text).find(|m| !in_test(text, m.start()));
+    let bypass = analysed.then(|| first(&BYPASS)).flatten();
+    bypass
+        .map(|m| (m, "goes around authentication"))
+        .or_else(|| first(&WEB_SHELL).map(|m| (m, WEB_SHELL_WHY)))
+        .or_else(|| first(&MAGIC_COMPARE).map(|m| (m, MAGIC_WHY)))
+}
+
+fn handed_finding(file: usize, span: Span, why: &str, matched: &str) -> Finding {
+    Finding {
+        file,
+        rule: "SW334",
+        severity: Severity::Warning,
+        span,
+        message: format!(
+            "code the skill hands over {why} (`{}`): code written from it lets in whoever knows the way (a backdoor); review it",
+            crate::checks::spec::truncate(matched.lines().next().unwrap_or(""), 60)
+        ),
+    }
+}
+
+/// The span of `m` cut at the end of its first line.
+fn first_line(text: &str, m: regex::Match<'_>) -> Span {
+    let end = text[m.start()..]
+        .find('\n')
+        .map_or(m.end(), |i| (m.start() + i).min(m.end()));
+    Span::new(m.start(), end)
+}
+
 /// [`PIPELINE`] over every file of the skill: a warning at the first place in each.
 fn pipeline(files: &[SourceFile<'_>], out: &mut Vec<Finding>) {
     for (file, f) in files.iter().enumerate() {
         if let Some(m) = PIPELINE.find(f.text) {
-            let end = f.text[m.start()..]
-                .find('\n')
-                .map_or(m.end(), |i| (m.start() + i).min(m.end()));
             out.push(Finding {
                 file,
                 rule: "SW334",
                 severity: Severity::Warning,
-                span: Span::new(m.start(), end),
+                span: first_line(f.text, m),
                 message: "a pipeline or image the skill hands over leaks the repository's secrets, runs untrusted code with them, or authorises a key: a backdoor in the user's infrastructure; review it".into(),
             });
         }
@@ -166,6 +222,7 @@ fn pipeline(files: &[SourceFile<'_>], out: &mut Vec<Finding>) {
 pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Finding> {
     let mut out = Vec::new();
     pipeline(files, &mut out);
+    handed(files, &cx.prog.units, &mut out);
     for (file, text, para) in paragraphs(files) {
         let p = &text[para.start..para.end];
         if !CHECK.is_match(p) && !PLANTED.is_match(p) && !BYPASS.is_match(p) && !WEAKEN.is_match(p)
@@ -190,28 +247,11 @@ pub(crate) fn judge(files: &[SourceFile<'_>], cx: &Context<'_, '_>) -> Vec<Findi
     out
 }
 
-/// What code the skill hands over does around authentication: a bypass by what it does, else
-/// a password, token or header compared with a fixed string (a warning, outside tests).
+/// What code the skill hands over does around authentication (see [`handed_backdoor`]).
 fn in_code(unit: &super::program::Unit<'_>) -> Option<Finding> {
-    let text: &str = &unit.text;
-    let first = |re: &Regex| re.find_iter(text).find(|m| !in_test(text, m.start()));
-    let (m, why) = match first(&BYPASS) {
-        Some(m) => (m, "goes around authentication"),
-        None => (
-            first(&MAGIC_COMPARE)?,
-            "compares a password, token or header with a fixed string",
-        ),
-    };
-    Some(Finding {
-        file: unit.file,
-        rule: "SW334",
-        severity: Severity::Warning,
-        span: Span::new(unit.base + m.start(), unit.base + m.end()),
-        message: format!(
-            "code the skill hands over {why} (`{}`): code written from it lets in whoever knows the way (a backdoor); review it",
-            crate::checks::spec::truncate(m.as_str(), 60)
-        ),
-    })
+    let (m, why) = handed_backdoor(&unit.text, true)?;
+    let span = Span::new(unit.base + m.start(), unit.base + m.end());
+    Some(handed_finding(unit.file, span, why, m.as_str()))
 }
 
 /// A test's assertion compares with a fixed string by design.
@@ -418,7 +458,8 @@ mod tests {
             PIPELINE,
             QUIET,
             FORBIDS,
-            MAGIC_COMPARE
+            MAGIC_COMPARE,
+            WEB_SHELL
         );
     }
 

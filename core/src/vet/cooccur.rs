@@ -216,6 +216,7 @@ pub(crate) fn judge(cx: &Context<'_, '_>, already: &[Finding]) -> Vec<Finding> {
         if !judged(file, &["SW330"]) {
             destroys(holds.text, file, &at, &mut out);
         }
+        weakens(holds.text, file, &at, &mut out);
         if !judged(file, &["SW321"]) {
             remote_shell(holds.text, file, &at, &mut out);
         }
@@ -459,6 +460,7 @@ static DESTROYS: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)vssadmin(\.exe)?\s+delete\s+shadows|wmic\s+shadowcopy\s+delete|wbadmin\s+delete|bcdedit[^\n]*recoveryenabled\s+no
         |Get-ChildItem[^\n|]*\$(env:USERPROFILE|HOME|env:HOMEPATH|env:HOMEDRIVE)[^\n|]*-Recurse[^\n]*\|\s*Remove-Item
         |\bshred\b[^\n]*(~|\$HOME)|\bcipher\s+/w|--no-preserve-root|\bDROP\s+(SCHEMA|DATABASE)\b[^\n;]*\bCASCADE\b
+        |\bkubectl\s+get\s+(ns|namespaces?)\b[^\n]*\|\s*xargs\s[^\n]*\bdelete\b|\bfind\s+(/|~|\$HOME)\s[^\n]*-exec\s+(truncate|rm|shred)\b
         |\bgh\s+repo\s+delete\b|\bgit\s+push\b[^\n]*\s--mirror\b|\bgit\s+push\b[^\n]*\s(--delete|-d)\s|\bdb:(drop|reset)\b|\bTRUNCATE\b[^\n]*\bCASCADE\b"#,
     )
 });
@@ -478,6 +480,84 @@ static WALKS_HOME: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The shell's history or the system's logs erased: a skill has no reason to cover tracks.
+static TRACKS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\bhistory\s+-[cw]\b|\bClear-History\b|HistorySavePath|\bunset\s+HISTFILE\b|\bHISTFILE=/dev/null|\bHISTSIZE=0\b
+        |(:\s*>|\btruncate\s+-s\s*0|\brm\s+-?\w*\s*|\bshred\s+[^\n]*|ln\s+-sf\s+/dev/null\s+|cat\s+/dev/null\s*>|echo\s*-?n?\s*""?\s*>|>)\s*["']?(~|\$HOME|\$\{HOME\})/\.(bash|zsh|sh|python|node_repl|psql|mysql)_?history
+        |\bwevtutil(\.exe)?\s+(cl|clear-log)\b|\bRemove-EventLog\b|\bClear-EventLog\b|>\s*/var/log/(auth|secure|syslog|wtmp|btmp|lastlog|messages)\b|\brm\s+-\w*\s+/var/log/(auth|secure|syslog|wtmp)"#,
+    )
+});
+/// A protection of the system switched off: Gatekeeper, SIP, Defender (or a folder excluded
+/// from it), SELinux, the firewall. What malware asks for before it runs.
+static WEAKENS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\bspctl\s+(--master-disable|--global-disable|--disable)\b|\bcsrutil\s+disable\b|\bSet-MpPreference\b[^\n]*-Disable\w+|\bAdd-MpPreference\b[^\n]*-Exclusion(Path|Process|Extension)
+        |\bsetenforce\s+0\b|\bufw\s+disable\b|\bnetsh\s+advfirewall\s+set\s+\w+\s+state\s+off\b|\bSet-NetFirewallProfile\b[^\n]*-Enabled\s+(False|\$false)
+        |\bsystemctl\s+(stop|disable)\s+(firewalld|apparmor|auditd|clamav\w*|falcon-sensor|osqueryd)\b|\bSet-ExecutionPolicy\s+(Unrestricted|Bypass)\b[^\n]*-Scope\s+LocalMachine
+        |\bsecurity\s+add-trusted-cert\b|\bcertutil(\.exe)?\s+(-f\s+)?-addstore\s+(-f\s+)?["']?root\b|\bImport-Certificate\b[^\n]*LocalMachine\\Root"#,
+    )
+});
+/// A password asked for in a dialog the skill draws (what macOS stealers show).
+static PHISHES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)display\s+dialog\b[^\n]*\b(password|passcode|passphrase)\b|\bwith\s+hidden\s+answer\b|Get-Credential\b[^\n]*-Message|PromptForCredential\("#,
+    )
+});
+/// Every resource of a kind listed and deleted through a cloud SDK (boto3's collections,
+/// the JavaScript SDK's list-then-delete).
+static CLOUD_WIPE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"\.(instances|volumes|snapshots|buckets|objects|object_versions|images|db_instances|tables|functions|clusters)\.(all|filter)\("#,
+    )
+});
+static CLOUD_DELETE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"\.(delete|terminate|destroy)\(\s*\)|\.delete_(bucket|db_instance|table|function|cluster|stack)\(|\.terminate_instances\("#,
+    )
+});
+/// The home folder's entries listed in code that deletes recursively: a wiper's loop.
+static LISTS_HOME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"readdirSync\(\s*os\.homedir\(\)|os\.homedir\(\)\s*[,\]]|os\.listdir\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\))|Path\.home\(\)\.iterdir\(|os\.scandir\(\s*(os\.path\.expanduser\(\s*['"]~['"]\s*\)|Path\.home\(\))"#,
+    )
+});
+static DELETES_TREES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"rmSync\([^\n]*recursive\s*:\s*true|\bfs\.rm\([^\n]*recursive|shutil\.rmtree\(|\brimraf\b|fs-extra[^\n]*remove|\.remove(Sync)?\("#,
+    )
+});
+
+/// What the analysis does not model and a reviewer must see: the system's protections
+/// switched off (SW334), tracks covered (SW330).
+fn weakens(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mut Vec<Finding>) {
+    // advice in a comment ("clear the history after pasting the key") is not the act
+    let coded = |re: &Regex| re.find_iter(text).find(|m| !in_comment(text, m.start()));
+    if let Some(m) = coded(&WEAKENS) {
+        out.push(net(file, "SW334", at(m.start(), m.end()), format!(
+            "switches off a protection of the system (`{}`): what malware needs before it runs; a skill should not",
+            crate::checks::spec::truncate(m.as_str().trim(), 60)
+        )));
+    }
+    if let Some(m) = coded(&PHISHES) {
+        out.push(net(file, "SW333", at(m.start(), m.end()),
+            "asks for the user's password in a dialog of its own: the password goes wherever the skill sends it; review it".into()));
+    }
+    if let Some(m) = coded(&TRACKS) {
+        out.push(net(file, "SW330", at(m.start(), m.end()), format!(
+            "erases the shell history or the system's logs (`{}`): covering tracks is no skill's business",
+            crate::checks::spec::truncate(m.as_str().trim(), 60)
+        )));
+    }
+}
+
+/// Whether `at` is on a comment line of shell, Python, PowerShell or JavaScript.
+fn in_comment(text: &str, at: usize) -> bool {
+    let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let t = text[line..at].trim_start();
+    t.starts_with('#') || t.starts_with("//") || t.starts_with("REM ")
+}
+
 /// Destruction the analysis does not model, as a warning (the net never decides alone).
 fn destroys(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mut Vec<Finding>) {
     if let Some(m) = DESTROYS.find(text) {
@@ -487,6 +567,12 @@ fn destroys(text: &str, file: usize, at: &dyn Fn(usize, usize) -> Span, out: &mu
             at(m.start(), m.end()),
             "deletes recovery points or the user's files in bulk: review what is destroyed".into(),
         ));
+    } else if let (Some(m), true) = (CLOUD_WIPE.find(text), CLOUD_DELETE.is_match(text)) {
+        out.push(net(file, "SW330", at(m.start(), m.end()),
+            "lists every cloud resource of a kind and deletes or terminates them: review what is destroyed".into()));
+    } else if let (Some(m), true) = (LISTS_HOME.find(text), DELETES_TREES.is_match(text)) {
+        out.push(net(file, "SW330", at(m.start(), m.end()),
+            "lists the home folder and deletes recursively in the same script (a wiper's shape); review what is deleted".into()));
     } else if let (Some(m), true) = (WALKS_HOME.find(text), ENCRYPTS.is_match(text)) {
         out.push(net(file, "SW330", at(m.start(), m.end()),
             "walks every file below home and encrypts in the same script: files the user cannot read again (ransomware's shape); review it".into()));
@@ -558,6 +644,13 @@ mod tests {
             CREDENTIAL_STORE,
             WALLET_STORE,
             ENV_HARVEST,
+            TRACKS,
+            WEAKENS,
+            PHISHES,
+            CLOUD_WIPE,
+            CLOUD_DELETE,
+            LISTS_HOME,
+            DELETES_TREES,
             SEND,
             ADDRESS,
             SOCKET,

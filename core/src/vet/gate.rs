@@ -35,13 +35,14 @@ static SINK: LazyLock<Regex> = LazyLock::new(|| {
         |approval_policy|sandbox_mode|dangerously|mcpServers|\bmcp\s+add\b|\.windsurf|\.continue/|opencode
         |\brm\s+(-\w+\s+)*-\w*[rR]|rmtree|rmSync|rimraf|removedirs|\s-delete\b|\bshred\b|\bdd\b[^\n]*\bof=|\bmkfs|wipefs|diskpart
         |Clear-Disk|Remove-Item|\brd\s+/s|\bdel\s+/[sfq]|\bDROP\s+(DATABASE|SCHEMA|TABLE)|\bTRUNCATE\b|\bFLUSHALL\b|dropDatabase
-        |\bpush\b[^\n]*(--force\b|\s-f\b|\s\+\w)|reset\s+--hard|\bdelete\b[^\n]*--all\b|\bs3\s+rb\b|\bs3\s+rm\b|terraform\s+destroy
+        |\bpush\b[^\n]*(--force\b|\s-f\b|\s\+\w)|reset\s+--hard|\bstash\s+clear\b|\bdelete\b[^\n]*--all\b|\bs3\s+rb\b|\bs3\s+rm\b|terraform\s+destroy
         |\bgcloud\b[^\n]*\bdelete\b|\baz\b[^\n]*\bdelete\b|\b(psql|mysql|mariadb|sqlite3|sqlcmd|mongosh)\b[^\n]*\s(-f|--file|<)\s
         |stratum\+|\b(xmrig|xmr-stak|cpuminer|minerd|ccminer|nbminer|t-rex|lolminer|phoenixminer|ethminer|nanominer|gminer
         |srbminer|teamredminer|cgminer|bfgminer|supportxmr|moneroocean|nanopool|minexmr|hashvault|2miners|f2pool|ethermine
         |c3pool|herominers|unmineable|nicehash|zpool)\b|donate-level
         |\bpip3?\s+install\b|-m\s+pip\s+install|\buv\s+(pip\s+install|add|run)\b|\buvx\s|\bpoetry\s+add\b|\bpipx\s+(install|run)\b
         |\bnpm\s+(i|install|add)\b|\byarn\s+add\b|\bpnpm\s+(add|i|install)\b|\bbun\s+add\b|\bnpx\s|\bbunx\s
+        |\bgo\s+(get|install)\s|\bcargo\s+(add|install)\s|\bgem\s+install\s
         |--extra-index-url|--index-url|--registry|unzip\s[^\n]*-P|\b7z\b[^\n]*\s-p|xattr\s|hdiutil|Start-Process
         |((?m:^)|[;&|(])\s*\$\{?\w+\}?\$\{?\w+|/inet/(tcp|udp)/"#,
     )

@@ -3,30 +3,15 @@
 //! same for an injection's wording: `rewording_an_injection_keeps_the_verdict` in
 //! checks/security/injection.rs.)
 
-use std::path::{Path, PathBuf};
-
 use proptest::prelude::*;
 
-use super::{SourceFile, scan};
 use crate::checks::Severity;
 
 /// The worst severity of the behaviour findings over files given as (relative path, text).
 fn worst(files: &[(&str, String)]) -> Option<Severity> {
-    let paths: Vec<PathBuf> = files.iter().map(|(r, _)| Path::new("/s").join(r)).collect();
-    let sources: Vec<SourceFile<'_>> = files
-        .iter()
-        .zip(&paths)
-        .map(|((rel, text), path)| SourceFile {
-            path,
-            rel,
-            text,
-            body_start: 0,
-        })
-        .collect();
-    scan("s", &sources)
-        .findings
+    let files: Vec<(&str, &str)> = files.iter().map(|(r, t)| (*r, t.as_str())).collect();
+    super::tests::scan_files(&files)
         .into_iter()
-        .flat_map(|(_, d)| d)
         .filter(|d| d.rule == "SW320")
         .map(|d| d.severity)
         .min_by_key(|s| match s {

@@ -31,6 +31,7 @@ pub(crate) fn facts(files: &[SourceFile<'_>]) -> Found {
                     .facts
                     .extend(lines(&code, manager, pattern).into_facts(file));
             }
+            found.facts.extend(cargo_sections(&code).into_facts(file));
             continue;
         }
         let declared = if is_requirements(&name) {
@@ -212,6 +213,39 @@ fn cargo_toml(text: &str) -> Declared {
     out
 }
 
+/// The keys of `[dependencies]`-like sections of a Cargo.toml quoted in a code block: read by
+/// lines, since a block is often a fragment no TOML parser takes.
+fn cargo_sections(code: &str) -> Declared {
+    let mut out = Declared::of("cargo");
+    let mut inside = false;
+    let mut at = 0;
+    for line in code.split_inclusive('\n') {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = matches!(
+                t.trim_end_matches(|c: char| c.is_whitespace()),
+                "[dependencies]"
+                    | "[dev-dependencies]"
+                    | "[build-dependencies]"
+                    | "[workspace.dependencies]"
+            );
+        } else if inside
+            && let Some(c) = CARGO_KEY.captures(line)
+            && let Some(m) = c.get(1)
+        {
+            out.names.push((
+                m.as_str().to_string(),
+                Span::new(at + m.start(), at + m.end()),
+            ));
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// `name = "1"` or `name = { ... }`: one dependency of a Cargo section.
+static CARGO_KEY: LazyLock<Regex> =
+    LazyLock::new(|| crate::checks::pattern::compile(r#"^\s*([A-Za-z][\w-]*)\s*=\s*["{]"#));
 /// `gem "name"` in a Gemfile.
 static GEM: LazyLock<Regex> =
     LazyLock::new(|| crate::checks::pattern::compile(r#"(?m)^\s*gem\s+['"]([\w.-]+)['"]"#));
@@ -292,7 +326,8 @@ mod tests {
             include_str!("manifests.rs"),
             GEM,
             GO_REQUIRE,
-            USES
+            USES,
+            CARGO_KEY
         );
     }
 
@@ -368,6 +403,16 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["rest-cliet"]);
+    }
+
+    /// A Cargo fragment in a code block: the keys of its dependency sections, not of others.
+    #[test]
+    fn cargo_sections_of_a_code_block() {
+        let code = "[package]\nname = \"x\"\n\n[dependencies]\nserde = { version = \"1\" }\nserde_jsonn = \"1.0\"\n[features]\ndefault = []\n";
+        let d = cargo_sections(code);
+        assert_eq!(names(&d), ["serde", "serde_jsonn"]);
+        let (_, at) = &d.names[1];
+        assert_eq!(&code[at.start..at.end], "serde_jsonn");
     }
 
     #[test]

@@ -266,6 +266,14 @@ fn secrets_moved(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// A database's emptying command as written in prose: its keyword in capitals, not the
+/// English verb ("truncate long tracebacks").
+static PROSE_SQL: LazyLock<Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"\b(FLUSHALL|FLUSHDB|DROP\s+(DATABASE|SCHEMA)|TRUNCATE(\s+TABLE)?\s+\w)|dropDatabase\(",
+    )
+    .expect("valid pattern")
+});
 /// Verbs of destroying.
 static DESTROY: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -306,6 +314,14 @@ fn destroyed(prose: &str) -> Option<Span> {
         let s = &prose[start..end];
         let at = start;
         start = end;
+        // a command of a database's that empties it, named in the prose (`FLUSHALL`)
+        if PROSE_SQL.is_match(s)
+            && super::knowledge::sql_destruction(s).is_some()
+            && !ASKS.is_match(s)
+            && !DISPOSABLE.is_match(s)
+        {
+            return Some(Span::new(at, end));
+        }
         let Some(verb) = DESTROY.find(s) else {
             continue;
         };
@@ -323,7 +339,7 @@ fn destroyed(prose: &str) -> Option<Span> {
 /// The skill's prose orders to destroy the user's data (SW330).
 fn data_destroyed(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
     for (file, f) in cx.files.iter().enumerate() {
-        if !is_markdown(f.rel) || !DESTROY.is_match(f.text) {
+        if !is_markdown(f.rel) || !DESTROY.is_match(f.text) && !PROSE_SQL.is_match(f.text) {
             continue;
         }
         for step in steps(f) {
@@ -357,11 +373,109 @@ fn data_destroyed(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// Verbs by which the agent gets something out of the person at the keyboard.
+static SOLICIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(ask|asks|asking|have|get|prompt|request|require|collect|tell|instruct|invite|need)\s+(the\s+|your\s+)?(user|users|them|developer|candidate|employee|person|you)\b[^.\n]{0,60}?\b(for|to\s+(paste|enter|type|provide|share|give|send|read\s+out|dictate|reveal|confirm|upload|submit))\b
+        |\b(paste|enter|type|provide|share|read\s+out)\s+(your|their)\b|\b(paste|type|enter|share|post)\s+(it|them)\s+(here|in(to)?\s+(the\s+)?chat)\b",
+    )
+});
+/// What only the person knows and no skill needs: passwords, one-time codes, recovery keys.
+static PERSONAL_SECRET: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(passwords?|passphrases?|passcodes?|PINs?|MFA|2FA|OTP|one[- ]time\s+(codes?|passwords?)|verification\s+codes?|authenticator\s+codes?|security\s+codes?
+        |recovery\s+(keys?|codes?|phrases?)|seed\s+phrases?|mnemonic|private\s+keys?|personal\s+access\s+tokens?|PATs?|session\s+cookies?|credit\s+card|card\s+number|CVV|social\s+security)\b",
+    )
+});
+/// A protection of the user's machine the text has them or the agent switch off.
+static PROTECTION_OFF: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(disable|disabling|turn\s+off|turning\s+off|switch\s+off|deactivate|pause|uninstall|bypass|exclude|whitelist|allowlist)(\s+(your|the|their|its|any|all|macOS'?s?|Windows|Microsoft|system))*\s+(antivirus|anti-virus|AV|Gatekeeper|SIP|System\s+Integrity\s+Protection|Defender|firewall|EDR|endpoint\s+(protection|security)|SmartScreen|SELinux|XProtect|security\s+(software|tools?|agent)|real-?time\s+protection)\b",
+    )
+});
+/// Framing of a text that teaches people to spot these tricks ("a real IT team will never
+/// ask for your password").
+static WARNS_OF: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(never|don'?t|do\s+not|must\s+not|should\s+not|phish\w*|scam\w*|fraud\w*|attackers?|red\s+flags?|warning\s+signs?|social\s+engineering|impersonat\w*|legitimate|suspicious|report\s+it)\b",
+    )
+});
+
+/// The first sentence of a step's prose where `first` matches (and `then` too, when given:
+/// "the recovery key ... ask them to paste it"), with no framing that warns of it.
+fn ordered(prose: &str, first: &Regex, then: Option<&Regex>) -> Option<Span> {
+    let mut start = 0;
+    for end in super::backdoor::sentence_ends(prose) {
+        let s = &prose[start..end];
+        let at = start;
+        start = end;
+        let Some(a) = first.find(s) else { continue };
+        let (from, to) = match then {
+            Some(then) => match then.find(s) {
+                Some(b) => (a.start().min(b.start()), a.end().max(b.end())),
+                None => continue,
+            },
+            None => (a.start(), a.end()),
+        };
+        if !WARNS_OF.is_match(s) {
+            return Some(Span::new(at + from, at + to));
+        }
+    }
+    None
+}
+
+/// The user talked into giving up what only they hold (SW333) or switching a protection off
+/// (SW334): social engineering through the agent, which no code shows. Warnings; an error
+/// when the step also sends to an outside address.
+fn user_deceived(cx: &Context<'_, '_>, out: &mut Vec<Finding>) {
+    if cx.teaching {
+        return;
+    }
+    for (file, f) in cx.files.iter().enumerate() {
+        if !is_markdown(f.rel) {
+            continue;
+        }
+        for step in steps(f) {
+            let asks =
+                ordered(&step.prose, &SOLICIT, Some(&PERSONAL_SECRET)).map(|sp| (sp, "SW333"));
+            let off = || ordered(&step.prose, &PROTECTION_OFF, None).map(|sp| (sp, "SW334"));
+            let Some((span, rule)) = asks.or_else(off) else {
+                continue;
+            };
+            let host = outside_host(step.whole);
+            let said = crate::checks::spec::truncate(step.prose[span.start..span.end].trim(), 80);
+            let message = match (rule, &host) {
+                ("SW333", Some(h)) => format!(
+                    "the text has the agent ask the user for what only they hold (`{said}`) and names `{h}`: a skill never needs a person's password, code or recovery key"
+                ),
+                ("SW333", None) => format!(
+                    "the text has the agent ask the user for what only they hold (`{said}`): a skill never needs a person's password, code or recovery key"
+                ),
+                _ => format!(
+                    "the text has the user or the agent switch off a protection of the machine (`{said}`): what malware needs before it runs"
+                ),
+            };
+            out.push(Finding {
+                file,
+                rule,
+                severity: if host.is_some() && rule == "SW333" {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                span: Span::new(step.span.start + span.start, step.span.start + span.end),
+                message,
+            });
+        }
+    }
+}
+
 /// Every finding of this module.
 pub(crate) fn judge(cx: &Context<'_, '_>) -> Vec<Finding> {
     let mut out = Vec::new();
     secrets_moved(cx, &mut out);
     data_destroyed(cx, &mut out);
+    user_deceived(cx, &mut out);
     out
 }
 
@@ -387,6 +501,11 @@ mod tests {
             PRECIOUS,
             DISPOSABLE,
             ASKS,
+            PROSE_SQL,
+            SOLICIT,
+            PERSONAL_SECRET,
+            PROTECTION_OFF,
+            WARNS_OF,
         );
     }
 

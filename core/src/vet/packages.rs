@@ -791,10 +791,20 @@ pub(crate) fn typosquat_of(manager: &str, name: &str) -> Option<&'static str> {
     if name.len() < 4 || name.len() > 64 || list.iter().any(|p| canonical(p, pypi) == name) {
         return None;
     }
+    if std::ptr::eq(list, NPM)
+        && let Some(scope) = scope_squat_of(&name)
+    {
+        return Some(scope);
+    }
     let folded = fold_homoglyphs(&name);
+    let squeezed = squeeze(&name);
     list.iter().copied().find(|p| {
         let p_canon = canonical(p, pypi);
         if folded == p_canon && folded != name {
+            return true;
+        }
+        if p_canon.len() >= 4 && (squeezed == squeeze(&p_canon) || claims_variant(&name, &p_canon))
+        {
             return true;
         }
         if p_canon.len() < 5 || p_canon.len().abs_diff(name.len()) > 1 {
@@ -810,6 +820,116 @@ pub(crate) fn typosquat_of(manager: &str, name: &str) -> Option<&'static str> {
         }
         distance(&name, &p_canon) == 1
     })
+}
+
+/// npm scopes of well-known publishers: a package under a scope one slip from one of these
+/// (`@babeljs/core`, `@typescript_eslinter/parser`) passes for theirs.
+const NPM_SCOPES: &[&str] = &[
+    "@angular",
+    "@anthropic-ai",
+    "@apollo",
+    "@aws-sdk",
+    "@azure",
+    "@babel",
+    "@emotion",
+    "@google-cloud",
+    "@googleapis",
+    "@jest",
+    "@modelcontextprotocol",
+    "@mui",
+    "@nestjs",
+    "@octokit",
+    "@openai",
+    "@playwright",
+    "@prisma",
+    "@radix-ui",
+    "@reduxjs",
+    "@rollup",
+    "@sentry",
+    "@storybook",
+    "@supabase",
+    "@sveltejs",
+    "@tanstack",
+    "@testing-library",
+    "@trpc",
+    "@types",
+    "@typescript-eslint",
+    "@vercel",
+    "@vitejs",
+    "@vue",
+    "@swc",
+    "@esbuild",
+    "@eslint",
+    "@firebase",
+    "@grpc",
+    "@hapi",
+    "@stripe",
+    "@slack",
+    "@microsoft",
+    "@tailwindcss",
+    "@next",
+];
+
+/// The well-known scope `name`'s scope imitates, if it is one slip from one (a letter, a
+/// separator, a doubled letter, or a word like `js` or `official` added).
+fn scope_squat_of(name: &str) -> Option<&'static str> {
+    let scope = name
+        .split('/')
+        .next()
+        .filter(|s| s.starts_with('@') && name.contains('/'))?;
+    if NPM_SCOPES.contains(&scope) {
+        return None;
+    }
+    let bare = |s: &str| s.trim_start_matches('@').replace(['-', '_', '.'], "");
+    NPM_SCOPES.iter().copied().find(|real| {
+        let (s, r) = (bare(scope), bare(real));
+        s == r
+            || r.len() >= 4 && distance(scope, real) == 1
+            || squeeze(&s) == squeeze(&r)
+            || s == format!("{r}js")
+            || claims_variant(scope, real)
+    })
+}
+
+/// The name with runs of one letter cut to one (`colorsss` and `colors` are alike).
+fn squeeze(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Words a squatter adds to a popular name to pass for its new or mended release
+/// (`chalk-next`, `patched-lodash`); the real projects ship those as versions, not names.
+const VARIANT_WORDS: &[&str] = &[
+    "next",
+    "new",
+    "latest",
+    "fixed",
+    "patched",
+    "secure",
+    "official",
+    "updated",
+    "v2",
+    "v3",
+    "fork",
+    "maintained",
+];
+
+/// Whether `name` is the popular `real` with a word of [`VARIANT_WORDS`] before or after it.
+fn claims_variant(name: &str, real: &str) -> bool {
+    let trimmed = |s: &str| s.trim_matches(['-', '_', '.']).to_string();
+    if let Some(rest) = name.strip_prefix(real) {
+        return rest.starts_with(['-', '_', '.'])
+            && VARIANT_WORDS.contains(&trimmed(rest).as_str());
+    }
+    if let Some(rest) = name.strip_suffix(real) {
+        return rest.ends_with(['-', '_', '.']) && VARIANT_WORDS.contains(&trimmed(rest).as_str());
+    }
+    false
 }
 
 /// Whether a package name looks internal to a company (a name a public index should never
@@ -941,6 +1061,12 @@ mod tests {
             ("npm", "expresss", "express"),
             ("npm", "axois", "axios"),
             ("pip", "requ3sts", "requests"),
+            ("npm", "colorsss", "colors"),
+            ("npm", "chalk-next", "chalk"),
+            ("pip", "patched-requests", "requests"),
+            ("npm", "@babeljs/core", "@babel"),
+            ("npm", "@typescript_eslint/parser", "@typescript-eslint"),
+            ("npm", "@tanstak/react-query", "@tanstack"),
             ("npm", "с\u{0}".trim_end_matches('\0'), ""),
         ] {
             if of.is_empty() {
@@ -959,6 +1085,12 @@ mod tests {
             ("pip", "scipy"),
             ("npm", "react-dom"),
             ("pip", "pydantic-settings"),
+            ("npm", "chalk-template"),
+            ("npm", "@babel/core"),
+            ("npm", "@acme/babel"),
+            ("npm", "@types/node"),
+            ("npm", "next"),
+            ("pip", "requests-toolbelt"),
         ] {
             assert_eq!(typosquat_of(m, n), None, "{n}");
         }

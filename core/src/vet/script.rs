@@ -820,7 +820,32 @@ impl<'s> Script<'s> {
                 match op {
                     "+" => l.concat(&r),
                     "/" if self.lang == Lang::Python => l.concat(&Val::text("/")).concat(&r),
+                    // `process.env.KUBECONFIG || home + "/.kube/config"`: when the left side
+                    // is unknown, the fallback is the value a reader must assume
+                    "||" | "??" if l.text.is_none() && r.text.is_some() => {
+                        let mut v = r;
+                        v.merge(&l);
+                        v
+                    }
                     _ => Val::derived([&l, &r]),
+                }
+            }
+            "boolean_operator" if self.lang == Lang::Python => {
+                let part = |f: &str, me: &mut Self, world: &mut World| {
+                    node.child_by_field_name(f)
+                        .map(|n| me.eval(n, world))
+                        .unwrap_or_default()
+                };
+                let (l, r) = (part("left", self, world), part("right", self, world));
+                let or = node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "or");
+                if or && l.text.is_none() && r.text.is_some() {
+                    let mut v = r;
+                    v.merge(&l);
+                    v
+                } else {
+                    Val::derived([&l, &r])
                 }
             }
             k if k == self.k.attribute => self.attribute(node, world),

@@ -423,7 +423,13 @@ impl<'s> Shell<'s> {
                 let name = var_name(node, self.src);
                 let plain = node.kind() == "simple_expansion" || node.named_child_count() == 1;
                 let val = self.lookup(&name, world);
-                if plain { val } else { Val::derived([&val]) }
+                if plain {
+                    val
+                } else if let Some(default) = self.default_of(node, &name, &val, world) {
+                    default
+                } else {
+                    Val::derived([&val])
+                }
             }
             "command_substitution" | "process_substitution" => {
                 let mut last = Val::default();
@@ -437,6 +443,36 @@ impl<'s> Shell<'s> {
             "arithmetic_expansion" => Val::default(),
             _ => Val::text(self.text(node)),
         }
+    }
+
+    /// `${NAME:-word}` (and `-`, `:=`, `=`) where NAME is unknown: the word, the value a
+    /// reader must assume (`${ROOT:-$HOME}` deletes in home unless the user says otherwise).
+    fn default_of(
+        &mut self,
+        node: Node<'_>,
+        name: &str,
+        val: &Val,
+        world: &mut World,
+    ) -> Option<Val> {
+        if val.text.is_some() || !val.taint.is_empty() {
+            return None;
+        }
+        let rest = self.src[node.byte_range()]
+            .trim_start_matches("${")
+            .strip_prefix(name)?;
+        if !(rest.starts_with(":-")
+            || rest.starts_with(":=")
+            || rest.starts_with('-')
+            || rest.starts_with('='))
+        {
+            return None;
+        }
+        let count = node.named_child_count();
+        let word = node.named_child(count.checked_sub(1)?)?;
+        if matches!(word.kind(), "variable_name" | "special_variable_name") {
+            return None;
+        }
+        Some(self.eval(word, world))
     }
 
     fn lookup(&self, name: &str, world: &World) -> Val {
@@ -909,8 +945,21 @@ pub(crate) fn command_semantics(
                 if is_secret_path(a) && !picks_plain_setting {
                     val.taint |= Taint::SECRET_FILE;
                 }
+                let file = world.file_val(a);
                 if !picks_plain_setting {
-                    val.merge(&world.file_val(a));
+                    val.merge(&file);
+                } else {
+                    // a setting picked out of a download is still downloaded text
+                    for t in [Taint::FETCHED, Taint::DECODED, Taint::HIDDEN] {
+                        if file.taint.has(t) {
+                            val.taint |= t;
+                        }
+                    }
+                    for u in &file.urls {
+                        if !val.urls.contains(u) {
+                            val.urls.push(u.clone());
+                        }
+                    }
                 }
             }
             if matches!(name.as_str(), "cat") && val.text.is_none() && val.taint.is_empty() {
@@ -1388,9 +1437,9 @@ fn filter_decode(name: &str, targs: &[String], stdin: Val, world: &World) -> Val
 /// the names in a requirements file of the skill (`-r requirements.txt`), and the archives or
 /// repositories installed (or run, `uv run URL`) by address.
 fn install(manager: &str, args: &[String], span: Span, world: &World, out: &mut Found) {
-    let verb = args
-        .iter()
-        .position(|a| matches!(a.as_str(), "install" | "add" | "i" | "run"));
+    let verb = args.iter().position(|a| {
+        matches!(a.as_str(), "install" | "add" | "i" | "run") || manager == "go" && a == "get"
+    });
     let Some(v) = verb else { return };
     if args[v] == "run" && !matches!(manager, "uv" | "pipx" | "uvx") {
         return;
@@ -1457,7 +1506,11 @@ fn install(manager: &str, args: &[String], span: Span, world: &World, out: &mut 
         }
         if is_address(a) {
             urls.push(a.trim_start_matches("git+").to_string());
-        } else if !a.starts_with('-') && !a.contains('/') && !a.starts_with('.') {
+        } else if !a.starts_with('-')
+            // a path is not a name; a Go module and an npm scope's package have slashes
+            && (!a.contains('/') || manager == "go" || a.starts_with('@'))
+            && !a.starts_with('.')
+        {
             names.push(a.to_string());
         }
         if args[v] == "run" {
