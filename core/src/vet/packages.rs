@@ -823,7 +823,9 @@ pub(crate) fn typosquat_of(manager: &str, name: &str) -> Option<&'static str> {
 }
 
 /// npm scopes of well-known publishers: a package under a scope one slip from one of these
-/// (`@babeljs/core`, `@typescript_eslinter/parser`) passes for theirs.
+/// (`@babeljs/core`, `@typescript_eslint/parser`) passes for theirs. Real scopes one slip from
+/// each other (`@aws-sdk` and `@aws-cdk`, `@next` and `@nuxt`) are both listed, so neither is
+/// taken for the other's squat.
 const NPM_SCOPES: &[&str] = &[
     "@angular",
     "@anthropic-ai",
@@ -868,6 +870,26 @@ const NPM_SCOPES: &[&str] = &[
     "@microsoft",
     "@tailwindcss",
     "@next",
+    "@aws-cdk",
+    "@aws-crypto",
+    "@smithy",
+    "@eslint-community",
+    "@vueuse",
+    "@nuxt",
+    "@nuxtjs",
+    "@astrojs",
+    "@remix-run",
+    "@react-native",
+    "@expo",
+    "@nx",
+    "@angular-devkit",
+    "@ngrx",
+    "@docusaurus",
+    "@fortawesome",
+    "@headlessui",
+    "@heroicons",
+    "@sindresorhus",
+    "@typed",
 ];
 
 /// The well-known scope `name`'s scope imitates, if it is one slip from one (a letter, a
@@ -1089,6 +1111,8 @@ mod tests {
             ("npm", "@babel/core"),
             ("npm", "@acme/babel"),
             ("npm", "@types/node"),
+            ("npm", "@aws-cdk/core"),
+            ("npm", "@nuxt/kit"),
             ("npm", "next"),
             ("pip", "requests-toolbelt"),
         ] {
