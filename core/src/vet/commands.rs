@@ -229,32 +229,18 @@ fn git(
             }
         }
         Some("push") => push(targs, &ops, span, world, out),
-        Some(op) => {
-            if let Some(what) = discards(op, &ops) {
-                out.act(
-                    span,
-                    Act::Destroy {
-                        what: what.to_string(),
-                        severe: false,
-                    },
-                );
-            }
-        }
-        None => {}
+        // work no commit holds, thrown away (`git clean -fdx` is left out: build guides use
+        // it for a clean build every day)
+        Some("stash") if ops.get(1) == Some(&"clear") => out.act(
+            span,
+            Act::Destroy {
+                what: "drops every stash (`git stash clear`): work set aside is gone".into(),
+                severe: false,
+            },
+        ),
+        _ => {}
     }
     None
-}
-
-/// Git commands that throw away work no commit holds and no build needs gone: every stash.
-/// A warning unless the skill says not to ask. (`git clean -fdx` is left out: build guides
-/// use it for a clean build every day.)
-fn discards(op: &str, ops: &[&str]) -> Option<&'static str> {
-    match op {
-        "stash" if matches!(ops.get(1), Some(&"clear")) => {
-            Some("drops every stash (`git stash clear`): work set aside is gone")
-        }
-        _ => None,
-    }
 }
 
 /// `git push`: what was staged goes to the remote; `--force` over a shared branch rewrites

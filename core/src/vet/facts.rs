@@ -33,6 +33,11 @@ impl Taint {
         self.0 & other.0 != 0
     }
 
+    /// The bits of `self` that are also in `mask`.
+    pub fn within(self, mask: Taint) -> Taint {
+        Taint(self.0 & mask.0)
+    }
+
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }

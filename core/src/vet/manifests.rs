@@ -196,6 +196,9 @@ fn pyproject(text: &str) -> Declared {
     out
 }
 
+/// The tables of a Cargo.toml that list dependencies.
+const CARGO_SECTIONS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+
 /// A Cargo.toml's dependencies of every kind, each at its key.
 fn cargo_toml(text: &str) -> Declared {
     let mut out = Declared::of("cargo");
@@ -203,7 +206,7 @@ fn cargo_toml(text: &str) -> Declared {
         return out;
     };
     let lower = text.to_ascii_lowercase();
-    for field in ["dependencies", "dev-dependencies", "build-dependencies"] {
+    for field in CARGO_SECTIONS {
         if let Some(deps) = root.get(field).and_then(|d| d.as_table()) {
             for name in deps.keys() {
                 out.names.push((name.clone(), place_of(&lower, name)));
@@ -222,13 +225,9 @@ fn cargo_sections(code: &str) -> Declared {
     for line in code.split_inclusive('\n') {
         let t = line.trim();
         if t.starts_with('[') {
-            inside = matches!(
-                t.trim_end_matches(|c: char| c.is_whitespace()),
-                "[dependencies]"
-                    | "[dev-dependencies]"
-                    | "[build-dependencies]"
-                    | "[workspace.dependencies]"
-            );
+            let section = t.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
+            inside = section
+                .is_some_and(|s| CARGO_SECTIONS.contains(&s) || s == "workspace.dependencies");
         } else if inside
             && let Some(c) = CARGO_KEY.captures(line)
             && let Some(m) = c.get(1)

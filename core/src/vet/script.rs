@@ -17,6 +17,19 @@ use super::{Lang, World, decode, shell};
 use crate::text::Span;
 
 /// Analyse `text` in `lang` found at `base` in its file (a lone text: the unit tests).
+/// `left || right` (JavaScript's `||` and `??`, Python's `or`): when `left` is unknown and
+/// `right` is a constant, `right` is the value a reader must assume
+/// (`process.env.KUBECONFIG || home + "/.kube/config"`), carrying what `left` carried.
+fn fallback(left: Val, right: Val) -> Val {
+    if left.text.is_none() && right.text.is_some() {
+        let mut v = right;
+        v.merge(&left);
+        v
+    } else {
+        Val::derived([&left, &right])
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn analyse(lang: Lang, text: &str, base: usize, world: &mut World) -> Found {
     let mut s = Script::new(lang, text, base, None, 0);
@@ -820,32 +833,20 @@ impl<'s> Script<'s> {
                 match op {
                     "+" => l.concat(&r),
                     "/" if self.lang == Lang::Python => l.concat(&Val::text("/")).concat(&r),
-                    // `process.env.KUBECONFIG || home + "/.kube/config"`: when the left side
-                    // is unknown, the fallback is the value a reader must assume
-                    "||" | "??" if l.text.is_none() && r.text.is_some() => {
-                        let mut v = r;
-                        v.merge(&l);
-                        v
-                    }
+                    "||" | "??" => fallback(l, r),
                     _ => Val::derived([&l, &r]),
                 }
             }
             "boolean_operator" if self.lang == Lang::Python => {
-                let part = |f: &str, me: &mut Self, world: &mut World| {
+                let mut side = |f: &str| {
                     node.child_by_field_name(f)
-                        .map(|n| me.eval(n, world))
+                        .map(|n| self.eval(n, world))
                         .unwrap_or_default()
                 };
-                let (l, r) = (part("left", self, world), part("right", self, world));
-                let or = node
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| self.text(o) == "or");
-                if or && l.text.is_none() && r.text.is_some() {
-                    let mut v = r;
-                    v.merge(&l);
-                    v
-                } else {
-                    Val::derived([&l, &r])
+                let (l, r) = (side("left"), side("right"));
+                match node.child_by_field_name("operator").map(|o| self.text(o)) {
+                    Some("or") => fallback(l, r),
+                    _ => Val::derived([&l, &r]),
                 }
             }
             k if k == self.k.attribute => self.attribute(node, world),

@@ -460,10 +460,10 @@ impl<'s> Shell<'s> {
         let rest = self.src[node.byte_range()]
             .trim_start_matches("${")
             .strip_prefix(name)?;
-        if !(rest.starts_with(":-")
-            || rest.starts_with(":=")
-            || rest.starts_with('-')
-            || rest.starts_with('='))
+        if !rest
+            .strip_prefix(':')
+            .unwrap_or(rest)
+            .starts_with(['-', '='])
         {
             return None;
         }
@@ -945,22 +945,16 @@ pub(crate) fn command_semantics(
                 if is_secret_path(a) && !picks_plain_setting {
                     val.taint |= Taint::SECRET_FILE;
                 }
-                let file = world.file_val(a);
-                if !picks_plain_setting {
-                    val.merge(&file);
-                } else {
-                    // a setting picked out of a download is still downloaded text
-                    for t in [Taint::FETCHED, Taint::DECODED, Taint::HIDDEN] {
-                        if file.taint.has(t) {
-                            val.taint |= t;
-                        }
-                    }
-                    for u in &file.urls {
-                        if !val.urls.contains(u) {
-                            val.urls.push(u.clone());
-                        }
-                    }
+                let mut file = world.file_val(a);
+                if picks_plain_setting {
+                    // a setting picked out of a download is still downloaded text, but not
+                    // the secrets beside it
+                    file.taint = file
+                        .taint
+                        .within(Taint::FETCHED | Taint::DECODED | Taint::HIDDEN);
+                    file.secrets.clear();
                 }
+                val.merge(&file);
             }
             if matches!(name.as_str(), "cat") && val.text.is_none() && val.taint.is_empty() {
                 return Val::default();
